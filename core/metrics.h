@@ -1,0 +1,61 @@
+#pragma once
+// Forecast quality metrics with exact definitions (issue "Surrogates", DESIGN §6). The true bin comes from the
+// measured speedup with the active scheme; the predicted bin is the argmax (ties to the lower bin); confidence is
+// the largest probability.
+
+#include "core/bins.h"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kerncast {
+
+// One forecast with its measured outcome.
+struct ScoredForecast {
+    std::array<double, kBinCount> probabilities{};  // index 0 is bin 1; normalised
+    double true_speedup = 0;                        // measured, > 0
+    std::string pack;                               // problem or pair-set pack: top10_recovery ranks within it
+};
+
+struct ReliabilityBucket {
+    double lower = 0, upper = 0;  // (lower, upper]; bucket 0 also holds confidence 0
+    int64_t count = 0;
+    double accuracy = 0;          // 0 when empty
+    double mean_confidence = 0;   // 0 when empty
+};
+
+struct RiskCoveragePoint {
+    double threshold = 0;  // confidence t: the selected set is {c >= t}
+    double coverage = 0;
+    double risk = 0;
+};
+
+struct ForecastMetrics {
+    int64_t n = 0;
+    double accuracy = 0;
+    double off_by_one = 0;
+    double brier = 0;
+    double crps = 0;
+    double nll = 0;
+    double ece = 0;
+    double aurc = 0;
+    double kendall_tau_b = 0;
+    double top10_recovery = 0;  // mean over packs
+    std::map<std::string, double> top10_recovery_per_pack;
+    std::vector<ReliabilityBucket> reliability;  // 10 buckets
+    std::vector<RiskCoveragePoint> risk_coverage;
+};
+
+// Throws kerncast::Error when a speedup is not positive and finite or probabilities are not a distribution.
+// An empty input gives n = 0 and zeros.
+ForecastMetrics compute_metrics(const std::vector<ScoredForecast>& forecasts, const BinScheme& scheme);
+
+// {"n":..., "metrics": {accuracy, off_by_one, brier, crps, nll, ece, aurc, kendall_tau_b, top10_recovery}}
+nlohmann::json metrics_json(const ForecastMetrics& metrics);
+
+}  // namespace kerncast

@@ -1,0 +1,80 @@
+#pragma once
+// What the search runner reports (DESIGN §1, §7): value types passed by copy through one callback, the same for
+// the CLI and the GUI. Every event carries its run id and a sequence number so that receivers can drop stale ones.
+// Everything an event reports is already in the run store when the event is emitted.
+
+#include "core/candidate.h"
+#include "core/forecast.h"
+#include "core/measurement.h"
+#include "core/static_report.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kerncast {
+
+// What gating decided for a forecast candidate.
+enum class GatingDecision {
+    Measure,  // unsure or promising: sent to the device
+    Trust,    // confident forecast accepted without a measurement (kept out of the elite archive)
+    Audit,    // trusted, but measured anyway by the epsilon-audit share
+    Discard,  // trusted "slow" forecast: dropped
+    Forced,   // a person asked for a measurement
+};
+const char* to_string(GatingDecision decision);
+GatingDecision gating_decision_from_string(const std::string& name);
+
+// Counters and live calibration after an event.
+struct SearchProgress {
+    std::string state = "idle";   // idle, running, paused, finished, failed
+    int64_t candidates = 0;       // proposed so far
+    int64_t forecasts = 0;
+    int64_t measurements = 0;     // device measurements (incl. failures)
+    int64_t budget_measurements = 0;
+    int64_t tokens = 0;
+    double cost_usd = 0;
+    double elapsed_s = 0;
+    double best_speedup = 0;      // best measured correct speedup (0 before any)
+    int64_t best_candidate = 0;
+    // Calibration of the surrogate on the candidates measured so far (forecast before measurement).
+    int64_t calibration_n = 0;
+    double calibration_accuracy = 0;
+    double calibration_ece = 0;
+    double calibration_aurc = 0;
+};
+
+struct SearchEvent {
+    enum class Kind {
+        RunStarted,
+        CandidateProposed,  // candidate (with static_report when it compiled, compile_error when not)
+        Forecast,           // candidate_id, forecast
+        Gating,             // candidate_id, decision, reason
+        Measured,           // candidate_id, measurement, speedup
+        NewBest,            // candidate_id, speedup
+        Command,            // a steering command was applied: message names it
+        Progress,           // progress only
+        Finished,           // exactly one of Finished/Failed ends a run
+        Failed,             // message says why
+    };
+    Kind kind = Kind::Progress;
+    int64_t run_id = 0;
+    int64_t seq = 0;             // 1, 2, ... within a run
+    int64_t candidate_id = 0;
+    std::optional<Candidate> candidate;
+    std::vector<StaticReport> static_report;
+    std::string compile_error;
+    std::optional<Forecast> forecast;
+    std::optional<GatingDecision> decision;
+    std::optional<Measurement> measurement;
+    double speedup = 0;          // Measured / NewBest: measured speedup (0 when the candidate failed)
+    std::string message;         // Command / Failed / Gating reason
+    SearchProgress progress;     // after this event
+};
+const char* to_string(SearchEvent::Kind kind);
+
+using SearchEventFn = std::function<void(const SearchEvent&)>;
+
+}  // namespace kerncast
