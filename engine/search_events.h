@@ -5,6 +5,7 @@
 
 #include "core/candidate.h"
 #include "core/forecast.h"
+#include "core/gating.h"
 #include "core/measurement.h"
 #include "core/static_report.h"
 
@@ -15,17 +16,6 @@
 #include <vector>
 
 namespace kerncast {
-
-// What gating decided for a forecast candidate.
-enum class GatingDecision {
-    Measure,  // unsure or promising: sent to the device
-    Trust,    // confident forecast accepted without a measurement (kept out of the elite archive)
-    Audit,    // trusted, but measured anyway by the epsilon-audit share
-    Discard,  // trusted "slow" forecast: dropped
-    Forced,   // a person asked for a measurement
-};
-const char* to_string(GatingDecision decision);
-GatingDecision gating_decision_from_string(const std::string& name);
 
 // Counters and live calibration after an event.
 struct SearchProgress {
