@@ -9,13 +9,14 @@
 namespace kerncast {
 
 namespace {
-constexpr std::array<std::pair<Mutator, const char*>, 6> kMutatorNames{{
+constexpr std::array<std::pair<Mutator, const char*>, 7> kMutatorNames{{
     {Mutator::Seed, "seed"},
     {Mutator::Reference, "reference"},
     {Mutator::Parametric, "parametric"},
     {Mutator::LlmRewrite, "llm_rewrite"},
     {Mutator::LlmDiff, "llm_diff"},
     {Mutator::Human, "human"},
+    {Mutator::Imported, "imported"},
 }};
 
 uint64_t fnv1a(const std::string& text, uint64_t hash) {
@@ -38,7 +39,7 @@ Mutator mutator_from_string(const std::string& name) {
     for (const auto& [m, n] : kMutatorNames)
         if (name == n)
             return m;
-    throw Error("unknown mutator '" + name + "' (expected seed, reference, parametric, llm_rewrite, llm_diff or human)");
+    throw Error("unknown mutator '" + name + "' (expected seed, reference, parametric, llm_rewrite, llm_diff, human or imported)");
 }
 
 std::string content_hash(const std::string& source, const std::map<std::string, int64_t>& tunables) {

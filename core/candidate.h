@@ -16,6 +16,7 @@ enum class Mutator {
     LlmRewrite,
     LlmDiff,
     Human,       // edited in the GUI
+    Imported,    // a pair of an imported eval set (offline evaluation)
 };
 const char* to_string(Mutator mutator);
 Mutator mutator_from_string(const std::string& name);

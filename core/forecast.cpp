@@ -94,6 +94,8 @@ double Forecast::probabilityAbove(const BinScheme& scheme, double speedup) const
     if (!(speedup > 0))
         return 1.0;
     const double ls = std::log(speedup);
+    if (log_mean && log_sigma && *log_sigma > 0)
+        return std::clamp(0.5 * std::erfc((ls - *log_mean) / (*log_sigma * std::sqrt(2.0))), 0.0, 1.0);
     double p = 0;
     for (int b = 1; b <= kBinCount; ++b) {
         const double lo = log_lower(scheme, b), hi = log_upper(scheme, b);
@@ -114,6 +116,10 @@ void to_json(nlohmann::json& j, const Forecast& f) {
                        {"prompt_hash", f.prompt_hash},       {"tokens_in", f.tokens_in},
                        {"tokens_out", f.tokens_out},         {"latency_ms", f.latency_ms},
                        {"cost_usd", f.cost_usd}};
+    if (f.log_mean && f.log_sigma) {
+        j["log_mean"] = *f.log_mean;
+        j["log_sigma"] = *f.log_sigma;
+    }
 }
 
 void from_json(const nlohmann::json& j, Forecast& f) {
@@ -142,6 +148,10 @@ void from_json(const nlohmann::json& j, Forecast& f) {
     f.tokens_out = j.value("tokens_out", int64_t{0});
     f.latency_ms = j.value("latency_ms", 0.0);
     f.cost_usd = j.value("cost_usd", 0.0);
+    if (j.contains("log_mean") && j.contains("log_sigma") && j["log_mean"].is_number() && j["log_sigma"].is_number()) {
+        f.log_mean = j["log_mean"].get<double>();
+        f.log_sigma = j["log_sigma"].get<double>();
+    }
 }
 
 }  // namespace kerncast

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ struct Forecast {
     int64_t tokens_out = 0;
     double latency_ms = 0;
     double cost_usd = 0;
+    // A surrogate that models the natural-log speedup continuously (the local one) also gives its mean and standard
+    // deviation: the bins end at 4x, so beyond the last edge only these tell two fast candidates apart.
+    std::optional<double> log_mean;
+    std::optional<double> log_sigma;
 
     // Builds a forecast from raw (possibly unnormalised) probabilities. Negative or non-finite values, or an
     // all-zero vector, throw kerncast::Error. Sets probabilities, raw_sum and predicted_bin.
@@ -38,7 +43,8 @@ struct Forecast {
     // Expected natural-log speedup using bin geometric midpoints. Open bins (1 and 8) use openBinMeans if given
     // (empirical mean log-speedup of measured data in that bin), else edge / sqrt(2) and edge * sqrt(2).
     double expectedLogSpeedup(const BinScheme& scheme, const std::vector<double>& openBinMeans = {}) const;
-    // P(speedup > threshold) assuming uniform mass in log space within each bin.
+    // P(speedup > threshold): from the continuous prediction when there is one (normal in log space), else assuming
+    // uniform mass in log space within each bin.
     double probabilityAbove(const BinScheme& scheme, double speedup) const;
 };
 

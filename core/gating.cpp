@@ -128,7 +128,14 @@ std::vector<GatingOutcome> decide_gating(const GatingConfig& config, const std::
         std::vector<size_t> order(batch.size());
         std::iota(order.begin(), order.end(), 0);
         auto expected = [&](size_t i) { return batch[i].forecast ? batch[i].forecast->expectedBin() : 1e9; };
-        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return expected(a) > expected(b); });
+        // Equal expected bins (e.g. everything in the last bin) are told apart by the continuous prediction when
+        // the surrogate gives one.
+        auto mean = [&](size_t i) {
+            return batch[i].forecast && batch[i].forecast->log_mean ? *batch[i].forecast->log_mean : 0.0;
+        };
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            return expected(a) != expected(b) ? expected(a) > expected(b) : mean(a) > mean(b);
+        });
         for (size_t r = 0; r < order.size(); ++r) {
             auto& o = out[order[r]];
             if (!batch[order[r]].forecast) {
@@ -169,7 +176,8 @@ std::vector<GatingOutcome> decide_gating(const GatingConfig& config, const std::
                               o.p_above_best, config.pi);
                 o.reason = buf;
             } else {
-                const double expected = std::exp(batch[i].forecast->expectedLogSpeedup(scheme));
+                const Forecast& f = *batch[i].forecast;
+                const double expected = std::exp(f.log_mean ? *f.log_mean : f.expectedLogSpeedup(scheme));
                 o.decision = expected <= best_speedup ? GatingDecision::Discard : GatingDecision::Trust;
                 std::snprintf(buf, sizeof buf, "trusted: confidence %.2f, P(S > best %.3g) = %.2f < pi %.2f",
                               o.confidence, best_speedup, o.p_above_best, config.pi);

@@ -51,7 +51,7 @@ struct GatingConfig {
     int top_k = 1;          // top-k: measured per parent batch, by expected bin
     double tau = 0.5;       // selective: measure when confidence (max probability) < tau ...
     double pi = 0.3;        // ... or when P(S > best) >= pi
-    double epsilon = 0.05;  // share of trusted candidates measured anyway (audit); 0 turns auditing off
+    double epsilon = 0.02;  // share of trusted candidates measured anyway (audit); 0 turns auditing off
 };
 void to_json(nlohmann::json& j, const GatingConfig& c);
 GatingConfig gating_config_from_json(const nlohmann::json& j);  // throws kerncast::Error naming the bad field

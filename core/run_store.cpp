@@ -24,7 +24,7 @@ struct Migration {
 };
 
 // Ordered; each brings the schema from version - 1 to version. Never edit a released entry: add a new one.
-constexpr std::array<Migration, 1> kMigrations{{
+constexpr std::array<Migration, 2> kMigrations{{
     {1, R"sql(
 CREATE TABLE runs (
     id         INTEGER PRIMARY KEY,
@@ -129,6 +129,12 @@ CREATE TABLE imported_pairs (
     extra           TEXT NOT NULL DEFAULT '{}'
 );
 CREATE INDEX imported_pairs_by_run ON imported_pairs(run_id, id);
+)sql"},
+    // A surrogate that models log-speedup continuously (the local one) also stores its mean and spread, so that
+    // gating can tell candidates apart beyond the last bin.
+    {2, R"sql(
+ALTER TABLE forecasts ADD COLUMN log_mean REAL;
+ALTER TABLE forecasts ADD COLUMN log_sigma REAL;
 )sql"},
 }};
 
@@ -542,14 +548,15 @@ int64_t RunStore::addForecast(int64_t candidate_id, const Forecast& f) {
         const int64_t run_id = m_impl->requireCandidate(candidate_id, operation);
         auto stmt = m_impl->db.prepare(
             "INSERT INTO forecasts (candidate_id, surrogate_id, scheme_id, p1, p2, p3, p4, p5, p6, p7, p8, raw_sum, "
-            "predicted_bin, reasoning, prompt_hash, tokens_in, tokens_out, latency_ms, cost_usd) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "predicted_bin, reasoning, prompt_hash, tokens_in, tokens_out, latency_ms, cost_usd, log_mean, log_sigma) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             operation);
         stmt.bind(1, candidate_id).bind(2, f.surrogate_id).bind(3, f.scheme_id);
         for (int b = 0; b < kBinCount; ++b)
             stmt.bind(4 + b, f.probabilities[static_cast<size_t>(b)]);
         stmt.bind(12, f.raw_sum).bind(13, f.predicted_bin).bind(14, f.reasoning).bind(15, f.prompt_hash);
         stmt.bind(16, f.tokens_in).bind(17, f.tokens_out).bind(18, f.latency_ms).bind(19, f.cost_usd);
+        stmt.bind(20, f.log_mean).bind(21, f.log_sigma);
         return m_impl->insert(stmt, "forecasts", run_id);
     });
 }
@@ -711,7 +718,7 @@ std::vector<StaticReport> RunStore::staticReportsFor(int64_t candidate_id) {
 std::vector<StoredForecast> RunStore::forecastsFor(int64_t candidate_id) {
     auto stmt = m_impl->db.prepare(
         "SELECT id, candidate_id, surrogate_id, scheme_id, p1, p2, p3, p4, p5, p6, p7, p8, raw_sum, predicted_bin, "
-        "reasoning, prompt_hash, tokens_in, tokens_out, latency_ms, cost_usd, created_at "
+        "reasoning, prompt_hash, tokens_in, tokens_out, latency_ms, cost_usd, created_at, log_mean, log_sigma "
         "FROM forecasts WHERE candidate_id = ? ORDER BY id",
         "reading forecasts");
     stmt.bind(1, candidate_id);
@@ -734,6 +741,10 @@ std::vector<StoredForecast> RunStore::forecastsFor(int64_t candidate_id) {
         f.latency_ms = stmt.real(18);
         f.cost_usd = stmt.real(19);
         s.created_at = stmt.text(20);
+        if (!stmt.isNull(21) && !stmt.isNull(22)) {
+            f.log_mean = stmt.real(21);
+            f.log_sigma = stmt.real(22);
+        }
         out.push_back(std::move(s));
     }
     return out;

@@ -20,11 +20,6 @@ std::string resources_dir() {
     return std::string(KERNCAST_SOURCE_DIR) + "/resources";
 }
 
-void not_built(Context& ctx, const std::string& command, const std::string& what) {
-    *ctx.err << "kerncast-cli " << command << ": " << what << " is not built yet in this version of Kerncast.\n";
-    ctx.exit_code = 3;
-}
-
 int run(int argc, char** argv, std::ostream* out, std::ostream* err) {
     Context ctx;
     ctx.out = out ? out : &std::cout;

@@ -33,7 +33,5 @@ void add_export_command(CLI::App& app, Context& ctx);
 void add_selftest_command(CLI::App& app, Context& ctx);
 void add_import_command(CLI::App& app, Context& ctx);
 
-// For capabilities that are not built yet: prints a plain message and sets exit code 3.
-void not_built(Context& ctx, const std::string& command, const std::string& what);
 
 }  // namespace kerncast::cli

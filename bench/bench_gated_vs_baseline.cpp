@@ -1,0 +1,225 @@
+// Gated search against the measure-all baseline on the replay device, at an equal GPU-measurement budget.
+// For each problem and seed both searches run from the same seed; the table reports, per problem and overall, the
+// median of (measurements the gated search needed to reach the baseline's final best) / budget, and the best
+// speedup each reached. The local surrogate never sees the replayed problem's recording: it starts from the other
+// problems' recordings and learns from the run's own measurements only.
+//
+//   kerncast-bench-gated_vs_baseline [--problems a,b,c] [--seeds 20] [--budget 30] [--jobs 2]
+//                                    [--device replay:nvidia-h200] [--json FILE]
+
+#include "engine/cli/cli.h"
+#include "engine/search_runner.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace kerncast;
+
+namespace {
+
+struct Pair {
+    std::string problem;
+    uint64_t seed = 0;
+    double baseline_best = 0, gated_best = 0;
+    double ratio = std::numeric_limits<double>::infinity();  // inf: the gated search never reached the baseline
+    int64_t gated_forecasts = 0;
+    double seconds = 0;
+    std::string error;
+};
+
+double median(std::vector<double> v) {
+    if (v.empty())
+        return std::nan("");
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ','))
+        if (!item.empty())
+            out.push_back(item);
+    return out;
+}
+
+SearchSummary run_one(const std::string& problem, const std::string& device, GatingKind gating, uint64_t seed,
+                      int64_t budget, const std::string& path) {
+    SearchConfig c;
+    c.problem_dir = cli::resources_dir() + "/problems/" + problem;
+    c.device = device;
+    c.surrogate = gating == GatingKind::MeasureAll ? "none" : "local";
+    c.gating.kind = gating;
+    c.budgets.measurements = budget;
+    c.seed = seed;
+    return make_search_runner(c, cli::resources_dir(), path, false)->runHere();
+}
+
+std::string fmt(double v, const char* f = "%.3f") {
+    if (std::isinf(v))
+        return "not reached";
+    if (std::isnan(v))
+        return "-";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> problems{"softmax", "rmsnorm", "gemv", "histogram", "stencil2d"};
+    int seeds = 20;
+    int64_t budget = 30;
+    int jobs = 2;
+    std::string device = "replay:nvidia-h200";
+    std::string json_out;
+    for (int i = 1; i < argc; ++i) {
+        auto next = [&](const char* name) -> std::string {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "%s needs a value\n", name);
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (!std::strcmp(argv[i], "--problems"))
+            problems = split(next("--problems"));
+        else if (!std::strcmp(argv[i], "--seeds"))
+            seeds = std::stoi(next("--seeds"));
+        else if (!std::strcmp(argv[i], "--budget"))
+            budget = std::stoll(next("--budget"));
+        else if (!std::strcmp(argv[i], "--jobs"))
+            jobs = std::max(1, std::stoi(next("--jobs")));
+        else if (!std::strcmp(argv[i], "--device"))
+            device = next("--device");
+        else if (!std::strcmp(argv[i], "--json"))
+            json_out = next("--json");
+        else {
+            std::fprintf(stderr,
+                         "usage: kerncast-bench-gated_vs_baseline [--problems a,b] [--seeds N] [--budget N] "
+                         "[--jobs N] [--device D] [--json FILE]\n");
+            return 2;
+        }
+    }
+    const fs::path tmp = fs::temp_directory_path() / ("kerncast-bench-gated-" + std::to_string(getpid()));
+    fs::create_directories(tmp);
+
+    std::vector<Pair> pairs;
+    for (const auto& p : problems)
+        for (int s = 1; s <= seeds; ++s)
+            pairs.push_back({p, static_cast<uint64_t>(s)});
+    std::atomic<size_t> next{0};
+    std::mutex print;
+    size_t done = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto worker = [&] {
+        for (size_t i = next++; i < pairs.size(); i = next++) {
+            Pair& pr = pairs[i];
+            const auto start = std::chrono::steady_clock::now();
+            const std::string stem = (tmp / (pr.problem + "-" + std::to_string(pr.seed))).string();
+            const SearchSummary base =
+                run_one(pr.problem, device, GatingKind::MeasureAll, pr.seed, budget, stem + "-baseline.sqlite");
+            const SearchSummary gated =
+                run_one(pr.problem, device, GatingKind::Selective, pr.seed, budget, stem + "-gated.sqlite");
+            if (base.state != "finished" || gated.state != "finished") {
+                pr.error = base.state != "finished" ? base.reason : gated.reason;
+            } else {
+                pr.baseline_best = base.best_speedup;
+                pr.gated_best = gated.best_speedup;
+                pr.gated_forecasts = gated.progress.forecasts;
+                for (const auto& t : gated.trajectory)
+                    if (t.best_speedup >= base.best_speedup * (1 - 1e-12)) {
+                        pr.ratio = static_cast<double>(t.measurements) / static_cast<double>(budget);
+                        break;
+                    }
+            }
+            pr.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::lock_guard<std::mutex> lock(print);
+            ++done;
+            std::fprintf(stderr, "\r%zu/%zu search pairs", done, pairs.size());
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int j = 0; j < jobs; ++j)
+        threads.emplace_back(worker);
+    for (auto& t : threads)
+        t.join();
+    std::fprintf(stderr, "\n");
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+
+    std::printf("Gated (selective, local surrogate) vs measure-all on %s: %zu problems x %d seeds, budget %lld "
+                "measurements each.\n",
+                device.c_str(), problems.size(), seeds, static_cast<long long>(budget));
+    std::printf("The replayed problem's recording was held out: the surrogate learned only from the other problems' "
+                "recordings and from the run's own measurements.\n");
+    std::printf("ratio = measurements the gated search needed to reach the baseline's final best / budget "
+                "(a pair that never reached it counts as not reached, above every ratio).\n\n");
+    std::printf("| problem | pairs | median ratio | reached | median gated best | median baseline best | gated >= "
+                "baseline | forecasts/run | s/pair |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|\n");
+    std::vector<double> all_ratios;
+    bool every_problem_ok = true;
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& p : problems) {
+        std::vector<double> ratios, gb, bb, fc, secs;
+        int reached = 0, not_worse = 0, n = 0;
+        for (const auto& pr : pairs) {
+            if (pr.problem != p)
+                continue;
+            if (!pr.error.empty()) {
+                std::printf("error: %s seed %llu: %s\n", p.c_str(), (unsigned long long)pr.seed, pr.error.c_str());
+                continue;
+            }
+            ++n;
+            ratios.push_back(pr.ratio);
+            all_ratios.push_back(pr.ratio);
+            gb.push_back(pr.gated_best);
+            bb.push_back(pr.baseline_best);
+            fc.push_back(static_cast<double>(pr.gated_forecasts));
+            secs.push_back(pr.seconds);
+            reached += std::isfinite(pr.ratio);
+            not_worse += pr.gated_best >= pr.baseline_best * (1 - 1e-12);
+        }
+        const double mg = median(gb), mb = median(bb);
+        every_problem_ok = every_problem_ok && mg >= mb;
+        std::printf("| %s | %d | %s | %d/%d | %s | %s | %d/%d | %.0f | %.1f |\n", p.c_str(), n,
+                    fmt(median(ratios)).c_str(), reached, n, fmt(mg).c_str(), fmt(mb).c_str(), not_worse, n,
+                    median(fc), median(secs));
+        out[p] = {{"median_ratio", std::isfinite(median(ratios)) ? nlohmann::json(median(ratios)) : nlohmann::json()},
+                  {"reached", reached},
+                  {"pairs", n},
+                  {"median_gated_best", mg},
+                  {"median_baseline_best", mb}};
+    }
+    const double overall = median(all_ratios);
+    std::printf("\noverall median ratio: %s (target <= 0.5); median gated best >= median baseline best on every "
+                "problem: %s; %.0f s in all\n",
+                fmt(overall).c_str(), every_problem_ok ? "yes" : "no",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (!json_out.empty()) {
+        out["overall_median_ratio"] = std::isfinite(overall) ? nlohmann::json(overall) : nlohmann::json();
+        std::ofstream(json_out) << out.dump(2) << "\n";
+    }
+    return 0;
+}

@@ -1,0 +1,186 @@
+// kerncast-cli forecast --problem P --kernel F --surrogate local|llm [--tunable NAME=V ...] [--endpoint URL
+// --model M --samples n] [--device D] [--json]: one kernel's speedup forecast as a distribution over the bins. The
+// kernel is compiled here (NVRTC) for its static report; the local surrogate learns from every recording except
+// this problem's. Exit 0 with a forecast, 2 when the surrogate failed for this kernel, 1 on bad input.
+#include "engine/cli/cli.h"
+#include "engine/cli/problem_arg.h"
+
+#include "core/bins.h"
+#include "core/error.h"
+#include "core/problem_library.h"
+#include "engine/compiler.h"
+#include "engine/forecast_query.h"
+#include "engine/llm_forecaster.h"
+#include "engine/local_forecaster.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace kerncast::cli {
+
+namespace {
+
+struct ForecastArgs {
+    std::string problem;
+    std::string kernel;
+    std::string surrogate = "local";
+    std::vector<std::string> tunables;
+    std::string endpoint;
+    std::string model;
+    int samples = 1;
+    bool show_prompt = false;
+};
+
+void run_forecast(Context& ctx, const ForecastArgs& a) {
+    const std::string dir = resolve_problem_dir(a.problem);
+    const ProblemBundle bundle = load_problem_folder(dir);
+    std::ifstream in(a.kernel, std::ios::binary);
+    if (!in)
+        throw Error(SourceLocation{a.kernel, 0}, "cannot read the kernel file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    const std::string source = ss.str();
+    const KernelProgram program = KernelProgram::parse(source, a.kernel);
+    program.validate(bundle.problem);
+    std::map<std::string, int64_t> tunables;
+    for (const auto& t : a.tunables) {
+        const auto eq = t.find('=');
+        if (eq == std::string::npos)
+            throw Error("--tunable '" + t + "': expected NAME=VALUE");
+        tunables[t.substr(0, eq)] = std::stoll(t.substr(eq + 1));
+    }
+    if (tunables.empty() && !program.tunables.empty()) {
+        auto configs = program.configurations(1);
+        if (!configs.empty())
+            tunables = configs.front();
+    }
+    if (!program.tunables.empty() && !program.isValid(tunables))
+        throw Error("the tunable values are not a valid configuration of " + a.kernel);
+
+    Compiler compiler;
+    CompileRequest req;
+    req.source = source;
+    req.file_name = fs::path(a.kernel).filename().string();
+    req.defines = tunables;
+    req.kernel_names = program.kernelNames();
+    const CompileResult compiled = compiler.compile(req);
+    if (!compiled.ok)
+        throw Error("the kernel does not compile, so there is nothing to forecast:\n" + compiled.log);
+    CompileRequest ref_req;
+    ref_req.source = bundle.reference.source;
+    ref_req.file_name = "reference.cu";
+    ref_req.kernel_names = bundle.reference.kernelNames();
+    const CompileResult ref = compiler.compile(ref_req);
+    QueryContext qctx;
+    if (ref.ok)
+        qctx.reference_static_report = ref.kernels;
+    const ForecastQuery query = build_forecast_query(bundle.problem, source, tunables, compiled.kernels, qctx);
+
+    ForecastResult result;
+    std::string prompt;
+    std::string surrogate_id;
+    if (a.surrogate == "llm") {
+        LlmConfig cfg = LlmConfig::loadSettings();
+        if (!a.endpoint.empty())
+            cfg.endpoint = a.endpoint;
+        if (!a.model.empty())
+            cfg.model = a.model;
+        cfg.api_key = LlmConfig::resolveApiKey();
+        if (cfg.endpoint.empty() || cfg.model.empty())
+            throw Error("--surrogate llm needs --endpoint URL and --model NAME (or both in " +
+                        LlmConfig::settingsPath() + ")");
+        LlmForecasterOptions options;
+        options.samples = a.samples;
+        LlmForecaster llm(cfg, resources_dir() + "/prompts", options);
+        surrogate_id = llm.id();
+        auto outcome = llm.forecastWithDetails({query});
+        result = outcome.at(0).result;
+        prompt = outcome.at(0).prompt.text();
+    } else {
+        LocalForecaster local;
+        surrogate_id = local.id();
+        for (const auto& e : fs::directory_iterator(resources_dir() + "/recordings"))
+            if (e.is_directory()) {
+                local.learn(examples_from_recordings_except(e.path().string(), resources_dir() + "/problems",
+                                                            bundle.problem.name));
+                break;
+            }
+        result = local.forecast({query}).at(0);
+    }
+    const BinScheme scheme = BinScheme::gfV2();
+    if (!result.forecast) {
+        if (ctx.json)
+            *ctx.out << nlohmann::json{{"ok", false}, {"surrogate", surrogate_id}, {"error", result.error}}.dump(2)
+                     << "\n";
+        else
+            *ctx.err << "kerncast-cli forecast: the surrogate failed: " << result.error << "\n";
+        ctx.exit_code = 2;
+        return;
+    }
+    const Forecast& f = *result.forecast;
+    if (ctx.json) {
+        nlohmann::json j = {{"ok", true},
+                            {"surrogate", surrogate_id},
+                            {"forecast", f},
+                            {"bins", nlohmann::json::array()},
+                            {"confidence", f.maxProbability()},
+                            {"expected_speedup", std::exp(f.expectedLogSpeedup(scheme))},
+                            {"static_report", compiled.kernels}};
+        for (int b = 1; b <= kBinCount; ++b)
+            j["bins"].push_back({{"bin", b}, {"name", scheme.name(b)}, {"p", f.probabilities[b - 1]}});
+        if (a.show_prompt)
+            j["prompt"] = prompt;
+        *ctx.out << j.dump(2) << "\n";
+        return;
+    }
+    std::ostream& out = *ctx.out;
+    out << "surrogate  " << surrogate_id << "\n";
+    for (int b = 1; b <= kBinCount; ++b) {
+        char buf[160];
+        const double p = f.probabilities[b - 1];
+        std::snprintf(buf, sizeof buf, "%s %-22s %5.1f%% %s\n", b == f.predicted_bin ? ">" : " ",
+                      scheme.name(b).c_str(), 100 * p, std::string(static_cast<size_t>(p * 40 + 0.5), '#').c_str());
+        out << buf;
+    }
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "predicted  %s (confidence %.2f), expected speedup %.2fx\n",
+                  scheme.name(f.predicted_bin).c_str(), f.maxProbability(), std::exp(f.expectedLogSpeedup(scheme)));
+    out << buf;
+    if (!f.reasoning.empty())
+        out << "reasoning  " << f.reasoning << "\n";
+    if (a.show_prompt && !prompt.empty())
+        out << "prompt:\n" << prompt << "\n";
+}
+
+}  // namespace
+
+void add_forecast_command(CLI::App& app, Context& ctx) {
+    auto args = std::make_shared<ForecastArgs>();
+    auto* cmd = app.add_subcommand("forecast", "Forecast a kernel's speedup bin with a surrogate");
+    cmd->add_option("--problem", args->problem, "Problem name or folder")->required();
+    cmd->add_option("--kernel", args->kernel, "Kernel program (.cu)")->required();
+    cmd->add_option("--surrogate", args->surrogate, "local or llm")
+        ->check(CLI::IsMember({"local", "llm"}))
+        ->capture_default_str();
+    cmd->add_option("--tunable", args->tunables, "NAME=VALUE for a tunable of the kernel (repeat)");
+    cmd->add_option("--endpoint", args->endpoint, "OpenAI-compatible base URL");
+    cmd->add_option("--model", args->model, "Model name at the endpoint");
+    cmd->add_option("--samples", args->samples, "Requests averaged")->capture_default_str();
+    cmd->add_flag("--prompt", args->show_prompt, "Also print the prompt (LLM surrogate)");
+    cmd->callback([&ctx, args] {
+        try {
+            run_forecast(ctx, *args);
+        } catch (const std::exception& e) {
+            report_failure(ctx, "forecast", e.what());
+        }
+    });
+}
+
+}  // namespace kerncast::cli

@@ -1,0 +1,189 @@
+// kerncast-cli search --problem P --device D --surrogate local|llm|none --gating measure-all|top-k|selective
+// --budget N --seed K --run FILE [--resume] [--json]: a forecast-gated evolutionary search. A progress bar on a
+// terminal; with --json one summary object on stdout. Exit 0 when the search finished, 1 when it failed.
+#include "engine/cli/cli.h"
+#include "engine/cli/problem_arg.h"
+#include "engine/search_runner.h"
+
+#include "core/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <ostream>
+
+namespace fs = std::filesystem;
+
+namespace kerncast::cli {
+
+namespace {
+
+struct SearchArgs {
+    std::string problem;
+    std::string device = "replay:nvidia-h200";
+    std::string surrogate = "local";
+    std::string gating = "selective";
+    std::string strategy = "puct";
+    std::vector<std::string> mutators{"parametric"};
+    std::string run;
+    std::string endpoint;
+    std::string model;
+    int64_t budget = 40;
+    int64_t forecasts = 0;
+    int64_t tokens = 0;
+    double cost = 0;
+    double wall = 0;
+    uint64_t seed = 1;
+    int batch = 0;
+    int top_k = 1;
+    double tau = 0.5;
+    double pi = 0.3;
+    double epsilon = 0.02;
+    bool resume = false;
+    bool quiet = false;
+};
+
+void progress_line(std::ostream& err, const SearchProgress& p) {
+    const int width = 30;
+    const double frac =
+        p.budget_measurements > 0 ? std::min(1.0, double(p.measurements) / double(p.budget_measurements)) : 0;
+    const int filled = static_cast<int>(frac * width + 0.5);
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "\r[%-*s] %lld/%lld measured, %lld forecast, %lld proposed, best %.3fx, %.0f s   ", width,
+                  std::string(static_cast<size_t>(filled), '#').c_str(), (long long)p.measurements,
+                  (long long)p.budget_measurements, (long long)p.forecasts, (long long)p.candidates,
+                  p.best_speedup, p.elapsed_s);
+    err << buf << std::flush;
+}
+
+void run_search(Context& ctx, SearchArgs& a) {
+    if (a.run.empty())
+        throw Error("--run FILE is required: the run store every step is written to");
+    SearchConfig cfg;
+    if (!a.resume) {
+        cfg.problem_dir = fs::absolute(resolve_problem_dir(a.problem)).string();
+    } else if (!fs::exists(a.run)) {
+        throw Error(SourceLocation{a.run, 0}, "no run file to resume");
+    }
+    cfg.device = a.device;
+    cfg.surrogate = a.surrogate;
+    cfg.mutators = a.mutators;
+    cfg.gating.kind = gating_kind_from_string(a.gating);
+    cfg.gating.top_k = a.top_k;
+    cfg.gating.tau = a.tau;
+    cfg.gating.pi = a.pi;
+    cfg.gating.epsilon = a.epsilon;
+    cfg.strategy.kind = strategy_kind_from_string(a.strategy);
+    cfg.budgets.measurements = a.budget;
+    cfg.budgets.forecasts = a.forecasts;
+    cfg.budgets.tokens = a.tokens;
+    cfg.budgets.cost_usd = a.cost;
+    cfg.budgets.wall_s = a.wall;
+    cfg.seed = a.seed;
+    cfg.batch = a.batch;
+    if (!a.endpoint.empty())
+        cfg.llm["endpoint"] = a.endpoint;
+    if (!a.model.empty())
+        cfg.llm["model"] = a.model;
+
+    auto runner = make_search_runner(cfg, resources_dir(), a.run, a.resume);
+    const bool bar = !ctx.json && !a.quiet && isatty(STDERR_FILENO);
+    auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    std::ostream& err = *ctx.err;
+    runner->setEventCallback([&](const SearchEvent& e) {
+        if (e.kind == SearchEvent::Kind::NewBest && !ctx.json && !a.quiet) {
+            if (bar)
+                err << "\r" << std::string(110, ' ') << "\r";
+            char buf[128];
+            std::snprintf(buf, sizeof buf, "new best %.3fx: candidate #%lld after %lld measurements\n", e.speedup,
+                          (long long)e.candidate_id, (long long)e.progress.measurements);
+            err << buf;
+        }
+        if (!bar)
+            return;
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last >= std::chrono::milliseconds(100) || e.kind == SearchEvent::Kind::Finished) {
+            last = now;
+            progress_line(err, e.progress);
+        }
+    });
+    const SearchSummary s = runner->runHere();
+    if (bar)
+        err << "\n";
+    if (ctx.json) {
+        nlohmann::json j = summary_json(s);
+        j["run"] = a.run;
+        *ctx.out << j.dump(2) << "\n";
+    } else {
+        char buf[512];
+        std::snprintf(buf, sizeof buf,
+                      "%s: %s\nbest %.3fx (candidate #%lld, %s)\n%lld measurements, %lld forecasts, %lld candidates "
+                      "in %.1f s\nrun stored in %s (continue with --resume)\n",
+                      s.state.c_str(), s.reason.c_str(), s.best_speedup, (long long)s.best_candidate,
+                      s.best_label.c_str(), (long long)s.progress.measurements, (long long)s.progress.forecasts,
+                      (long long)s.progress.candidates, s.progress.elapsed_s, a.run.c_str());
+        *ctx.out << buf;
+        if (s.calibration.value("n", 0) > 0) {
+            const auto& mm = s.calibration["metrics"];
+            std::snprintf(buf, sizeof buf, "surrogate on measured candidates (n=%d): accuracy %.2f, ECE %.3f, AURC %.3f\n",
+                          s.calibration.value("n", 0), mm.value("accuracy", 0.0), mm.value("ece", 0.0),
+                          mm.value("aurc", 0.0));
+            *ctx.out << buf;
+        }
+    }
+    ctx.exit_code = s.state == "finished" ? 0 : 1;
+    if (s.state != "finished" && !ctx.json)
+        *ctx.err << "kerncast-cli search: " << s.reason << "\n";
+}
+
+}  // namespace
+
+void add_search_command(CLI::App& app, Context& ctx) {
+    auto args = std::make_shared<SearchArgs>();
+    auto* cmd = app.add_subcommand("search", "Run a forecast-gated evolutionary search");
+    cmd->add_option("--problem", args->problem, "Problem name or folder (not needed with --resume)");
+    cmd->add_option("--device", args->device, "cuda:N or replay:<recording folder>")->capture_default_str();
+    cmd->add_option("--surrogate", args->surrogate, "local, llm or none")
+        ->check(CLI::IsMember({"local", "llm", "none"}))
+        ->capture_default_str();
+    cmd->add_option("--gating", args->gating, "measure-all, top-k or selective")
+        ->check(CLI::IsMember({"measure-all", "top-k", "selective"}))
+        ->capture_default_str();
+    cmd->add_option("--strategy", args->strategy, "puct, islands or greedy")
+        ->check(CLI::IsMember({"puct", "islands", "greedy"}))
+        ->capture_default_str();
+    cmd->add_option("--mutator", args->mutators, "parametric, llm-rewrite, llm-diff (repeat for several)")
+        ->capture_default_str();
+    cmd->add_option("--budget", args->budget, "Device measurements")->capture_default_str();
+    cmd->add_option("--forecast-budget", args->forecasts, "Forecasts (0: 30 per measurement)");
+    cmd->add_option("--token-budget", args->tokens, "LLM tokens (0: no limit)");
+    cmd->add_option("--cost-budget", args->cost, "LLM cost in USD (0: no limit)");
+    cmd->add_option("--time-budget", args->wall, "Wall time in seconds (0: no limit)");
+    cmd->add_option("--seed", args->seed, "Random seed (deterministic on the replay device)")->capture_default_str();
+    cmd->add_option("--batch", args->batch, "Children proposed per parent (0: 8 for measure-all, 24 when gated)")->capture_default_str();
+    cmd->add_option("--top-k", args->top_k, "top-k: measured per parent")->capture_default_str();
+    cmd->add_option("--tau", args->tau, "selective: measure when confidence < tau")->capture_default_str();
+    cmd->add_option("--pi", args->pi, "selective: measure when P(S > best) >= pi")->capture_default_str();
+    cmd->add_option("--epsilon", args->epsilon, "Share of trusted candidates measured anyway")->capture_default_str();
+    cmd->add_option("--endpoint", args->endpoint, "OpenAI-compatible base URL (llm surrogate or mutators)");
+    cmd->add_option("--model", args->model, "Model name at the endpoint");
+    cmd->add_option("--run", args->run, "Run store file (SQLite)")->required();
+    cmd->add_flag("--resume", args->resume, "Continue the run in --run");
+    cmd->add_flag("--quiet", args->quiet, "No progress output");
+    cmd->callback([&ctx, args] {
+        try {
+            if (args->problem.empty() && !args->resume)
+                throw Error("--problem is required (a name from `kerncast-cli problems list` or a folder)");
+            run_search(ctx, *args);
+        } catch (const std::exception& e) {
+            report_failure(ctx, "search", e.what());
+        }
+    });
+}
+
+}  // namespace kerncast::cli

@@ -1,0 +1,1062 @@
+#include "engine/search_runner.h"
+
+#include "core/error.h"
+#include "core/metrics.h"
+#include "engine/compiler.h"
+#include "engine/forecast_query.h"
+#include "engine/replay_device.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace kerncast {
+
+void to_json(nlohmann::json& j, const SearchBudgets& b) {
+    j = {{"measurements", b.measurements}, {"forecasts", b.forecasts}, {"tokens", b.tokens},
+         {"cost_usd", b.cost_usd},         {"wall_s", b.wall_s}};
+}
+
+SearchBudgets search_budgets_from_json(const nlohmann::json& j) {
+    SearchBudgets b;
+    b.measurements = j.value("measurements", b.measurements);
+    b.forecasts = j.value("forecasts", b.forecasts);
+    b.tokens = j.value("tokens", b.tokens);
+    b.cost_usd = j.value("cost_usd", b.cost_usd);
+    b.wall_s = j.value("wall_s", b.wall_s);
+    if (b.measurements < 1)
+        throw Error("the measurement budget must be at least 1");
+    return b;
+}
+
+void to_json(nlohmann::json& j, const SearchConfig& c) {
+    j = {{"problem_dir", c.problem_dir}, {"device", c.device},     {"surrogate", c.surrogate},
+         {"mutators", c.mutators},       {"gating", c.gating},     {"strategy", c.strategy},
+         {"budgets", c.budgets},         {"seed", c.seed},         {"batch", c.batch},
+         {"initial_family", c.initial_family}, {"initial_screen", c.initial_screen},
+         {"inspirations", c.inspirations}, {"llm", c.llm}};
+}
+
+SearchConfig search_config_from_json(const nlohmann::json& j) {
+    SearchConfig c;
+    try {
+        c.problem_dir = j.at("problem_dir").get<std::string>();
+        c.device = j.value("device", c.device);
+        c.surrogate = j.value("surrogate", c.surrogate);
+        c.mutators = j.value("mutators", c.mutators);
+        if (j.contains("gating"))
+            c.gating = gating_config_from_json(j["gating"]);
+        if (j.contains("strategy"))
+            c.strategy = strategy_config_from_json(j["strategy"]);
+        if (j.contains("budgets"))
+            c.budgets = search_budgets_from_json(j["budgets"]);
+        c.seed = j.value("seed", c.seed);
+        c.batch = j.value("batch", c.batch);
+        c.initial_family = j.value("initial_family", c.initial_family);
+        c.initial_screen = j.value("initial_screen", c.initial_screen);
+        c.inspirations = j.value("inspirations", c.inspirations);
+        c.llm = j.value("llm", nlohmann::json::object());
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(std::string("search settings: ") + e.what());
+    }
+    return c;
+}
+
+const char* to_string(SearchCommand::Kind kind) {
+    using K = SearchCommand::Kind;
+    switch (kind) {
+    case K::Pause: return "pause";
+    case K::Resume: return "resume";
+    case K::Step: return "step";
+    case K::Stop: return "stop";
+    case K::Pin: return "pin_parent";
+    case K::Unpin: return "unpin_parent";
+    case K::Ban: return "ban_parent";
+    case K::Unban: return "unban_parent";
+    case K::SubmitKernel: return "submit_kernel";
+    case K::ForceMeasure: return "force_measure";
+    case K::SetGating: return "gating_changed";
+    }
+    return "unknown";
+}
+
+nlohmann::json summary_json(const SearchSummary& s) {
+    nlohmann::json traj = nlohmann::json::array();
+    for (const auto& p : s.trajectory)
+        traj.push_back({{"measurements", p.measurements}, {"best_speedup", p.best_speedup}});
+    return {{"run_id", s.run_id},
+            {"state", s.state},
+            {"reason", s.reason},
+            {"best_speedup", s.best_speedup},
+            {"best_candidate", s.best_candidate},
+            {"best_label", s.best_label},
+            {"measurements", s.progress.measurements},
+            {"forecasts", s.progress.forecasts},
+            {"candidates", s.progress.candidates},
+            {"tokens", s.progress.tokens},
+            {"cost_usd", s.progress.cost_usd},
+            {"elapsed_s", s.progress.elapsed_s},
+            {"trajectory", traj},
+            {"calibration", s.calibration}};
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+struct SearchRunner::State {
+    struct Cand {
+        Candidate c;
+        std::vector<StaticReport> report;
+        std::string compile_error;
+        std::optional<Forecast> forecast;
+        std::optional<GatingDecision> decision;
+        std::optional<Measurement> measurement;
+    };
+
+    std::string run_path;
+    bool resume = false;
+    std::unique_ptr<Device> device;
+    std::unique_ptr<Surrogate> surrogate;
+    std::vector<std::unique_ptr<CandidateMutator>> mutators;
+    std::unique_ptr<Compiler> compiler;  // made on first use (a candidate the recording does not know)
+
+    std::optional<RunStore> store;
+    int64_t run_id = 0;
+    ProblemBundle bundle;
+    BinScheme scheme = BinScheme::gfV2();
+    SearchStrategy strategy;
+    SplitMix rng;
+    GatingConfig gating;
+
+    std::map<int64_t, Cand> cands;
+    std::set<std::string> seen;
+    std::vector<int64_t> recent_failures;
+    std::optional<double> reference_us;
+    std::vector<ScoredForecast> scored;
+    std::vector<TrajectoryPoint> trajectory;
+    SearchProgress progress;
+    int64_t seq = 0;
+    int64_t iteration = 0;
+    double elapsed_before = 0;  // from earlier sessions of a resumed run
+    std::chrono::steady_clock::time_point started;
+
+    SearchEventFn callback;
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::deque<SearchCommand> commands;
+    bool paused = false;
+    int steps_allowed = 0;
+    bool stop_requested = false;
+    std::string end_reason;
+    SearchSummary summary;
+};
+
+SearchRunner::SearchRunner(SearchConfig config, std::string run_path, bool resume, std::unique_ptr<Device> device,
+                           std::unique_ptr<Surrogate> surrogate,
+                           std::vector<std::unique_ptr<CandidateMutator>> mutators)
+    : m(std::make_unique<State>()), m_config(std::move(config)) {
+    if (!device)
+        throw Error("a search needs a device");
+    if (mutators.empty())
+        throw Error("a search needs at least one mutator");
+    m->run_path = std::move(run_path);
+    m->resume = resume;
+    m->device = std::move(device);
+    m->surrogate = std::move(surrogate);
+    m->mutators = std::move(mutators);
+}
+
+SearchRunner::~SearchRunner() {
+    if (m_thread.joinable()) {
+        SearchCommand stop;
+        stop.kind = SearchCommand::Kind::Stop;
+        post(stop);
+        m_thread.join();
+    }
+}
+
+void SearchRunner::setEventCallback(SearchEventFn callback) { m->callback = std::move(callback); }
+
+void SearchRunner::post(SearchCommand command) {
+    {
+        std::lock_guard<std::mutex> lock(m->mutex);
+        m->commands.push_back(std::move(command));
+    }
+    m->cv.notify_all();
+}
+
+void SearchRunner::start() {
+    if (m_thread.joinable())
+        throw Error("the search is already running");
+    m_thread = std::thread([this] { runHere(); });
+}
+
+void SearchRunner::wait() {
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+SearchSummary SearchRunner::summary() const { return m->summary; }
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Runs the search; a class so that the steps can share the state without a long parameter list.
+class Loop {
+public:
+    Loop(SearchRunner::State& s, SearchConfig& config) : s(s), cfg(config) {}
+
+    void run();
+
+private:
+    using Cand = SearchRunner::State::Cand;
+
+    void emit(SearchEvent e) {
+        e.run_id = s.run_id;
+        e.seq = ++s.seq;
+        s.progress.elapsed_s = s.elapsed_before + seconds_since(s.started);
+        e.progress = s.progress;
+        if (s.callback)
+            s.callback(e);
+    }
+    void emitSimple(SearchEvent::Kind kind, const std::string& message = {}) {
+        SearchEvent e;
+        e.kind = kind;
+        e.message = message;
+        emit(std::move(e));
+    }
+
+    void openStore();
+    void startFresh();
+    void restore();
+    void seedPopulation();
+    bool budgetLeft(std::string& why) const;
+    bool measurementsLeft() const { return s.progress.measurements < cfg.budgets.measurements; }
+    int64_t forecastBudget() const {
+        return cfg.budgets.forecasts > 0 ? cfg.budgets.forecasts : 30 * cfg.budgets.measurements;
+    }
+    void iterate();
+    bool rescue();
+    void screenInitial(const std::vector<int64_t>& ids, size_t keep);
+    std::vector<int64_t> addChildren(std::vector<Candidate> children);
+    void forecastAndGate(const std::vector<int64_t>& ids, bool initial);
+    void measure(int64_t id);
+    void applyCommands();
+    void applyCommand(const SearchCommand& c);
+    void checkpoint();
+    bool expandable(const Candidate& c) const {
+        for (const auto& mu : s.mutators)
+            if (mu->canExpand(c, s.bundle))
+                return true;
+        return false;
+    }
+    ForecastQuery queryFor(const Cand& c) const;
+    MutationExample exampleOf(int64_t id) const;
+    void staticReport(Cand& c);
+    void noteMeasured(int64_t id, bool restoring);
+    void updateCalibration();
+
+    SearchRunner::State& s;
+    SearchConfig& cfg;
+};
+
+void Loop::openStore() {
+    if (s.resume) {
+        if (!fs::exists(s.run_path))
+            throw Error(SourceLocation{s.run_path, 0}, "no run file to resume");
+        s.store.emplace(RunStore::open(s.run_path));
+    } else {
+        if (fs::exists(s.run_path))
+            throw Error(SourceLocation{s.run_path, 0},
+                        "the run file exists already: pass --resume to continue it, or choose another file");
+        s.store.emplace(RunStore::create(s.run_path));
+    }
+}
+
+ForecastQuery Loop::queryFor(const Cand& c) const {
+    QueryContext ctx;
+    if (auto ref = std::find_if(s.cands.begin(), s.cands.end(),
+                                [](const auto& kv) { return kv.second.c.mutator == Mutator::Reference; });
+        ref != s.cands.end())
+        ctx.reference_static_report = ref->second.report;
+    ctx.reference_time_us = s.reference_us;
+    ctx.device = s.device->fingerprint();
+    if (c.c.parent_id) {
+        auto p = s.cands.find(c.c.parent_id);
+        if (p != s.cands.end() && p->second.measurement && p->second.measurement->status == Status::Ok)
+            ctx.parent_speedup = p->second.measurement->speedup;
+    }
+    return build_forecast_query(s.bundle.problem, c.c.source, c.c.tunables, c.report, ctx);
+}
+
+MutationExample Loop::exampleOf(int64_t id) const {
+    MutationExample e;
+    const Cand& c = s.cands.at(id);
+    e.candidate = c.c;
+    e.static_report = c.report;
+    if (c.measurement && c.measurement->status == Status::Ok)
+        e.speedup = c.measurement->speedup;
+    else if (!c.compile_error.empty())
+        e.failure = c.compile_error;
+    else if (c.measurement)
+        e.failure = std::string(to_string(c.measurement->status)) + ": " + c.measurement->reason;
+    return e;
+}
+
+// The static report: the recording's (made by the real compiler on the recording machine) when the replay device
+// knows the program, else a real NVRTC/nvJitLink compile here.
+void Loop::staticReport(Cand& c) {
+    if (auto* replay = dynamic_cast<ReplayDevice*>(s.device.get())) {
+        if (auto rec = replay->recording(s.bundle.problem.name))
+            if (const RecordingEntry* entry = rec->find(c.c.source_hash)) {
+                c.report = entry->static_report;
+                return;
+            }
+    }
+    if (!s.compiler)
+        s.compiler = std::make_unique<Compiler>();
+    CompileRequest req;
+    req.source = c.c.source;
+    req.file_name = c.c.label.rfind("seed:", 0) == 0 ? c.c.label.substr(5) : "candidate.cu";
+    req.defines = c.c.tunables;
+    try {
+        req.kernel_names = KernelProgram::parse(c.c.source, req.file_name).kernelNames();
+    } catch (const Error& e) {
+        c.compile_error = e.what();
+        return;
+    }
+    CompileResult r = s.compiler->compile(req);
+    if (!r.ok) {
+        c.compile_error = r.log.empty() ? "compilation failed" : r.log;
+        return;
+    }
+    c.report = r.kernels;
+}
+
+std::vector<int64_t> Loop::addChildren(std::vector<Candidate> children) {
+    std::vector<int64_t> ids;
+    for (auto& child : children) {
+        if (child.source_hash.empty())
+            child.source_hash = content_hash(child.source, child.tunables);
+        Cand c;
+        c.c = child;
+        staticReport(c);
+        {
+            auto tx = s.store->transaction();
+            s.store->addCandidate(s.run_id, c.c);
+            if (!c.report.empty())
+                s.store->addStaticReports(c.c.id, c.report);
+            if (!c.compile_error.empty()) {
+                Measurement m;
+                m.status = Status::CompileError;
+                m.reason = c.compile_error;
+                m.device_kind = "compiler";
+                s.store->addMeasurement(c.c.id, m);
+                c.measurement = m;
+            }
+            tx.commit();
+        }
+        s.seen.insert(c.c.source_hash);
+        ++s.progress.candidates;
+        const int64_t id = c.c.id;
+        s.cands[id] = c;
+        SearchEvent e;
+        e.kind = SearchEvent::Kind::CandidateProposed;
+        e.candidate_id = id;
+        e.candidate = c.c;
+        e.static_report = c.report;
+        e.compile_error = c.compile_error;
+        emit(std::move(e));
+        if (!c.compile_error.empty())
+            s.recent_failures.push_back(id);
+        else
+            ids.push_back(id);
+    }
+    return ids;
+}
+
+void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) {
+    if (ids.empty())
+        return;
+    std::vector<ForecastQuery> queries;
+    std::vector<int64_t> asked;
+    std::vector<GatingInput> inputs(ids.size());
+    if (s.surrogate && s.progress.forecasts < forecastBudget()) {
+        for (int64_t id : ids) {
+            try {
+                queries.push_back(queryFor(s.cands.at(id)));
+                asked.push_back(id);
+            } catch (const Error& e) {
+                s.store->addEvent(s.run_id, "forecast_failed", {{"candidate", id}, {"error", e.what()}});
+            }
+        }
+        std::vector<ForecastResult> results = s.surrogate->forecast(queries);
+        for (size_t i = 0; i < asked.size() && i < results.size(); ++i) {
+            const int64_t id = asked[i];
+            ++s.progress.forecasts;
+            if (!results[i].forecast) {
+                s.store->addEvent(s.run_id, "forecast_failed", {{"candidate", id}, {"error", results[i].error}});
+                continue;
+            }
+            Forecast f = *results[i].forecast;
+            s.store->addForecast(id, f);
+            s.progress.tokens += f.tokens_in + f.tokens_out;
+            s.progress.cost_usd += f.cost_usd;
+            s.cands[id].forecast = f;
+            inputs[static_cast<size_t>(std::find(ids.begin(), ids.end(), id) - ids.begin())].forecast = f;
+            SearchEvent e;
+            e.kind = SearchEvent::Kind::Forecast;
+            e.candidate_id = id;
+            e.forecast = f;
+            emit(std::move(e));
+        }
+    }
+    std::vector<GatingOutcome> outcomes;
+    if (initial) {
+        outcomes.resize(ids.size());
+        for (auto& o : outcomes) {
+            o.decision = GatingDecision::Measure;
+            o.reason = "initial population";
+        }
+    } else {
+        outcomes = decide_gating(s.gating, inputs, s.scheme, s.progress.best_speedup, s.rng);
+    }
+    std::vector<size_t> order;
+    for (size_t i = 0; i < ids.size(); ++i) {
+        const int64_t id = ids[i];
+        s.cands[id].decision = outcomes[i].decision;
+        s.store->addEvent(s.run_id, "gating",
+                          {{"candidate", id},
+                           {"decision", to_string(outcomes[i].decision)},
+                           {"reason", outcomes[i].reason},
+                           {"p_above_best", outcomes[i].p_above_best},
+                           {"confidence", outcomes[i].confidence}});
+        SearchEvent e;
+        e.kind = SearchEvent::Kind::Gating;
+        e.candidate_id = id;
+        e.decision = outcomes[i].decision;
+        e.message = outcomes[i].reason;
+        emit(std::move(e));
+        if (is_measured(outcomes[i].decision))
+            order.push_back(i);
+    }
+    // The most promising first, so that a budget that runs out mid-batch spends itself well.
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return outcomes[a].p_above_best > outcomes[b].p_above_best; });
+    for (size_t i : order) {
+        if (!measurementsLeft())
+            break;
+        measure(ids[i]);
+    }
+}
+
+void Loop::measure(int64_t id) {
+    Cand& c = s.cands.at(id);
+    if (c.measurement)
+        return;
+    MeasureRequest req;
+    req.problem_dir = s.bundle.problem.dir;
+    req.candidate.source = c.c.source;
+    req.candidate.tunables = c.c.tunables;
+    req.candidate.file_name = c.c.label.rfind("seed:", 0) == 0 ? c.c.label.substr(5) : "candidate.cu";
+    req.reference.source = s.bundle.reference.source;
+    req.reference.file_name = "reference.cu";
+    MeasureOutcome out = s.device->measure(req);
+    s.store->addMeasurement(id, out.measurement);
+    c.measurement = out.measurement;
+    if (c.report.empty() && !out.static_report.empty())
+        c.report = out.static_report;
+    ++s.progress.measurements;
+    noteMeasured(id, false);
+}
+
+void Loop::updateCalibration() {
+    if (s.scored.empty())
+        return;
+    const ForecastMetrics mm = compute_metrics(s.scored, s.scheme);
+    s.progress.calibration_n = mm.n;
+    s.progress.calibration_accuracy = mm.accuracy;
+    s.progress.calibration_ece = mm.ece;
+    s.progress.calibration_aurc = mm.aurc;
+}
+
+// Book-keeping after a measurement (also when a resumed run replays its stored ones).
+void Loop::noteMeasured(int64_t id, bool restoring) {
+    Cand& c = s.cands.at(id);
+    const Measurement& m = *c.measurement;
+    const bool ok = m.status == Status::Ok && m.speedup > 0 && std::isfinite(m.speedup);
+    if (c.c.mutator == Mutator::Reference && m.candidate)
+        s.reference_us = m.candidate->median_us;
+    bool improved = false;
+    if (ok) {
+        s.strategy.addMeasured(id, c.c.parent_id, m.speedup, expandable(c.c));
+        if (m.speedup > s.progress.best_speedup) {
+            s.progress.best_speedup = m.speedup;
+            s.progress.best_candidate = id;
+            improved = true;
+        }
+        if (c.forecast) {
+            ScoredForecast sf;
+            sf.probabilities = c.forecast->probabilities;
+            sf.true_speedup = m.speedup;
+            sf.pack = s.bundle.problem.name;
+            s.scored.push_back(sf);
+            updateCalibration();
+        }
+        if (s.surrogate) {
+            try {
+                s.surrogate->learn({LabelledExample{queryFor(c), m.speedup}});
+            } catch (const Error&) {
+                // a query that cannot be built teaches nothing; the measurement itself is stored
+            }
+        }
+    } else {
+        s.recent_failures.push_back(id);
+    }
+    if (m.device_kind != "compiler")
+        s.trajectory.push_back({s.progress.measurements, s.progress.best_speedup});
+    if (restoring)
+        return;
+    SearchEvent e;
+    e.kind = SearchEvent::Kind::Measured;
+    e.candidate_id = id;
+    e.measurement = m;
+    e.speedup = ok ? m.speedup : 0;
+    emit(std::move(e));
+    if (improved) {
+        s.store->addEvent(s.run_id, "new_best", {{"candidate", id}, {"speedup", m.speedup}});
+        SearchEvent b;
+        b.kind = SearchEvent::Kind::NewBest;
+        b.candidate_id = id;
+        b.speedup = m.speedup;
+        emit(std::move(b));
+    }
+}
+
+void Loop::startFresh() {
+    s.bundle = load_problem_folder(cfg.problem_dir);
+    RunInfo info;
+    info.name = s.bundle.problem.name + " on " + s.device->id();
+    info.problem = s.bundle.problem.name;
+    info.device = s.device->id();
+    info.surrogate = s.surrogate ? s.surrogate->id() : "none";
+    info.gating = describe(cfg.gating);
+    info.seed = static_cast<int64_t>(cfg.seed);
+    info.config = cfg;
+    s.run_id = s.store->addRun(info);
+    ProblemRecord pr;
+    pr.name = s.bundle.problem.name;
+    pr.dir = s.bundle.problem.dir;
+    pr.json = nlohmann::json::parse(s.bundle.problem.json_text, nullptr, false);
+    if (pr.json.is_discarded())
+        pr.json = nlohmann::json::object();
+    s.store->addProblem(pr);
+    s.rng = SplitMix(cfg.seed);
+    s.gating = cfg.gating;
+    s.strategy = SearchStrategy(cfg.strategy);
+    emitSimple(SearchEvent::Kind::RunStarted, info.name);
+    seedPopulation();
+}
+
+void Loop::seedPopulation() {
+    std::vector<Candidate> roots;
+    Candidate ref;
+    ref.mutator = Mutator::Reference;
+    ref.label = "reference";
+    ref.source = s.bundle.reference.source;
+    roots.push_back(ref);
+    for (const auto& seed : s.bundle.seeds) {
+        Candidate c;
+        c.mutator = Mutator::Seed;
+        c.label = "seed:" + fs::path(seed.file).filename().string();
+        c.source = seed.source;
+        roots.push_back(c);
+    }
+    const bool screen = s.surrogate && cfg.gating.kind != GatingKind::MeasureAll && cfg.initial_screen > 1;
+    const size_t family = static_cast<size_t>(std::max(0, cfg.initial_family));
+    const size_t drawn = screen ? family * static_cast<size_t>(cfg.initial_screen) : family;
+    std::vector<Candidate> configs = random_family_candidates(s.bundle, drawn, s.rng);
+    if (!screen) {
+        for (auto& c : configs)
+            roots.push_back(c);
+        forecastAndGate(addChildren(roots), true);
+    } else {
+        forecastAndGate(addChildren(roots), true);
+        screenInitial(addChildren(configs), family);
+    }
+    checkpoint();
+}
+
+void Loop::restore() {
+    const auto runs = s.store->runs();
+    if (runs.empty())
+        throw Error(SourceLocation{s.run_path, 0}, "the run file holds no run to resume");
+    const RunInfo& run = runs.back();
+    s.run_id = run.id;
+    const SearchBudgets budgets = cfg.budgets;
+    cfg = search_config_from_json(run.config);
+    cfg.budgets.measurements = std::max(cfg.budgets.measurements, budgets.measurements);
+    s.bundle = load_problem_folder(cfg.problem_dir);
+    s.gating = cfg.gating;
+    s.strategy = SearchStrategy(cfg.strategy);
+    s.rng = SplitMix(cfg.seed);
+
+    std::map<int64_t, GatingDecision> decisions;
+    std::vector<std::pair<int64_t, int>> expansions;
+    for (const RunEvent& ev : s.store->events(s.run_id)) {
+        const auto& p = ev.payload;
+        if (ev.kind == "gating")
+            decisions[p.value("candidate", int64_t{0})] =
+                gating_decision_from_string(p.value("decision", std::string("measure")));
+        else if (ev.kind == "checkpoint") {
+            s.rng.setState(std::stoull(p.value("rng", std::string("0"))));
+            s.iteration = p.value("iteration", int64_t{0});
+            s.elapsed_before = p.value("elapsed_s", 0.0);
+        } else if (ev.kind == "expanded")
+            s.strategy.noteExpanded(p.value("parent", int64_t{0}), p.value("improved", false));
+        else if (ev.kind == "exhausted")
+            s.strategy.markExhausted(p.value("parent", int64_t{0}));
+        else if (ev.kind == "gating_changed")
+            s.gating = gating_config_from_json(p.value("gating", nlohmann::json::object()));
+        else if (ev.kind == "pin_parent")
+            s.strategy.pin(p.value("candidate", int64_t{0}));
+        else if (ev.kind == "unpin_parent")
+            s.strategy.unpin();
+        else if (ev.kind == "ban_parent")
+            s.strategy.ban(p.value("candidate", int64_t{0}));
+        else if (ev.kind == "unban_parent")
+            s.strategy.unban(p.value("candidate", int64_t{0}));
+    }
+    std::vector<int64_t> pending, unforecast;
+    for (Candidate& c : s.store->candidates(s.run_id)) {
+        Cand cand;
+        cand.c = c;
+        cand.report = s.store->staticReportsFor(c.id);
+        auto fs_ = s.store->forecastsFor(c.id);
+        if (!fs_.empty())
+            cand.forecast = fs_.back().forecast;
+        auto ms = s.store->measurementsFor(c.id);
+        if (!ms.empty())
+            cand.measurement = ms.back().measurement;
+        if (auto d = decisions.find(c.id); d != decisions.end())
+            cand.decision = d->second;
+        if (cand.measurement && cand.measurement->status == Status::CompileError)
+            cand.compile_error = cand.measurement->reason;
+        s.seen.insert(c.source_hash);
+        ++s.progress.candidates;
+        if (cand.forecast)
+            ++s.progress.forecasts;
+        const int64_t id = c.id;
+        s.cands[id] = std::move(cand);
+        Cand& stored = s.cands[id];
+        if (stored.forecast) {
+            s.progress.tokens += stored.forecast->tokens_in + stored.forecast->tokens_out;
+            s.progress.cost_usd += stored.forecast->cost_usd;
+        }
+        if (stored.measurement) {
+            if (stored.measurement->device_kind != "compiler")
+                ++s.progress.measurements;
+            noteMeasured(id, true);
+        } else if (stored.decision && is_measured(*stored.decision)) {
+            pending.push_back(id);
+        } else if (!stored.decision) {
+            unforecast.push_back(id);
+        }
+    }
+    s.store->addEvent(s.run_id, "resumed",
+                      {{"measurements", s.progress.measurements}, {"pending", pending.size()},
+                       {"unforecast", unforecast.size()}});
+    emitSimple(SearchEvent::Kind::RunStarted, "resumed " + run.name);
+    // What the killed session had decided to measure, then what it had proposed but not yet gated.
+    for (int64_t id : pending)
+        if (measurementsLeft())
+            measure(id);
+    forecastAndGate(unforecast, false);
+}
+
+bool Loop::budgetLeft(std::string& why) const {
+    if (!measurementsLeft()) {
+        why = "measurement budget spent (" + std::to_string(cfg.budgets.measurements) + ")";
+        return false;
+    }
+    if (s.surrogate && s.progress.forecasts >= forecastBudget()) {
+        why = "forecast budget spent (" + std::to_string(forecastBudget()) + ")";
+        return false;
+    }
+    if (cfg.budgets.tokens > 0 && s.progress.tokens >= cfg.budgets.tokens) {
+        why = "token budget spent";
+        return false;
+    }
+    if (cfg.budgets.cost_usd > 0 && s.progress.cost_usd >= cfg.budgets.cost_usd) {
+        why = "cost budget spent";
+        return false;
+    }
+    if (cfg.budgets.wall_s > 0 && s.elapsed_before + seconds_since(s.started) >= cfg.budgets.wall_s) {
+        why = "wall-time budget spent";
+        return false;
+    }
+    return true;
+}
+
+void Loop::checkpoint() {
+    s.store->addEvent(s.run_id, "checkpoint",
+                      {{"rng", std::to_string(s.rng.state())},
+                       {"iteration", s.iteration},
+                       {"elapsed_s", s.elapsed_before + seconds_since(s.started)}});
+}
+
+void Loop::iterate() {
+    ++s.iteration;
+    const std::optional<int64_t> parent = s.strategy.selectParent(s.rng);
+    if (!parent) {
+        if (!rescue()) {
+            s.end_reason = "search space exhausted: no parent left to expand";
+            s.stop_requested = true;
+        }
+        return;
+    }
+    const double best_before = s.progress.best_speedup;
+    MutationContext ctx;
+    ctx.problem = &s.bundle;
+    ctx.parent = exampleOf(*parent);
+    ctx.seen = &s.seen;
+    ctx.generation = s.cands.at(*parent).c.generation + 1;
+    for (int64_t id : s.strategy.elites(static_cast<size_t>(cfg.inspirations) + 1))
+        if (id != *parent)
+            ctx.inspirations.push_back(exampleOf(id));
+    for (size_t i = s.recent_failures.size() > 2 ? s.recent_failures.size() - 2 : 0; i < s.recent_failures.size();
+         ++i)
+        ctx.inspirations.push_back(exampleOf(s.recent_failures[i]));
+
+    std::vector<Candidate> children;
+    std::vector<CandidateMutator*> able;
+    for (auto& mu : s.mutators)
+        if (mu->canExpand(ctx.parent.candidate, s.bundle))
+            able.push_back(mu.get());
+    const int batch = cfg.batch > 0 ? cfg.batch : (s.gating.kind == GatingKind::MeasureAll ? 8 : 24);
+    for (size_t k = 0; k < able.size(); ++k) {
+        const int share = batch / static_cast<int>(able.size()) +
+                          (static_cast<int>(k) < batch % static_cast<int>(able.size()) ? 1 : 0);
+        for (Proposal& p : able[k]->propose(ctx, std::max(share, 1), s.rng)) {
+            s.progress.tokens += p.tokens_in + p.tokens_out;
+            s.progress.cost_usd += p.cost_usd;
+            if (p.child) {
+                p.child->parent_id = *parent;
+                p.child->generation = ctx.generation;
+                children.push_back(*p.child);
+            } else {
+                s.store->addEvent(s.run_id, "mutation_failed",
+                                  {{"parent", *parent},
+                                   {"mutator", to_string(able[k]->kind())},
+                                   {"error", p.failure},
+                                   {"reply", p.raw_reply.substr(0, 4000)}});
+            }
+        }
+    }
+    if (children.empty()) {
+        s.strategy.markExhausted(*parent);
+        s.store->addEvent(s.run_id, "exhausted", {{"parent", *parent}});
+        checkpoint();
+        return;
+    }
+    forecastAndGate(addChildren(children), false);
+    const bool improved = s.progress.best_speedup > best_before;
+    s.strategy.noteExpanded(*parent, improved);
+    s.store->addEvent(s.run_id, "expanded", {{"parent", *parent}, {"improved", improved}});
+    checkpoint();
+    emitSimple(SearchEvent::Kind::Progress);
+}
+
+// The initial family configurations of a gated search: many random ones are forecast, the `keep` most promising
+// (highest predicted speedup) are measured, the rest are screened out.
+void Loop::screenInitial(const std::vector<int64_t>& ids, size_t keep) {
+    if (ids.empty())
+        return;
+    std::vector<ForecastQuery> queries;
+    std::vector<int64_t> asked;
+    for (int64_t id : ids) {
+        try {
+            queries.push_back(queryFor(s.cands.at(id)));
+            asked.push_back(id);
+        } catch (const Error& e) {
+            s.store->addEvent(s.run_id, "forecast_failed", {{"candidate", id}, {"error", e.what()}});
+        }
+    }
+    const std::vector<ForecastResult> results = s.surrogate->forecast(queries);
+    std::vector<std::pair<double, int64_t>> ranked;
+    for (size_t i = 0; i < asked.size() && i < results.size(); ++i) {
+        ++s.progress.forecasts;
+        if (!results[i].forecast) {
+            s.store->addEvent(s.run_id, "forecast_failed", {{"candidate", asked[i]}, {"error", results[i].error}});
+            continue;
+        }
+        const Forecast& f = *results[i].forecast;
+        s.store->addForecast(asked[i], f);
+        s.cands[asked[i]].forecast = f;
+        SearchEvent e;
+        e.kind = SearchEvent::Kind::Forecast;
+        e.candidate_id = asked[i];
+        e.forecast = f;
+        emit(std::move(e));
+        ranked.push_back({f.log_mean ? *f.log_mean : f.expectedLogSpeedup(s.scheme), asked[i]});
+    }
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<int64_t> chosen;
+    for (size_t r = 0; r < ranked.size(); ++r) {
+        const int64_t id = ranked[r].second;
+        const bool measure_it = r < keep;
+        char reason[160];
+        std::snprintf(reason, sizeof reason, "initial screening: rank %zu of %zu by predicted speedup (top %zu measured)",
+                      r + 1, ranked.size(), keep);
+        const GatingDecision d = measure_it ? GatingDecision::Measure : GatingDecision::Discard;
+        s.cands[id].decision = d;
+        s.store->addEvent(s.run_id, "gating", {{"candidate", id}, {"decision", to_string(d)}, {"reason", reason}});
+        SearchEvent g;
+        g.kind = SearchEvent::Kind::Gating;
+        g.candidate_id = id;
+        g.decision = d;
+        g.message = reason;
+        emit(std::move(g));
+        if (measure_it)
+            chosen.push_back(id);
+    }
+    for (int64_t id : chosen)
+        if (measurementsLeft())
+            measure(id);
+}
+
+// Every measured candidate has been expanded as far as the mutators go, but candidates that gating trusted without
+// a measurement remain. The surrogate has learned since it first forecast them, so they are forecast again (the
+// new forecasts are stored like any other), and the one most likely to beat the best is measured: it can then
+// become a parent.
+bool Loop::rescue() {
+    if (!measurementsLeft())
+        return false;
+    std::vector<int64_t> waiting;
+    for (const auto& [id, c] : s.cands)
+        if (!c.measurement && c.compile_error.empty() && c.decision && !is_measured(*c.decision))
+            waiting.push_back(id);
+    if (waiting.empty())
+        return false;
+    if (s.surrogate && s.progress.forecasts < forecastBudget()) {
+        std::vector<ForecastQuery> queries;
+        std::vector<int64_t> asked;
+        for (int64_t id : waiting) {
+            try {
+                queries.push_back(queryFor(s.cands.at(id)));
+                asked.push_back(id);
+            } catch (const Error&) {
+            }
+        }
+        const std::vector<ForecastResult> results = s.surrogate->forecast(queries);
+        for (size_t i = 0; i < asked.size() && i < results.size(); ++i) {
+            ++s.progress.forecasts;
+            if (!results[i].forecast)
+                continue;
+            s.store->addForecast(asked[i], *results[i].forecast);
+            s.cands[asked[i]].forecast = results[i].forecast;
+        }
+    }
+    int64_t pick = 0;
+    double best_p = -1, best_mean = -1e300;
+    for (int64_t id : waiting) {
+        const Cand& c = s.cands.at(id);
+        if (!c.forecast)
+            continue;
+        const double p =
+            s.progress.best_speedup > 0 ? c.forecast->probabilityAbove(s.scheme, s.progress.best_speedup) : 1.0;
+        const double mean = c.forecast->log_mean ? *c.forecast->log_mean : c.forecast->expectedLogSpeedup(s.scheme);
+        if (p > best_p || (p == best_p && mean > best_mean)) {
+            best_p = p;
+            best_mean = mean;
+            pick = id;
+        }
+    }
+    if (!pick)
+        pick = waiting.front();
+    char reason[200];
+    std::snprintf(reason, sizeof reason,
+                  "no parent left to expand: forecast the %zu trusted candidates again and measuring the one most "
+                  "likely to beat the best (P = %.2f)",
+                  waiting.size(), std::max(best_p, 0.0));
+    s.cands[pick].decision = GatingDecision::Measure;
+    s.store->addEvent(s.run_id, "gating",
+                      {{"candidate", pick}, {"decision", "measure"}, {"reason", reason}, {"p_above_best", best_p}});
+    SearchEvent g;
+    g.kind = SearchEvent::Kind::Gating;
+    g.candidate_id = pick;
+    g.decision = GatingDecision::Measure;
+    g.message = reason;
+    emit(std::move(g));
+    measure(pick);
+    checkpoint();
+    return true;
+}
+
+void Loop::applyCommand(const SearchCommand& c) {
+    using K = SearchCommand::Kind;
+    nlohmann::json payload = nlohmann::json::object();
+    std::string message = to_string(c.kind);
+    switch (c.kind) {
+    case K::Pause: s.paused = true; break;
+    case K::Resume: s.paused = false; break;
+    case K::Step: ++s.steps_allowed; break;
+    case K::Stop:
+        s.stop_requested = true;
+        s.end_reason = "stopped by request";
+        break;
+    case K::Pin: s.strategy.pin(c.candidate_id); payload["candidate"] = c.candidate_id; break;
+    case K::Unpin: s.strategy.unpin(); break;
+    case K::Ban: s.strategy.ban(c.candidate_id); payload["candidate"] = c.candidate_id; break;
+    case K::Unban: s.strategy.unban(c.candidate_id); payload["candidate"] = c.candidate_id; break;
+    case K::SetGating:
+        s.gating = c.gating;
+        payload["gating"] = c.gating;
+        message += ": " + describe(c.gating);
+        break;
+    case K::SubmitKernel:
+    case K::ForceMeasure: break;
+    }
+    if (c.kind == K::SubmitKernel) {
+        payload = {{"parent", c.candidate_id}, {"source_chars", c.source.size()}};
+        s.store->addEvent(s.run_id, to_string(c.kind), payload);
+        emitSimple(SearchEvent::Kind::Command, message);
+        Candidate child;
+        child.mutator = Mutator::Human;
+        child.label = "submitted by hand";
+        child.source = c.source;
+        child.tunables = c.tunables;
+        child.parent_id = s.cands.count(c.candidate_id) ? c.candidate_id : 0;
+        child.generation = child.parent_id ? s.cands.at(child.parent_id).c.generation + 1 : 0;
+        forecastAndGate(addChildren({child}), false);
+        return;
+    }
+    if (c.kind == K::ForceMeasure) {
+        payload["candidate"] = c.candidate_id;
+        auto it = s.cands.find(c.candidate_id);
+        if (it == s.cands.end() || it->second.measurement) {
+            payload["ignored"] = it == s.cands.end() ? "no such candidate in this run" : "already measured";
+            s.store->addEvent(s.run_id, to_string(c.kind), payload);
+            emitSimple(SearchEvent::Kind::Command, message + " ignored: " + payload["ignored"].get<std::string>());
+            return;
+        }
+        s.store->addEvent(s.run_id, to_string(c.kind), payload);
+        s.store->addEvent(s.run_id, "gating",
+                          {{"candidate", c.candidate_id}, {"decision", "forced"}, {"reason", "forced by a person"}});
+        it->second.decision = GatingDecision::Forced;
+        emitSimple(SearchEvent::Kind::Command, message);
+        SearchEvent g;
+        g.kind = SearchEvent::Kind::Gating;
+        g.candidate_id = c.candidate_id;
+        g.decision = GatingDecision::Forced;
+        g.message = "forced by a person";
+        emit(std::move(g));
+        if (measurementsLeft())
+            measure(c.candidate_id);
+        return;
+    }
+    s.store->addEvent(s.run_id, to_string(c.kind), payload);
+    emitSimple(SearchEvent::Kind::Command, message);
+}
+
+void Loop::applyCommands() {
+    while (true) {
+        std::deque<SearchCommand> batch;
+        {
+            std::unique_lock<std::mutex> lock(s.mutex);
+            if (s.commands.empty()) {
+                if (!s.paused || s.steps_allowed > 0 || s.stop_requested)
+                    return;
+                s.progress.state = "paused";
+                s.cv.wait(lock, [&] { return !s.commands.empty(); });
+            }
+            batch.swap(s.commands);
+        }
+        for (const auto& c : batch)
+            applyCommand(c);
+        s.progress.state = s.paused ? "paused" : "running";
+    }
+}
+
+void Loop::run() {
+    s.started = std::chrono::steady_clock::now();
+    s.progress.budget_measurements = cfg.budgets.measurements;
+    s.progress.state = "running";
+    openStore();
+    if (s.resume)
+        restore();
+    else
+        startFresh();
+    s.progress.budget_measurements = cfg.budgets.measurements;
+    while (true) {
+        applyCommands();
+        if (s.stop_requested)
+            break;
+        std::string why;
+        if (!budgetLeft(why)) {
+            s.end_reason = why;
+            break;
+        }
+        if (s.paused && s.steps_allowed > 0)
+            --s.steps_allowed;
+        iterate();
+        if (s.stop_requested)
+            break;
+    }
+}
+
+}  // namespace
+
+SearchSummary SearchRunner::runHere() {
+    State& s = *m;
+    Loop loop(s, m_config);
+    SearchSummary& out = s.summary;
+    try {
+        loop.run();
+        s.progress.state = "finished";
+        out.state = "finished";
+        out.reason = s.end_reason;
+    } catch (const std::exception& e) {
+        s.progress.state = "failed";
+        out.state = "failed";
+        out.reason = e.what();
+    }
+    out.run_id = s.run_id;
+    out.best_speedup = s.progress.best_speedup;
+    out.best_candidate = s.progress.best_candidate;
+    if (auto it = s.cands.find(out.best_candidate); it != s.cands.end())
+        out.best_label = it->second.c.label;
+    s.progress.elapsed_s = s.elapsed_before + seconds_since(s.started);
+    out.progress = s.progress;
+    out.trajectory = s.trajectory;
+    out.calibration = s.scored.empty() ? nlohmann::json{{"n", 0}} : metrics_json(compute_metrics(s.scored, s.scheme));
+    SearchEvent e;
+    e.kind = out.state == "finished" ? SearchEvent::Kind::Finished : SearchEvent::Kind::Failed;
+    e.run_id = s.run_id;
+    e.seq = ++s.seq;
+    e.message = out.reason;
+    e.progress = s.progress;
+    try {
+        if (s.store && s.run_id)
+            s.store->addEvent(s.run_id, out.state, {{"reason", out.reason}, {"best_speedup", out.best_speedup},
+                                                    {"measurements", s.progress.measurements}});
+    } catch (const std::exception& ex) {
+        e.message += std::string(" (and the final event could not be stored: ") + ex.what() + ")";
+    }
+    if (s.callback)
+        s.callback(e);
+    return out;
+}
+
+}  // namespace kerncast

@@ -1,0 +1,180 @@
+// kerncast-cli search and export end to end: the JSON summary, a search killed with SIGKILL and resumed with
+// nothing lost, and the three export formats.
+#include "support/cli_runner.h"
+
+#include "core/bins.h"
+#include "core/forecasters_import.h"
+#include "core/run_store.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace kerncast;
+using kerncast::test::run_cli;
+
+namespace {
+
+int64_t measured_count(const std::string& path, std::set<int64_t>* ids = nullptr) {
+    try {
+        RunStore store = RunStore::open(path);
+        const auto runs = store.runs();
+        if (runs.empty())
+            return 0;
+        int64_t n = 0;
+        for (const auto& c : store.candidates(runs.back().id)) {
+            const auto ms = store.measurementsFor(c.id);
+            if (!ms.empty() && ms.back().measurement.device_kind != "compiler") {
+                ++n;
+                if (ids)
+                    ids->insert(c.id);
+            }
+        }
+        return n;
+    } catch (const std::exception&) {
+        return 0;  // not created yet
+    }
+}
+
+std::string read(const std::string& path) {
+    std::ifstream in(path);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+}  // namespace
+
+class TestCmdSearch : public QObject {
+    Q_OBJECT
+
+private slots:
+    void jsonSummaryHasWhatTheIssueNames() {
+        QTemporaryDir dir;
+        const std::string run = dir.filePath("s.sqlite").toStdString();
+        auto r = run_cli({"search", "--problem", "transpose", "--device", "replay:nvidia-h200", "--surrogate",
+                          "local", "--gating", "selective", "--budget", "12", "--seed", "3", "--run", run, "--json"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        const auto j = nlohmann::json::parse(r.out);
+        for (const char* key : {"best_speedup", "best_candidate", "measurements", "forecasts", "trajectory",
+                                "calibration"})
+            QVERIFY2(j.contains(key), key);
+        QCOMPARE(j["measurements"].get<int>(), 12);
+        QCOMPARE(j["trajectory"].size(), size_t(12));
+        QCOMPARE(j["trajectory"].back()["best_speedup"].get<double>(), j["best_speedup"].get<double>());
+        QVERIFY(j["calibration"].contains("n"));
+        QVERIFY(j["best_speedup"].get<double>() > 1.0);
+
+        // Errors are plain: an unknown problem, a taken run file, a bad policy.
+        r = run_cli({"search", "--problem", "no_such_problem", "--run", dir.filePath("x.sqlite").toStdString()});
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.find("no_such_problem") != std::string::npos);
+        r = run_cli({"search", "--problem", "transpose", "--run", run});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.find("--resume") != std::string::npos, r.err.c_str());
+        r = run_cli({"search", "--problem", "transpose", "--gating", "sometimes", "--run", run});
+        QVERIFY(r.code != 0);
+    }
+
+    void killedSearchResumesWithNothingLost() {
+        QTemporaryDir dir;
+        const std::string run = dir.filePath("k.sqlite").toStdString();
+        QProcess p;
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        p.start(QString(KERNCAST_BINARY_DIR) + "/app/kerncast-cli",
+                {"search", "--problem", "softmax", "--device", "replay:nvidia-h200", "--surrogate", "local",
+                 "--gating", "selective", "--budget", "40", "--seed", "5", "--run", QString::fromStdString(run),
+                 "--quiet"});
+        QVERIFY(p.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(measured_count(run) >= 8, 120000);
+        p.kill();  // SIGKILL mid-search
+        QVERIFY(p.waitForFinished());
+        std::set<int64_t> before;
+        const int64_t n_before = measured_count(run, &before);
+        QVERIFY(n_before >= 8 && n_before < 40);
+
+        auto r = run_cli({"search", "--resume", "--run", run, "--budget", "40", "--json"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        const auto j = nlohmann::json::parse(r.out);
+        QCOMPARE(j["measurements"].get<int>(), 40);
+        std::set<int64_t> after;
+        QCOMPARE(measured_count(run, &after), int64_t(40));
+        for (int64_t id : before)
+            QVERIFY(after.count(id));
+        RunStore store = RunStore::open(run);
+        QCOMPARE(store.runs().size(), size_t(1));
+        QCOMPARE(QString::fromStdString(store.integrityCheck()), QString("ok"));
+        std::set<std::string> hashes;
+        for (const auto& c : store.candidates(store.runs().back().id)) {
+            QVERIFY2(hashes.insert(c.source_hash).second, "a candidate was proposed twice");
+            QVERIFY(store.measurementsFor(c.id).size() <= 1);
+        }
+    }
+
+    void exportsTheRunAsDatasets() {
+        QTemporaryDir dir;
+        const std::string run = dir.filePath("e.sqlite").toStdString();
+        auto r = run_cli({"search", "--problem", "saxpy", "--device", "replay:nvidia-h200", "--surrogate", "none",
+                          "--gating", "measure-all", "--budget", "10", "--run", run, "--quiet"});
+        QVERIFY2(r.code == 0, r.err.c_str());
+
+        const std::string pairs = dir.filePath("pairs.jsonl").toStdString();
+        r = run_cli({"export", "--run", run, "--format", "pairs-jsonl", "--out", pairs});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        // What we export, our importer reads back: every measured candidate is a pair with its speedup.
+        const ImportResult imported = import_forecasters_jsonl_file(pairs, BinScheme::gfV2(), ImportMode::Strict);
+        QCOMPARE(imported.pairs.size(), size_t(10));
+        for (const auto& p : imported.pairs) {
+            QCOMPARE(p.pack, std::string("saxpy"));
+            QVERIFY(p.speedup.has_value());
+            QCOMPARE(p.true_bin, BinScheme::gfV2().binOf(*p.speedup));
+            QVERIFY(p.anchor_code.find("@kerncast launch") != std::string::npos);
+            QCOMPARE(p.hardware, std::string("NVIDIA H200"));
+        }
+
+        r = run_cli({"export", "--run", run, "--format", "events-jsonl"});
+        QCOMPARE(r.code, 0);
+        std::istringstream lines(r.out);
+        std::string line;
+        std::multiset<std::string> kinds;
+        std::string last_ts;
+        bool first = true;
+        while (std::getline(lines, line)) {
+            const auto j = nlohmann::json::parse(line);
+            kinds.insert(j["kind"].get<std::string>());
+            if (first)
+                QCOMPARE(j["kind"].get<std::string>(), std::string("run"));
+            first = false;
+        }
+        QCOMPARE(kinds.count("run"), size_t(1));
+        QCOMPARE(kinds.count("measurement"), size_t(10));
+        QVERIFY(kinds.count("candidate") >= 10);
+        QVERIFY(kinds.count("event") > 10);
+
+        const std::string kt = dir.filePath("kt.json").toStdString();
+        r = run_cli({"export", "--run", run, "--format", "kernel-tuner", "--out", kt});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        const auto doc = nlohmann::json::parse(read(kt));
+        QCOMPARE(doc["tune_params_keys"], (nlohmann::json{"BLOCK", "ITEMS", "VEC"}));
+        QVERIFY(!doc["cache"].empty());
+        for (const auto& [key, entry] : doc["cache"].items()) {
+            QVERIFY(entry["time"].is_number());
+            QVERIFY(entry["time"].get<double>() > 0.01 && entry["time"].get<double>() < 10);  // ms
+            QCOMPARE(key, std::to_string(entry["BLOCK"].get<int>()) + "," + std::to_string(entry["ITEMS"].get<int>()) +
+                              "," + std::to_string(entry["VEC"].get<int>()));
+        }
+
+        r = run_cli({"export", "--run", dir.filePath("missing.sqlite").toStdString(), "--format", "pairs-jsonl"});
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.find("missing.sqlite") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCmdSearch)
+#include "tst_cmd_search.moc"

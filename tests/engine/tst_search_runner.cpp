@@ -1,0 +1,297 @@
+// The search runner on the replay device with real problems and recordings: events, the store, determinism,
+// steering commands, budgets and resume.
+#include "core/run_store.h"
+#include "engine/cli/cli.h"
+#include "engine/search_runner.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <map>
+#include <mutex>
+#include <set>
+
+using namespace kerncast;
+
+namespace {
+
+SearchConfig config(const std::string& problem, GatingKind gating, std::string surrogate, int64_t budget,
+                    uint64_t seed = 1) {
+    SearchConfig c;
+    c.problem_dir = cli::resources_dir() + "/problems/" + problem;
+    c.device = "replay:nvidia-h200";
+    c.surrogate = std::move(surrogate);
+    c.gating.kind = gating;
+    c.budgets.measurements = budget;
+    c.seed = seed;
+    return c;
+}
+
+struct Recorder {
+    std::mutex mutex;
+    std::vector<SearchEvent> events;
+    SearchEventFn fn() {
+        return [this](const SearchEvent& e) {
+            std::lock_guard<std::mutex> lock(mutex);
+            events.push_back(e);
+        };
+    }
+    int count(SearchEvent::Kind k) {
+        int n = 0;
+        for (const auto& e : events)
+            n += e.kind == k;
+        return n;
+    }
+};
+
+std::vector<std::string> hashes(const std::string& path) {
+    RunStore store = RunStore::open(path);
+    std::vector<std::string> out;
+    for (const auto& c : store.candidates(store.runs().back().id))
+        out.push_back(c.source_hash);
+    return out;
+}
+
+}  // namespace
+
+class TestSearchRunner : public QObject {
+    Q_OBJECT
+
+private slots:
+    void measureAllRunStoresEverythingItReports() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        auto runner = make_search_runner(config("saxpy", GatingKind::MeasureAll, "none", 14), cli::resources_dir(),
+                                         path, false);
+        Recorder rec;
+        runner->setEventCallback(rec.fn());
+        const SearchSummary s = runner->runHere();
+        QCOMPARE(s.state, std::string("finished"));
+        QVERIFY2(s.reason.find("measurement budget") != std::string::npos, s.reason.c_str());
+        QCOMPARE(s.progress.measurements, int64_t(14));
+        QCOMPARE(rec.events.front().kind, SearchEvent::Kind::RunStarted);
+        QCOMPARE(rec.events.back().kind, SearchEvent::Kind::Finished);
+        QCOMPARE(rec.count(SearchEvent::Kind::Finished), 1);
+        QCOMPARE(rec.count(SearchEvent::Kind::Measured), 14);
+        for (size_t i = 1; i < rec.events.size(); ++i) {
+            QCOMPARE(rec.events[i].seq, rec.events[i - 1].seq + 1);
+            QCOMPARE(rec.events[i].run_id, s.run_id);
+        }
+        // The trajectory never goes down and ends at the best.
+        QCOMPARE(s.trajectory.size(), size_t(14));
+        for (size_t i = 1; i < s.trajectory.size(); ++i)
+            QVERIFY(s.trajectory[i].best_speedup >= s.trajectory[i - 1].best_speedup);
+        QCOMPARE(s.trajectory.back().best_speedup, s.best_speedup);
+        QVERIFY(s.best_speedup > 1.0);  // saxpy's family beats its reference on the H200 recording
+
+        // What the events reported is in the store.
+        RunStore store = RunStore::open(path);
+        QCOMPARE(store.runs().size(), size_t(1));
+        const auto cands = store.candidates(s.run_id);
+        QCOMPARE(int64_t(cands.size()), s.progress.candidates);
+        int measured = 0;
+        std::set<std::string> unique;
+        for (const auto& c : cands) {
+            measured += !store.measurementsFor(c.id).empty();
+            QVERIFY2(unique.insert(c.source_hash).second, "a candidate was proposed twice");
+        }
+        QCOMPARE(measured, 14);
+        const auto best = store.measurementsFor(s.best_candidate);
+        QCOMPARE(best.size(), size_t(1));
+        QCOMPARE(best[0].measurement.speedup, s.best_speedup);
+        QCOMPARE(QString::fromStdString(store.integrityCheck()), QString("ok"));
+        QVERIFY(cands[0].mutator == Mutator::Reference);
+        QCOMPARE(cands[1].mutator, Mutator::Seed);
+    }
+
+    void sameSeedSameSearch() {
+        QTemporaryDir dir;
+        std::vector<std::vector<std::string>> runs;
+        std::vector<double> bests;
+        for (int i = 0; i < 2; ++i) {
+            const std::string path = dir.filePath(QString("run%1.sqlite").arg(i)).toStdString();
+            auto runner = make_search_runner(config("gelu", GatingKind::Selective, "local", 12, 7),
+                                             cli::resources_dir(), path, false);
+            bests.push_back(runner->runHere().best_speedup);
+            runs.push_back(hashes(path));
+        }
+        QCOMPARE(runs[0], runs[1]);
+        QCOMPARE(bests[0], bests[1]);
+        const std::string other = dir.filePath("other.sqlite").toStdString();
+        make_search_runner(config("gelu", GatingKind::Selective, "local", 12, 8), cli::resources_dir(), other, false)
+            ->runHere();
+        QVERIFY(hashes(other) != runs[0]);
+    }
+
+    void selectiveGatingForecastsMoreThanItMeasures() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        auto runner = make_search_runner(config("softmax", GatingKind::Selective, "local", 16), cli::resources_dir(),
+                                         path, false);
+        Recorder rec;
+        runner->setEventCallback(rec.fn());
+        const SearchSummary s = runner->runHere();
+        QCOMPARE(s.state, std::string("finished"));
+        QCOMPARE(s.progress.measurements, int64_t(16));
+        QVERIFY2(s.progress.forecasts > 2 * s.progress.measurements,
+                 (std::to_string(s.progress.forecasts) + " forecasts").c_str());
+        std::map<int64_t, GatingDecision> decision;
+        std::set<int64_t> measured;
+        for (const auto& e : rec.events) {
+            if (e.kind == SearchEvent::Kind::Gating)
+                decision[e.candidate_id] = *e.decision;
+            if (e.kind == SearchEvent::Kind::Measured)
+                measured.insert(e.candidate_id);
+            // Nothing unmeasured becomes the best.
+            if (e.kind == SearchEvent::Kind::NewBest)
+                QVERIFY(measured.count(e.candidate_id));
+        }
+        int trusted = 0;
+        for (const auto& [id, d] : decision) {
+            if (d == GatingDecision::Trust || d == GatingDecision::Discard) {
+                ++trusted;
+                QVERIFY(!measured.count(id));
+            }
+        }
+        QVERIFY(trusted > 0);
+        // Live calibration over the measured, forecast candidates.
+        QVERIFY(rec.events.back().progress.calibration_n > 0);
+        QCOMPARE(s.calibration.value("n", 0), int(rec.events.back().progress.calibration_n));
+        // Every gating decision is an event in the store.
+        RunStore store = RunStore::open(path);
+        int stored = 0;
+        for (const auto& e : store.events(s.run_id))
+            stored += e.kind == "gating";
+        QCOMPARE(stored, int(rec.count(SearchEvent::Kind::Gating)));
+    }
+
+    void steeringCommandsAreAppliedAndStored() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        SearchConfig c = config("saxpy", GatingKind::Selective, "local", 30);
+        c.initial_family = 2;
+        auto runner = make_search_runner(c, cli::resources_dir(), path, false);
+        Recorder rec;
+        std::mutex m;
+        std::condition_variable cv;
+        bool paused_seen = false;
+        std::optional<int64_t> unmeasured;
+        runner->setEventCallback([&](const SearchEvent& e) {
+            rec.fn()(e);
+            std::lock_guard<std::mutex> lock(m);
+            if (e.kind == SearchEvent::Kind::Command && e.message == "pause")
+                paused_seen = true;
+            if (e.kind == SearchEvent::Kind::Gating && !is_measured(*e.decision))
+                unmeasured = e.candidate_id;
+            cv.notify_all();
+        });
+        SearchCommand pause;
+        pause.kind = SearchCommand::Kind::Pause;
+        runner->post(pause);
+        runner->start();
+        {
+            std::unique_lock<std::mutex> lock(m);
+            QVERIFY(cv.wait_for(lock, std::chrono::seconds(60), [&] { return paused_seen; }));
+        }
+        // Paused: nothing moves.
+        const size_t before = rec.events.size();
+        QTest::qWait(300);
+        QCOMPARE(rec.events.size(), before);
+
+        SearchCommand gating;
+        gating.kind = SearchCommand::Kind::SetGating;
+        gating.gating.kind = GatingKind::Selective;
+        gating.gating.tau = 0.99;  // almost everything is unsure now
+        gating.gating.pi = 0.9;
+        gating.gating.epsilon = 0;
+        runner->post(gating);
+        SearchCommand submit;
+        submit.kind = SearchCommand::Kind::SubmitKernel;
+        submit.source = "// @kerncast launch k grid(ceil_div(N, 256)) block(256) args(x, y, a, N)\n"
+                        "extern \"C\" __global__ void k(const float* x, float* y, float a, int N) {\n"
+                        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                        "    if (i < N) y[i] = a * x[i] + y[i];\n}\n";
+        runner->post(submit);
+        for (int i = 0; i < 3; ++i) {
+            SearchCommand step;
+            step.kind = SearchCommand::Kind::Step;
+            runner->post(step);
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(rec.count(SearchEvent::Kind::Progress) >= 3, 60000);
+        if (unmeasured) {
+            SearchCommand force;
+            force.kind = SearchCommand::Kind::ForceMeasure;
+            force.candidate_id = *unmeasured;
+            runner->post(force);
+        }
+        SearchCommand stop;
+        stop.kind = SearchCommand::Kind::Stop;
+        runner->post(stop);
+        runner->wait();
+        const SearchSummary s = runner->summary();
+        QCOMPARE(s.state, std::string("finished"));
+        QCOMPARE(s.reason, std::string("stopped by request"));
+
+        RunStore store = RunStore::open(path);
+        std::multiset<std::string> kinds;
+        for (const auto& e : store.events(s.run_id))
+            kinds.insert(e.kind);
+        QCOMPARE(kinds.count("pause"), size_t(1));
+        QCOMPARE(kinds.count("gating_changed"), size_t(1));
+        QCOMPARE(kinds.count("submit_kernel"), size_t(1));
+        QCOMPARE(kinds.count("step"), size_t(3));
+        QCOMPARE(kinds.count("stop"), size_t(1));
+        // The hand-written kernel is a candidate like any other: compiled here with NVRTC (the recording does not
+        // know it), and on the replay device it is not_recorded, never invented.
+        bool human = false;
+        for (const auto& cand : store.candidates(s.run_id)) {
+            if (cand.mutator != Mutator::Human)
+                continue;
+            human = true;
+            QVERIFY(!store.staticReportsFor(cand.id).empty());
+            const auto ms = store.measurementsFor(cand.id);
+            if (!ms.empty())
+                QCOMPARE(ms[0].measurement.status, Status::NotRecorded);
+        }
+        QVERIFY(human);
+        if (unmeasured) {
+            QCOMPARE(kinds.count("force_measure"), size_t(1));
+            QCOMPARE(store.measurementsFor(*unmeasured).size(), size_t(1));
+        }
+    }
+
+    void resumeContinuesTheSameRun() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        auto first = make_search_runner(config("row_sum", GatingKind::Selective, "local", 10), cli::resources_dir(),
+                                        path, false);
+        const SearchSummary a = first->runHere();
+        QCOMPARE(a.progress.measurements, int64_t(10));
+        first.reset();
+        const auto before = hashes(path);
+        // A new run in the same file is refused: it would mix two searches.
+        auto again = make_search_runner(config("row_sum", GatingKind::Selective, "local", 10), cli::resources_dir(),
+                                        path, false);
+        QCOMPARE(again->runHere().state, std::string("failed"));
+        auto second = make_search_runner(config("row_sum", GatingKind::Selective, "local", 18), cli::resources_dir(),
+                                         path, true);
+        const SearchSummary b = second->runHere();
+        QCOMPARE(b.state, std::string("finished"));
+        QCOMPARE(b.run_id, a.run_id);
+        QCOMPARE(b.progress.measurements, int64_t(18));
+        QVERIFY(b.best_speedup >= a.best_speedup);
+        const auto after = hashes(path);
+        QVERIFY(after.size() > before.size());
+        QVERIFY(std::equal(before.begin(), before.end(), after.begin()));
+        QCOMPARE(std::set<std::string>(after.begin(), after.end()).size(), after.size());
+        RunStore store = RunStore::open(path);
+        QCOMPARE(store.runs().size(), size_t(1));
+        int resumed = 0;
+        for (const auto& e : store.events(a.run_id))
+            resumed += e.kind == "resumed";
+        QCOMPARE(resumed, 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSearchRunner)
+#include "tst_search_runner.moc"
