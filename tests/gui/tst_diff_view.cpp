@@ -1,0 +1,197 @@
+#include "widgets/diff_view.h"
+#include "widgets/kernel_editor.h"
+
+#include "tests/support/fixture_text.h"
+
+#include <QLabel>
+#include <QTest>
+
+using namespace kerncast;
+
+namespace {
+
+// Rows written compactly: "=1,1" same, "~2,2" changed, "-3,0" removed, "+0,3" added.
+QStringList describe(const SourceDiff& diff) {
+    QStringList out;
+    for (const DiffRow& r : diff.rows) {
+        const char* kind = r.kind == DiffKind::Same ? "="
+            : r.kind == DiffKind::Changed           ? "~"
+            : r.kind == DiffKind::Removed           ? "-"
+                                                    : "+";
+        out << QStringLiteral("%1%2,%3").arg(QLatin1String(kind)).arg(r.leftLine).arg(r.rightLine);
+    }
+    return out;
+}
+
+QStringList lines(const char* text) {
+    return QString::fromLatin1(text).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+}
+
+}  // namespace
+
+class TestDiffView : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void splitsLines_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QStringList>("expected");
+        QTest::newRow("empty") << "" << QStringList{};
+        QTest::newRow("no final newline") << "a\nb" << QStringList{"a", "b"};
+        QTest::newRow("final newline") << "a\nb\n" << QStringList{"a", "b"};
+        QTest::newRow("crlf") << "a\r\nb\r\n" << QStringList{"a", "b"};
+        QTest::newRow("blank lines kept") << "a\n\nb\n" << QStringList{"a", "", "b"};
+    }
+    void splitsLines() {
+        QFETCH(QString, text);
+        QFETCH(QStringList, expected);
+        QCOMPARE(splitSourceLines(text), expected);
+    }
+
+    void alignsLines_data() {
+        QTest::addColumn<QStringList>("left");
+        QTest::addColumn<QStringList>("right");
+        QTest::addColumn<QStringList>("rows");
+        QTest::addColumn<int>("added");
+        QTest::addColumn<int>("removed");
+        QTest::newRow("identical") << lines("a b c") << lines("a b c") << QStringList{"=1,1", "=2,2", "=3,3"} << 0
+                                   << 0;
+        QTest::newRow("one changed") << lines("a b c") << lines("a X c") << QStringList{"=1,1", "~2,2", "=3,3"} << 1
+                                     << 1;
+        QTest::newRow("one added") << lines("a c") << lines("a b c") << QStringList{"=1,1", "+0,2", "=2,3"} << 1 << 0;
+        QTest::newRow("one removed") << lines("a b c") << lines("a c") << QStringList{"=1,1", "-2,0", "=3,2"} << 0
+                                     << 1;
+        QTest::newRow("two replaced by three")
+            << lines("a b c d") << lines("a X Y Z d") << QStringList{"=1,1", "~2,2", "~3,3", "+0,4", "=4,5"} << 3 << 2;
+        QTest::newRow("three replaced by one")
+            << lines("a b c d e") << lines("a X e") << QStringList{"=1,1", "~2,2", "-3,0", "-4,0", "=5,3"} << 1 << 3;
+        QTest::newRow("left empty") << QStringList{} << lines("a b") << QStringList{"+0,1", "+0,2"} << 2 << 0;
+        QTest::newRow("right empty") << lines("a b") << QStringList{} << QStringList{"-1,0", "-2,0"} << 0 << 2;
+        QTest::newRow("both empty") << QStringList{} << QStringList{} << QStringList{} << 0 << 0;
+        QTest::newRow("edits at both ends")
+            << lines("a b c") << lines("b c d") << QStringList{"-1,0", "=2,1", "=3,2", "+0,3"} << 1 << 1;
+        QTest::newRow("repeated lines") << lines("} } x }") << lines("} x } }")
+                                        << QStringList{"=1,1", "-2,0", "=3,2", "=4,3", "+0,4"} << 1 << 1;
+    }
+    void alignsLines() {
+        QFETCH(QStringList, left);
+        QFETCH(QStringList, right);
+        QFETCH(QStringList, rows);
+        QFETCH(int, added);
+        QFETCH(int, removed);
+        const SourceDiff diff = diffLines(left, right);
+        QCOMPARE(describe(diff), rows);
+        QCOMPARE(diff.added, added);
+        QCOMPARE(diff.removed, removed);
+        // Every line of each side appears exactly once, in order.
+        QList<int> l, r;
+        for (const DiffRow& row : diff.rows) {
+            if (row.leftLine)
+                l << row.leftLine;
+            if (row.rightLine)
+                r << row.rightLine;
+        }
+        QCOMPARE(l.size(), left.size());
+        QCOMPARE(r.size(), right.size());
+        for (int i = 0; i < l.size(); ++i)
+            QCOMPARE(l[i], i + 1);
+        for (int i = 0; i < r.size(); ++i)
+            QCOMPARE(r[i], i + 1);
+    }
+
+    // A seed against the family it became: what a user sees when comparing a candidate with its parent.
+    void marksBothEditors() {
+        const QString seed = test::fixtureText(QStringLiteral("problems/saxpy_fixture/seeds/grid_stride.cu"));
+        QVERIFY(!seed.isEmpty());
+        QStringList edited = splitSourceLines(seed);
+        edited.insert(1, QStringLiteral("// tuned by hand"));
+        edited.insert(2, QStringLiteral("// second note"));
+        edited[edited.size() - 2] = edited[edited.size() - 2] + QStringLiteral("  // changed");
+        edited.removeAt(0);
+
+        DiffView view;
+        view.setSources(seed, edited.join(QLatin1Char('\n')) + QLatin1Char('\n'), QStringLiteral("parent #3"),
+                        QStringLiteral("child #9"));
+        const SourceDiff& diff = view.diff();
+        QCOMPARE(diff.added, 3);
+        QCOMPARE(diff.removed, 2);
+        QCOMPARE(view.summary(), QStringLiteral("+3 −2 lines"));
+        QCOMPARE(view.findChild<QLabel*>(QStringLiteral("diffSummary"))->text(), view.summary());
+
+        KernelEditor* left = view.leftEditor();
+        KernelEditor* right = view.rightEditor();
+        QVERIFY(left->isReadOnly());
+        QVERIFY(right->isReadOnly());
+        QCOMPARE(left->lineCount(), static_cast<int>(diff.rows.size()));
+        QCOMPARE(right->lineCount(), static_cast<int>(diff.rows.size()));
+
+        QList<int> changed, leftOnly, rightOnly;
+        for (size_t i = 0; i < diff.rows.size(); ++i) {
+            const int row = static_cast<int>(i) + 1;
+            switch (diff.rows[i].kind) {
+            case DiffKind::Changed:
+                changed << row;
+                break;
+            case DiffKind::Removed:
+                leftOnly << row;
+                break;
+            case DiffKind::Added:
+                rightOnly << row;
+                break;
+            case DiffKind::Same:
+                break;
+            }
+        }
+        QCOMPARE(changed.size() * 2 + leftOnly.size() + rightOnly.size(), 5);
+        QCOMPARE(left->markedLines(LineMark::Changed), changed);
+        QCOMPARE(right->markedLines(LineMark::Changed), changed);
+        QCOMPARE(left->markedLines(LineMark::Removed), leftOnly);
+        QCOMPARE(right->markedLines(LineMark::Filler), leftOnly);
+        QCOMPARE(right->markedLines(LineMark::Added), rightOnly);
+        QCOMPARE(left->markedLines(LineMark::Filler), rightOnly);
+        QVERIFY(left->markedLines(LineMark::Added).isEmpty());
+        QVERIFY(right->markedLines(LineMark::Removed).isEmpty());
+
+        // Aligned rows hold each side's own text; fillers are blank.
+        const QStringList leftRows = left->source().split(QLatin1Char('\n'));
+        const QStringList rightRows = right->source().split(QLatin1Char('\n'));
+        for (size_t i = 0; i < diff.rows.size(); ++i) {
+            const DiffRow& r = diff.rows[i];
+            QCOMPARE(leftRows[static_cast<int>(i)], r.leftLine ? splitSourceLines(seed)[r.leftLine - 1] : QString());
+            QCOMPARE(rightRows[static_cast<int>(i)], r.rightLine ? edited[r.rightLine - 1] : QString());
+        }
+
+        // Identical sources say so and mark nothing.
+        view.setSources(seed, seed);
+        QCOMPARE(view.summary(), QStringLiteral("identical"));
+        for (LineMark m : {LineMark::Added, LineMark::Removed, LineMark::Changed, LineMark::Filler})
+            QVERIFY(left->markedLines(m).isEmpty() && right->markedLines(m).isEmpty());
+    }
+
+    void scrollsBothSidesTogether() {
+        QStringList a, b;
+        for (int i = 1; i <= 300; ++i) {
+            a << QStringLiteral("int line_%1 = %1;").arg(i);
+            b << (i % 50 == 0 ? QStringLiteral("float line_%1 = %1.0f;").arg(i) : a.last());
+        }
+        DiffView view;
+        view.resize(900, 300);
+        view.setSources(a.join(QLatin1Char('\n')), b.join(QLatin1Char('\n')));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.leftEditor()->setFirstVisibleLine(120);
+        QCOMPARE(view.leftEditor()->firstVisibleLine(), 120);
+        QTRY_COMPARE(view.rightEditor()->firstVisibleLine(), 120);
+        view.rightEditor()->setFirstVisibleLine(40);
+        QTRY_COMPARE(view.leftEditor()->firstVisibleLine(), 40);
+
+        QStringList wide = a;
+        wide[5] += QString(400, QLatin1Char('x'));
+        view.setSources(wide.join(QLatin1Char('\n')), b.join(QLatin1Char('\n')));
+        view.leftEditor()->setHorizontalOffset(250);
+        QCOMPARE(view.leftEditor()->horizontalOffset(), 250);
+        QTRY_COMPARE(view.rightEditor()->horizontalOffset(), 250);
+    }
+};
+
+QTEST_MAIN(TestDiffView)
+#include "tst_diff_view.moc"

@@ -1,0 +1,178 @@
+#include "widgets/forecast_inspector.h"
+
+#include <QImage>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <cmath>
+
+using namespace kerncast;
+
+namespace {
+
+Forecast peakedForecast() {
+    // Most mass on bin 5 (minor speedup), some on 6, a little elsewhere.
+    Forecast f = Forecast::fromRaw({0.02, 0.03, 0.05, 0.10, 0.50, 0.20, 0.07, 0.03});
+    f.reasoning = "Vectorised loads halve the number of memory transactions.";
+    f.surrogate_id = "llm:test";
+    return f;
+}
+
+CandidateRow rowWith(const QString& status, std::optional<double> speedup = {}) {
+    CandidateRow r;
+    r.id = 42;
+    r.run_id = 1;
+    r.parent_id = 7;
+    r.generation = 3;
+    r.mutator = Mutator::LlmRewrite;
+    r.label = QStringLiteral("float4 loads");
+    r.status = status;
+    r.measured_speedup = speedup;
+    const Forecast f = peakedForecast();
+    r.probabilities = f.probabilities;
+    r.predicted_bin = f.predicted_bin;
+    r.confidence = f.maxProbability();
+    return r;
+}
+
+QString text(const QWidget& w, const char* name) {
+    auto* label = w.findChild<QLabel*>(QLatin1String(name));
+    return label ? label->text() : QStringLiteral("<no %1>").arg(QLatin1String(name));
+}
+
+}  // namespace
+
+class TestForecastInspector : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { QLocale::setDefault(QLocale::c()); }
+
+    void showsTheScores() {
+        ForecastInspector inspector;
+        const Forecast f = peakedForecast();
+        inspector.setCandidate(rowWith(QStringLiteral("ok"), 1.8), f, QStringLiteral("You are a CUDA expert..."));
+        QCOMPARE(inspector.candidateId(), int64_t{42});
+        QCOMPARE(text(inspector, "predictedBinValue"), QStringLiteral("5 — minor speedup"));
+        QCOMPARE(text(inspector, "maxProbabilityValue"), QStringLiteral("0.50"));
+        QCOMPARE(text(inspector, "entropyConfidenceValue"), QString::number(f.normalizedEntropyConfidence(), 'f', 2));
+        QCOMPARE(text(inspector, "top2MarginValue"), QStringLiteral("0.30"));
+        QVERIFY(text(inspector, "expectedSpeedupValue")
+                    .startsWith(QString::number(std::exp(f.expectedLogSpeedup(BinScheme::gfV2())), 'f', 2)
+                                + QStringLiteral("×")));
+        // 1.8 lies in (1.41, 2.0]: bin 6.
+        QCOMPARE(text(inspector, "measuredValue"), QStringLiteral("1.80× — bin 6 (significant speedup)"));
+        QVERIFY(text(inspector, "titleLabel").contains(QStringLiteral("float4 loads")));
+        QCOMPARE(inspector.findChild<QPlainTextEdit*>(QStringLiteral("reasoningText"))->toPlainText(),
+                 QString::fromStdString(f.reasoning));
+        QCOMPARE(inspector.findChild<QPlainTextEdit*>(QStringLiteral("promptText"))->toPlainText(),
+                 QStringLiteral("You are a CUDA expert..."));
+
+        BinDistributionWidget* bars = inspector.distribution();
+        QCOMPARE(bars->probabilities().size(), kBinCount);
+        for (int i = 0; i < kBinCount; ++i)
+            QCOMPARE(bars->probabilities()[i], f.probabilities[static_cast<size_t>(i)]);
+        QCOMPARE(bars->measuredBin(), 6);
+        QCOMPARE(bars->predictedBin(), 5);
+    }
+
+    // Without the stored forecast the row's probabilities still give the scores; there is no reasoning to show.
+    void scoresFromTheRowAlone() {
+        ForecastInspector inspector;
+        inspector.setCandidate(rowWith(QStringLiteral("trusted")));
+        QCOMPARE(text(inspector, "maxProbabilityValue"), QStringLiteral("0.50"));
+        QCOMPARE(text(inspector, "measuredValue"), QStringLiteral("not measured"));
+        QVERIFY(inspector.findChild<QPlainTextEdit*>(QStringLiteral("reasoningText"))->toPlainText().isEmpty());
+        QCOMPARE(inspector.distribution()->measuredBin(), 0);
+
+        CandidateRow bare = rowWith(QStringLiteral("proposed"));
+        bare.predicted_bin = 0;
+        inspector.setCandidate(bare);
+        QCOMPARE(text(inspector, "predictedBinValue"), QStringLiteral("no forecast yet"));
+        QVERIFY(inspector.distribution()->probabilities().isEmpty());
+        QVERIFY(text(inspector, "maxProbabilityValue").isEmpty());
+    }
+
+    void failedMeasurementShowsItsReason() {
+        ForecastInspector inspector;
+        CandidateRow row = rowWith(QStringLiteral("incorrect"));
+        row.reason = QStringLiteral("output 17 differs by 3.2");
+        inspector.setCandidate(row, peakedForecast());
+        QCOMPARE(text(inspector, "measuredValue"), QStringLiteral("incorrect: output 17 differs by 3.2"));
+        QCOMPARE(inspector.distribution()->measuredBin(), 0);
+    }
+
+    void measureButton_data() {
+        QTest::addColumn<QString>("status");
+        QTest::addColumn<bool>("hasSpeedup");
+        QTest::addColumn<bool>("enabled");
+        QTest::newRow("forecast") << "forecast" << false << true;
+        QTest::newRow("trusted") << "trusted" << false << true;
+        QTest::newRow("discarded") << "discarded" << false << true;
+        QTest::newRow("queued") << "queued" << false << false;
+        QTest::newRow("measuring") << "measuring" << false << false;
+        QTest::newRow("ok") << "ok" << true << false;
+        QTest::newRow("incorrect") << "incorrect" << false << false;
+        QTest::newRow("compile error") << "compile_error" << false << false;
+    }
+    void measureButton() {
+        QFETCH(QString, status);
+        QFETCH(bool, hasSpeedup);
+        QFETCH(bool, enabled);
+        ForecastInspector inspector;
+        QSignalSpy requested(&inspector, &ForecastInspector::forceMeasureRequested);
+        inspector.setCandidate(rowWith(status, hasSpeedup ? std::optional<double>(1.3) : std::nullopt));
+        auto* button = inspector.findChild<QPushButton*>(QStringLiteral("measureButton"));
+        QVERIFY(button);
+        QCOMPARE(button->isEnabled(), enabled);
+        QVERIFY(!button->toolTip().isEmpty());
+        QTest::mouseClick(button, Qt::LeftButton);
+        QCOMPARE(requested.count(), enabled ? 1 : 0);
+        if (enabled)
+            QCOMPARE(requested[0][0].toLongLong(), 42);
+        inspector.clear();
+        QVERIFY(!button->isEnabled());
+        QCOMPARE(inspector.candidateId(), int64_t{0});
+    }
+
+    // What is drawn: bar heights follow the probabilities, the predicted bar and the measured column stand out.
+    void drawsTheDistribution() {
+        BinDistributionWidget bars;
+        bars.resize(400, 200);
+        const QList<double> p{0.02, 0.03, 0.05, 0.10, 0.50, 0.20, 0.07, 0.03};
+        bars.setDistribution(p, 6, {"a", "b", "c", "d", "e", "f", "g", "h"});
+        QCOMPARE(bars.predictedBin(), 5);
+        const double full = bars.barRect(5).height();
+        QVERIFY(full > 100);
+        for (int bin = 1; bin <= 8; ++bin) {
+            QVERIFY(bars.columnRect(bin).contains(bars.barRect(bin).center()));
+            QVERIFY(qAbs(bars.barRect(bin).height() / full - p[bin - 1] / 0.5) < 1e-9);
+            QCOMPARE(bars.barRect(bin).bottom(), bars.barRect(5).bottom());
+        }
+        QVERIFY(bars.columnRect(2).right() <= bars.columnRect(3).left());
+        QCOMPARE(bars.binAt(bars.barRect(3).center()), 3);
+        QCOMPARE(bars.binAt(QPointF(-5, -5)), 0);
+
+        const QImage image = bars.grab().toImage();
+        const auto pixel = [&](QPointF at) { return QColor(image.pixel(at.toPoint())); };
+        QCOMPARE(pixel(bars.barRect(5).center()), BinDistributionWidget::predictedBarColor());
+        QCOMPARE(pixel(bars.barRect(2).center()), BinDistributionWidget::barColor());
+        // Above the measured bin's bar its column is tinted; above another bin's bar it is not.
+        const auto aboveBar
+            = [&](int bin) { return QPointF(bars.columnRect(bin).left() + 2, bars.columnRect(bin).top() + 2); };
+        QCOMPARE(pixel(aboveBar(6)), BinDistributionWidget::measuredColumnColor());
+        QVERIFY(pixel(aboveBar(7)) != BinDistributionWidget::measuredColumnColor());
+        QCOMPARE(pixel(aboveBar(7)), bars.palette().base().color());
+
+        bars.setDistribution(p, 0, {});
+        const QImage unmarked = bars.grab().toImage();
+        QCOMPARE(QColor(unmarked.pixel(aboveBar(6).toPoint())), bars.palette().base().color());
+        bars.setDistribution(p, 12, {});  // out of range: nothing marked
+        QCOMPARE(bars.measuredBin(), 0);
+    }
+};
+
+QTEST_MAIN(TestForecastInspector)
+#include "tst_forecast_inspector.moc"

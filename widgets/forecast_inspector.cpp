@@ -1,0 +1,327 @@
+#include "widgets/forecast_inspector.h"
+
+#include "core/error.h"
+#include "widgets/population_model.h"
+
+#include <QFormLayout>
+#include <QHelpEvent>
+#include <QLabel>
+#include <QLocale>
+#include <QPainter>
+#include <QPainterPath>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace kerncast {
+
+namespace {
+
+constexpr double kMargin = 6;
+constexpr double kLabelHeight = 16;  // bin numbers below, percentages above
+
+QString percent(double p) {
+    return QLocale().toString(p * 100, 'f', 0) + QLatin1Char('%');
+}
+
+}  // namespace
+
+// --- BinDistributionWidget -------------------------------------------------------------------------------------
+
+BinDistributionWidget::BinDistributionWidget(QWidget* parent) : QWidget(parent) {
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+}
+
+void BinDistributionWidget::setDistribution(const QList<double>& probabilities, int measuredBin,
+                                            const QStringList& schemeNames) {
+    m_probabilities = probabilities;
+    m_names = schemeNames;
+    m_measuredBin = measuredBin >= 1 && measuredBin <= probabilities.size() ? measuredBin : 0;
+    update();
+}
+
+void BinDistributionWidget::clear() {
+    setDistribution({}, 0, {});
+}
+
+int BinDistributionWidget::predictedBin() const {
+    if (m_probabilities.isEmpty())
+        return 0;
+    return static_cast<int>(std::max_element(m_probabilities.begin(), m_probabilities.end()) - m_probabilities.begin())
+        + 1;
+}
+
+QRectF BinDistributionWidget::plotArea() const {
+    return QRectF(kMargin, kMargin + kLabelHeight, width() - 2 * kMargin, height() - 2 * kMargin - 2 * kLabelHeight);
+}
+
+QRectF BinDistributionWidget::columnRect(int bin) const {
+    const int n = static_cast<int>(m_probabilities.size());
+    if (bin < 1 || bin > n)
+        return {};
+    const QRectF area = plotArea();
+    const double w = area.width() / n;
+    return QRectF(area.left() + (bin - 1) * w, area.top(), w, area.height());
+}
+
+QRectF BinDistributionWidget::barRect(int bin) const {
+    const QRectF column = columnRect(bin);
+    if (column.isNull())
+        return {};
+    // Scaled to the tallest bar, so that a flat distribution still shows its shape; the labels give the values.
+    const double top = *std::max_element(m_probabilities.begin(), m_probabilities.end());
+    const double h = top > 0 ? column.height() * m_probabilities[bin - 1] / top : 0;
+    const double inset = column.width() * 0.15;
+    return QRectF(column.left() + inset, column.bottom() - h, column.width() - 2 * inset, h);
+}
+
+int BinDistributionWidget::binAt(const QPointF& point) const {
+    for (int bin = 1; bin <= m_probabilities.size(); ++bin) {
+        QRectF column = columnRect(bin);
+        column.adjust(0, -kLabelHeight, 0, kLabelHeight);
+        if (column.contains(point))
+            return bin;
+    }
+    return 0;
+}
+
+QSize BinDistributionWidget::sizeHint() const {
+    return {320, 160};
+}
+
+QSize BinDistributionWidget::minimumSizeHint() const {
+    return {160, 90};
+}
+
+QColor BinDistributionWidget::barColor() {
+    return QColor(0x8f, 0xb3, 0xe8);
+}
+
+QColor BinDistributionWidget::predictedBarColor() {
+    return QColor(0x1f, 0x5f, 0xbf);
+}
+
+QColor BinDistributionWidget::measuredColumnColor() {
+    return QColor(0xff, 0xe9, 0xa8);
+}
+
+void BinDistributionWidget::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.fillRect(rect(), palette().base());
+    if (m_probabilities.isEmpty()) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter, tr("No forecast"));
+        return;
+    }
+    const QRectF area = plotArea();
+    const int predicted = predictedBin();
+    if (m_measuredBin > 0) {
+        const QRectF column = columnRect(m_measuredBin);
+        p.fillRect(column, measuredColumnColor());
+        // A downward triangle over the column: the measurement landed here.
+        QPainterPath marker;
+        const double cx = column.center().x();
+        marker.moveTo(cx - 5, area.top() - kLabelHeight);
+        marker.lineTo(cx + 5, area.top() - kLabelHeight);
+        marker.lineTo(cx, area.top() - kLabelHeight + 7);
+        marker.closeSubpath();
+        p.setRenderHint(QPainter::Antialiasing, true);
+        p.fillPath(marker, QColor(0xc7, 0x7c, 0x00));
+        p.setRenderHint(QPainter::Antialiasing, false);
+    }
+    const QColor text = palette().color(QPalette::Text);
+    for (int bin = 1; bin <= m_probabilities.size(); ++bin) {
+        const QRectF bar = barRect(bin);
+        p.fillRect(bar, bin == predicted ? predictedBarColor() : barColor());
+        const QRectF column = columnRect(bin);
+        p.setPen(text);
+        p.drawText(QRectF(column.left(), area.bottom(), column.width(), kLabelHeight), Qt::AlignCenter,
+                   QString::number(bin));
+        if (m_probabilities[bin - 1] >= 0.005 && bin != m_measuredBin)
+            p.drawText(QRectF(column.left(), bar.top() - kLabelHeight, column.width(), kLabelHeight),
+                       Qt::AlignHCenter | Qt::AlignBottom, percent(m_probabilities[bin - 1]));
+    }
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawLine(area.bottomLeft(), area.bottomRight());
+}
+
+bool BinDistributionWidget::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const int bin = binAt(help->pos());
+        if (bin == 0) {
+            QToolTip::hideText();
+            event->ignore();
+            return true;
+        }
+        QString tip = tr("Bin %1 (%2): %3")
+                          .arg(bin)
+                          .arg(bin <= m_names.size() ? m_names[bin - 1] : QString())
+                          .arg(percent(m_probabilities[bin - 1]));
+        if (bin == m_measuredBin)
+            tip += QLatin1Char('\n') + tr("The measured speedup is in this bin");
+        QToolTip::showText(help->globalPos(), tip, this);
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+// --- ForecastInspector -----------------------------------------------------------------------------------------
+
+ForecastInspector::ForecastInspector(QWidget* parent) : QWidget(parent) {
+    auto value = [this](const char* name) {
+        auto* label = new QLabel(this);
+        label->setObjectName(QLatin1String(name));
+        label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        return label;
+    };
+    m_title = value("titleLabel");
+    m_title->setWordWrap(true);
+    m_status = value("statusLabel");
+    m_status->setWordWrap(true);
+    m_distribution = new BinDistributionWidget(this);
+    m_predicted = value("predictedBinValue");
+    m_maxProbability = value("maxProbabilityValue");
+    m_entropyConfidence = value("entropyConfidenceValue");
+    m_top2Margin = value("top2MarginValue");
+    m_expectedSpeedup = value("expectedSpeedupValue");
+    m_measured = value("measuredValue");
+    m_measured->setWordWrap(true);
+
+    auto* scores = new QFormLayout;
+    scores->addRow(tr("Predicted bin:"), m_predicted);
+    scores->addRow(tr("Max probability:"), m_maxProbability);
+    scores->addRow(tr("1 − H/log 8:"), m_entropyConfidence);
+    scores->addRow(tr("Top-2 margin:"), m_top2Margin);
+    scores->addRow(tr("Expected speedup:"), m_expectedSpeedup);
+    scores->addRow(tr("Measured:"), m_measured);
+
+    m_reasoning = new QPlainTextEdit(this);
+    m_reasoning->setObjectName(QStringLiteral("reasoningText"));
+    m_reasoning->setReadOnly(true);
+    m_reasoning->setPlaceholderText(tr("The surrogate gave no reasoning for this forecast."));
+    m_prompt = new QPlainTextEdit(this);
+    m_prompt->setObjectName(QStringLiteral("promptText"));
+    m_prompt->setReadOnly(true);
+    m_prompt->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_prompt->setPlaceholderText(tr("The prompt is not available for this forecast."));
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("detailsTabs"));
+    m_tabs->addTab(m_reasoning, tr("Reasoning"));
+    m_tabs->addTab(m_prompt, tr("Prompt"));
+
+    m_measureButton = new QPushButton(tr("Measure on the device"), this);
+    m_measureButton->setObjectName(QStringLiteral("measureButton"));
+    connect(m_measureButton, &QPushButton::clicked, this, [this] {
+        if (m_candidateId != 0)
+            Q_EMIT forceMeasureRequested(static_cast<qint64>(m_candidateId));
+    });
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_title);
+    layout->addWidget(m_status);
+    layout->addWidget(m_distribution);
+    layout->addLayout(scores);
+    layout->addWidget(m_tabs, 1);
+    layout->addWidget(m_measureButton, 0, Qt::AlignRight);
+    clear();
+}
+
+void ForecastInspector::setScheme(const BinScheme& scheme) {
+    m_scheme = scheme;
+}
+
+void ForecastInspector::clear() {
+    m_candidateId = 0;
+    m_title->setText(tr("No candidate selected"));
+    for (QLabel* label :
+         {m_status, m_predicted, m_maxProbability, m_entropyConfidence, m_top2Margin, m_expectedSpeedup, m_measured})
+        label->clear();
+    m_distribution->clear();
+    m_reasoning->clear();
+    m_prompt->clear();
+    m_measureButton->setEnabled(false);
+    m_measureButton->setToolTip({});
+}
+
+void ForecastInspector::setCandidate(const CandidateRow& row, const std::optional<Forecast>& forecast,
+                                     const QString& prompt) {
+    clear();
+    m_candidateId = row.id;
+    const QLocale locale;
+    QString title = tr("Candidate %1 · %2 · generation %3")
+                        .arg(row.id)
+                        .arg(PopulationModel::mutatorText(row.mutator))
+                        .arg(row.generation);
+    if (!row.label.isEmpty())
+        title += QLatin1Char('\n') + row.label;
+    m_title->setText(title);
+    QString status = PopulationModel::statusText(row.status);
+    if (row.decision)
+        status = tr("%1 (gating: %2)").arg(status, PopulationModel::decisionText(*row.decision));
+    m_status->setText(status);
+
+    std::optional<Forecast> f = forecast;
+    if (!f && row.hasForecast()) {
+        try {
+            f = Forecast::fromRaw(row.probabilities);
+        } catch (const Error&) {
+            f.reset();  // a row without probabilities: nothing to draw
+        }
+    }
+
+    const int measuredBin = row.measured_speedup ? m_scheme.binOf(*row.measured_speedup) : 0;
+    if (f) {
+        QStringList names;
+        QList<double> probabilities;
+        for (int bin = 1; bin <= kBinCount; ++bin) {
+            names << QString::fromStdString(m_scheme.name(bin));
+            probabilities << f->probabilities[static_cast<size_t>(bin - 1)];
+        }
+        m_distribution->setDistribution(probabilities, measuredBin, names);
+        m_predicted->setText(
+            tr("%1 — %2").arg(f->predicted_bin).arg(QString::fromStdString(m_scheme.name(f->predicted_bin))));
+        m_maxProbability->setText(locale.toString(f->maxProbability(), 'f', 2));
+        m_entropyConfidence->setText(locale.toString(f->normalizedEntropyConfidence(), 'f', 2));
+        m_top2Margin->setText(locale.toString(f->top2Margin(), 'f', 2));
+        m_expectedSpeedup->setText(tr("%1× (expected bin %2)")
+                                       .arg(locale.toString(std::exp(f->expectedLogSpeedup(m_scheme)), 'f', 2))
+                                       .arg(locale.toString(f->expectedBin(), 'f', 1)));
+        m_reasoning->setPlainText(QString::fromStdString(f->reasoning));
+    } else {
+        m_predicted->setText(tr("no forecast yet"));
+    }
+    m_prompt->setPlainText(prompt);
+
+    if (row.measured_speedup) {
+        m_measured->setText(tr("%1× — bin %2 (%3)")
+                                .arg(locale.toString(*row.measured_speedup, 'f', 2))
+                                .arg(measuredBin)
+                                .arg(QString::fromStdString(m_scheme.name(measuredBin))));
+    } else if (row.isMeasured()) {
+        QString text = PopulationModel::statusText(row.status);
+        if (!row.reason.isEmpty())
+            text += QStringLiteral(": ") + row.reason;
+        m_measured->setText(text);
+    } else {
+        m_measured->setText(tr("not measured"));
+    }
+
+    // Measuring again what is measured, or on its way to the device, would only spend device time.
+    const bool onItsWay = row.status == QLatin1String(candidate_status::Queued)
+        || row.status == QLatin1String(candidate_status::Measuring);
+    m_measureButton->setEnabled(row.id != 0 && !row.isMeasured() && !onItsWay);
+    if (row.isMeasured())
+        m_measureButton->setToolTip(tr("This candidate has been measured already."));
+    else if (onItsWay)
+        m_measureButton->setToolTip(tr("This candidate is already queued for the device."));
+    else
+        m_measureButton->setToolTip(tr("Measure this candidate on the device whatever its forecast says."));
+}
+
+}  // namespace kerncast
