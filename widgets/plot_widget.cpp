@@ -1,0 +1,320 @@
+#include "widgets/plot_widget.h"
+
+#include "widgets/qcustomplot_include.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontMetrics>
+#include <QMenu>
+#include <QMessageBox>
+#include <QRegularExpression>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace kerncast {
+
+namespace {
+
+constexpr int kMaxExportSide = 20000;  // pixels; beyond this a raster export is a mistake, not a wish
+constexpr QSize kDefaultExportSize {800, 600};
+
+QFont withPointSize(QFont font, qreal points, bool bold = false) {
+    font.setPointSizeF(points);
+    font.setBold(bold);
+    return font;
+}
+
+// A title that wraps onto more lines when the plot is narrower than the title, instead of running off both edges.
+// It sits in the top row of the plot's layout, which spans the whole width.
+class PlotTitle : public QCPTextElement {
+public:
+    PlotTitle(QCustomPlot* plot, const QFont& font) : QCPTextElement(plot, QString(), font) {
+        setTextFlags(Qt::AlignCenter | Qt::TextWordWrap);
+    }
+
+protected:
+    QSize minimumOuterSizeHint() const override { return {mMargins.left() + mMargins.right(), wrappedHeight()}; }
+    QSize maximumOuterSizeHint() const override { return {QWIDGETSIZE_MAX, wrappedHeight()}; }
+
+private:
+    int wrappedHeight() const {
+        if (mText.isEmpty())
+            return mMargins.top() + mMargins.bottom();
+        const int width = std::max(40, mParentPlot->viewport().width() - mMargins.left() - mMargins.right());
+        return QFontMetrics(mFont).boundingRect(QRect(0, 0, width, 0), mTextFlags, mText).height() + mMargins.top()
+            + mMargins.bottom();
+    }
+};
+
+}  // namespace
+
+PlotWidget::PlotWidget(QWidget* parent) : QWidget(parent) {
+    m_plot = new QCustomPlot(this);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    setFocusProxy(m_plot);
+
+    m_plot->setBackground(Qt::white);
+    m_plot->setAntialiasedElements(QCP::aeNone);
+    m_plot->setAntialiasedElement(QCP::aeLegend);
+    // Large scatter plots stay responsive while dragged: drop antialiasing for the duration of the drag.
+    m_plot->setNoAntialiasingOnDrag(true);
+    m_plot->setPlottingHint(QCP::phCacheLabels, true);
+
+    const QFont base = font();
+    m_title = new PlotTitle(m_plot, withPointSize(base, base.pointSizeF() + 1.5, true));
+    m_title->setTextColor(QColor(0x30, 0x30, 0x30));
+    m_title->setMargins(QMargins(4, 6, 4, 0));
+    m_plot->plotLayout()->insertRow(0);
+    m_plot->plotLayout()->addElement(0, 0, m_title);
+    m_plot->plotLayout()->setRowSpacing(0);
+
+    styleAxisRect(mainAxisRect());
+
+    QCPLegend* legend = m_plot->legend;
+    legend->setFont(withPointSize(base, base.pointSizeF() - 0.5));
+    legend->setBrush(QColor(255, 255, 255, 220));
+    legend->setBorderPen(QPen(QColor(0xc8, 0xc8, 0xc8)));
+    legend->setIconSize(20, 14);
+    legend->setRowSpacing(-2);
+    legend->setVisible(false);
+
+    m_placeholder = new QCPItemText(m_plot);
+    m_placeholder->setClipToAxisRect(false);
+    m_placeholder->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_placeholder->position->setAxisRect(mainAxisRect());
+    m_placeholder->position->setCoords(0.5, 0.5);
+    m_placeholder->setPositionAlignment(Qt::AlignCenter);
+    m_placeholder->setFont(withPointSize(base, base.pointSizeF() + 2));
+    m_placeholder->setColor(QColor(0x90, 0x90, 0x90));
+    m_placeholder->setText(tr("No data yet"));
+    m_placeholder->setSelectable(false);
+
+    m_exportPngAction = new QAction(tr("Export as PNG…"), this);
+    m_exportPdfAction = new QAction(tr("Export as PDF…"), this);
+    m_resetViewAction = new QAction(tr("Reset View"), this);
+    connect(m_exportPngAction, &QAction::triggered, this, [this] { exportWithDialog(false); });
+    connect(m_exportPdfAction, &QAction::triggered, this, [this] { exportWithDialog(true); });
+    connect(m_resetViewAction, &QAction::triggered, this, &PlotWidget::resetView);
+
+    m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_plot, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        QMenu* menu = createContextMenu();
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(m_plot->mapToGlobal(pos));
+    });
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) {
+        if (m_zoomable)
+            resetView();
+    });
+    connect(m_plot, &QCustomPlot::mouseWheel, this, [this](QWheelEvent*) {
+        if (m_zoomable)
+            m_viewMovedByUser = true;
+    });
+    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
+        if (m_zoomable && event->buttons() != Qt::NoButton)
+            m_viewMovedByUser = true;
+    });
+}
+
+PlotWidget::~PlotWidget() = default;
+
+void PlotWidget::setTitle(const QString& title) {
+    m_title->setText(title);
+}
+
+QString PlotWidget::title() const {
+    return m_title->text();
+}
+
+void PlotWidget::setAxisLabels(const QString& xLabel, const QString& yLabel) {
+    mainAxisRect()->axis(QCPAxis::atBottom)->setLabel(xLabel);
+    mainAxisRect()->axis(QCPAxis::atLeft)->setLabel(yLabel);
+}
+
+void PlotWidget::setPlaceholderText(const QString& text) {
+    m_placeholder->setText(text);
+    replot();
+}
+
+QString PlotWidget::placeholderText() const {
+    return m_placeholder->text();
+}
+
+bool PlotWidget::isPlaceholderVisible() const {
+    return m_placeholder->visible();
+}
+
+void PlotWidget::setHasData(bool hasData) {
+    m_placeholder->setVisible(!hasData);
+}
+
+void PlotWidget::replot() {
+    m_plot->replot(QCustomPlot::rpQueuedRefresh);
+}
+
+void PlotWidget::setZoomable(bool zoomable) {
+    m_zoomable = zoomable;
+    m_plot->setInteraction(QCP::iRangeDrag, zoomable);
+    m_plot->setInteraction(QCP::iRangeZoom, zoomable);
+}
+
+void PlotWidget::resetView() {
+    m_viewMovedByUser = false;
+    fitView();
+    replot();
+}
+
+void PlotWidget::fitViewUnlessMoved() {
+    if (!m_viewMovedByUser)
+        fitView();
+}
+
+QCPAxisRect* PlotWidget::mainAxisRect() const {
+    return m_plot->axisRect(0);
+}
+
+void PlotWidget::styleAxisRect(QCPAxisRect* rect) {
+    // QCustomPlot drops a tick label that would cross the widget's edge: keep room for the last one ("100%").
+    rect->setMinimumMargins(QMargins(15, 15, 20, 15));  // QCustomPlot's 15, and 20 on the right
+    const QColor axisColor(0x70, 0x70, 0x70);
+    const QColor gridColor(0xe4, 0xe4, 0xe4);
+    for (QCPAxis* axis : rect->axes()) {
+        axis->setBasePen(QPen(axisColor));
+        axis->setTickPen(QPen(axisColor));
+        axis->setSubTickPen(QPen(axisColor));
+        axis->setTickLabelColor(QColor(0x40, 0x40, 0x40));
+        axis->setLabelColor(QColor(0x30, 0x30, 0x30));
+        axis->setTickLengthIn(0);
+        axis->setTickLengthOut(4);
+        axis->setSubTickLengthIn(0);
+        axis->setSubTickLengthOut(2);
+        axis->grid()->setPen(QPen(gridColor, 0, Qt::SolidLine));
+        axis->grid()->setSubGridVisible(false);
+        axis->grid()->setZeroLinePen(Qt::NoPen);
+        axis->setPadding(4);
+        axis->setLabelPadding(4);
+    }
+}
+
+void PlotWidget::showLegend(Qt::Alignment corner) {
+    m_plot->legend->setVisible(true);
+    mainAxisRect()->insetLayout()->setInsetAlignment(0, corner);
+}
+
+QColor PlotWidget::forecastColor() {
+    return {0x2f, 0x6f, 0xb3};
+}
+
+QColor PlotWidget::measuredColor() {
+    return {0xe0, 0x6c, 0x00};
+}
+
+QColor PlotWidget::referenceColor() {
+    return {0x80, 0x80, 0x80};
+}
+
+QColor PlotWidget::mutedColor() {
+    return {0xb4, 0xc8, 0xdc};
+}
+
+QMenu* PlotWidget::createContextMenu() {
+    auto* menu = new QMenu(this);
+    menu->addAction(m_exportPngAction);
+    menu->addAction(m_exportPdfAction);
+    if (m_zoomable) {
+        menu->addSeparator();
+        menu->addAction(m_resetViewAction);
+    }
+    return menu;
+}
+
+bool PlotWidget::checkTarget(const QString& path, QString* error) const {
+    auto fail = [error](const QString& message) {
+        if (error)
+            *error = message;
+        return false;
+    };
+    if (path.isEmpty())
+        return fail(tr("No file name was given for the export."));
+    const QFileInfo file(path);
+    if (file.isDir())
+        return fail(tr("Cannot save the plot to %1: it is a folder. Choose a file name.").arg(path));
+    const QFileInfo folder(file.absolutePath());
+    if (!folder.isDir())
+        return fail(tr("Cannot save the plot to %1: the folder %2 does not exist.")
+                        .arg(path, QDir::toNativeSeparators(folder.filePath())));
+    if (!folder.isWritable())
+        return fail(tr("Cannot save the plot to %1: the folder %2 is not writable.")
+                        .arg(path, QDir::toNativeSeparators(folder.filePath())));
+    if (file.exists() && !file.isWritable())
+        return fail(tr("Cannot save the plot to %1: the file exists and is read-only.").arg(path));
+    return true;
+}
+
+bool PlotWidget::exportPng(const QString& path, int width, int height, QString* error, double scale) {
+    if (!checkTarget(path, error))
+        return false;
+    const bool validScale = scale >= 0.25 && scale <= 8;
+    if (width < 1 || height < 1 || width * scale > kMaxExportSide || height * scale > kMaxExportSide || !validScale) {
+        if (error)
+            *error = tr("Cannot save the plot to %1: %2 × %3 pixels is not a valid size (each side must be 1 to %4).")
+                         .arg(path)
+                         .arg(qRound(width * scale))
+                         .arg(qRound(height * scale))
+                         .arg(kMaxExportSide);
+        return false;
+    }
+    if (!m_plot->savePng(path, width, height, scale) || QFileInfo(path).size() == 0) {
+        if (error)
+            *error = tr("Cannot save the plot to %1: writing the PNG image failed (is the disk full?).").arg(path);
+        return false;
+    }
+    return true;
+}
+
+bool PlotWidget::exportPdf(const QString& path, QString* error, int width, int height) {
+    if (!checkTarget(path, error))
+        return false;
+    if (width <= 0 || height <= 0) {
+        // A widget that was never laid out still has Qt's placeholder geometry; a PDF of that would be a thumbnail.
+        const bool laidOut = testAttribute(Qt::WA_WState_Visible) || testAttribute(Qt::WA_Resized);
+        const QSize size = laidOut && m_plot->width() >= 100 ? m_plot->size() : kDefaultExportSize;
+        width = size.width();
+        height = size.height();
+    }
+    if (!m_plot->savePdf(path, width, height, QCP::epNoCosmetic, QCoreApplication::applicationName(), title())
+        || QFileInfo(path).size() == 0) {
+        if (error)
+            *error = tr("Cannot save the plot to %1: writing the PDF failed (is the disk full?).").arg(path);
+        return false;
+    }
+    return true;
+}
+
+void PlotWidget::exportWithDialog(bool pdf) {
+    const QString suffix = pdf ? QStringLiteral("pdf") : QStringLiteral("png");
+    QString base = title().section(QLatin1Char('('), 0, 0).simplified();  // "Reliability (ECE = …)" -> "Reliability"
+    base.replace(QRegularExpression(QStringLiteral("[^\\w-]+")), QStringLiteral("-"));
+    if (base.isEmpty())
+        base = QStringLiteral("plot");
+    const QString dir = m_lastExportDir.isEmpty() ? QDir::homePath() : m_lastExportDir;
+    QString path = QFileDialog::getSaveFileName(this, pdf ? tr("Export Plot as PDF") : tr("Export Plot as PNG"),
+                                                dir + QLatin1Char('/') + base.toLower() + QLatin1Char('.') + suffix,
+                                                pdf ? tr("PDF documents (*.pdf)") : tr("PNG images (*.png)"));
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QLatin1Char('.') + suffix;
+    m_lastExportDir = QFileInfo(path).absolutePath();
+    QString error;
+    // The PNG keeps the on-screen layout at twice the pixel density so that it stays sharp in documents and slides.
+    const bool ok = pdf ? exportPdf(path, &error) : exportPng(path, m_plot->width(), m_plot->height(), &error, 2.0);
+    if (!ok)
+        QMessageBox::warning(this, tr("Export Failed"), error);
+}
+
+}  // namespace kerncast

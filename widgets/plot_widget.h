@@ -1,0 +1,95 @@
+#pragma once
+// The base of every plot in the workbench and the one class that owns a QCustomPlot: common styling, a title, axis
+// labels, a "no data yet" placeholder, PNG/PDF export (also from the context menu) and optional zoom and drag.
+// Derived plots set whole arrays and call replot(), which redraws now and repaints on the next event-loop pass.
+
+#include <QColor>
+#include <QString>
+#include <QWidget>
+
+class QAction;
+class QCPAxisRect;
+class QCPItemText;
+class QCPLegend;
+class QCPTextElement;
+class QCustomPlot;
+class QMenu;
+
+namespace kerncast {
+
+class PlotWidget : public QWidget {
+    Q_OBJECT
+public:
+    explicit PlotWidget(QWidget* parent = nullptr);
+    ~PlotWidget() override;
+
+    void setTitle(const QString& title);
+    QString title() const;
+    void setAxisLabels(const QString& xLabel, const QString& yLabel);
+
+    // Shown in the middle of the plot while it has no data ("No data yet" unless changed).
+    void setPlaceholderText(const QString& text);
+    QString placeholderText() const;
+    bool isPlaceholderVisible() const;
+
+    // Writes the plot as a PNG laid out at width x height; scale multiplies the pixel density (2: a sharp image of
+    // the same layout at twice the pixels). On failure returns false and, when error is given, says why in words a
+    // user can act on (missing folder, read-only folder, invalid size, encoder failure).
+    bool exportPng(const QString& path, int width, int height, QString* error = nullptr, double scale = 1.0);
+    // Writes the plot as a vector PDF, by default at the widget's size (800 x 600 when it has not been laid out).
+    bool exportPdf(const QString& path, QString* error = nullptr, int width = 0, int height = 0);
+
+    // The context menu: Export as PNG…, Export as PDF… and, for zoomable plots, Reset View. The caller owns it.
+    QMenu* createContextMenu();
+
+    // The wrapped plot, for the plot classes and their tests.
+    QCustomPlot* customPlot() const { return m_plot; }
+
+    QSize sizeHint() const override { return {520, 380}; }
+    QSize minimumSizeHint() const override { return {240, 180}; }
+
+public Q_SLOTS:
+    // Back to the full extent of the data (what double-click does on a zoomable plot).
+    void resetView();
+
+protected:
+    // Derived plots say whether they have data; the placeholder shows while they do not.
+    void setHasData(bool hasData);
+    // Redraws into the plot's buffer now and repaints the widget on the next event-loop pass (rpQueuedRefresh).
+    void replot();
+    // Drag and wheel zoom on both axes of the main axis rect, double-click calls resetView().
+    void setZoomable(bool zoomable);
+    // The axis ranges that show all data; called by resetView().
+    virtual void fitView() {}
+    // Fits the view to new data unless the user has zoomed or dragged since the last reset (new points must not
+    // yank away the region someone is looking at).
+    void fitViewUnlessMoved();
+
+    QCPAxisRect* mainAxisRect() const;
+    // Applies the common look to an axis rect a derived plot adds (fonts, grid, pens).
+    static void styleAxisRect(QCPAxisRect* rect);
+    // Puts the legend inside the main axis rect at the given corner (Qt::AlignTop | Qt::AlignLeft etc.).
+    void showLegend(Qt::Alignment corner);
+
+    // Colours shared by the plots, so that "forecast", "measured" and "reference" look the same everywhere.
+    static QColor forecastColor();
+    static QColor measuredColor();
+    static QColor referenceColor();
+    static QColor mutedColor();
+
+private:
+    void exportWithDialog(bool pdf);
+    bool checkTarget(const QString& path, QString* error) const;
+
+    QCustomPlot* m_plot = nullptr;
+    QCPTextElement* m_title = nullptr;
+    QCPItemText* m_placeholder = nullptr;
+    QAction* m_exportPngAction = nullptr;
+    QAction* m_exportPdfAction = nullptr;
+    QAction* m_resetViewAction = nullptr;
+    QString m_lastExportDir;
+    bool m_zoomable = false;
+    bool m_viewMovedByUser = false;
+};
+
+}  // namespace kerncast

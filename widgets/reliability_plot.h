@@ -1,0 +1,47 @@
+#pragma once
+// The reliability diagram of a surrogate: per confidence bucket, how often its predicted bin was right (bars), how
+// confident it was on average (markers), the diagonal where the two agree, and below it how many forecasts fell in
+// each bucket (an accurate-looking bar over three forecasts means little). The title carries the ECE.
+
+#include "core/metrics.h"
+#include "widgets/plot_widget.h"
+
+#include <vector>
+
+class QCPAxisRect;
+class QCPBars;
+class QCPGraph;
+class QCPItemText;
+
+namespace kerncast {
+
+class ReliabilityPlot : public PlotWidget {
+    Q_OBJECT
+public:
+    explicit ReliabilityPlot(QWidget* parent = nullptr);
+    ~ReliabilityPlot() override;
+
+    // The buckets as compute_metrics() makes them (10 of them over [0, 1]) and the expected calibration error.
+    // Empty buckets draw no bar; no forecast at all shows the placeholder.
+    void setBuckets(const std::vector<ReliabilityBucket>& buckets, double ece);
+    void setMetrics(const ForecastMetrics& metrics) { setBuckets(metrics.reliability, metrics.ece); }
+    void clear() { setBuckets({}, 0); }
+
+    int64_t forecastCount() const { return m_forecastCount; }
+
+    // The bars and markers, for tests: accuracy and mean confidence per non-empty bucket, counts per bucket.
+    QCPBars* accuracyBars() const { return m_accuracy; }
+    QCPGraph* confidenceMarkers() const { return m_confidence; }
+    QCPBars* countBars() const { return m_counts; }
+
+private:
+    QCPAxisRect* m_countRect = nullptr;
+    QCPBars* m_accuracy = nullptr;
+    QCPGraph* m_confidence = nullptr;
+    QCPGraph* m_diagonal = nullptr;
+    QCPBars* m_counts = nullptr;
+    std::vector<QCPItemText*> m_countLabels;
+    int64_t m_forecastCount = 0;
+};
+
+}  // namespace kerncast
