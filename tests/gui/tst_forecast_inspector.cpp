@@ -141,7 +141,7 @@ private Q_SLOTS:
     void drawsTheDistribution() {
         BinDistributionWidget bars;
         bars.resize(400, 200);
-        const QList<double> p {0.02, 0.03, 0.05, 0.10, 0.50, 0.20, 0.07, 0.03};
+        const QList<double> p{0.02, 0.03, 0.05, 0.10, 0.50, 0.20, 0.07, 0.03};
         bars.setDistribution(p, 6, {"a", "b", "c", "d", "e", "f", "g", "h"});
         QCOMPARE(bars.predictedBin(), 5);
         const double full = bars.barRect(5).height();
