@@ -88,7 +88,7 @@ public:
     static QColor statusForeground(const QString& status);
 
     // More ranges of changed rows than this are announced as one dataChanged over their span.
-    static constexpr size_t kMaxChangedRanges = 32;
+    static constexpr size_t kMaxChangedRanges = 128;
 
 private:
     void insertRows(std::vector<CandidateRow> rows);
