@@ -78,6 +78,16 @@ void printRow(const char* plot, long long items, const char* operation, const Ti
     std::printf("%-22s %9lld  %-34s %9.2f %9.2f %9.2f\n", plot, items, operation, t.median, t.min, t.max);
 }
 
+// Two rows: setting a plot's data (which replots at once and queues the paint, painted here), then a forced replot.
+void timeSetAndReplot(const char* name, long long items, const char* setting, PlotWidget& plot, int repeats,
+                      const std::function<void()>& set) {
+    printRow(name, items, setting, timeIt(repeats, [&] {
+                 set();
+                 paint();
+             }));
+    printRow(name, items, "replot (rpImmediateRefresh)", timeIt(repeats, [&] { replotNow(plot); }));
+}
+
 // A run's candidates: most land near the reference, a tail is fast; confident forecasts sit closer to the truth,
 // and the surrogate is a little optimistic.
 std::vector<ForecastPoint> syntheticPoints(int n, std::mt19937& rng, int64_t firstId = 1) {
@@ -204,11 +214,8 @@ int main(int argc, char** argv) {
     const std::vector<ForecastPoint> more = syntheticPoints(appended, rng, points + 1);
     ForecastScatterPlot scatter;
     showAt(scatter, width, height);
-    printRow("forecast scatter", points, "setPoints (replot + paint)", timeIt(repeats, [&] {
-                 scatter.setPoints(cloud);
-                 paint();
-             }));
-    printRow("forecast scatter", points, "replot (rpImmediateRefresh)", timeIt(repeats, [&] { replotNow(scatter); }));
+    timeSetAndReplot("forecast scatter", points, "setPoints (replot + paint)", scatter, repeats,
+                     [&] { scatter.setPoints(cloud); });
     // Each run appends the same 1% to the full cloud: the reset before it is not timed.
     printRow("forecast scatter", appended, "appendPoints (replot + paint)",
              timeIt(
@@ -231,20 +238,12 @@ int main(int argc, char** argv) {
     const std::vector<RiskCoveragePoint> curve = riskCoverageOf(outcomes, &aurc);
     ReliabilityPlot reliability;
     showAt(reliability, width, height);
-    printRow("reliability", static_cast<long long>(buckets.size()), "setBuckets (replot + paint)", timeIt(repeats, [&] {
-                 reliability.setBuckets(buckets, ece);
-                 paint();
-             }));
-    printRow("reliability", static_cast<long long>(buckets.size()), "replot (rpImmediateRefresh)",
-             timeIt(repeats, [&] { replotNow(reliability); }));
+    timeSetAndReplot("reliability", static_cast<long long>(buckets.size()), "setBuckets (replot + paint)", reliability,
+                     repeats, [&] { reliability.setBuckets(buckets, ece); });
     RiskCoveragePlot risk;
     showAt(risk, width, height);
-    printRow("risk-coverage", static_cast<long long>(curve.size()), "setCurve (replot + paint)", timeIt(repeats, [&] {
-                 risk.setCurve(curve, aurc);
-                 paint();
-             }));
-    printRow("risk-coverage", static_cast<long long>(curve.size()), "replot (rpImmediateRefresh)",
-             timeIt(repeats, [&] { replotNow(risk); }));
+    timeSetAndReplot("risk-coverage", static_cast<long long>(curve.size()), "setCurve (replot + paint)", risk, repeats,
+                     [&] { risk.setCurve(curve, aurc); });
 
     const std::vector<ProgressPoint> run = syntheticProgress(400, 1.2, rng);
     const std::vector<ProgressPoint> baseline = syntheticProgress(1000, 0.5, rng);

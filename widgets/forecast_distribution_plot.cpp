@@ -180,8 +180,8 @@ void ForecastDistributionPlot::update() {
     const double top = m_measuredBin > 0 ? std::max(kFullShare, m_probabilities[m_measuredBin - 1] + 0.1) : kFullShare;
     mainAxisRect()->axis(QCPAxis::atLeft)->setRange(0, top);
 
-    setTitle(m_hasForecast ? tr("Forecast distribution (%1)").arg(QString::fromStdString(m_scheme->id()))
-                           : tr("Forecast distribution"));
+    setTitleText(m_hasForecast ? tr("Forecast distribution (%1)").arg(QString::fromStdString(m_scheme->id()))
+                               : tr("Forecast distribution"));
     m_others->setVisible(m_hasForecast);
     setHasData(m_hasForecast);
     replot();

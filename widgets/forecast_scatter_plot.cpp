@@ -168,7 +168,7 @@ void ConfidenceCloud::draw(QCPPainter* painter) {
 
 ForecastScatterPlot::ForecastScatterPlot(QWidget* parent) : PlotWidget(parent) {
     QCustomPlot* plot = customPlot();
-    setTitle(tr("Forecast vs measured speedup"));
+    setTitleText(tr("Forecast vs measured speedup"));
     setAxisLabels(tr("Expected speedup (forecast)"), tr("Measured speedup"));
     QCPAxisRect* rect = mainAxisRect();
     for (QCPAxis* axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}) {
@@ -221,6 +221,9 @@ ForecastScatterPlot::ForecastScatterPlot(QWidget* parent) : PlotWidget(parent) {
     m_colorScale->axis()->setLabel(tr("Confidence"));
     m_colorScale->axis()->setTicker(QSharedPointer<PercentTicker>::create());
     styleAxisRect(m_colorScale->axis()->axisRect());
+    // The scale belongs to the points: keep it close to them (the edge of the widget is the scale's, not the plot's).
+    rect->setMinimumMargins(QMargins(15, 15, 8, 15));
+    m_colorScale->setMinimumMargins(QMargins(0, 15, 8, 15));
     auto* margins = new QCPMarginGroup(plot);
     rect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
     m_colorScale->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
@@ -273,6 +276,8 @@ void ForecastScatterPlot::clear() {
 
 void ForecastScatterPlot::insertPoints(const std::vector<ForecastPoint>& points) {
     const size_t before = m_points.size();
+    m_points.reserve(before + points.size());
+    m_indexById.reserve(before + points.size());
     bool moved = false;
     for (ForecastPoint p : points) {
         if (!std::isfinite(p.expected_log) || !std::isfinite(p.measured_log))

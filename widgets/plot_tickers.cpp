@@ -56,8 +56,10 @@ QString formatCount(int64_t count, const QLocale& locale) {
     if (count < 1000)
         return locale.toString(static_cast<qlonglong>(count));
     if (count < 1000000)
-        return locale.toString(n / 1e3, 'f', count < 10000 ? 1 : 0) + QLatin1Char('k');
-    return locale.toString(n / 1e6, 'f', count < 10000000 ? 1 : 0) + QLatin1Char('M');
+        return QCoreApplication::translate("kerncast::PlotWidget", "%1k", "Thousands, e.g. 1.2k")
+            .arg(locale.toString(n / 1e3, 'f', count < 10000 ? 1 : 0));
+    return QCoreApplication::translate("kerncast::PlotWidget", "%1M", "Millions, e.g. 3.4M")
+        .arg(locale.toString(n / 1e6, 'f', count < 10000000 ? 1 : 0));
 }
 
 double SpeedupTicker::getTickStep(const QCPRange& range) {

@@ -123,6 +123,11 @@ PlotWidget::PlotWidget(QWidget* parent) : QWidget(parent) {
 PlotWidget::~PlotWidget() = default;
 
 void PlotWidget::setTitle(const QString& title) {
+    setTitleText(title);
+    replot();
+}
+
+void PlotWidget::setTitleText(const QString& title) {
     m_title->setText(title);
 }
 
@@ -133,6 +138,7 @@ QString PlotWidget::title() const {
 void PlotWidget::setAxisLabels(const QString& xLabel, const QString& yLabel) {
     mainAxisRect()->axis(QCPAxis::atBottom)->setLabel(xLabel);
     mainAxisRect()->axis(QCPAxis::atLeft)->setLabel(yLabel);
+    replot();
 }
 
 void PlotWidget::setPlaceholderText(const QString& text) {

@@ -23,6 +23,8 @@ public:
     explicit PlotWidget(QWidget* parent = nullptr);
     ~PlotWidget() override;
 
+    // Derived plots put their figures in the title ("ECE = 0.043"): a title set from outside lasts until their next
+    // update.
     void setTitle(const QString& title);
     QString title() const;
     void setAxisLabels(const QString& xLabel, const QString& yLabel);
@@ -53,6 +55,8 @@ public Q_SLOTS:
     void resetView();
 
 protected:
+    // The title without a replot, for derived plots that replot right after.
+    void setTitleText(const QString& title);
     // Derived plots say whether they have data; the placeholder shows while they do not.
     void setHasData(bool hasData);
     // Redraws into the plot's buffer now and repaints the widget on the next event-loop pass (rpQueuedRefresh).

@@ -126,7 +126,7 @@ void ReliabilityPlot::setBuckets(const std::vector<ReliabilityBucket>& buckets, 
     }
 
     const bool hasData = m_forecastCount > 0;
-    setTitle(hasData ? tr("Reliability (ECE = %1)").arg(locale.toString(ece, 'f', 3)) : tr("Reliability"));
+    setTitleText(hasData ? tr("Reliability (ECE = %1)").arg(locale.toString(ece, 'f', 3)) : tr("Reliability"));
     setHasData(hasData);
     replot();
 }

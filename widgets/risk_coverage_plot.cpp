@@ -73,7 +73,7 @@ void RiskCoveragePlot::setCurve(const std::vector<RiskCoveragePoint>& points, do
     mainAxisRect()->axis(QCPAxis::atLeft)->setRange(0, top);
 
     const QLocale locale = this->locale();
-    setTitle(hasData ? tr("Risk–coverage (AURC = %1)").arg(locale.toString(aurc, 'f', 3)) : tr("Risk–coverage"));
+    setTitleText(hasData ? tr("Risk–coverage (AURC = %1)").arg(locale.toString(aurc, 'f', 3)) : tr("Risk–coverage"));
     setHasData(hasData);
     replot();
 }

@@ -10,7 +10,7 @@ namespace kerncast {
 
 SearchProgressPlot::SearchProgressPlot(QWidget* parent) : PlotWidget(parent) {
     QCustomPlot* plot = customPlot();
-    setTitle(tr("Best speedup vs GPU measurements"));
+    setTitleText(tr("Best speedup vs GPU measurements"));
     setAxisLabels(tr("GPU measurements"), tr("Best measured speedup"));
     QCPAxis* x = mainAxisRect()->axis(QCPAxis::atBottom);
     QCPAxis* y = mainAxisRect()->axis(QCPAxis::atLeft);
@@ -101,10 +101,11 @@ void SearchProgressPlot::update() {
             best = std::max(best, d.value);
         const auto last = static_cast<qlonglong>((m_progress->data()->constEnd() - 1)->key);
         const QString bestText = formatSpeedup(best, locale());
-        setTitle(last == 1 ? tr("Best speedup %1 after 1 GPU measurement").arg(bestText)
-                           : tr("Best speedup %1 after %2 GPU measurements").arg(bestText, locale().toString(last)));
+        setTitleText(last == 1
+                         ? tr("Best speedup %1 after 1 GPU measurement").arg(bestText)
+                         : tr("Best speedup %1 after %2 GPU measurements").arg(bestText, locale().toString(last)));
     } else {
-        setTitle(tr("Best speedup vs GPU measurements"));
+        setTitleText(tr("Best speedup vs GPU measurements"));
     }
     fitViewUnlessMoved();
     replot();

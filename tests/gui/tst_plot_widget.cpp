@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QDir>
 #include <QFile>
+#include <QFontMetrics>
 #include <QImage>
 #include <QMenu>
 #include <QTemporaryDir>
@@ -46,6 +47,24 @@ private Q_SLOTS:
         QCOMPARE(plot.title(), QStringLiteral("Calibration"));
         QCOMPARE(plot.customPlot()->xAxis->label(), QStringLiteral("Confidence"));
         QCOMPARE(plot.customPlot()->yAxis->label(), QStringLiteral("Accuracy"));
+    }
+
+    // A long title in a narrow dock wraps onto a second line rather than running off both edges.
+    void aLongTitleWrapsInANarrowPlot() {
+        PlotWidget plot;
+        plot.setTitle(QStringLiteral("Best speedup ×6.98 after 400 GPU measurements on the replay device"));
+        QCPLayoutElement* title = plot.customPlot()->plotLayout()->element(0, 0);
+        const int lineHeight = QFontMetrics(plot.font()).height();
+        plot.resize(1200, 400);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.customPlot()->replot(QCustomPlot::rpImmediateRefresh);
+        const int wide = title->outerRect().height();
+        plot.resize(260, 400);
+        QTRY_COMPARE(plot.customPlot()->width(), 260);
+        plot.customPlot()->replot(QCustomPlot::rpImmediateRefresh);
+        const int narrow = title->outerRect().height();
+        QVERIFY2(narrow >= wide + lineHeight, qPrintable(QStringLiteral("%1 vs %2").arg(narrow).arg(wide)));
     }
 
     void exportsAPngOfTheRequestedSize_data() {
