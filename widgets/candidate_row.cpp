@@ -205,7 +205,8 @@ std::vector<CandidateRow> rowsFromStore(RunStore& store, int64_t runId, const Bi
     for (const RunEvent& e : store.events(runId)) {
         if (e.kind != "gating" || !e.payload.is_object())
             continue;
-        const auto it = index.constFind(e.payload.value("candidate_id", int64_t{0}));
+        // The runner writes {"candidate": id, "decision": ..., "reason": ...}.
+        const auto it = index.constFind(e.payload.value("candidate", e.payload.value("candidate_id", int64_t{0})));
         const auto decision
             = gatingDecisionFromName(QString::fromStdString(e.payload.value("decision", std::string())));
         if (it != index.constEnd() && decision)

@@ -1,6 +1,6 @@
 // kerncast-cli search and export end to end: the JSON summary, a search killed with SIGKILL and resumed with
 // nothing lost, and the three export formats.
-#include "support/cli_runner.h"
+#include "tests/support/cli_runner.h"
 
 #include "core/bins.h"
 #include "core/forecasters_import.h"

@@ -130,15 +130,15 @@ private Q_SLOTS:
         store.addForecast(a.id, forecastPeakingAt(2, 0.5));
         const Forecast latest = forecastPeakingAt(6, 0.7);
         store.addForecast(a.id, latest);
-        store.addEvent(runId, "gating", {{"candidate_id", a.id}, {"decision", "measure"}, {"reason", "promising"}});
+        store.addEvent(runId, "gating", {{"candidate", a.id}, {"decision", "measure"}, {"reason", "promising"}});
         store.addMeasurement(a.id, measured(Status::Timeout, 0, 0, "past its deadline"));
         store.addMeasurement(a.id, measured(Status::Ok, 1.8, 12.5));
         // b: trusted; c: discarded, then a person forced a measurement that found it incorrect.
         store.addForecast(b.id, forecastPeakingAt(5, 0.9));
-        store.addEvent(runId, "gating", {{"candidate_id", b.id}, {"decision", "trust"}, {"reason", "sure"}});
+        store.addEvent(runId, "gating", {{"candidate", b.id}, {"decision", "trust"}, {"reason", "sure"}});
         store.addForecast(c.id, forecastPeakingAt(1, 0.95));
-        store.addEvent(runId, "gating", {{"candidate_id", c.id}, {"decision", "discard"}});
-        store.addEvent(runId, "gating", {{"candidate_id", c.id}, {"decision", "forced"}});
+        store.addEvent(runId, "gating", {{"candidate", c.id}, {"decision", "discard"}});
+        store.addEvent(runId, "gating", {{"candidate", c.id}, {"decision", "forced"}});
         store.addMeasurement(c.id, measured(Status::Incorrect, 0, 0, "output 17 differs by 3.2"));
         // Events that name no known candidate or decision change nothing.
         store.addEvent(runId, "gating", {{"candidate_id", 9999}, {"decision", "trust"}});
