@@ -55,7 +55,24 @@ struct ForecastMetrics {
 // An empty input gives n = 0 and zeros.
 ForecastMetrics compute_metrics(const std::vector<ScoredForecast>& forecasts, const BinScheme& scheme);
 
-// {"n":..., "metrics": {accuracy, off_by_one, brier, crps, nll, ece, aurc, kendall_tau_b, top10_recovery}}
+// {"n":..., "metrics": {accuracy, off_by_one, brier, crps, nll, ece, aurc, kendall_tau_b, top10_recovery},
+//  "per_pack_top10": {pack: recovery, ...}}
 nlohmann::json metrics_json(const ForecastMetrics& metrics);
+
+// The tables behind the summary, for reports: an array of {lower, upper, count, accuracy, mean_confidence} (all 10
+// buckets, empty ones included) and an array of {threshold, coverage, risk} from the highest threshold down.
+nlohmann::json reliability_json(const ForecastMetrics& metrics);
+nlohmann::json risk_coverage_json(const ForecastMetrics& metrics);
+// The same tables as CSV with a header line; numbers with 12 significant digits.
+std::string reliability_csv(const ForecastMetrics& metrics);
+std::string risk_coverage_csv(const ForecastMetrics& metrics);
+
+// The reliability bucket (0..9) of a confidence: bucket k holds (k/10, (k+1)/10] with the edges the doubles k/10.0
+// compared exactly; bucket 0 also holds 0 and bucket 9 anything above 1 (sums may exceed 1 by the tolerance).
+int reliability_bucket_of(double confidence);
+
+// Kendall's tau-b between two paired samples (ties corrected in both), O(n log n). 0 when fewer than two pairs or
+// when either side is constant. Throws kerncast::Error when the sizes differ or a value is not finite.
+double kendall_tau_b(const std::vector<double>& x, const std::vector<double>& y);
 
 }  // namespace kerncast
