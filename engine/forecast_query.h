@@ -67,10 +67,22 @@ struct RecordingExamples {
 RecordingExamples recording_examples(const Recording& recording, const Problem& problem);
 std::vector<LabelledExample> examples_from_recording(const Recording& recording, const Problem& problem);
 
-// Examples from every <problem>.jsonl in recordings_dir whose problem has a folder under problems_root, EXCEPT the
-// recording of `excluded_problem`: a surrogate used on the replay device must never learn from the recording the
-// device answers from (DESIGN §6). Recordings without a problem folder are named in `skipped` (when given).
-// Throws kerncast::Error when the folder does not exist or a recording is malformed.
+// The examples of every <problem>.jsonl in recordings_dir whose problem has a folder under problems_root (matched by
+// the name in problem.json), sorted by file name, except the recording of `excluded_problem` (when not empty).
+// Recordings without a problem folder are named in `skipped` (when given). Throws kerncast::Error when the folder
+// does not exist, a recording is malformed or its problem folder is not a valid problem.
+struct RecordedProblem {
+    std::string problem;
+    std::string recording_file;
+    std::string problem_dir;
+    RecordingExamples examples;
+};
+std::vector<RecordedProblem> recorded_problems(const std::string& recordings_dir, const std::string& problems_root,
+                                               const std::string& excluded_problem = {},
+                                               std::vector<std::string>* skipped = nullptr);
+
+// Every example of recorded_problems() EXCEPT the recording of `excluded_problem`: a surrogate used on the replay
+// device must never learn from the recording the device answers from (DESIGN §6).
 std::vector<LabelledExample> examples_from_recordings_except(const std::string& recordings_dir,
                                                              const std::string& problems_root,
                                                              const std::string& excluded_problem,

@@ -31,7 +31,7 @@
 // reference), sigma = kPriorSigma. Training is deterministic for a given seed (each booster single-threaded and
 // seeded; members may train in parallel without changing the result). learn() only stores examples; the next
 // forecast retrains from scratch once options.retrain_after new examples arrived (boosted trees do not update
-// in place; a retrain on ~2000 examples takes about a second, see kerncast-bench-surrogate-quality).
+// in place; a retrain on 2000 examples takes 1-2 s on one core, see kerncast-bench-surrogate-quality).
 
 #include "core/bins.h"
 #include "engine/surrogate.h"
