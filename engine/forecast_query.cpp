@@ -128,8 +128,8 @@ std::optional<double> entry_speedup(const RecordingEntry& entry) {
 
 RecordingExamples recording_examples(const Recording& recording, const Problem& problem) {
     if (recording.header.problem != problem.name)
-        throw Error(SourceLocation{recording.file, 1}, "this recording is of problem '" + recording.header.problem +
-                                                           "', not of '" + problem.name + "'");
+        throw Error(SourceLocation {recording.file, 1},
+                    "this recording is of problem '" + recording.header.problem + "', not of '" + problem.name + "'");
     const ProblemBundle bundle = load_problem_folder(problem.dir);
 
     // Every program the folder defines, by source hash, except family configurations: those are hashed with each
@@ -179,10 +179,10 @@ RecordingExamples recording_examples(const Recording& recording, const Problem& 
         }
         RecordedExample r;
         try {
-            r.example.query = make_query(problem, bundle.reference.source, program->source, e.tunables,
-                                         e.static_report, context);
+            r.example.query
+                = make_query(problem, bundle.reference.source, program->source, e.tunables, e.static_report, context);
         } catch (const Error& ex) {
-            throw Error(SourceLocation{recording.file, e.line},
+            throw Error(SourceLocation {recording.file, e.line},
                         "the recorded program '" + e.label + "' does not resolve any more: " + ex.what());
         }
         r.example.speedup = *speedup;
@@ -200,10 +200,8 @@ std::vector<LabelledExample> examples_from_recording(const Recording& recording,
     return out;
 }
 
-std::vector<LabelledExample> examples_from_recordings_except(const std::string& recordings_dir,
-                                                             const std::string& problems_root,
-                                                             const std::string& excluded_problem,
-                                                             std::vector<std::string>* skipped) {
+std::vector<RecordedProblem> recorded_problems(const std::string& recordings_dir, const std::string& problems_root,
+                                               const std::string& excluded_problem, std::vector<std::string>* skipped) {
     std::error_code ec;
     if (!fs::is_directory(recordings_dir, ec))
         throw Error("no recording folder '" + recordings_dir + "'");
@@ -222,12 +220,12 @@ std::vector<LabelledExample> examples_from_recordings_except(const std::string& 
             files.push_back(entry.path());
     std::sort(files.begin(), files.end());
 
-    std::vector<LabelledExample> out;
+    std::vector<RecordedProblem> out;
     for (const auto& file : files) {
-        if (file.stem().string() == excluded_problem)
+        if (!excluded_problem.empty() && file.stem().string() == excluded_problem)
             continue;
         const Recording recording = Recording::load(file.string());
-        if (recording.header.problem == excluded_problem)
+        if (!excluded_problem.empty() && recording.header.problem == excluded_problem)
             continue;
         const auto it = folder_of.find(recording.header.problem);
         if (it == folder_of.end()) {
@@ -235,9 +233,20 @@ std::vector<LabelledExample> examples_from_recordings_except(const std::string& 
                 skipped->push_back(file.string());
             continue;
         }
-        for (auto& e : examples_from_recording(recording, Problem::load(it->second)))
-            out.push_back(std::move(e));
+        out.push_back({recording.header.problem, file.string(), it->second,
+                       recording_examples(recording, Problem::load(it->second))});
     }
+    return out;
+}
+
+std::vector<LabelledExample> examples_from_recordings_except(const std::string& recordings_dir,
+                                                             const std::string& problems_root,
+                                                             const std::string& excluded_problem,
+                                                             std::vector<std::string>* skipped) {
+    std::vector<LabelledExample> out;
+    for (auto& recorded : recorded_problems(recordings_dir, problems_root, excluded_problem, skipped))
+        for (auto& r : recorded.examples.examples)
+            out.push_back(std::move(r.example));
     return out;
 }
 

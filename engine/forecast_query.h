@@ -22,9 +22,9 @@ namespace kerncast {
 struct QueryContext {
     std::vector<StaticReport> reference_static_report;
     std::optional<double> reference_time_us;  // the reference's measured median on this device
-    std::optional<double> parent_speedup;     // the parent's measured speedup
+    std::optional<double> parent_speedup;  // the parent's measured speedup
     std::optional<DeviceFingerprint> device;  // fills hardware and hardware_table
-    std::optional<DeviceCeilings> ceilings;   // adds the measured peaks to hardware_table
+    std::optional<DeviceCeilings> ceilings;  // adds the measured peaks to hardware_table
 };
 
 // "NVIDIA H200 (cc 9.0, 132 SMs)".
@@ -49,13 +49,13 @@ std::optional<double> entry_speedup(const RecordingEntry& entry);
 // A recorded program that became an example, with what the example was made from.
 struct RecordedExample {
     LabelledExample example;
-    std::string label;        // the recording entry's label ("reference", "seed:x.cu", "family A=1 B=2")
+    std::string label;  // the recording entry's label ("reference", "seed:x.cu", "family A=1 B=2")
     std::string source_hash;
 };
 
 struct RecordingExamples {
     std::vector<RecordedExample> examples;  // in recording order
-    int failures = 0;        // entries whose status is not ok: they have no speedup and teach nothing here
+    int failures = 0;  // entries whose status is not ok: they have no speedup and teach nothing here
     int unknown_source = 0;  // entries whose source hash matches no program of the problem folder (the folder
                              // changed after recording); they are left out because their source is unknown
 };
@@ -67,10 +67,22 @@ struct RecordingExamples {
 RecordingExamples recording_examples(const Recording& recording, const Problem& problem);
 std::vector<LabelledExample> examples_from_recording(const Recording& recording, const Problem& problem);
 
-// Examples from every <problem>.jsonl in recordings_dir whose problem has a folder under problems_root, EXCEPT the
-// recording of `excluded_problem`: a surrogate used on the replay device must never learn from the recording the
-// device answers from (DESIGN §6). Recordings without a problem folder are named in `skipped` (when given).
-// Throws kerncast::Error when the folder does not exist or a recording is malformed.
+// The examples of every <problem>.jsonl in recordings_dir whose problem has a folder under problems_root (matched by
+// the name in problem.json), sorted by file name, except the recording of `excluded_problem` (when not empty).
+// Recordings without a problem folder are named in `skipped` (when given). Throws kerncast::Error when the folder
+// does not exist, a recording is malformed or its problem folder is not a valid problem.
+struct RecordedProblem {
+    std::string problem;
+    std::string recording_file;
+    std::string problem_dir;
+    RecordingExamples examples;
+};
+std::vector<RecordedProblem> recorded_problems(const std::string& recordings_dir, const std::string& problems_root,
+                                               const std::string& excluded_problem = {},
+                                               std::vector<std::string>* skipped = nullptr);
+
+// Every example of recorded_problems() EXCEPT the recording of `excluded_problem`: a surrogate used on the replay
+// device must never learn from the recording the device answers from (DESIGN §6).
 std::vector<LabelledExample> examples_from_recordings_except(const std::string& recordings_dir,
                                                              const std::string& problems_root,
                                                              const std::string& excluded_problem,

@@ -15,8 +15,8 @@
 #include <mutex>
 #include <numeric>
 #include <random>
-#include <set>
 #include <regex>
+#include <set>
 #include <thread>
 
 namespace kerncast {
@@ -93,8 +93,8 @@ double count_identifiers(const std::string& text, const std::string& prefix, boo
 }
 
 double sm_count_of(const ForecastQuery& q) {
-    if (q.hardware_table.is_object() && q.hardware_table.contains("sm_count") &&
-        q.hardware_table["sm_count"].is_number() && q.hardware_table["sm_count"].get<double>() > 0)
+    if (q.hardware_table.is_object() && q.hardware_table.contains("sm_count")
+        && q.hardware_table["sm_count"].is_number() && q.hardware_table["sm_count"].get<double>() > 0)
         return q.hardware_table["sm_count"].get<double>();
     static const std::regex sms(R"((\d+) SMs)");
     std::smatch m;
@@ -107,7 +107,7 @@ double log_or_nan(const std::optional<double>& v) {
     return v && *v > 0 && std::isfinite(*v) ? std::log(*v) : kNaN;
 }
 
-// One shared random stream for fold assignment: a portable draw (std::uniform_int_distribution differs between
+// A portable draw for fold assignment (std::uniform_int_distribution differs between
 // standard libraries, and a seed must give the same folds everywhere).
 uint64_t draw(std::mt19937_64& rng, uint64_t bound) {
     return rng() % bound;
@@ -125,13 +125,34 @@ double mean_of(const std::vector<double>& v) {
 
 const std::vector<std::string>& local_feature_names() {
     static const std::vector<std::string> names = {
-        "static.kernels",      "static.max_registers", "static.shared_bytes",    "static.spill_bytes",
-        "static.barriers",     "static.stack_bytes",   "plan.launches",          "plan.total_blocks",
-        "plan.threads_per_block", "plan.dynamic_smem", "plan.waves",             "plan.log2_threads",
-        "plan.bytes_per_thread", "plan.flops_per_thread", "problem.log2_bytes",  "problem.log2_flops",
-        "problem.intensity",   "ref.log_time_us",      "parent.log_speedup",     "src.length",
-        "src.shfl",            "src.shared",           "src.vector_types",       "src.mma",
-        "src.atomic",          "src.unroll",           "src.syncthreads",        "src.is_reference",
+        "static.kernels",
+        "static.max_registers",
+        "static.shared_bytes",
+        "static.spill_bytes",
+        "static.barriers",
+        "static.stack_bytes",
+        "plan.launches",
+        "plan.total_blocks",
+        "plan.threads_per_block",
+        "plan.dynamic_smem",
+        "plan.waves",
+        "plan.log2_threads",
+        "plan.bytes_per_thread",
+        "plan.flops_per_thread",
+        "problem.log2_bytes",
+        "problem.log2_flops",
+        "problem.intensity",
+        "ref.log_time_us",
+        "parent.log_speedup",
+        "src.length",
+        "src.shfl",
+        "src.shared",
+        "src.vector_types",
+        "src.mma",
+        "src.atomic",
+        "src.unroll",
+        "src.syncthreads",
+        "src.is_reference",
     };
     return names;
 }
@@ -160,18 +181,20 @@ std::vector<double> local_features(const ForecastQuery& q) {
         const double sms = sm_count_of(q);
         double blocks = 0, max_threads = 0, smem = 0, waves = 0, threads = 0;
         for (const LaunchShape& l : q.launches) {
-            const double b = static_cast<double>(l.grid[0]) * static_cast<double>(l.grid[1]) * static_cast<double>(l.grid[2]);
-            const double t = static_cast<double>(l.block[0]) * static_cast<double>(l.block[1]) * static_cast<double>(l.block[2]);
+            const double b
+                = static_cast<double>(l.grid[0]) * static_cast<double>(l.grid[1]) * static_cast<double>(l.grid[2]);
+            const double t
+                = static_cast<double>(l.block[0]) * static_cast<double>(l.block[1]) * static_cast<double>(l.block[2]);
             blocks += b;
             max_threads = std::max(max_threads, t);
             smem = std::max(smem, static_cast<double>(l.dynamic_smem));
             waves = std::max(waves, b / sms);
             threads += b * t;
         }
-        f.insert(f.end(), {static_cast<double>(q.launches.size()), blocks, max_threads, smem,
-                           std::isfinite(sms) ? waves : kNaN, std::log2(threads),
-                           q.problem_bytes > 0 ? q.problem_bytes / threads : kNaN,
-                           q.problem_flops > 0 ? q.problem_flops / threads : kNaN});
+        f.insert(f.end(),
+                 {static_cast<double>(q.launches.size()), blocks, max_threads, smem, std::isfinite(sms) ? waves : kNaN,
+                  std::log2(threads), q.problem_bytes > 0 ? q.problem_bytes / threads : kNaN,
+                  q.problem_flops > 0 ? q.problem_flops / threads : kNaN});
     }
     // Roofline numbers of the problem.
     f.push_back(q.problem_bytes > 0 ? std::log2(q.problem_bytes) : kNaN);
@@ -188,19 +211,19 @@ std::vector<double> local_features(const ForecastQuery& q) {
         for (const char* type : {"float2", "float4", "double2", "half2", "__half2", "__nv_bfloat162", "int2", "int4",
                                  "uint2", "uint4", "char4", "uchar4", "short4"})
             vectors += count_identifiers(s, type, true);
-        f.insert(f.end(), {static_cast<double>(s.size()), count_identifiers(s, "__shfl", false),
-                           count_substring(s, "__shared__"), vectors,
-                           count_identifiers(s, "wmma", false) + count_substring(s, "mma_sync") +
-                               count_substring(s, "mma.sync"),
-                           count_identifiers(s, "atomic", false), count_substring(s, "#pragma unroll"),
-                           count_substring(s, "__syncthreads")});
+        f.insert(f.end(),
+                 {static_cast<double>(s.size()), count_identifiers(s, "__shfl", false),
+                  count_substring(s, "__shared__"), vectors,
+                  count_identifiers(s, "wmma", false) + count_substring(s, "mma_sync") + count_substring(s, "mma.sync"),
+                  count_identifiers(s, "atomic", false), count_substring(s, "#pragma unroll"),
+                  count_substring(s, "__syncthreads")});
     }
     f.push_back(q.reference_source.empty() || s.empty() ? kNaN : (s == q.reference_source ? 1.0 : 0.0));
     return f;
 }
 
 std::array<double, kBinCount> gaussian_bins(double mu, double sigma, const BinScheme& scheme, double floor) {
-    std::array<double, kBinCount> p{};
+    std::array<double, kBinCount> p {};
     double below = 0;  // P(log S <= log e(b-1))
     for (int b = 1; b <= kBinCount; ++b) {
         const double upper = b == kBinCount ? 1.0 : normal_cdf((std::log(scheme.upperEdge(b)) - mu) / sigma);
@@ -217,15 +240,15 @@ struct LocalForecaster::Model {
     struct Member {
         Booster booster;
         std::map<std::string, double> offsets;  // pack -> shrunk mean log-speedup of this member's training rows
-        std::map<SourceKey, int> sources;       // examples of this member's training rows per (pack, source)
+        std::map<SourceKey, int> sources;  // examples of this member's training rows per (pack, source)
     };
     std::vector<std::string> tunable_names;  // sorted; the t:<NAME> columns
     std::vector<Member> members;
     std::map<std::string, int> pack_examples;
-    std::map<SourceKey, int> sources;         // every example
+    std::map<SourceKey, int> sources;  // every example
     std::map<std::pair<std::string, bool>, double> sigma;  // (pack, novel source) -> shrunk out-of-fold RMS
-    double pooled_rms[2] = {kPriorSigma, kPriorSigma};     // by novel source
-    double offset_variance = kPriorSigma * kPriorSigma;    // of the pack offsets: what an unseen pack adds
+    double pooled_rms[2] = {kPriorSigma, kPriorSigma};  // by novel source
+    double offset_variance = kPriorSigma * kPriorSigma;  // of the pack offsets: what an unseen pack adds
     double tau = 1.0;
     size_t examples = 0;
 
@@ -255,8 +278,8 @@ struct LocalForecaster::Model {
 
 LocalForecaster::LocalForecaster(LocalForecasterOptions options) : m_options(std::move(options)) {
     if (m_options.members < 2)
-        throw Error("local-xgb: at least 2 members are needed (they are the cross-validation folds), found " +
-                    std::to_string(m_options.members));
+        throw Error("local-xgb: at least 2 members are needed (they are the cross-validation folds), found "
+                    + std::to_string(m_options.members));
     if (m_options.rounds < 1)
         throw Error("local-xgb: rounds must be at least 1");
     quiet_xgboost();
@@ -267,9 +290,9 @@ LocalForecaster::~LocalForecaster() = default;
 void LocalForecaster::learn(const std::vector<LabelledExample>& examples) {
     for (size_t i = 0; i < examples.size(); ++i)
         if (!(examples[i].speedup > 0) || !std::isfinite(examples[i].speedup))
-            throw Error("local-xgb: example " + std::to_string(i + 1) + " (pack '" + examples[i].query.pack +
-                        "') has speedup " + std::to_string(examples[i].speedup) +
-                        "; only measured, correct programs (speedup > 0) can be learned from");
+            throw Error("local-xgb: example " + std::to_string(i + 1) + " (pack '" + examples[i].query.pack
+                        + "') has speedup " + std::to_string(examples[i].speedup)
+                        + "; only measured, correct programs (speedup > 0) can be learned from");
     std::lock_guard lock(m_mutex);
     m_examples.insert(m_examples.end(), examples.begin(), examples.end());
     m_pending += examples.size();
@@ -297,9 +320,10 @@ double LocalForecaster::temperature() const {
 
 double LocalForecaster::pooledResidualRms() const {
     std::lock_guard lock(m_mutex);
-    return m_model ? std::sqrt(0.5 * (m_model->pooled_rms[0] * m_model->pooled_rms[0] +
-                                      m_model->pooled_rms[1] * m_model->pooled_rms[1]))
-                   : kPriorSigma;
+    return m_model
+        ? std::sqrt(
+            0.5 * (m_model->pooled_rms[0] * m_model->pooled_rms[0] + m_model->pooled_rms[1] * m_model->pooled_rms[1]))
+        : kPriorSigma;
 }
 
 std::vector<std::string> LocalForecaster::columns() const {
@@ -333,7 +357,7 @@ void LocalForecaster::retrainLocked() {
         const ForecastQuery& q = m_examples[i].query;
         fixed[i] = local_features(q);
         y[i] = std::log(m_examples[i].speedup);
-        source[i] = {q.pack, std::hash<std::string>{}(q.candidate_source)};
+        source[i] = {q.pack, std::hash<std::string> {}(q.candidate_source)};
         for (const auto& [name, value] : q.tunables)
             tunable_names.insert(name);
         ++model->pack_examples[q.pack];
@@ -350,7 +374,7 @@ void LocalForecaster::retrainLocked() {
     for (auto& k : key)
         k = rng();
     std::vector<size_t> order(n);
-    std::iota(order.begin(), order.end(), size_t{0});
+    std::iota(order.begin(), order.end(), size_t {0});
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         const auto& pa = m_examples[a].query.pack;
         const auto& pb = m_examples[b].query.pack;
@@ -442,7 +466,7 @@ void LocalForecaster::retrainLocked() {
             train_member(k);
     } else {
         std::vector<std::thread> pool;
-        std::atomic<int> next{0};
+        std::atomic<int> next {0};
         for (int w = 0; w < workers; ++w)
             pool.emplace_back([&] {
                 for (int k = next++; k < folds; k = next++)
@@ -471,9 +495,8 @@ void LocalForecaster::retrainLocked() {
         pooled[novel] += e2;
         ++scored[novel];
     }
-    const double all_rms = scored[0] + scored[1] > 0
-                               ? std::sqrt((pooled[0] + pooled[1]) / (scored[0] + scored[1]))
-                               : kPriorSigma;
+    const double all_rms
+        = scored[0] + scored[1] > 0 ? std::sqrt((pooled[0] + pooled[1]) / (scored[0] + scored[1])) : kPriorSigma;
     for (int c = 0; c < 2; ++c) {
         // A class with few residuals leans on the overall RMS the same way a pack leans on its class.
         const double rms2 = (pooled[c] + kShrink * all_rms * all_rms) / (scored[c] + kShrink);
@@ -555,7 +578,7 @@ LocalForecaster::Prediction LocalForecaster::predictLocked(const ForecastQuery& 
     }
     const Model& model = *m_model;
     const auto fixed = local_features(query);
-    const Model::SourceKey key{query.pack, std::hash<std::string>{}(query.candidate_source)};
+    const Model::SourceKey key {query.pack, std::hash<std::string> {}(query.candidate_source)};
     std::vector<double> preds;
     for (const auto& member : model.members) {
         const auto offset = member.offsets.find(query.pack);
@@ -597,6 +620,7 @@ std::vector<ForecastResult> LocalForecaster::forecast(const std::vector<Forecast
             Forecast f = Forecast::fromRaw(gaussian_bins(p.log_speedup, p.sigma, m_options.scheme, kFloor));
             f.surrogate_id = id();
             f.scheme_id = m_options.scheme.id();
+            // The Gaussian itself, so that gating can compare candidates beyond the last bin edge.
             f.log_mean = p.log_speedup;
             f.log_sigma = p.sigma;
             char text[320];
@@ -611,7 +635,8 @@ std::vector<ForecastResult> LocalForecaster::forecast(const std::vector<Forecast
                               std::exp(p.log_speedup), p.log_speedup, p.sigma, p.spread, m_model->examples,
                               p.pack_examples, queries[i].pack.c_str());
             f.reasoning = text;
-            f.latency_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+            f.latency_ms
+                = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
             results[i].forecast = std::move(f);
         } catch (const std::exception& e) {
             results[i].error = std::string("local-xgb: ") + e.what();

@@ -2,28 +2,36 @@
 // The local surrogate "local-xgb" (DESIGN §6): a learned model that needs no LLM, the embedded default.
 //
 // Features (one row per query; a value that is unknown is NaN, which XGBoost routes along a learned default branch):
-//   the fixed list below (local_feature_names(), values from local_features()), then
-//   pack.offset     the model's per-pack normalisation: the shrunk mean log-speedup of the pack's training examples
-//                   (NaN for a pack it has no example of), so a tree can tell packs apart by their level, and
-//   t:<NAME>        one column per tunable name seen in training (e.g. t:BLOCK), NaN where a program has no such
-//                   tunable.
+//   the fixed list below (local_feature_names(), values from local_features()), then two model-level columns
+//   pack.offset       per-pack normalisation: the shrunk mean log-speedup of the pack's training examples (NaN for a
+//                     pack never seen), which also lets a tree tell packs apart by their level,
+//   pack.same_source  training examples of the pack with exactly this program text (a family's configurations share
+//                     one text; a seed or a rewrite is usually alone), and
+//   t:<NAME>          one column per tunable name seen in training (e.g. t:BLOCK), NaN where a program has no such
+//                     tunable.
 //
-// Model. The target is log(speedup) minus the pack's offset (per-pack normalisation: a family is learned from a
-// share of its own configurations, and what transfers between problems is how launch shape, resources and source
-// features move a program relative to its pack). An ensemble of K boosters is trained as a cross-validation
-// ensemble: the examples are split into K folds (stratified by pack, seeded), member k is trained on every fold but
-// k, with its pack offsets computed from those folds only. So each example has an out-of-fold prediction from the
-// one member that never saw it, and a forecast is the mean of the K members (mu) with their spread.
+// Model. The target is log(speedup) minus the pack's offset, so a family is learned from a share of its own
+// configurations, and what transfers between problems is how launch shape, resources and source text move a
+// program relative to its pack. An ensemble of K boosters is trained as a cross-validation ensemble: the examples
+// are dealt into K folds (stratified by pack, seeded) and member k learns every fold but k, with its offsets and
+// counts computed from those folds only. Every example thus has an out-of-fold prediction from the one member that
+// never saw it; a forecast's mu is the mean of the K members (their spread is reported).
 //
 // Distribution. log(speedup) ~ Normal(mu, sigma) integrated over the bins of the scheme, mixed with a uniform floor
-// of kFloor so that no bin is impossible. sigma = tau * sqrt(s_pack^2 + spread^2), where s_pack is the RMS of the
-// pack's out-of-fold residuals shrunk towards the pooled RMS (kShrink pseudo-examples), and for a pack without
-// examples the pooled RMS widened by the spread of pack offsets. The temperature tau is then CALIBRATED: chosen to
-// minimise the negative log-likelihood of the true bins of the out-of-fold predictions.
+// of kFloor so that no bin is impossible. sigma = tau * s, where s is the RMS of out-of-fold residuals of the
+// query's class, (pack, novel program text or not), shrunk towards the pooled RMS of that class (kShrink
+// pseudo-examples): one more configuration of a known family is placed far better than a program text the pack has
+// never shown. A pack never seen gets the pooled RMS widened by the spread of pack offsets. The temperature tau is
+// CALIBRATED: chosen to minimise the negative log-likelihood of the true bins of the out-of-fold predictions.
+// The members' spread is deliberately not added to sigma: within one class sigma is then constant, so the
+// expected bin (what ranking and top-k gating use) is monotone in mu even where bin 8 saturates; with the spread
+// added, near-certain "extreme speedup" forecasts were ordered by spread rather than by predicted speedup.
 //
 // With no examples a forecast is an honest wide prior: mu = log(parent speedup) when known, else 0 (as fast as the
 // reference), sigma = kPriorSigma. Training is deterministic for a given seed (each booster single-threaded and
-// seeded; members may train in parallel without changing the result).
+// seeded; members may train in parallel without changing the result). learn() only stores examples; the next
+// forecast retrains from scratch once options.retrain_after new examples arrived (boosted trees do not update
+// in place; a retrain on 2000 examples takes 1-2 s on one core, see kerncast-bench-surrogate-quality).
 
 #include "core/bins.h"
 #include "engine/surrogate.h"
@@ -72,25 +80,25 @@ std::vector<double> local_features(const ForecastQuery& query);
 
 struct LocalForecasterOptions {
     uint64_t seed = 1;
-    int members = 5;          // boosters = cross-validation folds (>= 2)
-    int rounds = 300;         // boosting rounds per member
+    int members = 5;  // boosters = cross-validation folds (>= 2)
+    int rounds = 300;  // boosting rounds per member
     int max_depth = 5;
     double eta = 0.05;
     double subsample = 0.8;
     double colsample = 0.8;
     double min_child_weight = 1.0;
     double lambda = 1.0;
-    int threads = 1;          // members trained at once (each booster uses one thread)
-    size_t retrain_after = 1; // new examples that make the next forecast retrain first
+    int threads = 1;  // members trained at once (each booster uses one thread)
+    size_t retrain_after = 1;  // new examples that make the next forecast retrain first
     BinScheme scheme = BinScheme::gfV2();
 };
 
 class LocalForecaster : public Surrogate {
 public:
-    static constexpr double kFloor = 0.005;      // uniform share mixed into every forecast
-    static constexpr double kShrink = 4.0;       // pseudo-examples pulling a pack's residual RMS to the pooled one
-    static constexpr double kOffsetShrink = 1.0; // pseudo-examples at log-speedup 0 in a pack's offset
-    static constexpr double kPriorSigma = 1.0;   // log-speedup spread of the zero-example prior
+    static constexpr double kFloor = 0.005;  // uniform share mixed into every forecast
+    static constexpr double kShrink = 4.0;  // pseudo-examples pulling a pack's residual RMS to the pooled one
+    static constexpr double kOffsetShrink = 1.0;  // pseudo-examples at log-speedup 0 in a pack's offset
+    static constexpr double kPriorSigma = 1.0;  // log-speedup spread of the zero-example prior
 
     explicit LocalForecaster(LocalForecasterOptions options = {});
     ~LocalForecaster() override;
@@ -108,9 +116,9 @@ public:
     struct Prediction {
         double log_speedup = 0;  // mu: natural log of the predicted speedup
         double sigma = kPriorSigma;
-        double spread = 0;       // standard deviation of the members' predictions
-        int pack_examples = 0;   // training examples of the query's pack
-        bool prior = true;       // no model yet: the zero-example prior
+        double spread = 0;  // standard deviation of the members' predictions
+        int pack_examples = 0;  // training examples of the query's pack
+        bool prior = true;  // no model yet: the zero-example prior
     };
     Prediction predict(const ForecastQuery& query);
     double predictedLogSpeedup(const ForecastQuery& query) { return predict(query).log_speedup; }

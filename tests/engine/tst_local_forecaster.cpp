@@ -1,0 +1,434 @@
+// The local surrogate (engine/local_forecaster.h) and the query/example builders it learns from
+// (engine/forecast_query.h), on the built-in problems and their H200 recordings in resources/, and on synthetic
+// examples whose relation to the speedup is known.
+#include "core/bins.h"
+#include "core/error.h"
+#include "core/problem.h"
+#include "engine/forecast_query.h"
+#include "engine/local_forecaster.h"
+#include "engine/replay_device.h"
+#include "tests/support/error_of.h"
+
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+using namespace kerncast;
+
+namespace {
+
+const std::string kResources = std::string(KERNCAST_SOURCE_DIR) + "/resources";
+const std::string kRecordings = kResources + "/recordings/nvidia-h200";
+const std::string kProblems = kResources + "/problems";
+
+std::string read(const std::string& path) {
+    std::ifstream in(path);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+double feature(const std::vector<double>& values, const std::string& name) {
+    const auto& names = local_feature_names();
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end())
+        throw Error("no feature named " + name);
+    return values.at(static_cast<size_t>(it - names.begin()));
+}
+
+// A synthetic family: speedup grows with X and falls with Y; Z is noise-free irrelevant.
+ForecastQuery synthetic_query(int64_t x, int64_t y, const std::string& pack = "synthetic") {
+    ForecastQuery q;
+    q.pack = pack;
+    q.problem_name = pack;
+    q.candidate_source = "// @kerncast tunable X ...\nextern \"C\" __global__ void k() {}\n";
+    q.tunables = {{"X", x}, {"Y", y}, {"Z", (x * 7 + y) % 5}};
+    q.launches.push_back(LaunchShape {"k", {1024 / x, 1, 1}, {x * 4, 1, 1}, 0});
+    q.problem_bytes = 1e8;
+    q.problem_flops = 1e8;
+    q.reference_time_us = 100;
+    return q;
+}
+
+double synthetic_log_speedup(int64_t x, int64_t y) {
+    return 0.9 * std::log2(static_cast<double>(x)) / 6.0 - 0.3 * static_cast<double>(y) / 8.0;
+}
+
+std::vector<LabelledExample> synthetic_examples(const std::vector<std::pair<int64_t, int64_t>>& configs) {
+    std::vector<LabelledExample> out;
+    for (const auto& [x, y] : configs)
+        out.push_back({synthetic_query(x, y), std::exp(synthetic_log_speedup(x, y))});
+    return out;
+}
+
+// Every (X, Y) with X in 1..64 (powers of two) and Y in 1..8.
+std::vector<std::pair<int64_t, int64_t>> synthetic_grid() {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (int64_t x = 1; x <= 64; x *= 2)
+        for (int64_t y = 1; y <= 8; ++y)
+            out.emplace_back(x, y);
+    return out;
+}
+
+// Kendall's tau-a over all pairs (no ties in the truth here).
+double kendall(const std::vector<double>& a, const std::vector<double>& b) {
+    double concordant = 0, discordant = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+        for (size_t j = i + 1; j < a.size(); ++j) {
+            const double s = (a[i] - a[j]) * (b[i] - b[j]);
+            if (s > 0)
+                ++concordant;
+            else if (s < 0)
+                ++discordant;
+        }
+    return (concordant - discordant) / std::max(1.0, concordant + discordant);
+}
+
+LocalForecasterOptions small_options(uint64_t seed = 3) {
+    LocalForecasterOptions o;
+    o.seed = seed;
+    o.rounds = 120;
+    return o;
+}
+
+}  // namespace
+
+class TestLocalForecaster : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void queryOfARealCandidate() {
+        const Problem problem = Problem::load(kProblems + "/saxpy");
+        const std::string family = read(kProblems + "/saxpy/family.cu");
+        StaticReport r;
+        r.kernel = "saxpy_family";
+        r.registers = 40;
+        QueryContext context;
+        context.reference_time_us = 249.0;
+        context.parent_speedup = 1.2;
+        DeviceFingerprint device;
+        device.name = "NVIDIA H200";
+        device.sm_count = 132;
+        device.cc_major = 9;
+        context.device = device;
+        const ForecastQuery q
+            = build_forecast_query(problem, family, {{"BLOCK", 256}, {"VEC", 4}, {"ITEMS", 4}}, {r}, context);
+        QCOMPARE(q.pack, std::string("saxpy"));
+        QCOMPARE(q.problem_name, std::string("saxpy"));
+        QCOMPARE(q.problem_description, problem.description);
+        QCOMPARE(q.reference_source, read(kProblems + "/saxpy/reference.cu"));
+        QCOMPARE(q.candidate_source, family);
+        // grid(ceil_div(N, BLOCK * VEC * ITEMS)) block(BLOCK) at N = 2^26.
+        QCOMPARE(q.launches.size(), size_t {1});
+        QCOMPARE(q.launches[0].kernel, std::string("saxpy_family"));
+        QCOMPARE(q.launches[0].grid[0], int64_t {67108864 / (256 * 4 * 4)});
+        QCOMPARE(q.launches[0].block[0], int64_t {256});
+        QCOMPARE(q.launches[0].dynamic_smem, int64_t {0});
+        QCOMPARE(q.problem_bytes, 12.0 * 67108864);
+        QCOMPARE(q.problem_flops, 2.0 * 67108864);
+        QCOMPARE(*q.reference_time_us, 249.0);
+        QCOMPARE(*q.parent_speedup, 1.2);
+        QCOMPARE(q.hardware, std::string("NVIDIA H200 (cc 9.0, 132 SMs)"));
+        QCOMPARE(q.hardware_table["sm_count"].get<int>(), 132);
+    }
+
+    void queryOfAnUnlaunchablePlanIsAnError() {
+        const Problem problem = Problem::load(kProblems + "/saxpy");
+        const std::string family = read(kProblems + "/saxpy/family.cu");
+        // VEC = 3 is not one of the declared values.
+        const std::string message = test::errorOf([&] {
+            build_forecast_query(problem, family, {{"BLOCK", 256}, {"VEC", 3}, {"ITEMS", 4}}, {});
+        });
+        QVERIFY2(message.find("VEC") != std::string::npos, message.c_str());
+    }
+
+    void featuresOfARecordedFamilyConfiguration() {
+        const Recording rec = Recording::load(kRecordings + "/saxpy.jsonl");
+        const RecordingExamples ex = recording_examples(rec, Problem::load(kProblems + "/saxpy"));
+        QCOMPARE(ex.unknown_source, 0);
+        QCOMPARE(ex.failures, 0);
+        QCOMPARE(ex.examples.size(), rec.entries.size());
+        const auto it = std::find_if(ex.examples.begin(), ex.examples.end(), [](const RecordedExample& r) {
+            return r.label == "family BLOCK=256 VEC=4 ITEMS=4";
+        });
+        QVERIFY(it != ex.examples.end());
+        const RecordingEntry* entry = rec.find(it->source_hash);
+        QVERIFY(entry);
+        const ForecastQuery& q = it->example.query;
+
+        // The speedup is the session's reference median over the candidate's median.
+        QCOMPARE(it->example.speedup,
+                 entry->measurement.reference->median_us / entry->measurement.candidate->median_us);
+        QVERIFY(std::abs(it->example.speedup - entry->measurement.speedup) < 1e-9);
+        // The reference time is the "reference" line's primary median.
+        const auto ref = std::find_if(rec.entries.begin(), rec.entries.end(),
+                                      [](const RecordingEntry& e) { return e.label == "reference"; });
+        QCOMPARE(*q.reference_time_us, ref->measurement.candidate->median_us);
+        QCOMPARE(q.candidate_source, read(kProblems + "/saxpy/family.cu"));
+        QCOMPARE(q.hardware_table["sm_count"].get<int>(), 132);
+
+        const auto f = local_features(q);
+        QCOMPARE(f.size(), local_feature_names().size());
+        const StaticReport& s = entry->static_report.at(0);
+        QCOMPARE(feature(f, "static.kernels"), 1.0);
+        QCOMPARE(feature(f, "static.max_registers"), static_cast<double>(s.registers));
+        QCOMPARE(feature(f, "static.shared_bytes"), static_cast<double>(s.shared_bytes));
+        QCOMPARE(feature(f, "static.spill_bytes"), static_cast<double>(s.spill_store_bytes + s.spill_load_bytes));
+        QCOMPARE(feature(f, "static.barriers"), static_cast<double>(s.barriers));
+        const double blocks = 67108864.0 / (256 * 4 * 4);
+        QCOMPARE(feature(f, "plan.launches"), 1.0);
+        QCOMPARE(feature(f, "plan.total_blocks"), blocks);
+        QCOMPARE(feature(f, "plan.threads_per_block"), 256.0);
+        QCOMPARE(feature(f, "plan.dynamic_smem"), 0.0);
+        QCOMPARE(feature(f, "plan.waves"), blocks / 132);
+        QCOMPARE(feature(f, "plan.log2_threads"), std::log2(blocks * 256));
+        QCOMPARE(feature(f, "plan.bytes_per_thread"), 12.0 * 67108864 / (blocks * 256));  // 4 float4 of x and y + y
+        QCOMPARE(feature(f, "plan.flops_per_thread"), 2.0 * 67108864 / (blocks * 256));
+        QCOMPARE(feature(f, "problem.log2_bytes"), std::log2(12.0 * 67108864));
+        QCOMPARE(feature(f, "problem.log2_flops"), std::log2(2.0 * 67108864));
+        QCOMPARE(feature(f, "problem.intensity"), 2.0 / 12.0);
+        QCOMPARE(feature(f, "ref.log_time_us"), std::log(ref->measurement.candidate->median_us));
+        QVERIFY(std::isnan(feature(f, "parent.log_speedup")));  // a recording has no lineage
+        QCOMPARE(feature(f, "src.length"), static_cast<double>(q.candidate_source.size()));
+        QCOMPARE(feature(f, "src.unroll"), 3.0);
+        QCOMPARE(feature(f, "src.shfl"), 0.0);
+        QCOMPARE(feature(f, "src.shared"), 0.0);
+        QCOMPARE(feature(f, "src.syncthreads"), 0.0);
+        QCOMPARE(feature(f, "src.is_reference"), 0.0);
+
+        // The reference line is recognised as the reference program.
+        const auto reference = std::find_if(ex.examples.begin(), ex.examples.end(),
+                                            [](const RecordedExample& r) { return r.label == "reference"; });
+        QCOMPARE(feature(local_features(reference->example.query), "src.is_reference"), 1.0);
+    }
+
+    void sourceFeatures_data() {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<double>("expected");
+        QTest::newRow("shuffles") << "v += __shfl_xor_sync(m, v, 16); v += __shfl_down_sync(m, v, 8); my__shfl();"
+                                  << "src.shfl" << 2.0;
+        QTest::newRow("vector types, not their substrings")
+            << "float4 a; uint4 b; int4 c; half2 d; __nv_bfloat162 e; float4x; myfloat4;"
+            << "src.vector_types" << 5.0;
+        QTest::newRow("tensor cores") << "wmma::fragment<a> f; wmma::mma_sync(c, a, b, c); asm(\"mma.sync.aligned\");"
+                                      << "src.mma" << 4.0;
+        QTest::newRow("gamma is not mma") << "float gamma = comma;"
+                                          << "src.mma" << 0.0;
+        QTest::newRow("atomics") << "atomicAdd(p, 1); atomicMax(q, 2); myatomicAdd(r);"
+                                 << "src.atomic" << 2.0;
+        QTest::newRow("shared") << "__shared__ float s[32]; extern __shared__ float d[];"
+                                << "src.shared" << 2.0;
+        QTest::newRow("barriers") << "__syncthreads(); __syncthreads_or(x);"
+                                  << "src.syncthreads" << 2.0;
+        QTest::newRow("unroll") << "#pragma unroll\nfor(;;){}\n#pragma unroll 4\n"
+                                << "src.unroll" << 2.0;
+    }
+    void sourceFeatures() {
+        QFETCH(QString, source);
+        QFETCH(QString, name);
+        QFETCH(double, expected);
+        ForecastQuery q;
+        q.candidate_source = source.toStdString();
+        QCOMPARE(feature(local_features(q), name.toStdString()), expected);
+    }
+
+    void missingFieldsAreNaN() {
+        ForecastQuery q;
+        q.pack = "p";
+        const auto f = local_features(q);
+        QCOMPARE(f.size(), local_feature_names().size());
+        for (size_t i = 0; i < f.size(); ++i)
+            QVERIFY2(std::isnan(f[i]), local_feature_names()[i].c_str());
+    }
+
+    void zeroExamplesGiveAWidePrior() {
+        LocalForecaster forecaster(small_options());
+        ForecastQuery q = synthetic_query(4, 4);
+        auto results = forecaster.forecast({q});
+        QCOMPARE(results.size(), size_t {1});
+        QVERIFY2(results[0].forecast.has_value(), results[0].error.c_str());
+        const Forecast& f = *results[0].forecast;
+        QCOMPARE(f.surrogate_id, std::string("local-xgb"));
+        QVERIFY(f.maxProbability() < 0.4);  // honest: no bin is likely without data
+        const auto p = forecaster.predict(q);
+        QVERIFY(p.prior);
+        QCOMPARE(p.log_speedup, 0.0);
+        QCOMPARE(p.sigma, LocalForecaster::kPriorSigma);
+        // Centred on the reference's speed: bins 4 (minor slowdown) and 5 (minor speedup) weigh the same.
+        QVERIFY(std::abs(f.probabilities[3] - f.probabilities[4]) < 0.05);
+        // A known parent moves the prior.
+        q.parent_speedup = 3.0;
+        QCOMPARE(forecaster.predict(q).log_speedup, std::log(3.0));
+    }
+
+    void learnsAMonotoneRelation() {
+        auto grid = synthetic_grid();
+        std::vector<std::pair<int64_t, int64_t>> train, test;
+        for (size_t i = 0; i < grid.size(); ++i)
+            (i % 3 == 0 ? test : train).push_back(grid[i]);
+        LocalForecaster forecaster(small_options());
+        forecaster.learn(synthetic_examples(train));
+        std::vector<double> predicted, truth, expected_bins;
+        std::vector<ForecastQuery> queries;
+        for (const auto& [x, y] : test) {
+            queries.push_back(synthetic_query(x, y));
+            predicted.push_back(forecaster.predictedLogSpeedup(queries.back()));
+            truth.push_back(synthetic_log_speedup(x, y));
+        }
+        const double tau = kendall(predicted, truth);
+        QVERIFY2(tau > 0.8, qPrintable(QString("kendall tau %1").arg(tau)));
+        const auto results = forecaster.forecast(queries);
+        for (const auto& r : results)
+            expected_bins.push_back(r.forecast->expectedBin());
+        const double tau_bins = kendall(expected_bins, truth);
+        QVERIFY2(tau_bins > 0.7, qPrintable(QString("kendall tau of expected bins %1").arg(tau_bins)));
+        QCOMPARE(forecaster.exampleCount(), train.size());
+        QVERIFY(forecaster.temperature() > 0);
+        QVERIFY(forecaster.lastRetrainSeconds() > 0);
+        const auto columns = forecaster.columns();
+        for (const char* c : {"pack.offset", "pack.same_source", "t:X", "t:Y", "t:Z"})
+            QVERIFY2(std::find(columns.begin(), columns.end(), c) != columns.end(), c);
+    }
+
+    void probabilitiesAreADistribution() {
+        LocalForecaster forecaster(small_options());
+        forecaster.learn(synthetic_examples(synthetic_grid()));
+        std::vector<ForecastQuery> queries;
+        for (const auto& [x, y] : synthetic_grid())
+            queries.push_back(synthetic_query(x, y));
+        queries.push_back(synthetic_query(8, 2, "a pack never seen"));
+        for (const auto& r : forecaster.forecast(queries)) {
+            QVERIFY2(r.forecast.has_value(), r.error.c_str());
+            const double sum = std::accumulate(r.forecast->probabilities.begin(), r.forecast->probabilities.end(), 0.0);
+            QVERIFY(std::abs(sum - 1.0) < 1e-12);
+            for (double p : r.forecast->probabilities)
+                QVERIFY(p > 0 && p < 1);
+            QVERIFY(r.forecast->predicted_bin >= 1 && r.forecast->predicted_bin <= kBinCount);
+            QVERIFY(!r.forecast->reasoning.empty());
+        }
+    }
+
+    void deterministicForASeed() {
+        auto run = [](uint64_t seed, int threads) {
+            LocalForecasterOptions o = small_options(seed);
+            o.threads = threads;
+            LocalForecaster forecaster(o);
+            forecaster.learn(synthetic_examples(synthetic_grid()));
+            std::vector<ForecastQuery> queries
+                = {synthetic_query(2, 3), synthetic_query(32, 7), synthetic_query(8, 1, "other")};
+            std::vector<std::array<double, kBinCount>> out;
+            for (const auto& r : forecaster.forecast(queries))
+                out.push_back(r.forecast->probabilities);
+            return out;
+        };
+        const auto a = run(5, 1);
+        QVERIFY(a == run(5, 1));
+        QVERIFY(a == run(5, 2));  // members trained in parallel give the same model
+        QVERIFY(a != run(6, 1));  // the seed matters (folds, subsampling)
+    }
+
+    void learningChangesForecasts() {
+        LocalForecaster forecaster(small_options());
+        auto grid = synthetic_grid();
+        std::vector<std::pair<int64_t, int64_t>> first(grid.begin(), grid.begin() + 20);
+        forecaster.learn(synthetic_examples(first));
+        const ForecastQuery q = synthetic_query(64, 1);
+        const double before = forecaster.predictedLogSpeedup(q);
+        forecaster.learn(synthetic_examples({{64, 1}, {64, 2}, {32, 1}, {64, 3}, {32, 2}}));
+        QCOMPARE(forecaster.exampleCount(), size_t {25});
+        const double after = forecaster.predictedLogSpeedup(q);
+        QVERIFY2(after > before + 0.05, qPrintable(QString("before %1 after %2").arg(before).arg(after)));
+        // Closer to the truth once the region was measured.
+        QVERIFY(std::abs(after - synthetic_log_speedup(64, 1)) < std::abs(before - synthetic_log_speedup(64, 1)));
+    }
+
+    void retrainWaitsForEnoughNewExamples() {
+        LocalForecasterOptions o = small_options();
+        o.retrain_after = 4;
+        LocalForecaster forecaster(o);
+        forecaster.learn(synthetic_examples({{1, 1}, {2, 2}, {4, 3}, {8, 4}, {16, 5}}));
+        const ForecastQuery q = synthetic_query(64, 1);
+        const double first = forecaster.predictedLogSpeedup(q);  // the first model is trained at once
+        forecaster.learn(synthetic_examples({{64, 1}}));
+        QCOMPARE(forecaster.predictedLogSpeedup(q), first);  // 1 new example < 4: the model is kept
+        forecaster.learn(synthetic_examples({{64, 2}, {32, 1}, {64, 3}}));
+        QVERIFY(forecaster.predictedLogSpeedup(q) != first);
+    }
+
+    void queriesWithMissingFieldsStillForecast() {
+        LocalForecaster forecaster(small_options());
+        forecaster.learn(synthetic_examples(synthetic_grid()));
+        ForecastQuery bare;  // an imported pair: only a pack and code
+        bare.pack = "imported";
+        bare.candidate_source = "extern \"C\" __global__ void k(float* y) { y[threadIdx.x] = 0; }";
+        ForecastQuery empty;
+        const auto results = forecaster.forecast({bare, empty});
+        for (const auto& r : results) {
+            QVERIFY2(r.forecast.has_value(), r.error.c_str());
+            QVERIFY(std::isfinite(r.forecast->expectedBin()));
+        }
+        // A pack the model has never seen is less certain than a known one.
+        ForecastQuery known = synthetic_query(8, 4);
+        ForecastQuery unknown = synthetic_query(8, 4, "new pack");
+        QVERIFY(forecaster.predict(unknown).sigma > forecaster.predict(known).sigma);
+    }
+
+    void learnRejectsExamplesWithoutASpeedup() {
+        LocalForecaster forecaster(small_options());
+        const std::string message = test::errorOf([&] { forecaster.learn({{synthetic_query(1, 1), 0.0}}); });
+        QVERIFY2(message.find("speedup") != std::string::npos, message.c_str());
+        QCOMPARE(forecaster.exampleCount(), size_t {0});
+    }
+
+    void examplesExceptLeaveTheNamedProblemOut() {
+        std::vector<std::string> skipped;
+        const auto examples = examples_from_recordings_except(kRecordings, kProblems, "saxpy", &skipped);
+        std::set<std::string> packs;
+        for (const auto& e : examples)
+            packs.insert(e.query.pack);
+        QVERIFY(!packs.count("saxpy"));
+        QCOMPARE(packs.size(), size_t {12});
+        QVERIFY(packs.count("sgemm") && packs.count("gelu"));
+        QVERIFY(skipped.empty());
+        size_t expected = 0;
+        for (const auto& p : packs) {
+            const Recording rec = Recording::load(kRecordings + "/" + p + ".jsonl");
+            expected += static_cast<size_t>(
+                std::count_if(rec.entries.begin(), rec.entries.end(),
+                              [](const RecordingEntry& e) { return entry_speedup(e).has_value(); }));
+        }
+        QCOMPARE(examples.size(), expected);
+        // Excluding another problem brings saxpy back.
+        const auto others = examples_from_recordings_except(kRecordings, kProblems, "gelu");
+        QVERIFY(std::any_of(others.begin(), others.end(),
+                            [](const LabelledExample& e) { return e.query.pack == "saxpy"; }));
+        QVERIFY(std::none_of(others.begin(), others.end(),
+                             [](const LabelledExample& e) { return e.query.pack == "gelu"; }));
+    }
+
+    void recordingOfAnotherProblemIsRefused() {
+        const Recording rec = Recording::load(kRecordings + "/saxpy.jsonl");
+        const std::string message = test::errorOf([&] { recording_examples(rec, Problem::load(kProblems + "/gelu")); });
+        QVERIFY2(message.find("saxpy") != std::string::npos && message.find("gelu") != std::string::npos,
+                 message.c_str());
+    }
+
+    void gaussianBinsFollowTheScheme() {
+        const BinScheme scheme = BinScheme::gfV2();
+        // A narrow forecast at 3x sits in bin 7 (2 < S <= 4).
+        const auto p = gaussian_bins(std::log(3.0), 0.05, scheme, 0.0);
+        QVERIFY(p[6] > 0.99);
+        // The floor keeps every bin possible and the total at 1.
+        const auto q = gaussian_bins(std::log(3.0), 0.05, scheme, 0.01);
+        QVERIFY(q[0] >= 0.01 / kBinCount);
+        QVERIFY(std::abs(std::accumulate(q.begin(), q.end(), 0.0) - 1.0) < 1e-12);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLocalForecaster)
+#include "tst_local_forecaster.moc"
