@@ -111,6 +111,7 @@ public:
     // Keeps the examples; training happens on the next forecast (or retrain()). Throws kerncast::Error for an
     // example whose speedup is not a positive finite number.
     void learn(const std::vector<LabelledExample>& examples) override;
+    bool learns() const override { return true; }
 
     // The model's belief about one query, before it becomes bins.
     struct Prediction {

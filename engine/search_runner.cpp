@@ -89,6 +89,23 @@ const char* to_string(SearchCommand::Kind kind) {
     return "unknown";
 }
 
+const char* to_string(SearchEvent::Kind kind) {
+    using K = SearchEvent::Kind;
+    switch (kind) {
+    case K::RunStarted: return "run_started";
+    case K::CandidateProposed: return "candidate_proposed";
+    case K::Forecast: return "forecast";
+    case K::Gating: return "gating";
+    case K::Measured: return "measured";
+    case K::NewBest: return "new_best";
+    case K::Command: return "command";
+    case K::Progress: return "progress";
+    case K::Finished: return "finished";
+    case K::Failed: return "failed";
+    }
+    return "unknown";
+}
+
 nlohmann::json summary_json(const SearchSummary& s) {
     nlohmann::json traj = nlohmann::json::array();
     for (const auto& p : s.trajectory)
@@ -244,7 +261,7 @@ private:
     bool budgetLeft(std::string& why) const;
     bool measurementsLeft() const { return s.progress.measurements < cfg.budgets.measurements; }
     int64_t forecastBudget() const {
-        return cfg.budgets.forecasts > 0 ? cfg.budgets.forecasts : 30 * cfg.budgets.measurements;
+        return cfg.budgets.forecasts > 0 ? cfg.budgets.forecasts : 100 * cfg.budgets.measurements;
     }
     void iterate();
     bool rescue();
@@ -723,7 +740,9 @@ void Loop::iterate() {
         if (!rescue()) {
             s.end_reason = "search space exhausted: no parent left to expand";
             s.stop_requested = true;
+            return;
         }
+        emitSimple(SearchEvent::Kind::Progress);
         return;
     }
     const double best_before = s.progress.best_speedup;
@@ -837,9 +856,10 @@ void Loop::screenInitial(const std::vector<int64_t>& ids, size_t keep) {
 }
 
 // Every measured candidate has been expanded as far as the mutators go, but candidates that gating trusted without
-// a measurement remain. The surrogate has learned since it first forecast them, so they are forecast again (the
-// new forecasts are stored like any other), and the one most likely to beat the best is measured: it can then
-// become a parent.
+// a measurement remain. A learning surrogate has learned since it first forecast them, so the most promising are
+// forecast again (the new forecasts are stored like any other), and the one most likely to beat the best is
+// measured: it can then become a parent.
+constexpr size_t kRescueForecasts = 32;
 bool Loop::rescue() {
     if (!measurementsLeft())
         return false;
@@ -849,10 +869,21 @@ bool Loop::rescue() {
             waiting.push_back(id);
     if (waiting.empty())
         return false;
-    if (s.surrogate && s.progress.forecasts < forecastBudget()) {
+    auto p_above = [&](int64_t id) {
+        const Cand& c = s.cands.at(id);
+        if (!c.forecast)
+            return -1.0;
+        return s.progress.best_speedup > 0 ? c.forecast->probabilityAbove(s.scheme, s.progress.best_speedup) : 1.0;
+    };
+    // A learning surrogate has changed since: the most promising few (by their last forecast) are forecast again.
+    if (s.surrogate && s.surrogate->learns() && s.progress.forecasts < forecastBudget()) {
+        std::vector<int64_t> again = waiting;
+        std::stable_sort(again.begin(), again.end(), [&](int64_t a, int64_t b) { return p_above(a) > p_above(b); });
+        if (again.size() > kRescueForecasts)
+            again.resize(kRescueForecasts);
         std::vector<ForecastQuery> queries;
         std::vector<int64_t> asked;
-        for (int64_t id : waiting) {
+        for (int64_t id : again) {
             try {
                 queries.push_back(queryFor(s.cands.at(id)));
                 asked.push_back(id);
@@ -874,8 +905,7 @@ bool Loop::rescue() {
         const Cand& c = s.cands.at(id);
         if (!c.forecast)
             continue;
-        const double p =
-            s.progress.best_speedup > 0 ? c.forecast->probabilityAbove(s.scheme, s.progress.best_speedup) : 1.0;
+        const double p = p_above(id);
         const double mean = c.forecast->log_mean ? *c.forecast->log_mean : c.forecast->expectedLogSpeedup(s.scheme);
         if (p > best_p || (p == best_p && mean > best_mean)) {
             best_p = p;
@@ -887,9 +917,9 @@ bool Loop::rescue() {
         pick = waiting.front();
     char reason[200];
     std::snprintf(reason, sizeof reason,
-                  "no parent left to expand: forecast the %zu trusted candidates again and measuring the one most "
-                  "likely to beat the best (P = %.2f)",
-                  waiting.size(), std::max(best_p, 0.0));
+                  "no parent left to expand: measuring the trusted candidate most likely to beat the best (P = %.2f, "
+                  "of %zu waiting)",
+                  std::max(best_p, 0.0), waiting.size());
     s.cands[pick].decision = GatingDecision::Measure;
     s.store->addEvent(s.run_id, "gating",
                       {{"candidate", pick}, {"decision", "measure"}, {"reason", reason}, {"p_above_best", best_p}});

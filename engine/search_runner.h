@@ -29,7 +29,7 @@ namespace kerncast {
 
 struct SearchBudgets {
     int64_t measurements = 40;  // device measurements (the reference and the seeds count too)
-    int64_t forecasts = 0;      // 0: 30 per measurement of the budget
+    int64_t forecasts = 0;      // 0: 100 per measurement of the budget
     int64_t tokens = 0;         // LLM tokens (forecasts and rewrites); 0: no limit
     double cost_usd = 0;        // 0: no limit
     double wall_s = 0;          // 0: no limit

@@ -67,6 +67,8 @@ public:
     virtual std::vector<ForecastResult> forecast(const std::vector<ForecastQuery>& queries) = 0;
     // New measurements. A learning surrogate retrains (it may batch); others ignore them.
     virtual void learn(const std::vector<LabelledExample>& examples) { (void)examples; }
+    // Whether learn() changes later forecasts (then forecasting a candidate again can be worth it).
+    virtual bool learns() const { return false; }
 };
 
 }  // namespace kerncast

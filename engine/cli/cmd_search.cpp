@@ -160,7 +160,7 @@ void add_search_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--mutator", args->mutators, "parametric, llm-rewrite, llm-diff (repeat for several)")
         ->capture_default_str();
     cmd->add_option("--budget", args->budget, "Device measurements")->capture_default_str();
-    cmd->add_option("--forecast-budget", args->forecasts, "Forecasts (0: 30 per measurement)");
+    cmd->add_option("--forecast-budget", args->forecasts, "Forecasts (0: 100 per measurement)");
     cmd->add_option("--token-budget", args->tokens, "LLM tokens (0: no limit)");
     cmd->add_option("--cost-budget", args->cost, "LLM cost in USD (0: no limit)");
     cmd->add_option("--time-budget", args->wall, "Wall time in seconds (0: no limit)");
