@@ -222,13 +222,24 @@ std::vector<double> local_features(const ForecastQuery& q) {
     return f;
 }
 
-std::array<double, kBinCount> gaussian_bins(double mu, double sigma, const BinScheme& scheme, double floor) {
+std::array<double, kBinCount> speedup_bins(double mu, double sigma, const BinScheme& scheme, double floor) {
+    // Logistic with the variance of Normal(mu, sigma). Each bin's mass is taken from the side of mu it lies on
+    // (the CDF below mu, the survival function above), so tiny tail masses keep their precision.
+    const double scale = sigma * std::sqrt(3.0) / 3.14159265358979323846;
+    auto cdf = [&](double x) { return 1.0 / (1.0 + std::exp(-(x - mu) / scale)); };
+    auto sf = [&](double x) { return 1.0 / (1.0 + std::exp((x - mu) / scale)); };
     std::array<double, kBinCount> p {};
-    double below = 0;  // P(log S <= log e(b-1))
     for (int b = 1; b <= kBinCount; ++b) {
-        const double upper = b == kBinCount ? 1.0 : normal_cdf((std::log(scheme.upperEdge(b)) - mu) / sigma);
-        p[b - 1] = (1.0 - floor) * std::max(0.0, upper - below) + floor / kBinCount;
-        below = upper;
+        const double lo = b == 1 ? -INFINITY : std::log(scheme.lowerEdge(b));
+        const double hi = b == kBinCount ? INFINITY : std::log(scheme.upperEdge(b));
+        double mass;
+        if (hi <= mu)
+            mass = (b == kBinCount ? 1.0 : cdf(hi)) - (b == 1 ? 0.0 : cdf(lo));
+        else if (lo >= mu)
+            mass = (b == 1 ? 1.0 : sf(lo)) - (b == kBinCount ? 0.0 : sf(hi));
+        else
+            mass = 1.0 - (b == 1 ? 0.0 : cdf(lo)) - (b == kBinCount ? 0.0 : sf(hi));
+        p[b - 1] = (1.0 - floor) * std::max(0.0, mass) + floor / kBinCount;
     }
     return p;
 }
@@ -540,7 +551,7 @@ void LocalForecaster::retrainLocked() {
         auto nll = [&](double tau) {
             double total = 0;
             for (size_t j = 0; j < calib.size(); ++j) {
-                const auto p = gaussian_bins(calib[j].first, tau * calib[j].second, m_options.scheme, kFloor);
+                const auto p = speedup_bins(calib[j].first, tau * calib[j].second, m_options.scheme, kFloor);
                 total -= std::log(p[static_cast<size_t>(true_bins[j] - 1)]);
             }
             return total;
@@ -617,7 +628,7 @@ std::vector<ForecastResult> LocalForecaster::forecast(const std::vector<Forecast
         const auto started = std::chrono::steady_clock::now();
         try {
             const Prediction p = predictLocked(queries[i]);
-            Forecast f = Forecast::fromRaw(gaussian_bins(p.log_speedup, p.sigma, m_options.scheme, kFloor));
+            Forecast f = Forecast::fromRaw(speedup_bins(p.log_speedup, p.sigma, m_options.scheme, kFloor));
             f.surrogate_id = id();
             f.scheme_id = m_options.scheme.id();
             // The Gaussian itself, so that gating can compare candidates beyond the last bin edge.

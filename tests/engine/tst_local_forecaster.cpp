@@ -418,15 +418,23 @@ private Q_SLOTS:
                  message.c_str());
     }
 
-    void gaussianBinsFollowTheScheme() {
+    void speedupBinsFollowTheScheme() {
         const BinScheme scheme = BinScheme::gfV2();
         // A narrow forecast at 3x sits in bin 7 (2 < S <= 4).
-        const auto p = gaussian_bins(std::log(3.0), 0.05, scheme, 0.0);
+        const auto p = speedup_bins(std::log(3.0), 0.05, scheme, 0.0);
         QVERIFY(p[6] > 0.99);
+        QVERIFY(std::abs(std::accumulate(p.begin(), p.end(), 0.0) - 1.0) < 1e-12);
         // The floor keeps every bin possible and the total at 1.
-        const auto q = gaussian_bins(std::log(3.0), 0.05, scheme, 0.01);
+        const auto q = speedup_bins(std::log(3.0), 0.05, scheme, 0.01);
         QVERIFY(q[0] >= 0.01 / kBinCount);
         QVERIFY(std::abs(std::accumulate(q.begin(), q.end(), 0.0) - 1.0) < 1e-12);
+        // Deep in the open last bin, a faster prediction still has a higher expected bin.
+        double previous = 0;
+        for (double s : {6.0, 8.0, 10.0, 14.0, 20.0, 40.0}) {
+            const Forecast f = Forecast::fromRaw(speedup_bins(std::log(s), 0.1, scheme, 0.005));
+            QVERIFY2(f.expectedBin() > previous, std::to_string(s).c_str());
+            previous = f.expectedBin();
+        }
     }
 };
 
