@@ -55,6 +55,13 @@ void registerMetaTypes() {
     (void)registered;
 }
 
+SearchCommand command(SearchCommand::Kind kind, int64_t candidateId = 0) {
+    SearchCommand c;
+    c.kind = kind;
+    c.candidate_id = candidateId;
+    return c;
+}
+
 SearchEvent endEvent(SearchEvent::Kind kind, const std::string& message) {
     SearchEvent e;
     e.kind = kind;
@@ -74,15 +81,7 @@ EngineBridge::EngineBridge(QString resourcesDir, QObject* parent)
 
 EngineBridge::~EngineBridge() {
     m_timer.stop();
-    if (m_slot) {
-        std::lock_guard<std::mutex> lock(m_slot->mutex);
-        m_slot->stopRequested = true;
-        if (m_slot->runner) {
-            SearchCommand stop;
-            stop.kind = SearchCommand::Kind::Stop;
-            m_slot->runner->post(stop);
-        }
-    }
+    stopSession();
     // Everything the search did is in its run store already, so stopping loses nothing; a search that does not
     // stop in time (a measurement that hangs in a driver) is left to end with the process rather than hang the GUI.
     waitForEnd(kShutdownTimeoutMs);
@@ -92,6 +91,15 @@ EngineBridge::~EngineBridge() {
         else
             w.thread.detach();  // it holds its own references to the slot and the queue
     }
+}
+
+void EngineBridge::stopSession() {
+    if (!m_slot)
+        return;
+    std::lock_guard<std::mutex> lock(m_slot->mutex);
+    m_slot->stopRequested = true;
+    if (m_slot->runner)
+        m_slot->runner->post(command(SearchCommand::Kind::Stop));
 }
 
 bool EngineBridge::isActive() const {
@@ -105,6 +113,7 @@ quint64 EngineBridge::beginManualSession() {
     m_queue->take(m_session);  // drop whatever is left
     setState(State::Running);
     m_timer.start();
+    Q_EMIT started(m_session, QString());
     return m_session;
 }
 
@@ -141,16 +150,7 @@ std::pair<QString, int> EngineBridge::locationOf(const QString& message) {
 }
 
 void EngineBridge::start(const SearchConfig& config, const QString& runPath, bool resume) {
-    if (m_slot) {
-        // The previous session's thread is told to stop; its events no longer reach anyone.
-        std::lock_guard<std::mutex> lock(m_slot->mutex);
-        m_slot->stopRequested = true;
-        if (m_slot->runner) {
-            SearchCommand stop;
-            stop.kind = SearchCommand::Kind::Stop;
-            m_slot->runner->post(stop);
-        }
-    }
+    stopSession();  // the previous session's thread is told to stop; its events no longer reach anyone
     reapFinishedWorkers();
     const quint64 session = ++m_session;
     m_config = config;
@@ -215,64 +215,44 @@ void EngineBridge::post(SearchCommand command) {
 }
 
 void EngineBridge::pause() {
-    SearchCommand c;
-    c.kind = SearchCommand::Kind::Pause;
-    post(c);
+    post(command(SearchCommand::Kind::Pause));
 }
 
 void EngineBridge::resume() {
-    SearchCommand c;
-    c.kind = SearchCommand::Kind::Resume;
-    post(c);
+    post(command(SearchCommand::Kind::Resume));
 }
 
 void EngineBridge::step() {
-    SearchCommand c;
-    c.kind = SearchCommand::Kind::Step;
-    post(c);
+    post(command(SearchCommand::Kind::Step));
 }
 
 void EngineBridge::stop() {
     if (!isActive())
         return;
-    SearchCommand c;
-    c.kind = SearchCommand::Kind::Stop;
-    post(c);
+    post(command(SearchCommand::Kind::Stop));
     setState(State::Stopping);
 }
 
 void EngineBridge::pin(qint64 candidateId) {
-    SearchCommand c;
-    c.kind = SearchCommand::Kind::Pin;
-    c.candidate_id = candidateId;
-    post(c);
+    post(command(SearchCommand::Kind::Pin, candidateId));
 }
 
 void EngineBridge::ban(qint64 candidateId) {
-    SearchCommand c;
-    c.kind = SearchCommand::Kind::Ban;
-    c.candidate_id = candidateId;
-    post(c);
+    post(command(SearchCommand::Kind::Ban, candidateId));
 }
 
 void EngineBridge::submitKernel(const QString& source, qint64 parentId) {
-    SearchCommand c;
-    c.kind = SearchCommand::Kind::SubmitKernel;
+    SearchCommand c = command(SearchCommand::Kind::SubmitKernel, parentId);
     c.source = source.toStdString();
-    c.candidate_id = parentId;
     post(c);
 }
 
 void EngineBridge::forceMeasure(qint64 candidateId) {
-    SearchCommand c;
-    c.kind = SearchCommand::Kind::ForceMeasure;
-    c.candidate_id = candidateId;
-    post(c);
+    post(command(SearchCommand::Kind::ForceMeasure, candidateId));
 }
 
 void EngineBridge::setGating(const GatingConfig& gating) {
-    SearchCommand c;
-    c.kind = SearchCommand::Kind::SetGating;
+    SearchCommand c = command(SearchCommand::Kind::SetGating);
     c.gating = gating;
     post(c);
 }

@@ -111,6 +111,8 @@ private:
     };
 
     void post(SearchCommand command);
+    // Tells the current session's thread to stop (before its runner exists, too).
+    void stopSession();
     void flush();
     void setState(State state);
     void reapFinishedWorkers();

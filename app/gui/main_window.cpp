@@ -179,6 +179,16 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
     m_problems = new ProblemListModel(this);
     m_devices = new DeviceListModel(this);
     m_bridge = new EngineBridge(m_options.resourcesDir, this);
+    m_plotRefresh = new QTimer(this);
+    m_plotRefresh->setSingleShot(true);
+    m_plotRefresh->setInterval(kPlotRefreshMs);
+    connect(m_plotRefresh, &QTimer::timeout, this, &MainWindow::refreshPlots);
+    m_resort = new QTimer(this);
+    m_resort->setSingleShot(true);
+    m_resort->setInterval(kLargeResortMs);
+    connect(m_resort, &QTimer::timeout, this, [this] {
+        m_populationProxy->sort(m_populationProxy->sortColumn(), m_populationProxy->sortOrder());
+    });
     connect(m_bridge, &EngineBridge::started, this, &MainWindow::onBridgeStarted);
     connect(m_bridge, &EngineBridge::eventsReady, this, &MainWindow::onEvents);
     connect(m_bridge, &EngineBridge::finished, this, &MainWindow::onSearchFinished);
@@ -217,6 +227,9 @@ void MainWindow::createPanels() {
     m_candidateTitle->setObjectName(QStringLiteral("candidateTitle"));
     m_candidateTitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_candidateTitle->hide();
+    // Long labels and paths must not widen the window: they are cut where space ends (a tool tip has them whole).
+    m_candidateTitle->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_programPath->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     programRow->addWidget(programLabelWidget);
     programRow->addWidget(m_programSelector);
     programRow->addWidget(m_candidateTitle, 1);
@@ -378,13 +391,19 @@ void MainWindow::createRunDocks() {
     m_populationView->setWordWrap(false);
     // Fixed widths: sizing columns to their contents would scan every row of a large run.
     const int digit = m_populationView->fontMetrics().horizontalAdvance(QLatin1Char('0'));
-    const std::pair<int, int> widths[] = {{PopulationModel::IdColumn, 6},        {PopulationModel::GenerationColumn, 4},
-                                          {PopulationModel::ParentColumn, 6},    {PopulationModel::MutatorColumn, 11},
-                                          {PopulationModel::StatusColumn, 11},   {PopulationModel::ForecastColumn, 14},
-                                          {PopulationModel::SpeedupColumn, 8},   {PopulationModel::TimeColumn, 9},
-                                          {PopulationModel::RegistersColumn, 6}, {PopulationModel::SharedMemoryColumn, 9}};
+    const std::pair<int, int> widths[] = {
+        {PopulationModel::IdColumn, 6},        {PopulationModel::GenerationColumn, 4},
+        {PopulationModel::ParentColumn, 6},    {PopulationModel::MutatorColumn, 11},
+        {PopulationModel::StatusColumn, 11},   {PopulationModel::ForecastColumn, 14},
+        {PopulationModel::SpeedupColumn, 8},   {PopulationModel::TimeColumn, 9},
+        {PopulationModel::RegistersColumn, 6}, {PopulationModel::SharedMemoryColumn, 9}};
     for (const auto& [column, chars] : widths)
         m_populationView->setColumnWidth(column, digit * chars + 12);
+    // What a narrow dock should show first: the outcome and the forecast, then the lineage.
+    auto* header = m_populationView->horizontalHeader();
+    header->setSectionsMovable(true);
+    for (int column : {PopulationModel::StatusColumn, PopulationModel::SpeedupColumn, PopulationModel::ForecastColumn})
+        header->moveSection(header->visualIndex(column), header->visualIndex(PopulationModel::GenerationColumn));
     m_populationView->setContextMenuPolicy(Qt::CustomContextMenu);
     m_lineageView = new QTreeView(m_populationTabs);
     m_lineageView->setObjectName(QStringLiteral("lineageView"));
@@ -434,6 +453,8 @@ void MainWindow::createRunDocks() {
 
     // Diff against the parent.
     m_diff = new DiffView(this);
+    // Its two editors would ask for more; a narrow diff scrolls instead of widening the right column.
+    m_diff->setMinimumWidth(280);
     m_diffDock = makeDock(tr("Diff"), QStringLiteral("diffDock"), m_diff, this);
 
     // Plots.
@@ -586,29 +607,39 @@ void MainWindow::createMenus() {
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
 
+void MainWindow::applyDefaultLayout() {
+    resizeDocks({m_runDock, m_inspectorDock}, {390, 440}, Qt::Horizontal);
+    resizeDocks({m_runDock, m_problemDock}, {680, 320}, Qt::Vertical);
+    resizeDocks({m_inspectorDock, m_diffDock}, {540, 460}, Qt::Vertical);
+    resizeDocks({m_populationDock, m_plotsDock}, {400, 460}, Qt::Horizontal);
+    resizeDocks({m_populationDock}, {440}, Qt::Vertical);
+}
+
 void MainWindow::readSettings() {
-    const auto defaultLayout = [this] {
-        resize(1680, 1050);
-        resizeDocks({m_runDock, m_inspectorDock}, {400, 420}, Qt::Horizontal);
-        resizeDocks({m_runDock, m_problemDock}, {660, 340}, Qt::Vertical);
-        resizeDocks({m_inspectorDock, m_diffDock}, {560, 440}, Qt::Vertical);
-        resizeDocks({m_populationDock, m_plotsDock}, {450, 410}, Qt::Horizontal);
-        resizeDocks({m_populationDock}, {430}, Qt::Vertical);
-    };
     if (!m_options.persistSettings) {
-        defaultLayout();
+        resize(1680, 1050);
+        m_defaultLayoutPending = true;
         return;
     }
     QSettings settings;
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
         resize(1680, 1050);
     if (!restoreState(settings.value(QStringLiteral("window/state")).toByteArray()))
-        defaultLayout();
+        m_defaultLayoutPending = true;
     m_openedFolders = settings.value(QStringLiteral("problems/opened")).toStringList();
     m_pendingSelection = settings.value(QStringLiteral("problems/selected")).toString();
     m_savedDevice = settings.value(QStringLiteral("devices/active")).toString();
     m_runControl->readSettings(settings);
     m_surrogateStatus->setText(surrogateStatus());
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    // Dock sizes apply to a laid-out window: the first time it is shown, unless a saved layout was restored.
+    if (m_defaultLayoutPending) {
+        m_defaultLayoutPending = false;
+        applyDefaultLayout();
+    }
 }
 
 void MainWindow::writeSettings() const {
@@ -874,6 +905,7 @@ void MainWindow::showProgram(int index) {
     const QString path = QString::fromStdString(program.path);
     m_editor->setSource(QString::fromStdString(program.source), path);
     m_programPath->setText(path);
+    m_programPath->setToolTip(path);
     QList<EditorDiagnostic> diagnostics;
     for (const auto& e : entry->errors)
         if (e.where().line > 0 && sameFile(e.where().file, program.path))
@@ -1088,6 +1120,8 @@ void MainWindow::startDemo() {
 }
 
 void MainWindow::clearRunViews() {
+    m_resort->stop();
+    m_populationProxy->setDynamicSortFilter(true);
     m_population->clear();
     m_population->setRunId(0);
     m_candidates.clear();
@@ -1157,13 +1191,17 @@ void MainWindow::onEvents(const SearchEventBatch& batch) {
         m_lastProgress = e.progress;
     }
     m_population->applyEvents(batch.events);
-    int queued = 0;
-    for (const CandidateRow& r : m_population->rows())
-        queued += r.status == QLatin1String(candidate_status::Queued) ? 1 : 0;
-    m_queueLength = queued;
+    // A sorted proxy re-sorts a large table on every change it hears; past a size the table keeps its order while
+    // the events stream in and is re-sorted every few seconds instead.
+    const bool large = m_population->rowCount() > kLiveSortLimit;
+    if (m_populationProxy->dynamicSortFilter() == large)
+        m_populationProxy->setDynamicSortFilter(!large);
+    if (large && !m_resort->isActive())
+        m_resort->start();
     m_runControl->showProgress(m_lastProgress);
-    if (candidatesChanged)
-        refreshPlots();
+    // The plots and the device line follow at a slower pace than the table: they look at every row.
+    if (candidatesChanged && !m_plotRefresh->isActive())
+        m_plotRefresh->start(large ? kLargePlotRefreshMs : kPlotRefreshMs);
     // The selected candidate may have been forecast or measured meanwhile.
     const bool selectedChanged = m_selectedCandidate &&
         std::any_of(batch.events.begin(), batch.events.end(), [this](const SearchEvent& e) {
@@ -1178,20 +1216,48 @@ void MainWindow::onEvents(const SearchEventBatch& batch) {
 }
 
 void MainWindow::refreshPlots() {
+    m_plotRefresh->stop();
     const std::vector<CandidateRow>& rows = m_population->rows();
+    int queued = 0;
+    for (const CandidateRow& r : rows)
+        queued += r.status == QLatin1String(candidate_status::Queued) ? 1 : 0;
+    m_queueLength = m_runLive && m_bridge->isActive() ? queued : 0;
+    updateDeviceDetails();
     m_scatter->setPoints(forecastPoints(rows));
     if (m_selectedCandidate)
         m_scatter->setSelected(m_selectedCandidate);
-    const std::vector<ScoredForecast> scored = scoredForecasts(rows, m_problemName);
-    try {
-        m_metrics = compute_metrics(scored, m_population->scheme());
-    } catch (const std::exception&) {
-        m_metrics = ForecastMetrics{};
-    }
-    m_reliability->setMetrics(m_metrics);
-    m_riskCoverage->setMetrics(m_metrics);
     const int64_t measured = m_runLive ? std::max(m_measurements, m_lastProgress.measurements) : m_measurements;
     m_progressPlot->setProgress(m_progress, measured);
+
+    std::vector<ScoredForecast> scored = scoredForecasts(rows, m_problemName);
+    const BinScheme scheme = m_population->scheme();
+    const auto compute = [scheme](const std::vector<ScoredForecast>& s) {
+        try {
+            return compute_metrics(s, scheme);
+        } catch (const std::exception&) {
+            return ForecastMetrics{};
+        }
+    };
+    const quint64 generation = ++m_metricsGeneration;
+    if (static_cast<int>(rows.size()) <= kLiveSortLimit) {
+        showMetrics(compute(scored));
+        return;
+    }
+    // Calibration over tens of thousands of forecasts takes a while: worked out off the GUI thread, shown unless a
+    // newer refresh has started meanwhile.
+    auto* watcher = new QFutureWatcher<ForecastMetrics>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        if (generation == m_metricsGeneration)
+            showMetrics(watcher->result());
+    });
+    watcher->setFuture(QtConcurrent::run([compute, scored = std::move(scored)] { return compute(scored); }));
+}
+
+void MainWindow::showMetrics(const ForecastMetrics& metrics) {
+    m_metrics = metrics;
+    m_reliability->setMetrics(m_metrics);
+    m_riskCoverage->setMetrics(m_metrics);
     const QLocale locale;
     if (m_metrics.n > 0)
         m_metricsLabel->setText(tr("%n measured forecast(s): accuracy %1, off by one %2, ECE %3, AURC %4, Brier %5, "
@@ -1204,8 +1270,8 @@ void MainWindow::refreshPlots() {
                                          locale.toString(m_metrics.brier, 'f', 3),
                                          locale.toString(m_metrics.kendall_tau_b, 'f', 3)));
     else
-        m_metricsLabel->setText(rows.empty() ? tr("No candidates yet.")
-                                             : tr("No measured candidate with a forecast yet."));
+        m_metricsLabel->setText(m_population->rowCount() == 0 ? tr("No candidates yet.")
+                                                              : tr("No measured candidate with a forecast yet."));
 }
 
 void MainWindow::refreshRunStatus() {
@@ -1350,9 +1416,12 @@ void MainWindow::showLoadedRun(LoadedRun run) {
     p.candidates = m_population->rowCount();
     p.measurements = m_measurements;
     p.budget_measurements = m_opened->config ? m_opened->config->budgets.measurements : m_measurements;
+    if (m_opened->evaluation)
+        p.budget_measurements = m_population->rowCount();  // every pair comes measured
     for (const CandidateRow& r : m_population->rows()) {
         p.forecasts += r.hasForecast() ? 1 : 0;
-        if (r.measured_speedup && *r.measured_speedup > p.best_speedup && r.mutator != Mutator::Imported) {
+        p.measurements += m_opened->evaluation && r.isMeasured() ? 1 : 0;
+        if (r.measured_speedup && *r.measured_speedup > p.best_speedup) {
             p.best_speedup = *r.measured_speedup;
             p.best_candidate = r.id;
         }
@@ -1541,6 +1610,7 @@ void MainWindow::showCandidate(qint64 id) {
                                   .arg(PopulationModel::mutatorText(row.mutator))
                                   .arg(row.generation)
                                   .arg(QString::fromStdString(candidate->label).toHtmlEscaped()));
+    m_candidateTitle->setToolTip(m_candidateTitle->text());
     setEditorForCandidate(true);
     m_editor->setSource(QString::fromStdString(candidate->source), compileFileName(*candidate));
     if (!compileError.isEmpty())
@@ -1565,7 +1635,14 @@ void MainWindow::showCandidate(qint64 id) {
             break;
         }
     }
-    if (parent)
+    const std::string* anchor = nullptr;
+    if (m_opened)
+        if (auto it = m_opened->anchors.find(id); it != m_opened->anchors.end())
+            anchor = &it->second;
+    if (anchor)
+        m_diff->setSources(QString::fromStdString(*anchor), diffText(*candidate), tr("anchor of the pair"),
+                           tr("#%1 %2").arg(id).arg(QString::fromStdString(candidate->label)));
+    else if (parent)
         m_diff->setSources(diffText(*parent), diffText(*candidate),
                            tr("#%1 %2").arg(parent->id).arg(parentId ? tr("parent") : tr("reference")),
                            tr("#%1 %2").arg(id).arg(QString::fromStdString(candidate->label)));

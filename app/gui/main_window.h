@@ -31,6 +31,7 @@ class QProgressBar;
 class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
+class QTimer;
 class QTreeView;
 
 namespace kerncast {
@@ -58,6 +59,14 @@ public:
         QString resourcesDir;         // holds problems/ and recordings/
         bool persistSettings = true;  // false for screenshots: a scripted run must not move the user's layout
     };
+
+    // How often the plots follow a running search at most (they look at every candidate; the table is immediate).
+    static constexpr int kPlotRefreshMs = 250;
+    // Above this many candidates a running search does not re-sort the table on every change, but every
+    // kLargeResortMs (a re-sort of 100k rows takes tens of milliseconds).
+    static constexpr int kLiveSortLimit = 20000;
+    static constexpr int kLargeResortMs = 3000;
+    static constexpr int kLargePlotRefreshMs = 1000;
 
     explicit MainWindow(Options options, QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -142,12 +151,14 @@ Q_SIGNALS:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     void createMenus();
     void createPanels();
     void createRunDocks();
     void readSettings();
+    void applyDefaultLayout();
     void writeSettings() const;
     void showProblem(const ProblemEntry* entry);
     void showProgram(int index);
@@ -166,6 +177,7 @@ private:
     void showLoadedRun(LoadedRun run);
     void clearRunViews();
     void refreshPlots();
+    void showMetrics(const ForecastMetrics& metrics);
     void refreshRunStatus();
     void showCandidate(qint64 id);
     void submitEditedKernel(const QString& source);
@@ -185,6 +197,7 @@ private:
     bool m_readyEmitted = false;
     bool m_demoPending = false;
     bool m_closing = false;
+    bool m_defaultLayoutPending = false;
 
     ProblemListModel* m_problems = nullptr;
     QSortFilterProxyModel* m_problemProxy = nullptr;
@@ -234,6 +247,8 @@ private:
     SearchProgressPlot* m_progressPlot = nullptr;
     QLabel* m_metricsLabel = nullptr;
     QAction* m_resumeRunAction = nullptr;
+    QTimer* m_plotRefresh = nullptr;
+    QTimer* m_resort = nullptr;
     QAction* m_evaluateAction = nullptr;
 
     QString m_runPath;
@@ -246,6 +261,7 @@ private:
     int64_t m_measurements = 0;
     SearchProgress m_lastProgress;
     ForecastMetrics m_metrics;
+    quint64 m_metricsGeneration = 0;  // a newer refresh makes an older background calibration stale
     int m_queueLength = 0;
     bool m_measuring = false;
     bool m_plotsDirty = false;

@@ -75,6 +75,11 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     m_surrogate->addItem(tr("Local (learned from recordings)"), QStringLiteral("local"));
     m_surrogate->addItem(tr("LLM endpoint"), QStringLiteral("llm"));
     m_surrogate->addItem(tr("None (measure everything)"), QStringLiteral("none"));
+    // Combo boxes as wide as the dock, not as their longest entry.
+    for (QComboBox* combo : {m_problem, m_device, m_surrogate}) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(10);
+    }
     m_endpoint = new QLineEdit(what);
     m_endpoint->setObjectName(QStringLiteral("runEndpoint"));
     m_endpoint->setPlaceholderText(tr("http://localhost:8000/v1"));
@@ -117,6 +122,8 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     m_gatingKind->addItem(tr("Selective"), QStringLiteral("selective"));
     m_gatingKind->addItem(tr("Top-k per parent"), QStringLiteral("top-k"));
     m_gatingKind->addItem(tr("Measure all"), QStringLiteral("measure-all"));
+    m_gatingKind->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_gatingKind->setMinimumContentsLength(10);
     m_tau = makeSlider(100, gatingBox);
     m_tau->setObjectName(QStringLiteral("tauSlider"));
     m_tau->setToolTip(tr("τ: a candidate is measured when the forecast's confidence (largest bin probability) is "
@@ -201,6 +208,10 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     budgetGrid->addWidget(m_budgetWall, 2, 1);
     budgetGrid->addWidget(new QLabel(tr("Seed:"), budgets), 2, 2);
     budgetGrid->addWidget(m_seed, 2, 3);
+    // A spin box asks for the width of its largest value (2^31 for some); these fit a narrow dock instead.
+    for (QAbstractSpinBox* spin : std::initializer_list<QAbstractSpinBox*>{
+             m_budgetMeasurements, m_budgetForecasts, m_budgetTokens, m_budgetCost, m_budgetWall, m_seed})
+        spin->setMinimumWidth(spin->fontMetrics().horizontalAdvance(QStringLiteral("no limit")) + 36);
     budgetGrid->setColumnStretch(1, 1);
     budgetGrid->setColumnStretch(3, 1);
     layout->addWidget(budgets);

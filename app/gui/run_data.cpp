@@ -21,7 +21,8 @@ std::vector<ProgressPoint> progressFromStore(RunStore& store, int64_t runId, int
             steps.push_back({m.id, ok ? m.measurement.speedup : 0});
         }
     }
-    std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.measurementId < b.measurementId; });
+    std::sort(steps.begin(), steps.end(),
+              [](const Step& a, const Step& b) { return a.measurementId < b.measurementId; });
     std::vector<ProgressPoint> points;
     double best = 0;
     for (size_t i = 0; i < steps.size(); ++i) {
@@ -63,6 +64,15 @@ LoadedRun loadRun(const QString& path) {
                 out.prompts[e.payload.value("candidate", int64_t{0})] = e.payload.value("prompt", std::string());
         }
         out.rows = rowsFromStore(store, out.run.id);
+        if (out.evaluation) {
+            // Each pair's candidate is compared with its anchor (what the speedup is relative to).
+            std::unordered_map<std::string, std::string> anchorOf;
+            for (ImportedPair& p : store.importedPairs(out.run.id))
+                anchorOf.emplace("pair:" + p.comparison_id, std::move(p.anchor_code));
+            for (const CandidateRow& r : out.rows)
+                if (auto it = anchorOf.find(r.label.toStdString()); it != anchorOf.end())
+                    out.anchors[r.id] = it->second;
+        }
         if (!out.evaluation)
             out.progress = progressFromStore(store, out.run.id, &out.measurements);
         for (auto it = runs.rbegin(); it != runs.rend(); ++it) {

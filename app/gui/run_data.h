@@ -33,6 +33,7 @@ struct LoadedRun {
     int64_t baselineMeasurements = 0;
     QString baselineName;
     std::unordered_map<int64_t, std::string> prompts;  // candidate id -> the prompt an evaluation sent
+    std::unordered_map<int64_t, std::string> anchors;  // evaluations: candidate id -> its pair's anchor code
 };
 
 // Reads the last run of a store (every row, the curves). Never throws: a failure is in `error`.

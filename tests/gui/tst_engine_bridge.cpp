@@ -4,6 +4,7 @@
 #include "app/gui/engine_bridge.h"
 #include "app/gui/main_window.h"
 #include "app/gui/run_control_panel.h"
+#include "app/gui/run_data.h"
 
 #include "core/metrics.h"
 #include "core/run_store.h"
@@ -19,6 +20,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -256,15 +258,32 @@ private Q_SLOTS:
         };
         QTRY_VERIFY_WITH_TIMEOUT(gatingChanged(), 60000);
         QCOMPARE(bridge.state(), EngineBridge::State::Paused);
+        // A kernel edited by hand, and a measurement forced on a candidate that gating did not send to the device.
+        QFile seed(kResources + QStringLiteral("/problems/saxpy/seeds/float4.cu"));
+        QVERIFY(seed.open(QIODevice::ReadOnly));
+        bridge.submitKernel(QString::fromUtf8(seed.readAll()), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(contains(commandsSeen(), "submit_kernel"), 120000);
+        int64_t unmeasured = 0;
+        for (const SearchEvent& e : allEvents(batches))
+            if (e.kind == SearchEvent::Kind::Gating && e.decision && !is_measured(*e.decision))
+                unmeasured = e.candidate_id;
+        QVERIFY(unmeasured > 0);
+        bridge.forceMeasure(unmeasured);
+        QTRY_VERIFY_WITH_TIMEOUT(contains(commandsSeen(), "force_measure"), 60000);
         bridge.stop();
         QCOMPARE(bridge.state(), EngineBridge::State::Stopping);
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
         QCOMPARE(finished.front().at(1).toString(), QStringLiteral("stopped by request"));
 
         const std::vector<std::string> kinds = eventKinds(path);
-        for (const char* kind : {"pause", "step", "gating_changed", "stop", "finished"})
+        for (const char* kind : {"pause", "step", "gating_changed", "submit_kernel", "force_measure", "stop", "finished"})
             QVERIFY2(contains(kinds, kind), kind);
         RunStore store = RunStore::open(path.toStdString());
+        const auto candidates = store.candidates(store.runs().back().id);
+        QVERIFY(std::any_of(candidates.begin(), candidates.end(),
+                            [](const Candidate& c) { return c.mutator == Mutator::Human; }));
+        const auto forced = store.measurementsFor(unmeasured);
+        QCOMPARE(forced.size(), size_t(1));
         for (const RunEvent& e : store.events(store.runs().back().id))
             if (e.kind == "gating_changed")
                 QCOMPARE(gating_config_from_json(e.payload.at("gating")).tau, 0.8);
@@ -324,6 +343,43 @@ private Q_SLOTS:
         const auto [f, l] = EngineBridge::locationOf(message);
         QCOMPARE(f, file);
         QCOMPARE(l, line);
+    }
+
+    void anOpenedRunIsShownAndResumed() {
+        const QString path = runPath(QStringLiteral("resume.sqlite"));
+        {
+            EngineBridge bridge(kResources);
+            QSignalSpy finished(&bridge, &EngineBridge::finished);
+            bridge.start(saxpyConfig(6), path, false);
+            QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 240000);
+        }
+        MainWindow w({kResources, false});
+        new QAbstractItemModelTester(w.populationModel(), QAbstractItemModelTester::FailureReportingMode::QtTest, &w);
+        w.show();
+        QTRY_VERIFY_WITH_TIMEOUT(w.isReady(), 60000);
+        QSignalSpy loaded(&w, &MainWindow::runLoaded);
+        w.openRun(path);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        const auto storedCandidates = [&] {
+            RunStore store = RunStore::open(path.toStdString());
+            return store.candidates(store.runs().back().id).size();
+        };
+        QCOMPARE(w.populationModel()->rowCount(), static_cast<int>(storedCandidates()));
+        QVERIFY(w.inspector()->candidateId() > 0);  // the best forecast candidate is on show
+        QVERIFY(w.progressPlot()->progressGraph()->dataCount() > 0);
+
+        w.runControl()->setBudget(10);
+        QSignalSpy ended(&w, &MainWindow::searchEnded);
+        QVERIFY(w.resumeOpenedRun());
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 240000);
+        QCOMPARE(ended.front().front().toBool(), true);
+        QVERIFY(contains(eventKinds(path), "resumed"));
+        RunStore store = RunStore::open(path.toStdString());
+        int64_t measurements = 0;
+        progressFromStore(store, store.runs().back().id, &measurements);
+        QCOMPARE(measurements, 10);
+        // The rows read from the file and those the resumed search added are one population.
+        QCOMPARE(w.populationModel()->rowCount(), static_cast<int>(storedCandidates()));
     }
 
     void closingTheBridgeStopsTheSearchAndKeepsItsData() {

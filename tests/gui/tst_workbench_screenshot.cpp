@@ -51,7 +51,6 @@ private Q_SLOTS:
         QSignalSpy ended(&w, &MainWindow::searchEnded);
         w.startDemo();  // waits for problems and devices, then starts
         QTRY_VERIFY_WITH_TIMEOUT(w.bridge()->isActive() || ended.count() > 0, 60000);
-        // A smaller budget than the demo's keeps the test short; the window is the same.
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 300000);
         QCOMPARE(ended.front().front().toBool(), true);
         QVERIFY(w.populationModel()->rowCount() > 0);
