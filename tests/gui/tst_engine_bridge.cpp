@@ -9,6 +9,7 @@
 #include "core/metrics.h"
 #include "core/run_store.h"
 #include "widgets/forecast_inspector.h"
+#include "widgets/kernel_editor.h"
 #include "widgets/forecast_scatter_plot.h"
 #include "widgets/lineage_model.h"
 #include "widgets/population_filter_proxy.h"
@@ -19,6 +20,7 @@
 #include "widgets/search_progress_plot.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QSignalSpy>
@@ -287,6 +289,49 @@ private Q_SLOTS:
         for (const RunEvent& e : store.events(store.runs().back().id))
             if (e.kind == "gating_changed")
                 QCOMPARE(gating_config_from_json(e.payload.at("gating")).tau, 0.8);
+    }
+
+    void anEditedKernelGoesToTheSearchAndClosingStopsIt() {
+        MainWindow w({kResources, false});
+        w.show();
+        QTRY_VERIFY_WITH_TIMEOUT(w.isReady(), 60000);
+        QVERIFY(w.runControl()->setProblemDir(kResources + QStringLiteral("/problems/saxpy")));
+        QVERIFY(w.runControl()->setDeviceId(kDevice));
+        w.runControl()->setBudget(200);
+        const QString path = runPath(QStringLiteral("edited.sqlite"));
+        QVERIFY(w.startSearch(path));
+        w.bridge()->pause();  // stays paused after seeding, so the population holds still
+        QTRY_COMPARE_WITH_TIMEOUT(w.bridge()->state(), EngineBridge::State::Paused, 240000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.populationModel()->rowCount() > 0, 10000);
+
+        // A seed of the live search is editable; Submit sends the edited text as its child.
+        const qint64 parent = w.populationModel()->row(1).id;
+        QVERIFY(w.selectCandidate(parent));
+        QVERIFY(!w.editor()->isReadOnly());
+        const int before = w.populationModel()->rowCount();
+        w.editor()->setSource(QStringLiteral("// @kerncast launch k grid(1) block(32) args(y)\n"
+                                             "extern \"C\" __global__ void k(float* y) {\n"
+                                             "    y[0] = undefined_name;\n"
+                                             "}\n"),
+                              QStringLiteral("candidate.cu"));
+        w.editor()->setReadOnly(false);
+        w.editor()->submitAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(w.populationModel()->rowCount() > before, 60000);
+        const CandidateRow& submitted = w.populationModel()->row(before);
+        QCOMPARE(submitted.mutator, Mutator::Human);
+        QCOMPARE(submitted.parent_id, parent);
+        QCOMPARE(submitted.status, QStringLiteral("compile_error"));
+        // Its compile error is marked on the line it names.
+        QVERIFY(w.selectCandidate(submitted.id));
+        QCOMPARE(w.editor()->errorLines(), QList<int>{3});
+
+        // Closing the window stops the search first; the run file keeps everything.
+        w.close();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isVisible(), EngineBridge::kShutdownTimeoutMs + 5000);
+        QVERIFY(!w.bridge()->isActive());
+        const std::vector<std::string> kinds = eventKinds(path);
+        for (const char* kind : {"submit_kernel", "stop", "finished"})
+            QVERIFY2(contains(kinds, kind), kind);
     }
 
     void aNewStartDropsTheOldRunsBatches() {
