@@ -1316,7 +1316,6 @@ void MainWindow::refreshRunStatus() {
 
 void MainWindow::onBridgeState(EngineBridge::State state) {
     m_runControl->setRunState(state);
-    m_evaluateAction->setEnabled(true);
     m_resumeRunAction->setEnabled(!m_bridge->isActive() && m_opened && m_opened->config);
     if (m_selectedCandidate && m_candidateTitle->isVisible())
         setEditorForCandidate(true);
@@ -1499,9 +1498,17 @@ void MainWindow::evaluatePairs(const EvaluationOptions& options) {
             return;
         }
         const QString store = QString::fromStdString(out.result->store_path);
-        openRun(store);
-        statusBar()->showMessage(tr("Evaluation of %1 pairs stored in %2").arg(out.result->metrics.n).arg(store),
-                                 15000);
+        if (m_bridge->isActive()) {
+            // The window belongs to the running search; the evaluation waits in its file.
+            statusBar()->showMessage(tr("Evaluation of %1 pairs stored in %2; open it with File › Open Run once the "
+                                        "search has ended")
+                                         .arg(out.result->metrics.n)
+                                         .arg(store));
+        } else {
+            openRun(store);
+            statusBar()->showMessage(tr("Evaluation of %1 pairs stored in %2").arg(out.result->metrics.n).arg(store),
+                                     15000);
+        }
         Q_EMIT evaluationFinished(store);
     });
     watcher->setFuture(QtConcurrent::run([o, self] {
