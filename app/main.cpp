@@ -2,6 +2,7 @@
 #include "app/gui/main_window.h"
 
 #include <QApplication>
+#include <QIcon>
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QTimer>
@@ -67,28 +68,45 @@ int main(int argc, char** argv) {
     }
 
     const bool scripted = !options.screenshotFile.isEmpty() || options.quitAfterSeconds >= 0;
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/kerncast-256.png")));
     kerncast::MainWindow window({options.resourcesDir, !scripted});
     window.show();
 
     int exitCode = 0;
-    if (!options.screenshotFile.isEmpty()) {
-        QObject::connect(&window, &kerncast::MainWindow::ready, &window, [&] {
-            // One more turn of the event loop so that the views lay out the rows that just arrived.
-            QTimer::singleShot(250, &window, [&] {
-                if (!window.grab().save(options.screenshotFile, "PNG")) {
-                    std::fprintf(stderr, "kerncast: could not write %s\n", qPrintable(options.screenshotFile));
-                    exitCode = 1;
-                    QApplication::exit(1);
-                    return;
-                }
-                std::fprintf(stderr, "kerncast: saved %s\n", qPrintable(options.screenshotFile));
-                if (options.quitAfterSeconds < 0)
-                    QApplication::quit();
-            });
-        });
+    bool shot = false;
+    // Saves the window once (after one more turn of the event loop, so that views lay out what just arrived).
+    const auto takeScreenshot = [&](bool thenQuit) {
+        if (shot || options.screenshotFile.isEmpty())
+            return;
+        shot = true;
+        if (!window.grab().save(options.screenshotFile, "PNG")) {
+            std::fprintf(stderr, "kerncast: could not write %s\n", qPrintable(options.screenshotFile));
+            exitCode = 1;
+        } else {
+            std::fprintf(stderr, "kerncast: saved %s\n", qPrintable(options.screenshotFile));
+        }
+        if (thenQuit || exitCode)
+            window.close();
+    };
+    const auto screenshotSoon = [&] {
+        QTimer::singleShot(500, &window, [&] { takeScreenshot(options.quitAfterSeconds < 0); });
+    };
+    if (options.demo) {
+        window.startDemo();
+        // The picture is of the finished search; failing shows the error in the window, which is pictured too.
+        QObject::connect(&window, &kerncast::MainWindow::searchEnded, &window, screenshotSoon);
+    } else if (!options.runFile.isEmpty()) {
+        QObject::connect(&window, &kerncast::MainWindow::ready, &window, [&] { window.openRun(options.runFile); });
+        QObject::connect(&window, &kerncast::MainWindow::runLoaded, &window, screenshotSoon);
+        QObject::connect(&window, &kerncast::MainWindow::errorShown, &window, screenshotSoon);
+    } else {
+        QObject::connect(&window, &kerncast::MainWindow::ready, &window, screenshotSoon);
     }
     if (options.quitAfterSeconds >= 0)
-        QTimer::singleShot(static_cast<int>(options.quitAfterSeconds * 1000), &app, &QApplication::quit);
+        QTimer::singleShot(static_cast<int>(options.quitAfterSeconds * 1000), &window, [&] {
+            takeScreenshot(false);  // what there is by then, if the results did not come in time
+            window.close();  // stops a running search first; the application quits with its last window
+        });
 
     const int rc = app.exec();
     return exitCode ? exitCode : rc;

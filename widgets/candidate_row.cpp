@@ -205,8 +205,10 @@ std::vector<CandidateRow> rowsFromStore(RunStore& store, int64_t runId, const Bi
     for (const RunEvent& e : store.events(runId)) {
         if (e.kind != "gating" || !e.payload.is_object())
             continue;
-        // The runner writes {"candidate": id, "decision": ..., "reason": ...}.
-        const auto it = index.constFind(e.payload.value("candidate", e.payload.value("candidate_id", int64_t{0})));
+        // The runner names the candidate "candidate"; older stores and imports "candidate_id".
+        const int64_t id = e.payload.contains("candidate") ? e.payload.value("candidate", int64_t{0})
+                                                           : e.payload.value("candidate_id", int64_t{0});
+        const auto it = index.constFind(id);
         const auto decision
             = gatingDecisionFromName(QString::fromStdString(e.payload.value("decision", std::string())));
         if (it != index.constEnd() && decision)

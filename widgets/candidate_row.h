@@ -87,9 +87,10 @@ std::optional<GatingDecision> gatingDecisionFromName(const QString& name);
 QString gatingDecisionName(GatingDecision decision);
 
 // Every candidate of a run, in id order, with its latest forecast, measurement and static report. Gating decisions
-// come from the run's "gating" events (payload {"candidate_id": int, "decision": name, "reason": text}), the last
-// one per candidate. Throws kerncast::Error when the store cannot be read. It reads a few rows per candidate, so a
-// large run is loaded off the GUI thread, on a RunStore opened for that thread.
+// come from the run's "gating" events (payload {"candidate": int, "decision": name, "reason": text}; older stores
+// name the candidate "candidate_id"), the last one per candidate. Throws kerncast::Error when the store cannot be
+// read. It reads a few rows per candidate, so a large run is loaded off the GUI thread, on a RunStore opened for
+// that thread.
 std::vector<CandidateRow> rowsFromStore(RunStore& store, int64_t runId, const BinScheme& scheme = BinScheme::gfV2());
 
 // Rows keyed by candidate id, in insertion order (rows never move, so an index stays valid).

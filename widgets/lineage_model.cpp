@@ -129,6 +129,12 @@ void LineageModel::onRowsInserted(int first, int last) {
 
 void LineageModel::onDataChanged(const QModelIndex& topLeft, const QModelIndex& bottomRight) {
     const int end = std::min(bottomRight.row(), static_cast<int>(m_nodes.size()) - 1);
+    // Rows under different parents need a signal each. A span of many rows (a batch of scattered updates of a large
+    // run) would be thousands of signals; one over the top level instead makes attached views repaint what they show.
+    if (end - topLeft.row() + 1 > kMaxRowSignals && !m_roots.empty()) {
+        Q_EMIT dataChanged(index(0, 0), index(static_cast<int>(m_roots.size()) - 1, ColumnCount - 1));
+        return;
+    }
     for (int row = topLeft.row(); row <= end; ++row)
         Q_EMIT dataChanged(nodeIndex(row, 0), nodeIndex(row, ColumnCount - 1));
 }

@@ -21,6 +21,10 @@ public:
     enum Column { IdColumn, MutatorColumn, StatusColumn, SpeedupColumn, ColumnCount };
     // Data roles are PopulationModel::Roles (CandidateIdRole, SortRole, StatusRole, ...).
 
+    // A change of more population rows than this at once is announced as one change of the top level (see
+    // onDataChanged).
+    static constexpr int kMaxRowSignals = 256;
+
     explicit LineageModel(QObject* parent = nullptr);
 
     void setPopulation(PopulationModel* population);

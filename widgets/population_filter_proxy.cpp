@@ -77,7 +77,7 @@ void PopulationFilterProxy::setTextFilter(const QString& text) {
         if (m_text.isEmpty())
             return;
         for (Mutator m : {Mutator::Seed, Mutator::Reference, Mutator::Parametric, Mutator::LlmRewrite, Mutator::LlmDiff,
-                          Mutator::Human})
+                          Mutator::Human, Mutator::Imported})
             if (PopulationModel::mutatorText(m).contains(m_text, Qt::CaseInsensitive)
                 || QString::fromLatin1(to_string(m)).contains(m_text, Qt::CaseInsensitive))
                 m_textMutators << static_cast<int>(m);

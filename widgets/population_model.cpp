@@ -359,6 +359,8 @@ QString PopulationModel::mutatorText(Mutator mutator) {
         return tr("LLM diff");
     case Mutator::Human:
         return tr("edited by hand");
+    case Mutator::Imported:
+        return tr("imported pair");
     }
     return {};
 }

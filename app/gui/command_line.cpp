@@ -21,15 +21,27 @@ CommandLine parse_command_line(const QStringList& arguments, QString* helpText) 
                                        QStringLiteral("dir"));
     const QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
-        QCoreApplication::translate("CommandLine", "Save a PNG of the window once the problems are loaded, then quit "
-                                                   "(unless --quit-after is given)."),
+        QCoreApplication::translate("CommandLine",
+                                    "Save a PNG of the window once it shows results (the problems; with --run the "
+                                    "opened run; with --demo the finished search), then quit (unless --quit-after "
+                                    "is given)."),
         QStringLiteral("file"));
+    const QCommandLineOption demo(
+        QStringLiteral("demo"),
+        QCoreApplication::translate("CommandLine", "Start the demo at once: a search over softmax on the replay device "
+                                                   "with the local surrogate and selective gating."));
+    const QCommandLineOption run(QStringLiteral("run"),
+                                 QCoreApplication::translate("CommandLine", "Open a run file (a search or an "
+                                                                            "evaluation)."),
+                                 QStringLiteral("file"));
     const QCommandLineOption quitAfter(QStringLiteral("quit-after"),
                                        QCoreApplication::translate("CommandLine", "Quit after this many seconds."),
                                        QStringLiteral("seconds"));
     parser.addOption(resources);
     parser.addOption(screenshot);
     parser.addOption(quitAfter);
+    parser.addOption(demo);
+    parser.addOption(run);
 
     CommandLine result;
     if (!parser.parse(arguments)) {
@@ -59,6 +71,19 @@ CommandLine parse_command_line(const QStringList& arguments, QString* helpText) 
         return result;
     }
     result.screenshotFile = parser.value(screenshot);
+    result.demo = parser.isSet(demo);
+    if (parser.isSet(run)) {
+        result.runFile = QFileInfo(parser.value(run)).absoluteFilePath();
+        if (!QFileInfo(result.runFile).isFile()) {
+            result.error = QCoreApplication::translate("CommandLine", "Run file not found: %1").arg(result.runFile);
+            return result;
+        }
+    }
+    if (result.demo && !result.runFile.isEmpty()) {
+        result.error = QCoreApplication::translate("CommandLine", "--demo and --run cannot be combined: the demo "
+                                                                  "starts a new run");
+        return result;
+    }
     if (parser.isSet(quitAfter)) {
         bool ok = false;
         result.quitAfterSeconds = parser.value(quitAfter).toDouble(&ok);

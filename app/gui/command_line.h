@@ -8,7 +8,9 @@ namespace kerncast {
 
 struct CommandLine {
     QString resourcesDir;    // --resources DIR; defaults to the resources the build knows about
-    QString screenshotFile;  // --screenshot FILE: save a PNG of the window once the problems are loaded
+    QString screenshotFile;  // --screenshot FILE: save a PNG of the window once it shows results (see main.cpp)
+    bool demo = false;       // --demo: start the embedded demo search at once
+    QString runFile;         // --run FILE: open a run file (a search or an evaluation)
     double quitAfterSeconds = -1;  // --quit-after SECONDS; < 0: run until the user quits
     QString error;           // non-empty when the arguments are unusable; what to print before exiting with 2
     bool helpShown = false;  // --help/--version were answered; exit 0 without a window

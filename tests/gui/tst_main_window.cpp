@@ -1,5 +1,11 @@
 #include "app/gui/command_line.h"
 #include "app/gui/main_window.h"
+#include "app/gui/run_control_panel.h"
+
+#include "core/run_store.h"
+#include "widgets/forecast_inspector.h"
+#include "widgets/population_model.h"
+#include "widgets/reliability_plot.h"
 
 #include "engine/replay_device.h"
 #include "widgets/device_list_model.h"
@@ -8,6 +14,11 @@
 #include "widgets/problem_list_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
+#include <QDockWidget>
+#include <QLineEdit>
+#include <QSlider>
+#include <QSpinBox>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
@@ -209,8 +220,9 @@ private Q_SLOTS:
             QCOMPARE(w->activeDeviceId(), QStringLiteral("replay:test-gpu"));
         const QStringList texts = statusBarTexts(*w);
         QVERIFY2(texts.contains(QStringLiteral("Device: %1").arg(w->activeDeviceId())), qPrintable(texts.join('|')));
-        // The local surrogate does not exist yet, and the window says so rather than pretending.
-        QVERIFY(texts.contains(QStringLiteral("Surrogate: local (not built yet)")));
+        // The embedded default surrogate, and no run yet.
+        QVERIFY2(texts.contains(QStringLiteral("Surrogate: local")), qPrintable(texts.join('|')));
+        QVERIFY2(texts.contains(QStringLiteral("Run: no run")), qPrintable(texts.join('|')));
     }
 
     void staleLoadsAreDropped() {
@@ -255,6 +267,116 @@ private Q_SLOTS:
         QVERIFY(!w->activeDeviceId().isEmpty());
     }
 
+    void runControlHasTheDebuggerShortcuts_data() {
+        QTest::addColumn<QString>("action");
+        QTest::addColumn<QKeySequence>("shortcut");
+        QTest::newRow("start") << "startAction" << QKeySequence(Qt::Key_F5);
+        QTest::newRow("pause") << "pauseAction" << QKeySequence(Qt::Key_F6);
+        QTest::newRow("step") << "stepAction" << QKeySequence(Qt::Key_F10);
+        QTest::newRow("stop") << "stopAction" << QKeySequence(Qt::SHIFT | Qt::Key_F5);
+    }
+    void runControlHasTheDebuggerShortcuts() {
+        QFETCH(QString, action);
+        QFETCH(QKeySequence, shortcut);
+        auto w = openWindow();
+        auto* a = w->runControl()->findChild<QAction*>(action);
+        QVERIFY(a);
+        QCOMPARE(a->shortcut(), shortcut);
+        // Only Start is possible while no search runs.
+        QCOMPARE(a->isEnabled(), action == QLatin1String("startAction"));
+    }
+
+    void settingsKeepTheRunSetupButNeverTheKey() {
+        const QByteArray key = "sk-test-0123456789abcdefghijklmnop";
+        qputenv("KERNCAST_API_KEY", key);
+        {
+            auto w = openWindow();
+            QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+            w->runControl()->findChild<QLineEdit*>(QStringLiteral("runEndpoint"))->setText("http://localhost:8000/v1");
+            w->runControl()->findChild<QLineEdit*>(QStringLiteral("runModel"))->setText("qwen-coder");
+            w->runControl()->tauSlider()->setValue(73);
+            w->runControl()->topKSpin()->setValue(3);
+            w->close();
+        }
+        qunsetenv("KERNCAST_API_KEY");
+        QSettings settings;
+        QCOMPARE(settings.value("run/endpoint").toString(), QStringLiteral("http://localhost:8000/v1"));
+        QCOMPARE(settings.value("run/model").toString(), QStringLiteral("qwen-coder"));
+        QCOMPARE(settings.value("run/tau").toDouble(), 0.73);
+        for (const QString& k : settings.allKeys()) {
+            QVERIFY2(!k.contains(QStringLiteral("key"), Qt::CaseInsensitive), qPrintable(k));
+            QVERIFY2(!settings.value(k).toString().contains(QString::fromLatin1(key)), qPrintable(k));
+        }
+        auto w = openWindow();
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        QCOMPARE(w->runControl()->endpoint(), QStringLiteral("http://localhost:8000/v1"));
+        QCOMPARE(w->runControl()->model(), QStringLiteral("qwen-coder"));
+        QCOMPARE(w->runControl()->gating().tau, 0.73);
+        QCOMPARE(w->runControl()->gating().top_k, 3);
+        QVERIFY(statusBarTexts(*w).contains(QStringLiteral("Surrogate: local")));
+    }
+
+    void layoutIsRestored() {
+        {
+            auto w = openWindow();
+            QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+            auto* plots = w->findChild<QDockWidget*>(QStringLiteral("plotsDock"));
+            QVERIFY(plots && plots->isVisible());
+            plots->hide();
+            w->close();
+        }
+        auto w = openWindow();
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        QVERIFY(!w->findChild<QDockWidget*>(QStringLiteral("plotsDock"))->isVisible());
+        QVERIFY(w->findChild<QDockWidget*>(QStringLiteral("populationDock"))->isVisible());
+    }
+
+    void evaluatingAPairSetOpensItsRun() {
+        QTemporaryDir work;
+        const QString pairs = work.filePath(QStringLiteral("pairs.jsonl"));
+        QVERIFY(QFile::copy(QStringLiteral(KERNCAST_TEST_DATA "/forecasters/pairs.jsonl"), pairs));
+        auto w = openWindow();
+        new QAbstractItemModelTester(w->populationModel(), QAbstractItemModelTester::FailureReportingMode::QtTest,
+                                     w.get());
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        QSignalSpy finished(w.get(), &MainWindow::evaluationFinished);
+        QSignalSpy loaded(w.get(), &MainWindow::runLoaded);
+        EvaluationOptions options;
+        options.pairs = pairs.toStdString();
+        options.surrogate = "local";
+        w->evaluatePairs(options);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+        const QString store = finished.front().front().toString();
+        QCOMPARE(w->shownRunPath(), store);
+        RunStore rs = RunStore::open(store.toStdString());
+        const auto candidates = rs.candidates(rs.runs().back().id);
+        QVERIFY(!candidates.empty());
+        QCOMPARE(w->populationModel()->rowCount(), static_cast<int>(candidates.size()));
+        // Every pair is measured (its recorded speedup) and forecast: the metrics cover all of them.
+        QCOMPARE(w->reliabilityPlot()->forecastCount(), static_cast<int64_t>(candidates.size()));
+        QVERIFY2(w->metricsLabel()->text().contains(QStringLiteral("accuracy")), qPrintable(w->metricsLabel()->text()));
+        // A forecast is on show in the inspector and its source in the editor.
+        QVERIFY(w->inspector()->candidateId() > 0);
+        QVERIFY(w->editor()->source().contains(QStringLiteral("__global__")));
+        // An evaluation is not a search: nothing to resume.
+        QVERIFY(!w->findChild<QAction*>(QStringLiteral("resumeRunAction"))->isEnabled());
+    }
+
+    void aBrokenPairSetIsAnErrorNotACrash() {
+        auto w = openWindow();
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        QSignalSpy failed(w.get(), &MainWindow::evaluationFailed);
+        QSignalSpy shown(w.get(), &MainWindow::errorShown);
+        EvaluationOptions options;
+        options.pairs = "/nonexistent/pairs.jsonl";
+        w->evaluatePairs(options);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
+        QCOMPARE(shown.count(), 1);
+        QVERIFY2(failed.front().front().toString().contains(QStringLiteral("/nonexistent/pairs.jsonl")),
+                 qPrintable(failed.front().front().toString()));
+    }
+
     void commandLine_data() {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("screenshot");
@@ -268,6 +390,11 @@ private Q_SLOTS:
         QTest::newRow("stray argument") << QStringList{"saxpy"} << QString() << -1.0 << true;
         QTest::newRow("missing resources") << QStringList{"--resources", "/nonexistent/kerncast"} << QString() << -1.0
                                            << true;
+        QTest::newRow("demo") << QStringList{"--demo", "--quit-after", "60"} << QString() << 60.0 << false;
+        QTest::newRow("missing run file") << QStringList{"--run", "/nonexistent/run.sqlite"} << QString() << -1.0
+                                          << true;
+        QTest::newRow("demo and run") << QStringList{"--demo", "--run", KERNCAST_TEST_DATA "/forecasters/pairs.jsonl"}
+                                      << QString() << -1.0 << true;
     }
     void commandLine() {
         QFETCH(QStringList, arguments);
@@ -283,6 +410,7 @@ private Q_SLOTS:
         QCOMPARE(cl.resourcesDir, QDir::cleanPath(m_resources->path()));
         QCOMPARE(cl.screenshotFile, screenshot);
         QCOMPARE(cl.quitAfterSeconds, quitAfter);
+        QCOMPARE(cl.demo, arguments.contains(QStringLiteral("--demo")));
     }
 };
 

@@ -1,0 +1,523 @@
+#include "app/gui/run_control_panel.h"
+
+#include "widgets/device_list_model.h"
+#include "widgets/problem_list_model.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QProgressBar>
+#include <QSettings>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <limits>
+
+namespace kerncast {
+
+namespace {
+
+QSlider* makeSlider(int maximum, QWidget* parent) {
+    auto* s = new QSlider(Qt::Horizontal, parent);
+    s->setRange(0, maximum);
+    s->setSingleStep(1);
+    s->setPageStep(5);
+    return s;
+}
+
+double sliderValue(const QSlider* s) {
+    return s->value() / 100.0;
+}
+
+QString formatElapsed(double seconds) {
+    const auto total = static_cast<qint64>(seconds + 0.5);
+    if (total >= 3600)
+        return QStringLiteral("%1:%2:%3")
+            .arg(total / 3600)
+            .arg(total / 60 % 60, 2, 10, QLatin1Char('0'))
+            .arg(total % 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1:%2").arg(total / 60).arg(total % 60, 2, 10, QLatin1Char('0'));
+}
+
+}  // namespace
+
+RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* devices, QWidget* parent)
+    : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 6, 6, 6);
+    layout->setSpacing(6);
+
+    // What to search.
+    auto* what = new QGroupBox(tr("Search"), this);
+    auto* whatForm = new QFormLayout(what);
+    whatForm->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_problem = new QComboBox(what);
+    m_problem->setObjectName(QStringLiteral("runProblem"));
+    m_problem->setModel(problems);
+    m_problem->setModelColumn(ProblemListModel::NameColumn);
+    m_device = new QComboBox(what);
+    m_device->setObjectName(QStringLiteral("runDevice"));
+    m_device->setModel(devices);
+    m_device->setModelColumn(DeviceListModel::IdColumn);
+    m_surrogate = new QComboBox(what);
+    m_surrogate->setObjectName(QStringLiteral("runSurrogate"));
+    m_surrogate->addItem(tr("Local (learned from recordings)"), QStringLiteral("local"));
+    m_surrogate->addItem(tr("LLM endpoint"), QStringLiteral("llm"));
+    m_surrogate->addItem(tr("None (measure everything)"), QStringLiteral("none"));
+    // Combo boxes as wide as the dock, not as their longest entry.
+    for (QComboBox* combo : {m_problem, m_device, m_surrogate}) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(10);
+    }
+    m_endpoint = new QLineEdit(what);
+    m_endpoint->setObjectName(QStringLiteral("runEndpoint"));
+    m_endpoint->setPlaceholderText(tr("http://localhost:8000/v1"));
+    m_endpoint->setClearButtonEnabled(true);
+    m_model = new QLineEdit(what);
+    m_model->setObjectName(QStringLiteral("runModel"));
+    m_model->setPlaceholderText(tr("model name at the endpoint"));
+    m_model->setClearButtonEnabled(true);
+    m_keyNote = new QLabel(tr("The API key is read from $KERNCAST_API_KEY, $OPENAI_API_KEY or "
+                              "~/.config/kerncast/llm.json; it is never stored by the workbench."),
+                           what);
+    m_keyNote->setWordWrap(true);
+    m_keyNote->setStyleSheet(QStringLiteral("color: palette(mid);"));
+    auto* mutators = new QWidget(what);
+    auto* mutatorsLayout = new QHBoxLayout(mutators);
+    mutatorsLayout->setContentsMargins(0, 0, 0, 0);
+    m_parametric = new QCheckBox(tr("Parametric"), mutators);
+    m_parametric->setChecked(true);
+    m_llmRewrite = new QCheckBox(tr("LLM rewrite"), mutators);
+    m_llmDiff = new QCheckBox(tr("LLM diff"), mutators);
+    mutatorsLayout->addWidget(m_parametric);
+    mutatorsLayout->addWidget(m_llmRewrite);
+    mutatorsLayout->addWidget(m_llmDiff);
+    mutatorsLayout->addStretch();
+    whatForm->addRow(tr("&Problem:"), m_problem);
+    whatForm->addRow(tr("&Device:"), m_device);
+    whatForm->addRow(tr("S&urrogate:"), m_surrogate);
+    whatForm->addRow(tr("&Endpoint:"), m_endpoint);
+    whatForm->addRow(tr("&Model:"), m_model);
+    whatForm->addRow(m_keyNote);
+    whatForm->addRow(tr("Mutators:"), mutators);
+    layout->addWidget(what);
+
+    // How to gate: live while a search runs.
+    auto* gatingBox = new QGroupBox(tr("Gating"), this);
+    auto* gatingGrid = new QGridLayout(gatingBox);
+    gatingGrid->setColumnStretch(1, 1);
+    m_gatingKind = new QComboBox(gatingBox);
+    m_gatingKind->setObjectName(QStringLiteral("runGating"));
+    m_gatingKind->addItem(tr("Selective"), QStringLiteral("selective"));
+    m_gatingKind->addItem(tr("Top-k per parent"), QStringLiteral("top-k"));
+    m_gatingKind->addItem(tr("Measure all"), QStringLiteral("measure-all"));
+    m_gatingKind->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_gatingKind->setMinimumContentsLength(10);
+    m_tau = makeSlider(100, gatingBox);
+    m_tau->setObjectName(QStringLiteral("tauSlider"));
+    m_tau->setToolTip(tr("τ: a candidate is measured when the forecast's confidence (largest bin probability) is "
+                         "below τ."));
+    m_pi = makeSlider(100, gatingBox);
+    m_pi->setObjectName(QStringLiteral("piSlider"));
+    m_pi->setToolTip(tr("π: a candidate is measured when the forecast gives at least π to beating the best "
+                        "speedup so far."));
+    m_epsilon = makeSlider(50, gatingBox);
+    m_epsilon->setObjectName(QStringLiteral("epsilonSlider"));
+    m_epsilon->setToolTip(tr("ε: the share of trusted candidates measured anyway, so that calibration is tracked "
+                             "without bias."));
+    m_tauValue = new QLabel(gatingBox);
+    m_piValue = new QLabel(gatingBox);
+    m_epsilonValue = new QLabel(gatingBox);
+    for (QLabel* l : {m_tauValue, m_piValue, m_epsilonValue}) {
+        l->setMinimumWidth(l->fontMetrics().horizontalAdvance(QStringLiteral("0.00")) + 4);
+        l->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    m_topK = new QSpinBox(gatingBox);
+    m_topK->setObjectName(QStringLiteral("topKSpin"));
+    m_topK->setRange(1, 64);
+    m_topK->setToolTip(tr("Top-k: children measured per parent, by expected speedup bin."));
+    auto* gatingLabel = new QLabel(tr("P&olicy:"), gatingBox);
+    gatingLabel->setBuddy(m_gatingKind);
+    gatingGrid->addWidget(gatingLabel, 0, 0);
+    gatingGrid->addWidget(m_gatingKind, 0, 1, 1, 2);
+    gatingGrid->addWidget(new QLabel(tr("τ confidence:"), gatingBox), 1, 0);
+    gatingGrid->addWidget(m_tau, 1, 1);
+    gatingGrid->addWidget(m_tauValue, 1, 2);
+    gatingGrid->addWidget(new QLabel(tr("π P(beats best):"), gatingBox), 2, 0);
+    gatingGrid->addWidget(m_pi, 2, 1);
+    gatingGrid->addWidget(m_piValue, 2, 2);
+    gatingGrid->addWidget(new QLabel(tr("ε audit share:"), gatingBox), 3, 0);
+    gatingGrid->addWidget(m_epsilon, 3, 1);
+    gatingGrid->addWidget(m_epsilonValue, 3, 2);
+    auto* topKLabel = new QLabel(tr("&Top-k:"), gatingBox);
+    topKLabel->setBuddy(m_topK);
+    gatingGrid->addWidget(topKLabel, 4, 0);
+    gatingGrid->addWidget(m_topK, 4, 1, 1, 2, Qt::AlignLeft);
+    layout->addWidget(gatingBox);
+
+    // Budgets and seed.
+    auto* budgets = new QGroupBox(tr("Budgets"), this);
+    auto* budgetGrid = new QGridLayout(budgets);
+    m_budgetMeasurements = new QSpinBox(budgets);
+    m_budgetMeasurements->setObjectName(QStringLiteral("budgetMeasurements"));
+    m_budgetMeasurements->setRange(1, 1000000);
+    m_budgetMeasurements->setValue(40);
+    m_budgetMeasurements->setToolTip(tr("GPU measurements, the reference and the seeds included."));
+    m_budgetForecasts = new QSpinBox(budgets);
+    m_budgetForecasts->setRange(0, std::numeric_limits<int>::max());
+    m_budgetForecasts->setSpecialValueText(tr("auto"));
+    m_budgetForecasts->setToolTip(tr("Forecasts; auto: 30 per measurement of the budget."));
+    m_budgetTokens = new QSpinBox(budgets);
+    m_budgetTokens->setRange(0, std::numeric_limits<int>::max());
+    m_budgetTokens->setSingleStep(10000);
+    m_budgetTokens->setSpecialValueText(tr("no limit"));
+    m_budgetCost = new QDoubleSpinBox(budgets);
+    m_budgetCost->setRange(0, 100000);
+    m_budgetCost->setDecimals(2);
+    m_budgetCost->setPrefix(QStringLiteral("$"));
+    m_budgetCost->setSpecialValueText(tr("no limit"));
+    m_budgetWall = new QSpinBox(budgets);
+    m_budgetWall->setRange(0, 7 * 24 * 3600);
+    m_budgetWall->setSuffix(tr(" s"));
+    m_budgetWall->setSingleStep(60);
+    m_budgetWall->setSpecialValueText(tr("no limit"));
+    m_seed = new QSpinBox(budgets);
+    m_seed->setObjectName(QStringLiteral("runSeed"));
+    m_seed->setRange(0, std::numeric_limits<int>::max());
+    m_seed->setValue(1);
+    budgetGrid->addWidget(new QLabel(tr("Measurements:"), budgets), 0, 0);
+    budgetGrid->addWidget(m_budgetMeasurements, 0, 1);
+    budgetGrid->addWidget(new QLabel(tr("Forecasts:"), budgets), 0, 2);
+    budgetGrid->addWidget(m_budgetForecasts, 0, 3);
+    budgetGrid->addWidget(new QLabel(tr("Tokens:"), budgets), 1, 0);
+    budgetGrid->addWidget(m_budgetTokens, 1, 1);
+    budgetGrid->addWidget(new QLabel(tr("Cost:"), budgets), 1, 2);
+    budgetGrid->addWidget(m_budgetCost, 1, 3);
+    budgetGrid->addWidget(new QLabel(tr("Wall time:"), budgets), 2, 0);
+    budgetGrid->addWidget(m_budgetWall, 2, 1);
+    budgetGrid->addWidget(new QLabel(tr("Seed:"), budgets), 2, 2);
+    budgetGrid->addWidget(m_seed, 2, 3);
+    // A spin box asks for the width of its largest value (2^31 for some); these fit a narrow dock instead.
+    for (QAbstractSpinBox* spin : std::initializer_list<QAbstractSpinBox*>{
+             m_budgetMeasurements, m_budgetForecasts, m_budgetTokens, m_budgetCost, m_budgetWall, m_seed})
+        spin->setMinimumWidth(spin->fontMetrics().horizontalAdvance(QStringLiteral("no limit")) + 36);
+    budgetGrid->setColumnStretch(1, 1);
+    budgetGrid->setColumnStretch(3, 1);
+    layout->addWidget(budgets);
+
+    // Run buttons, with the shortcuts of a debugger.
+    m_start = new QAction(tr("&Start Search"), this);
+    m_start->setObjectName(QStringLiteral("startAction"));
+    m_start->setShortcut(Qt::Key_F5);
+    m_start->setToolTip(tr("Start a new search with these settings (F5)"));
+    m_pause = new QAction(tr("&Pause"), this);
+    m_pause->setObjectName(QStringLiteral("pauseAction"));
+    m_pause->setShortcut(Qt::Key_F6);
+    m_pause->setToolTip(tr("Pause or resume the search (F6)"));
+    m_step = new QAction(tr("S&tep"), this);
+    m_step->setObjectName(QStringLiteral("stepAction"));
+    m_step->setShortcut(Qt::Key_F10);
+    m_step->setToolTip(tr("Run one iteration of a paused search (F10)"));
+    m_stop = new QAction(tr("St&op"), this);
+    m_stop->setObjectName(QStringLiteral("stopAction"));
+    m_stop->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+    m_stop->setToolTip(tr("Stop the search; everything so far stays in its run file (Shift+F5)"));
+    auto* buttons = new QHBoxLayout;
+    buttons->setSpacing(4);
+    for (QAction* a : {m_start, m_pause, m_step, m_stop}) {
+        auto* b = new QToolButton(this);
+        b->setDefaultAction(a);
+        b->setToolButtonStyle(Qt::ToolButtonTextOnly);
+        b->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+        buttons->addWidget(b);
+    }
+    layout->addLayout(buttons);
+
+    // Progress.
+    m_progress = new QProgressBar(this);
+    m_progress->setObjectName(QStringLiteral("runProgress"));
+    m_progress->setFormat(tr("%v of %m measurements"));
+    layout->addWidget(m_progress);
+    auto* numbers = new QGridLayout;
+    numbers->setHorizontalSpacing(12);
+    m_measurements = new QLabel(this);
+    m_measurements->setObjectName(QStringLiteral("measurementsLabel"));
+    m_forecasts = new QLabel(this);
+    m_tokens = new QLabel(this);
+    m_elapsed = new QLabel(this);
+    m_best = new QLabel(this);
+    m_best->setObjectName(QStringLiteral("bestLabel"));
+    m_calibration = new QLabel(this);
+    m_calibration->setWordWrap(true);
+    numbers->addWidget(m_measurements, 0, 0);
+    numbers->addWidget(m_forecasts, 0, 1);
+    numbers->addWidget(m_tokens, 1, 0);
+    numbers->addWidget(m_elapsed, 1, 1);
+    numbers->addWidget(m_best, 2, 0, 1, 2);
+    numbers->addWidget(m_calibration, 3, 0, 1, 2);
+    layout->addLayout(numbers);
+    layout->addStretch(1);
+
+    m_setupFields = {m_problem,  m_device, m_surrogate, m_endpoint, m_model, m_parametric, m_llmRewrite, m_llmDiff,
+                     m_budgetMeasurements, m_budgetForecasts, m_budgetTokens, m_budgetCost, m_budgetWall, m_seed};
+
+    m_gatingDebounce = new QTimer(this);
+    m_gatingDebounce->setSingleShot(true);
+    m_gatingDebounce->setInterval(kGatingDebounceMs);
+    connect(m_gatingDebounce, &QTimer::timeout, this, [this] { Q_EMIT gatingEdited(gating()); });
+    for (QSlider* s : {m_tau, m_pi, m_epsilon})
+        connect(s, &QSlider::valueChanged, this, [this] {
+            updateGatingFields();
+            scheduleGatingEdited();
+        });
+    connect(m_topK, &QSpinBox::valueChanged, this, &RunControlPanel::scheduleGatingEdited);
+    connect(m_gatingKind, &QComboBox::currentIndexChanged, this, [this] {
+        updateGatingFields();
+        scheduleGatingEdited();
+    });
+    connect(m_surrogate, &QComboBox::currentIndexChanged, this, [this] {
+        updateSurrogateFields();
+        Q_EMIT surrogateChanged();
+    });
+    connect(m_model, &QLineEdit::textChanged, this, &RunControlPanel::surrogateChanged);
+    for (QCheckBox* c : {m_llmRewrite, m_llmDiff})
+        connect(c, &QCheckBox::toggled, this, &RunControlPanel::updateSurrogateFields);
+    connect(m_problem, &QComboBox::activated, this, [this] { Q_EMIT problemSelected(problemDir()); });
+    connect(m_device, &QComboBox::activated, this, [this] { Q_EMIT deviceSelected(deviceId()); });
+
+    setGating(GatingConfig{});
+    updateSurrogateFields();
+    clearProgress();
+    setRunState(EngineBridge::State::Idle);
+}
+
+SearchConfig RunControlPanel::config() const {
+    SearchConfig c;
+    c.problem_dir = problemDir().toStdString();
+    c.device = deviceId().toStdString();
+    c.surrogate = surrogate().toStdString();
+    c.mutators.clear();
+    if (m_parametric->isChecked())
+        c.mutators.push_back("parametric");
+    if (m_llmRewrite->isChecked())
+        c.mutators.push_back("llm-rewrite");
+    if (m_llmDiff->isChecked())
+        c.mutators.push_back("llm-diff");
+    c.gating = gating();
+    c.budgets.measurements = m_budgetMeasurements->value();
+    c.budgets.forecasts = m_budgetForecasts->value();
+    c.budgets.tokens = m_budgetTokens->value();
+    c.budgets.cost_usd = m_budgetCost->value();
+    c.budgets.wall_s = m_budgetWall->value();
+    c.seed = static_cast<uint64_t>(m_seed->value());
+    c.llm = nlohmann::json::object();
+    if (!endpoint().isEmpty())
+        c.llm["endpoint"] = endpoint().toStdString();
+    if (!model().isEmpty())
+        c.llm["model"] = model().toStdString();
+    return c;
+}
+
+GatingConfig RunControlPanel::gating() const {
+    GatingConfig g;
+    g.kind = gating_kind_from_string(m_gatingKind->currentData().toString().toStdString());
+    g.top_k = m_topK->value();
+    g.tau = sliderValue(m_tau);
+    g.pi = sliderValue(m_pi);
+    g.epsilon = sliderValue(m_epsilon);
+    return g;
+}
+
+void RunControlPanel::setGating(const GatingConfig& g) {
+    const QSignalBlocker b1(m_gatingKind), b2(m_tau), b3(m_pi), b4(m_epsilon), b5(m_topK);
+    m_gatingKind->setCurrentIndex(std::max(0, m_gatingKind->findData(QString::fromLatin1(to_string(g.kind)))));
+    m_tau->setValue(qRound(g.tau * 100));
+    m_pi->setValue(qRound(g.pi * 100));
+    m_epsilon->setValue(qRound(g.epsilon * 100));
+    m_topK->setValue(g.top_k);
+    updateGatingFields();
+}
+
+void RunControlPanel::scheduleGatingEdited() {
+    m_gatingDebounce->start();
+}
+
+void RunControlPanel::updateGatingFields() {
+    m_tauValue->setText(QLocale().toString(sliderValue(m_tau), 'f', 2));
+    m_piValue->setText(QLocale().toString(sliderValue(m_pi), 'f', 2));
+    m_epsilonValue->setText(QLocale().toString(sliderValue(m_epsilon), 'f', 2));
+    const QString kind = m_gatingKind->currentData().toString();
+    const bool selective = kind == QLatin1String("selective");
+    m_tau->setEnabled(selective);
+    m_pi->setEnabled(selective);
+    m_epsilon->setEnabled(kind != QLatin1String("measure-all"));
+    m_topK->setEnabled(kind == QLatin1String("top-k"));
+}
+
+void RunControlPanel::updateSurrogateFields() {
+    const bool llm = surrogate() == QLatin1String("llm") || m_llmRewrite->isChecked() || m_llmDiff->isChecked();
+    const bool idle = m_state != EngineBridge::State::Starting && m_state != EngineBridge::State::Running &&
+                      m_state != EngineBridge::State::Paused && m_state != EngineBridge::State::Stopping;
+    m_endpoint->setEnabled(llm && idle);
+    m_model->setEnabled(llm && idle);
+    m_keyNote->setVisible(llm);
+}
+
+QString RunControlPanel::problemDir() const {
+    return m_problem->currentIndex() < 0 ? QString() : m_problem->currentData(ProblemListModel::DirRole).toString();
+}
+
+bool RunControlPanel::setProblemDir(const QString& dir) {
+    const int row = m_problem->findData(dir, ProblemListModel::DirRole);
+    if (row < 0)
+        return false;
+    m_problem->setCurrentIndex(row);
+    return true;
+}
+
+QString RunControlPanel::deviceId() const {
+    return m_device->currentIndex() < 0 ? QString() : m_device->currentData(DeviceListModel::IdRole).toString();
+}
+
+bool RunControlPanel::setDeviceId(const QString& id) {
+    const int row = m_device->findData(id, DeviceListModel::IdRole);
+    if (row < 0)
+        return false;
+    m_device->setCurrentIndex(row);
+    return true;
+}
+
+QString RunControlPanel::surrogate() const {
+    return m_surrogate->currentData().toString();
+}
+
+void RunControlPanel::setSurrogate(const QString& surrogate) {
+    const int index = m_surrogate->findData(surrogate);
+    if (index >= 0)
+        m_surrogate->setCurrentIndex(index);
+}
+
+QString RunControlPanel::endpoint() const {
+    return m_endpoint->text().trimmed();
+}
+
+QString RunControlPanel::model() const {
+    return m_model->text().trimmed();
+}
+
+void RunControlPanel::setBudget(int64_t measurements) {
+    m_budgetMeasurements->setValue(static_cast<int>(measurements));
+}
+
+void RunControlPanel::setRunState(EngineBridge::State state) {
+    m_state = state;
+    using S = EngineBridge::State;
+    const bool active = state == S::Starting || state == S::Running || state == S::Paused || state == S::Stopping;
+    m_start->setEnabled(!active);
+    m_pause->setEnabled(state == S::Running || state == S::Paused);
+    m_pause->setText(state == S::Paused ? tr("&Resume") : tr("&Pause"));
+    m_step->setEnabled(state == S::Paused);
+    m_stop->setEnabled(active && state != S::Stopping);
+    for (QWidget* w : m_setupFields)
+        w->setEnabled(!active);
+    updateSurrogateFields();
+}
+
+void RunControlPanel::showProgress(const SearchProgress& p) {
+    const QLocale locale;
+    m_progress->setRange(0, static_cast<int>(std::max<int64_t>(1, p.budget_measurements)));
+    m_progress->setValue(static_cast<int>(std::min(p.measurements, std::max<int64_t>(1, p.budget_measurements))));
+    m_measurements->setText(tr("Measurements: %1 of %2")
+                                .arg(locale.toString(static_cast<qlonglong>(p.measurements)),
+                                     locale.toString(static_cast<qlonglong>(p.budget_measurements))));
+    m_forecasts->setText(tr("Forecasts: %1").arg(locale.toString(static_cast<qlonglong>(p.forecasts))));
+    m_tokens->setText(p.cost_usd > 0 ? tr("Tokens: %1 ($%2)")
+                                           .arg(locale.toString(static_cast<qlonglong>(p.tokens)))
+                                           .arg(locale.toString(p.cost_usd, 'f', 2))
+                                     : tr("Tokens: %1").arg(locale.toString(static_cast<qlonglong>(p.tokens))));
+    m_elapsed->setText(tr("Elapsed: %1").arg(formatElapsed(p.elapsed_s)));
+    m_best->setText(p.best_speedup > 0
+                        ? tr("Best speedup: <b>%1×</b> (candidate #%2)")
+                              .arg(locale.toString(p.best_speedup, 'f', 3))
+                              .arg(p.best_candidate)
+                        : tr("Best speedup: none yet"));
+    m_calibration->setText(p.calibration_n > 0
+                               ? tr("Surrogate on %1 measured: accuracy %2, ECE %3, AURC %4")
+                                     .arg(p.calibration_n)
+                                     .arg(locale.toString(p.calibration_accuracy, 'f', 2),
+                                          locale.toString(p.calibration_ece, 'f', 3),
+                                          locale.toString(p.calibration_aurc, 'f', 3))
+                               : QString());
+}
+
+void RunControlPanel::clearProgress() {
+    SearchProgress p;
+    p.budget_measurements = m_budgetMeasurements->value();
+    showProgress(p);
+}
+
+void RunControlPanel::readSettings(const QSettings& s) {
+    setSurrogate(s.value(QStringLiteral("run/surrogate"), QStringLiteral("local")).toString());
+    m_endpoint->setText(s.value(QStringLiteral("run/endpoint")).toString());
+    m_model->setText(s.value(QStringLiteral("run/model")).toString());
+    const QStringList mutators =
+        s.value(QStringLiteral("run/mutators"), QStringList{QStringLiteral("parametric")}).toStringList();
+    m_parametric->setChecked(mutators.contains(QStringLiteral("parametric")));
+    m_llmRewrite->setChecked(mutators.contains(QStringLiteral("llm-rewrite")));
+    m_llmDiff->setChecked(mutators.contains(QStringLiteral("llm-diff")));
+    GatingConfig g;
+    try {
+        g.kind = gating_kind_from_string(
+            s.value(QStringLiteral("run/gating"), QString::fromLatin1(to_string(g.kind))).toString().toStdString());
+    } catch (const std::exception&) {
+        // an unknown name from another version: keep the default
+    }
+    g.tau = s.value(QStringLiteral("run/tau"), g.tau).toDouble();
+    g.pi = s.value(QStringLiteral("run/pi"), g.pi).toDouble();
+    g.epsilon = s.value(QStringLiteral("run/epsilon"), g.epsilon).toDouble();
+    g.top_k = s.value(QStringLiteral("run/topK"), g.top_k).toInt();
+    setGating(g);
+    m_budgetMeasurements->setValue(s.value(QStringLiteral("run/budgetMeasurements"), 40).toInt());
+    m_budgetForecasts->setValue(s.value(QStringLiteral("run/budgetForecasts"), 0).toInt());
+    m_budgetTokens->setValue(s.value(QStringLiteral("run/budgetTokens"), 0).toInt());
+    m_budgetCost->setValue(s.value(QStringLiteral("run/budgetCost"), 0.0).toDouble());
+    m_budgetWall->setValue(s.value(QStringLiteral("run/budgetWall"), 0).toInt());
+    m_seed->setValue(s.value(QStringLiteral("run/seed"), 1).toInt());
+    clearProgress();
+}
+
+void RunControlPanel::writeSettings(QSettings& s) const {
+    // Never the API key: it lives in the environment or ~/.config/kerncast/llm.json.
+    s.setValue(QStringLiteral("run/surrogate"), surrogate());
+    s.setValue(QStringLiteral("run/endpoint"), endpoint());
+    s.setValue(QStringLiteral("run/model"), model());
+    QStringList mutators;
+    for (const auto& m : config().mutators)
+        mutators << QString::fromStdString(m);
+    s.setValue(QStringLiteral("run/mutators"), mutators);
+    const GatingConfig g = gating();
+    s.setValue(QStringLiteral("run/gating"), QString::fromLatin1(to_string(g.kind)));
+    s.setValue(QStringLiteral("run/tau"), g.tau);
+    s.setValue(QStringLiteral("run/pi"), g.pi);
+    s.setValue(QStringLiteral("run/epsilon"), g.epsilon);
+    s.setValue(QStringLiteral("run/topK"), g.top_k);
+    s.setValue(QStringLiteral("run/budgetMeasurements"), m_budgetMeasurements->value());
+    s.setValue(QStringLiteral("run/budgetForecasts"), m_budgetForecasts->value());
+    s.setValue(QStringLiteral("run/budgetTokens"), m_budgetTokens->value());
+    s.setValue(QStringLiteral("run/budgetCost"), m_budgetCost->value());
+    s.setValue(QStringLiteral("run/budgetWall"), m_budgetWall->value());
+    s.setValue(QStringLiteral("run/seed"), m_seed->value());
+}
+
+}  // namespace kerncast

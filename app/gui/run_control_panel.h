@@ -1,0 +1,126 @@
+#pragma once
+// The run control dock: what to search (problem, device, surrogate, mutators), how to gate (policy and thresholds,
+// live while a search runs), the budgets and the seed; Start, Pause/Resume, Step and Stop; and the search's
+// progress. It only collects settings and shows state: the main window turns them into bridge calls.
+
+#include "app/gui/engine_bridge.h"
+
+#include <QWidget>
+
+class QAction;
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QSettings;
+class QSlider;
+class QSpinBox;
+class QTimer;
+
+namespace kerncast {
+
+class DeviceListModel;
+class ProblemListModel;
+
+class RunControlPanel : public QWidget {
+    Q_OBJECT
+public:
+    // Time the sliders wait after the last change before a new gating is announced (one command per gesture).
+    static constexpr int kGatingDebounceMs = 250;
+
+    RunControlPanel(ProblemListModel* problems, DeviceListModel* devices, QWidget* parent = nullptr);
+
+    // Everything but the problem folder and device comes from the panel's fields.
+    SearchConfig config() const;
+    GatingConfig gating() const;
+    void setGating(const GatingConfig& gating);
+
+    QString problemDir() const;
+    bool setProblemDir(const QString& dir);
+    QString deviceId() const;
+    bool setDeviceId(const QString& id);
+    QString surrogate() const;  // local | llm | none
+    void setSurrogate(const QString& surrogate);
+    QString endpoint() const;
+    QString model() const;
+    void setBudget(int64_t measurements);
+
+    // Enables the actions and fields for a state of the bridge. canResumeRun: an opened run can be continued.
+    void setRunState(EngineBridge::State state);
+    void showProgress(const SearchProgress& progress);
+    void clearProgress();
+
+    void readSettings(const QSettings& settings);
+    void writeSettings(QSettings& settings) const;
+
+    QAction* startAction() const { return m_start; }
+    QAction* pauseAction() const { return m_pause; }
+    QAction* stepAction() const { return m_step; }
+    QAction* stopAction() const { return m_stop; }
+
+    QSlider* tauSlider() const { return m_tau; }
+    QSlider* piSlider() const { return m_pi; }
+    QSlider* epsilonSlider() const { return m_epsilon; }
+    QSpinBox* topKSpin() const { return m_topK; }
+    QComboBox* gatingCombo() const { return m_gatingKind; }
+    QProgressBar* progressBar() const { return m_progress; }
+    QLabel* measurementsLabel() const { return m_measurements; }
+    QLabel* bestLabel() const { return m_best; }
+
+Q_SIGNALS:
+    // The gating fields changed (debounced).
+    void gatingEdited(const kerncast::GatingConfig& gating);
+    void problemSelected(const QString& dir);
+    void deviceSelected(const QString& id);
+    // The surrogate or its model changed (the status bar names them).
+    void surrogateChanged();
+
+private:
+    void updateGatingFields();
+    void updateSurrogateFields();
+    void scheduleGatingEdited();
+
+    QComboBox* m_problem = nullptr;
+    QComboBox* m_device = nullptr;
+    QComboBox* m_surrogate = nullptr;
+    QLineEdit* m_endpoint = nullptr;
+    QLineEdit* m_model = nullptr;
+    QLabel* m_keyNote = nullptr;
+    QCheckBox* m_parametric = nullptr;
+    QCheckBox* m_llmRewrite = nullptr;
+    QCheckBox* m_llmDiff = nullptr;
+    QComboBox* m_gatingKind = nullptr;
+    QSlider* m_tau = nullptr;
+    QSlider* m_pi = nullptr;
+    QSlider* m_epsilon = nullptr;
+    QLabel* m_tauValue = nullptr;
+    QLabel* m_piValue = nullptr;
+    QLabel* m_epsilonValue = nullptr;
+    QSpinBox* m_topK = nullptr;
+    QSpinBox* m_budgetMeasurements = nullptr;
+    QSpinBox* m_budgetForecasts = nullptr;
+    QSpinBox* m_budgetTokens = nullptr;
+    QDoubleSpinBox* m_budgetCost = nullptr;
+    QSpinBox* m_budgetWall = nullptr;
+    QSpinBox* m_seed = nullptr;
+    QList<QWidget*> m_setupFields;  // fixed while a search runs
+
+    QAction* m_start = nullptr;
+    QAction* m_pause = nullptr;
+    QAction* m_step = nullptr;
+    QAction* m_stop = nullptr;
+
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_measurements = nullptr;
+    QLabel* m_forecasts = nullptr;
+    QLabel* m_tokens = nullptr;
+    QLabel* m_elapsed = nullptr;
+    QLabel* m_best = nullptr;
+    QLabel* m_calibration = nullptr;
+    QTimer* m_gatingDebounce = nullptr;
+    EngineBridge::State m_state = EngineBridge::State::Idle;
+};
+
+}  // namespace kerncast

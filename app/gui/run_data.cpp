@@ -1,0 +1,116 @@
+#include "app/gui/run_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+namespace kerncast {
+
+std::vector<ProgressPoint> progressFromStore(RunStore& store, int64_t runId, int64_t* total) {
+    struct Step {
+        int64_t measurementId;
+        double speedup;  // 0 when it failed
+    };
+    std::vector<Step> steps;
+    for (const Candidate& c : store.candidates(runId)) {
+        for (const StoredMeasurement& m : store.measurementsFor(c.id)) {
+            if (m.measurement.device_kind == "compiler")
+                continue;
+            const bool ok = m.measurement.status == Status::Ok && m.measurement.speedup > 0 &&
+                            std::isfinite(m.measurement.speedup);
+            steps.push_back({m.id, ok ? m.measurement.speedup : 0});
+        }
+    }
+    std::sort(steps.begin(), steps.end(),
+              [](const Step& a, const Step& b) { return a.measurementId < b.measurementId; });
+    std::vector<ProgressPoint> points;
+    double best = 0;
+    for (size_t i = 0; i < steps.size(); ++i) {
+        if (steps[i].speedup > best) {
+            best = steps[i].speedup;
+            points.push_back({static_cast<int64_t>(i + 1), best});
+        }
+    }
+    if (total)
+        *total = static_cast<int64_t>(steps.size());
+    return points;
+}
+
+LoadedRun loadRun(const QString& path) {
+    LoadedRun out;
+    out.path = path;
+    try {
+        RunStore store = RunStore::open(path.toStdString());
+        const std::vector<RunInfo> runs = store.runs();
+        if (runs.empty()) {
+            out.error = QStringLiteral("%1: the file holds no run").arg(path);
+            return out;
+        }
+        out.run = runs.back();
+        out.evaluation = out.run.config.value("kind", std::string()) == "evaluation";
+        if (!out.evaluation && out.run.config.contains("problem_dir")) {
+            try {
+                out.config = search_config_from_json(out.run.config);
+            } catch (const std::exception&) {
+                // shown without Resume
+            }
+        }
+        for (const RunEvent& e : store.events(out.run.id)) {
+            if (e.kind == "finished" || e.kind == "failed")
+                out.endState = QString::fromStdString(e.kind);
+            else if (e.kind == "resumed")
+                out.endState.clear();
+            else if (e.kind == "prompt")
+                out.prompts[e.payload.value("candidate", int64_t{0})] = e.payload.value("prompt", std::string());
+        }
+        out.rows = rowsFromStore(store, out.run.id);
+        if (out.evaluation) {
+            // Each pair's candidate is compared with its anchor (what the speedup is relative to).
+            std::unordered_map<std::string, std::string> anchorOf;
+            for (ImportedPair& p : store.importedPairs(out.run.id))
+                anchorOf.emplace("pair:" + p.comparison_id, std::move(p.anchor_code));
+            for (const CandidateRow& r : out.rows)
+                if (auto it = anchorOf.find(r.label.toStdString()); it != anchorOf.end())
+                    out.anchors[r.id] = it->second;
+        }
+        if (!out.evaluation)
+            out.progress = progressFromStore(store, out.run.id, &out.measurements);
+        for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+            if (it->id == out.run.id || it->problem != out.run.problem || it->gating.rfind("measure-all", 0) != 0)
+                continue;
+            out.baseline = progressFromStore(store, it->id, &out.baselineMeasurements);
+            out.baselineName = QString::fromStdString(it->name);
+            break;
+        }
+    } catch (const std::exception& e) {
+        out = LoadedRun{};
+        out.path = path;
+        out.error = QString::fromStdString(e.what());
+    }
+    return out;
+}
+
+std::vector<ForecastPoint> forecastPoints(const std::vector<CandidateRow>& rows) {
+    std::vector<ForecastPoint> points;
+    for (const CandidateRow& r : rows)
+        if (r.hasForecast() && r.measured_speedup && *r.measured_speedup > 0)
+            points.push_back({r.id, r.expected_log_speedup, std::log(*r.measured_speedup), r.confidence});
+    return points;
+}
+
+std::vector<ScoredForecast> scoredForecasts(const std::vector<CandidateRow>& rows, const std::string& pack) {
+    std::vector<ScoredForecast> scored;
+    for (const CandidateRow& r : rows) {
+        if (!r.hasForecast() || !r.measured_speedup || !(*r.measured_speedup > 0) ||
+            !std::isfinite(*r.measured_speedup))
+            continue;
+        ScoredForecast s;
+        s.probabilities = r.probabilities;
+        s.true_speedup = *r.measured_speedup;
+        s.pack = pack;
+        scored.push_back(s);
+    }
+    return scored;
+}
+
+}  // namespace kerncast

@@ -1,0 +1,51 @@
+#pragma once
+// What the workbench shows of a run, as plain values: the population rows, the best-so-far curve, a measure-all
+// baseline of the same problem, and the data the plots derive from the rows. A stored run is read off the GUI
+// thread (loadRun), a live one is kept current from search events; both feed the same functions.
+
+#include "core/metrics.h"
+#include "core/run_store.h"
+#include "engine/search_runner.h"
+#include "widgets/candidate_row.h"
+#include "widgets/forecast_scatter_plot.h"
+#include "widgets/search_progress_plot.h"
+
+#include <QString>
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace kerncast {
+
+struct LoadedRun {
+    QString path;
+    QString error;  // non-empty when the file could not be read; nothing else is set then
+    RunInfo run;
+    bool evaluation = false;  // an `evaluate` run: imported pairs with forecasts, not a search
+    std::optional<SearchConfig> config;  // a search's stored config (what Resume continues)
+    QString endState;  // "finished"/"failed" when the run's last session ended, else empty (killed or running)
+    std::vector<CandidateRow> rows;
+    std::vector<ProgressPoint> progress;  // best-so-far after each device measurement
+    int64_t measurements = 0;  // device measurements of the run
+    std::vector<ProgressPoint> baseline;  // a measure-all run of the same problem in the same store, if any
+    int64_t baselineMeasurements = 0;
+    QString baselineName;
+    std::unordered_map<int64_t, std::string> prompts;  // candidate id -> the prompt an evaluation sent
+    std::unordered_map<int64_t, std::string> anchors;  // evaluations: candidate id -> its pair's anchor code
+};
+
+// Reads the last run of a store (every row, the curves). Never throws: a failure is in `error`.
+LoadedRun loadRun(const QString& path);
+
+// The best measured speedup after each device measurement of a run, in measurement order; compile failures (found
+// by the compiler, not the device) do not count. total: the run's device measurements.
+std::vector<ProgressPoint> progressFromStore(RunStore& store, int64_t runId, int64_t* total = nullptr);
+
+// Candidates measured with a speedup that also have a forecast: the points of the forecast-vs-measured scatter, and
+// the (forecast, outcome) pairs that calibration and risk-coverage are computed from.
+std::vector<ForecastPoint> forecastPoints(const std::vector<CandidateRow>& rows);
+std::vector<ScoredForecast> scoredForecasts(const std::vector<CandidateRow>& rows, const std::string& pack = {});
+
+}  // namespace kerncast

@@ -1,0 +1,251 @@
+#include "engine/evaluation.h"
+
+#include "core/bins.h"
+#include "core/error.h"
+#include "core/forecasters_import.h"
+#include "core/problem_library.h"
+#include "core/run_store.h"
+#include "engine/forecast_query.h"
+#include "engine/llm_forecaster.h"
+#include "engine/local_forecaster.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+namespace fs = std::filesystem;
+
+namespace kerncast {
+
+namespace {
+
+// A pair of one of our problems (our own exports) gets the full query; any other pair what its fields say.
+ForecastQuery query_for(const ImportedPair& p, const std::map<std::string, Problem>& problems) {
+    auto it = problems.find(p.pack);
+    if (it != problems.end()) {
+        try {
+            std::map<std::string, int64_t> tunables;
+            if (p.extra.contains("tunables") && p.extra["tunables"].is_object())
+                tunables = p.extra["tunables"].get<std::map<std::string, int64_t>>();
+            std::vector<StaticReport> report;
+            if (p.extra.contains("static_report") && p.extra["static_report"].is_array())
+                report = p.extra["static_report"].get<std::vector<StaticReport>>();
+            QueryContext ctx;
+            if (p.extra.contains("reference_time_us") && p.extra["reference_time_us"].is_number())
+                ctx.reference_time_us = p.extra["reference_time_us"].get<double>();
+            ForecastQuery q = build_forecast_query(it->second, p.candidate_code, tunables, report, ctx);
+            q.hardware = p.hardware;
+            return q;
+        } catch (const std::exception&) {
+            // fall through: the pair's own fields
+        }
+    }
+    ForecastQuery q;
+    q.pack = p.pack;
+    q.problem_name = p.extra.value("problem_name", p.pack);
+    if (p.extra.contains("problem_description") && p.extra["problem_description"].is_string())
+        q.problem_description = p.extra["problem_description"].get<std::string>();
+    q.reference_source = p.anchor_code;
+    q.candidate_source = p.candidate_code;
+    q.hardware = p.hardware;
+    return q;
+}
+
+std::string default_store_path(const std::string& pairs, const std::string& surrogate) {
+    const std::string stem = pairs + "." + surrogate + "-eval";
+    std::string path = stem + ".sqlite";
+    for (int i = 2; fs::exists(path); ++i)
+        path = stem + "-" + std::to_string(i) + ".sqlite";
+    return path;
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+    const fs::path tmp = path.string() + ".partial";
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        f << text;
+        f.flush();
+        if (!f)
+            throw Error(SourceLocation{path.string(), 0}, "cannot write (disk full or no permission)");
+    }
+    fs::rename(tmp, path);
+}
+
+}  // namespace
+
+EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMessageFn& message,
+                                const EvaluationProgressFn& progress) {
+    const auto say = [&](const std::string& text) {
+        if (message)
+            message(text);
+    };
+    const auto report_progress = [&](const char* stage, size_t done, size_t total) {
+        if (progress)
+            progress(stage, done, total);
+    };
+    const BinScheme scheme = BinScheme::gfV2();
+    report_progress("import", 0, 1);
+    const ImportResult imported =
+        import_forecasters_jsonl_file(a.pairs, scheme, a.strict ? ImportMode::Strict : ImportMode::Skip);
+    for (const auto& issue : imported.issues)
+        say(a.pairs + ":" + std::to_string(issue.line) + ": skipped: " + issue.message);
+    EvaluationResult result;
+    std::vector<ImportedPair> pairs;
+    for (const auto& p : imported.pairs) {
+        if (p.speedup)
+            pairs.push_back(p);
+        else
+            ++result.failed_candidates;  // a failed candidate has no speedup bin to forecast
+    }
+    if (pairs.empty())
+        throw Error(SourceLocation{a.pairs, 0}, "no pair with a measured speedup to evaluate on");
+    report_progress("import", 1, 1);
+
+    std::map<std::string, Problem> problems;
+    const std::string problems_root = a.resources_dir + "/problems";
+    for (const auto& dir : list_problem_folders(problems_root)) {
+        try {
+            Problem pr = Problem::load((fs::path(dir) / "problem.json").string());
+            problems[pr.name] = pr;
+        } catch (const std::exception&) {
+        }
+    }
+    std::vector<ForecastQuery> queries;
+    for (const auto& p : pairs)
+        queries.push_back(query_for(p, problems));
+
+    std::vector<ForecastResult> results(pairs.size());
+    std::vector<std::string> prompts(pairs.size());
+    std::string surrogate_id;
+    if (a.surrogate == "llm") {
+        LlmConfig cfg;
+        cfg.endpoint = a.endpoint;
+        cfg.model = a.model;
+        cfg.concurrency = a.concurrency;
+        cfg.timeout_s = a.timeout_s;
+        cfg.api_key = LlmConfig::resolveApiKey();
+        if (cfg.endpoint.empty() || cfg.model.empty())
+            throw Error("--surrogate llm needs --endpoint URL and --model NAME");
+        LlmForecasterOptions options;
+        options.samples = a.samples;
+        LlmForecaster llm(cfg, a.resources_dir + "/prompts", options);
+        surrogate_id = llm.id();
+        report_progress("forecast", 0, 1);
+        auto outcomes = llm.forecastWithDetails(queries);
+        for (size_t i = 0; i < outcomes.size(); ++i) {
+            results[i] = outcomes[i].result;
+            prompts[i] = outcomes[i].prompt.text();
+        }
+        report_progress("forecast", 1, 1);
+    } else {
+        // One model per pack, each trained without the recording of that pack's problem (no leakage).
+        std::string folder = a.recordings;
+        if (folder.empty())
+            for (const auto& e : fs::directory_iterator(a.resources_dir + "/recordings"))
+                if (e.is_directory()) {
+                    folder = e.path().string();
+                    break;
+                }
+        std::map<std::string, std::vector<size_t>> by_pack;
+        for (size_t i = 0; i < queries.size(); ++i)
+            by_pack[queries[i].pack].push_back(i);
+        size_t done = 0;
+        report_progress("forecast", 0, by_pack.size());
+        for (const auto& [pack, idx] : by_pack) {
+            LocalForecaster local;
+            surrogate_id = local.id();
+            if (!folder.empty())
+                local.learn(examples_from_recordings_except(folder, problems_root, pack));
+            std::vector<ForecastQuery> qs;
+            for (size_t i : idx)
+                qs.push_back(queries[i]);
+            auto rs = local.forecast(qs);
+            for (size_t k = 0; k < idx.size() && k < rs.size(); ++k)
+                results[idx[k]] = rs[k];
+            report_progress("forecast", ++done, by_pack.size());
+        }
+    }
+
+    std::vector<ScoredForecast> scored;
+    std::map<std::string, std::vector<ScoredForecast>> per_pack;
+    for (size_t i = 0; i < pairs.size(); ++i) {
+        if (!results[i].forecast) {
+            ++result.failed_forecasts;
+            say("pair " + pairs[i].comparison_id + " (line " + std::to_string(pairs[i].line) +
+                "): forecast failed: " + results[i].error);
+            continue;
+        }
+        ScoredForecast s{results[i].forecast->probabilities, *pairs[i].speedup, pairs[i].pack};
+        scored.push_back(s);
+        per_pack[s.pack].push_back(s);
+    }
+    if (scored.empty())
+        throw Error("every forecast failed; nothing to score (see the errors above)");
+    result.metrics = compute_metrics(scored, scheme);
+    nlohmann::json out = metrics_json(result.metrics);
+    out["per_pack"] = nlohmann::json::object();
+    for (const auto& [pack, items] : per_pack) {
+        nlohmann::json pj = metrics_json(compute_metrics(items, scheme));
+        out["per_pack"][pack] = pj;
+    }
+    out["surrogate"] = surrogate_id;
+    out["failed_forecasts"] = result.failed_forecasts;
+    out["skipped_lines"] = imported.issues.size();
+    out["failed_candidates"] = result.failed_candidates;
+
+    // Every forecast goes into a run file: the GUI shows the pairs as a population with their forecasts.
+    report_progress("store", 0, 1);
+    const std::string store_path = a.store.empty() ? default_store_path(a.pairs, a.surrogate) : a.store;
+    {
+        RunStore store = RunStore::create(store_path);
+        RunInfo run;
+        run.name = "evaluation of " + fs::path(a.pairs).filename().string();
+        run.problem = per_pack.size() == 1 ? per_pack.begin()->first : "";
+        run.device = "imported";
+        run.surrogate = surrogate_id;
+        run.gating = "evaluation";
+        run.config = {{"kind", "evaluation"}, {"pairs", fs::absolute(a.pairs).string()}, {"surrogate", a.surrogate},
+                      {"endpoint", a.endpoint}, {"model", a.model}, {"samples", a.samples}};
+        store.addRun(run);
+        auto tx = store.transaction();
+        store.addImportedPairs(run.id, imported.pairs, scheme.id());
+        for (size_t i = 0; i < pairs.size(); ++i) {
+            Candidate c;
+            c.mutator = Mutator::Imported;
+            c.label = "pair:" + pairs[i].comparison_id;
+            c.source = pairs[i].candidate_code;
+            store.addCandidate(run.id, c);
+            Measurement m;
+            m.status = Status::Ok;
+            m.speedup = *pairs[i].speedup;
+            m.device_kind = "imported";
+            m.device.name = pairs[i].hardware;
+            store.addMeasurement(c.id, m);
+            if (results[i].forecast)
+                store.addForecast(c.id, *results[i].forecast);
+            else
+                store.addEvent(run.id, "forecast_failed", {{"candidate", c.id}, {"error", results[i].error}});
+            if (!prompts[i].empty())
+                store.addEvent(run.id, "prompt", {{"candidate", c.id}, {"prompt", prompts[i]}});
+        }
+        tx.commit();
+    }
+    out["store"] = store_path;
+    report_progress("store", 1, 1);
+
+    if (!a.report.empty()) {
+        fs::create_directories(a.report);
+        write_file(fs::path(a.report) / "metrics.json", out.dump(2) + "\n");
+        write_file(fs::path(a.report) / "reliability.json", reliability_json(result.metrics).dump(2) + "\n");
+        write_file(fs::path(a.report) / "reliability.csv", reliability_csv(result.metrics));
+        write_file(fs::path(a.report) / "risk_coverage.json", risk_coverage_json(result.metrics).dump(2) + "\n");
+        write_file(fs::path(a.report) / "risk_coverage.csv", risk_coverage_csv(result.metrics));
+        out["report"] = a.report;
+    }
+    result.json = std::move(out);
+    result.surrogate_id = surrogate_id;
+    result.store_path = store_path;
+    return result;
+}
+
+}  // namespace kerncast

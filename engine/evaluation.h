@@ -1,0 +1,55 @@
+#pragma once
+// Scoring a surrogate on a labelled pair set (the GPU Forecasters eval-set schema, or our own pairs export): every
+// pair with a measured speedup is forecast, the forecasts are scored (calibration, ranking, selective prediction)
+// and stored with their prompts in a new run file. The CLI's `evaluate` and the workbench's "Evaluate Pair Set"
+// both call evaluate_pairs(); it writes nothing to a terminal, so each caller says things its own way.
+
+#include "core/metrics.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+namespace kerncast {
+
+struct EvaluationOptions {
+    std::string pairs;              // the pair JSONL file
+    std::string surrogate = "local";  // local | llm
+    std::string endpoint;           // llm: OpenAI-compatible base URL
+    std::string model;              // llm: model name at the endpoint
+    int samples = 1;                // llm: requests per pair, averaged
+    int concurrency = 8;            // llm: requests in flight
+    double timeout_s = 120;         // llm: seconds per request attempt
+    std::string report;             // folder for metrics.json and the reliability/risk-coverage tables; "" for none
+    std::string store;              // run file for the forecasts; "" for <pairs>.<surrogate>-eval[-N].sqlite
+    std::string recordings;         // local: the recording folder it learns from; "" for the first one
+    std::string resources_dir;      // problems/, recordings/, prompts/
+    bool strict = false;            // stop at the first malformed line instead of skipping it
+};
+
+struct EvaluationResult {
+    // The metrics over all pairs (metrics_json) plus "per_pack", "surrogate", "failed_forecasts", "skipped_lines",
+    // "failed_candidates", "store" and, with a report folder, "report": what `kerncast-cli evaluate --json` prints.
+    nlohmann::json json = nlohmann::json::object();
+    ForecastMetrics metrics;
+    std::string surrogate_id;
+    std::string store_path;
+    int failed_forecasts = 0;   // pairs whose forecast failed (their lines went to the message callback)
+    int failed_candidates = 0;  // pairs without a speedup (failed candidates), left out
+};
+
+// A line for the user: "<file>:<line>: skipped: ..." for a malformed pair line, "pair <id> (line N): forecast
+// failed: ..." for a forecast that failed. Called on the calling thread.
+using EvaluationMessageFn = std::function<void(const std::string& message)>;
+// Where the evaluation is: stage is "import", "forecast" or "store"; done of total steps within the stage (for
+// "forecast", the packs forecast so far, or 0 of 1 while an LLM answers them all at once).
+using EvaluationProgressFn = std::function<void(const std::string& stage, size_t done, size_t total)>;
+
+// Throws kerncast::Error when nothing can be evaluated: no pair with a measured speedup, every forecast failed, the
+// LLM settings are missing, the store cannot be created or the report cannot be written.
+EvaluationResult evaluate_pairs(const EvaluationOptions& options, const EvaluationMessageFn& message = {},
+                                const EvaluationProgressFn& progress = {});
+
+}  // namespace kerncast
