@@ -265,6 +265,11 @@ private:
     }
     void iterate();
     bool rescue();
+    // Stores a forecast (or the failure) and reports it; returns the forecast when there is one.
+    const Forecast* recordForecast(int64_t id, const ForecastResult& result);
+    // Stores a gating decision as an event and reports it.
+    void recordGating(int64_t id, GatingDecision decision, const std::string& reason,
+                      nlohmann::json extra = nlohmann::json::object());
     void screenInitial(const std::vector<int64_t>& ids, size_t keep);
     std::vector<int64_t> addChildren(std::vector<Candidate> children);
     void forecastAndGate(const std::vector<int64_t>& ids, bool initial);
@@ -403,6 +408,39 @@ std::vector<int64_t> Loop::addChildren(std::vector<Candidate> children) {
     return ids;
 }
 
+const Forecast* Loop::recordForecast(int64_t id, const ForecastResult& result) {
+    ++s.progress.forecasts;
+    if (!result.forecast) {
+        s.store->addEvent(s.run_id, "forecast_failed", {{"candidate", id}, {"error", result.error}});
+        return nullptr;
+    }
+    const Forecast& f = *result.forecast;
+    s.store->addForecast(id, f);
+    s.progress.tokens += f.tokens_in + f.tokens_out;
+    s.progress.cost_usd += f.cost_usd;
+    s.cands[id].forecast = f;
+    SearchEvent e;
+    e.kind = SearchEvent::Kind::Forecast;
+    e.candidate_id = id;
+    e.forecast = f;
+    emit(std::move(e));
+    return &*s.cands[id].forecast;
+}
+
+void Loop::recordGating(int64_t id, GatingDecision decision, const std::string& reason, nlohmann::json extra) {
+    s.cands[id].decision = decision;
+    extra["candidate"] = id;
+    extra["decision"] = to_string(decision);
+    extra["reason"] = reason;
+    s.store->addEvent(s.run_id, "gating", extra);
+    SearchEvent g;
+    g.kind = SearchEvent::Kind::Gating;
+    g.candidate_id = id;
+    g.decision = decision;
+    g.message = reason;
+    emit(std::move(g));
+}
+
 void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) {
     if (ids.empty())
         return;
@@ -421,22 +459,8 @@ void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) {
         std::vector<ForecastResult> results = s.surrogate->forecast(queries);
         for (size_t i = 0; i < asked.size() && i < results.size(); ++i) {
             const int64_t id = asked[i];
-            ++s.progress.forecasts;
-            if (!results[i].forecast) {
-                s.store->addEvent(s.run_id, "forecast_failed", {{"candidate", id}, {"error", results[i].error}});
-                continue;
-            }
-            Forecast f = *results[i].forecast;
-            s.store->addForecast(id, f);
-            s.progress.tokens += f.tokens_in + f.tokens_out;
-            s.progress.cost_usd += f.cost_usd;
-            s.cands[id].forecast = f;
-            inputs[static_cast<size_t>(std::find(ids.begin(), ids.end(), id) - ids.begin())].forecast = f;
-            SearchEvent e;
-            e.kind = SearchEvent::Kind::Forecast;
-            e.candidate_id = id;
-            e.forecast = f;
-            emit(std::move(e));
+            if (const Forecast* f = recordForecast(id, results[i]))
+                inputs[static_cast<size_t>(std::find(ids.begin(), ids.end(), id) - ids.begin())].forecast = *f;
         }
     }
     std::vector<GatingOutcome> outcomes;
@@ -451,20 +475,8 @@ void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) {
     }
     std::vector<size_t> order;
     for (size_t i = 0; i < ids.size(); ++i) {
-        const int64_t id = ids[i];
-        s.cands[id].decision = outcomes[i].decision;
-        s.store->addEvent(s.run_id, "gating",
-                          {{"candidate", id},
-                           {"decision", to_string(outcomes[i].decision)},
-                           {"reason", outcomes[i].reason},
-                           {"p_above_best", outcomes[i].p_above_best},
-                           {"confidence", outcomes[i].confidence}});
-        SearchEvent e;
-        e.kind = SearchEvent::Kind::Gating;
-        e.candidate_id = id;
-        e.decision = outcomes[i].decision;
-        e.message = outcomes[i].reason;
-        emit(std::move(e));
+        recordGating(ids[i], outcomes[i].decision, outcomes[i].reason,
+                     {{"p_above_best", outcomes[i].p_above_best}, {"confidence", outcomes[i].confidence}});
         if (is_measured(outcomes[i].decision))
             order.push_back(i);
     }
@@ -815,20 +827,8 @@ void Loop::screenInitial(const std::vector<int64_t>& ids, size_t keep) {
     const std::vector<ForecastResult> results = s.surrogate->forecast(queries);
     std::vector<std::pair<double, int64_t>> ranked;
     for (size_t i = 0; i < asked.size() && i < results.size(); ++i) {
-        ++s.progress.forecasts;
-        if (!results[i].forecast) {
-            s.store->addEvent(s.run_id, "forecast_failed", {{"candidate", asked[i]}, {"error", results[i].error}});
-            continue;
-        }
-        const Forecast& f = *results[i].forecast;
-        s.store->addForecast(asked[i], f);
-        s.cands[asked[i]].forecast = f;
-        SearchEvent e;
-        e.kind = SearchEvent::Kind::Forecast;
-        e.candidate_id = asked[i];
-        e.forecast = f;
-        emit(std::move(e));
-        ranked.push_back({f.log_mean ? *f.log_mean : f.expectedLogSpeedup(s.scheme), asked[i]});
+        if (const Forecast* f = recordForecast(asked[i], results[i]))
+            ranked.push_back({f->log_mean ? *f->log_mean : f->expectedLogSpeedup(s.scheme), asked[i]});
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     std::vector<int64_t> chosen;
@@ -838,15 +838,7 @@ void Loop::screenInitial(const std::vector<int64_t>& ids, size_t keep) {
         char reason[160];
         std::snprintf(reason, sizeof reason, "initial screening: rank %zu of %zu by predicted speedup (top %zu measured)",
                       r + 1, ranked.size(), keep);
-        const GatingDecision d = measure_it ? GatingDecision::Measure : GatingDecision::Discard;
-        s.cands[id].decision = d;
-        s.store->addEvent(s.run_id, "gating", {{"candidate", id}, {"decision", to_string(d)}, {"reason", reason}});
-        SearchEvent g;
-        g.kind = SearchEvent::Kind::Gating;
-        g.candidate_id = id;
-        g.decision = d;
-        g.message = reason;
-        emit(std::move(g));
+        recordGating(id, measure_it ? GatingDecision::Measure : GatingDecision::Discard, reason);
         if (measure_it)
             chosen.push_back(id);
     }
@@ -891,13 +883,8 @@ bool Loop::rescue() {
             }
         }
         const std::vector<ForecastResult> results = s.surrogate->forecast(queries);
-        for (size_t i = 0; i < asked.size() && i < results.size(); ++i) {
-            ++s.progress.forecasts;
-            if (!results[i].forecast)
-                continue;
-            s.store->addForecast(asked[i], *results[i].forecast);
-            s.cands[asked[i]].forecast = results[i].forecast;
-        }
+        for (size_t i = 0; i < asked.size() && i < results.size(); ++i)
+            recordForecast(asked[i], results[i]);
     }
     int64_t pick = 0;
     double best_p = -1, best_mean = -1e300;
@@ -920,15 +907,7 @@ bool Loop::rescue() {
                   "no parent left to expand: measuring the trusted candidate most likely to beat the best (P = %.2f, "
                   "of %zu waiting)",
                   std::max(best_p, 0.0), waiting.size());
-    s.cands[pick].decision = GatingDecision::Measure;
-    s.store->addEvent(s.run_id, "gating",
-                      {{"candidate", pick}, {"decision", "measure"}, {"reason", reason}, {"p_above_best", best_p}});
-    SearchEvent g;
-    g.kind = SearchEvent::Kind::Gating;
-    g.candidate_id = pick;
-    g.decision = GatingDecision::Measure;
-    g.message = reason;
-    emit(std::move(g));
+    recordGating(pick, GatingDecision::Measure, reason, {{"p_above_best", best_p}});
     measure(pick);
     checkpoint();
     return true;
@@ -982,16 +961,8 @@ void Loop::applyCommand(const SearchCommand& c) {
             return;
         }
         s.store->addEvent(s.run_id, to_string(c.kind), payload);
-        s.store->addEvent(s.run_id, "gating",
-                          {{"candidate", c.candidate_id}, {"decision", "forced"}, {"reason", "forced by a person"}});
-        it->second.decision = GatingDecision::Forced;
         emitSimple(SearchEvent::Kind::Command, message);
-        SearchEvent g;
-        g.kind = SearchEvent::Kind::Gating;
-        g.candidate_id = c.candidate_id;
-        g.decision = GatingDecision::Forced;
-        g.message = "forced by a person";
-        emit(std::move(g));
+        recordGating(c.candidate_id, GatingDecision::Forced, "forced by a person");
         if (measurementsLeft())
             measure(c.candidate_id);
         return;

@@ -2,6 +2,21 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>BinDistributionWidget</name>
+    <message>
+        <source>No forecast</source>
+        <translation>Keine Prognose</translation>
+    </message>
+    <message>
+        <source>Bin %1 (%2): %3</source>
+        <translation>Klasse %1 (%2): %3</translation>
+    </message>
+    <message>
+        <source>The measured speedup is in this bin</source>
+        <translation>Die gemessene Beschleunigung liegt in dieser Klasse</translation>
+    </message>
+</context>
+<context>
     <name>CommandLine</name>
     <message>
         <source>Kerncast: forecast-guided evolutionary search over CUDA kernels.</source>
@@ -10,10 +25,6 @@
     <message>
         <source>Folder with problems/ and recordings/.</source>
         <translation>Ordner mit problems/ und recordings/.</translation>
-    </message>
-    <message>
-        <source>Save a PNG of the window once the problems are loaded, then quit (unless --quit-after is given).</source>
-        <translation>Ein PNG des Fensters speichern, sobald die Probleme geladen sind, dann beenden (außer wenn --quit-after angegeben ist).</translation>
     </message>
     <message>
         <source>Quit after this many seconds.</source>
@@ -31,9 +42,29 @@
         <source>--quit-after needs a number of seconds &gt;= 0, found &apos;%1&apos;</source>
         <translation>--quit-after erwartet eine Sekundenzahl &gt;= 0, gefunden: „%1“</translation>
     </message>
+    <message>
+        <source>Save a PNG of the window once it shows results (the problems; with --run the opened run; with --demo the finished search), then quit (unless --quit-after is given).</source>
+        <translation>Ein PNG des Fensters speichern, sobald es Ergebnisse zeigt (die Probleme; mit --run den geöffneten Lauf; mit --demo die abgeschlossene Suche), und dann beenden (außer wenn --quit-after angegeben ist).</translation>
+    </message>
+    <message>
+        <source>Start the demo at once: a search over softmax on the replay device with the local surrogate and selective gating.</source>
+        <translation>Die Demo sofort starten: eine Suche über softmax auf dem Replay-Gerät mit dem lokalen Surrogatmodell und selektivem Gating.</translation>
+    </message>
+    <message>
+        <source>Open a run file (a search or an evaluation).</source>
+        <translation>Eine Laufdatei öffnen (eine Suche oder eine Auswertung).</translation>
+    </message>
+    <message>
+        <source>Run file not found: %1</source>
+        <translation>Laufdatei nicht gefunden: %1</translation>
+    </message>
+    <message>
+        <source>--demo and --run cannot be combined: the demo starts a new run</source>
+        <translation>--demo und --run können nicht kombiniert werden: Die Demo startet einen neuen Lauf</translation>
+    </message>
 </context>
 <context>
-    <name>kerncast::DeviceListModel</name>
+    <name>DeviceListModel</name>
     <message>
         <source>%1 SMs</source>
         <translation>%1 SMs</translation>
@@ -48,7 +79,7 @@
     </message>
     <message>
         <source>replay</source>
-        <translation>Wiedergabe</translation>
+        <translation>Replay</translation>
     </message>
     <message>
         <source>UUID: %1</source>
@@ -76,14 +107,185 @@
     </message>
 </context>
 <context>
-    <name>kerncast::MainWindow</name>
+    <name>DiffView</name>
+    <message>
+        <source>identical</source>
+        <translation>identisch</translation>
+    </message>
+    <message>
+        <source>+%1 −%2 lines</source>
+        <translation>+%1 −%2 Zeilen</translation>
+    </message>
+</context>
+<context>
+    <name>ForecastDistributionPlot</name>
+    <message>
+        <source>Probability</source>
+        <translation>Wahrscheinlichkeit</translation>
+    </message>
+    <message>
+        <source>Measured: %1</source>
+        <translation>Gemessen: %1</translation>
+    </message>
+    <message>
+        <source>Measured: failed (no speedup)</source>
+        <translation>Gemessen: fehlgeschlagen (keine Beschleunigung)</translation>
+    </message>
+    <message>
+        <source>Predicted: %1 (%2)</source>
+        <translation>Vorhergesagt: %1 (%2)</translation>
+    </message>
+    <message>
+        <source>Forecast distribution (%1)</source>
+        <translation>Prognoseverteilung (%1)</translation>
+    </message>
+    <message>
+        <source>Forecast distribution</source>
+        <translation>Prognoseverteilung</translation>
+    </message>
+</context>
+<context>
+    <name>ForecastInspector</name>
+    <message>
+        <source>Predicted bin:</source>
+        <translation>Vorhergesagte Klasse:</translation>
+    </message>
+    <message>
+        <source>Max probability:</source>
+        <translation>Max. Wahrscheinlichkeit:</translation>
+    </message>
+    <message>
+        <source>1 − H/log 8:</source>
+        <translation>1 − H/log 8:</translation>
+    </message>
+    <message>
+        <source>Top-2 margin:</source>
+        <translation>Top-2-Abstand:</translation>
+    </message>
+    <message>
+        <source>Expected speedup:</source>
+        <translation>Erwartete Beschleunigung:</translation>
+    </message>
+    <message>
+        <source>Measured:</source>
+        <translation>Gemessen:</translation>
+    </message>
+    <message>
+        <source>The surrogate gave no reasoning for this forecast.</source>
+        <translation>Das Surrogatmodell hat für diese Prognose keine Begründung geliefert.</translation>
+    </message>
+    <message>
+        <source>The prompt is not available for this forecast.</source>
+        <translation>Der Prompt ist für diese Prognose nicht verfügbar.</translation>
+    </message>
+    <message>
+        <source>Reasoning</source>
+        <translation>Begründung</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>Prompt</translation>
+    </message>
+    <message>
+        <source>Measure on the device</source>
+        <translation>Auf dem Gerät messen</translation>
+    </message>
+    <message>
+        <source>No candidate selected</source>
+        <translation>Kein Kandidat ausgewählt</translation>
+    </message>
+    <message>
+        <source>Candidate %1 · %2 · generation %3</source>
+        <translation>Kandidat %1 · %2 · Generation %3</translation>
+    </message>
+    <message>
+        <source>%1 (gating: %2)</source>
+        <translation>%1 (Gating: %2)</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>%1× (expected bin %2)</source>
+        <translation>%1× (erwartete Klasse %2)</translation>
+    </message>
+    <message>
+        <source>no forecast yet</source>
+        <translation>noch keine Prognose</translation>
+    </message>
+    <message>
+        <source>%1× — bin %2 (%3)</source>
+        <translation>%1× — Klasse %2 (%3)</translation>
+    </message>
+    <message>
+        <source>not measured</source>
+        <translation>nicht gemessen</translation>
+    </message>
+    <message>
+        <source>This candidate has been measured already.</source>
+        <translation>Dieser Kandidat wurde bereits gemessen.</translation>
+    </message>
+    <message>
+        <source>This candidate is already queued for the device.</source>
+        <translation>Dieser Kandidat steht bereits in der Warteschlange für das Gerät.</translation>
+    </message>
+    <message>
+        <source>Measure this candidate on the device whatever its forecast says.</source>
+        <translation>Diesen Kandidaten unabhängig von seiner Prognose auf dem Gerät messen.</translation>
+    </message>
+</context>
+<context>
+    <name>ForecastScatterPlot</name>
+    <message>
+        <source>Forecast vs measured speedup</source>
+        <translation>Prognostizierte vs. gemessene Beschleunigung</translation>
+    </message>
+    <message>
+        <source>Expected speedup (forecast)</source>
+        <translation>Erwartete Beschleunigung (Prognose)</translation>
+    </message>
+    <message>
+        <source>Measured speedup</source>
+        <translation>Gemessene Beschleunigung</translation>
+    </message>
+    <message>
+        <source>Forecast = measured</source>
+        <translation>Prognose = Messung</translation>
+    </message>
+    <message>
+        <source>Candidates</source>
+        <translation>Kandidaten</translation>
+    </message>
+    <message>
+        <source>Selected candidate</source>
+        <translation>Ausgewählter Kandidat</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>Konfidenz</translation>
+    </message>
+</context>
+<context>
+    <name>KernelEditor</name>
+    <message>
+        <source>Submit to search</source>
+        <translation>An die Suche übergeben</translation>
+    </message>
+    <message>
+        <source>Add this kernel program to the running search as a hand-edited candidate</source>
+        <translation>Dieses Kernelprogramm als von Hand bearbeiteten Kandidaten zur laufenden Suche hinzufügen</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
     <message>
         <source>%1 (reference)</source>
         <translation>%1 (Referenz)</translation>
     </message>
     <message>
         <source>%1 (seed)</source>
-        <translation>%1 (Startkernel)</translation>
+        <translation>%1 (Seed)</translation>
     </message>
     <message>
         <source>%1 (family, %2 configurations)</source>
@@ -115,23 +317,151 @@
     </message>
     <message>
         <source>Double-click a device to measure on it.</source>
-        <translation>Doppelklick auf ein Gerät, um darauf zu messen.</translation>
+        <translation>Doppelklicken Sie auf ein Gerät, um darauf zu messen.</translation>
     </message>
     <message>
-        <source>Devices</source>
-        <translation>Geräte</translation>
+        <source>Device</source>
+        <translation>Gerät</translation>
     </message>
     <message>
-        <source>The local learned surrogate is not part of this build yet, so candidates have no speedup forecasts; measurements still work.</source>
-        <translation>Das lokale gelernte Surrogatmodell ist in diesem Build noch nicht enthalten, daher haben Kandidaten keine Beschleunigungsprognosen; Messungen funktionieren trotzdem.</translation>
+        <source>Run Control</source>
+        <translation>Laufsteuerung</translation>
+    </message>
+    <message>
+        <source>Filter by id, label, mutator, status or hash</source>
+        <translation>Nach ID, Bezeichnung, Mutator, Status oder Hash filtern</translation>
+    </message>
+    <message>
+        <source>Table</source>
+        <translation>Tabelle</translation>
+    </message>
+    <message>
+        <source>Lineage</source>
+        <translation>Abstammung</translation>
+    </message>
+    <message>
+        <source>Population</source>
+        <translation>Population</translation>
+    </message>
+    <message>
+        <source>Pin as Parent</source>
+        <translation>Als Elternteil anheften</translation>
+    </message>
+    <message>
+        <source>Ban as Parent</source>
+        <translation>Als Elternteil sperren</translation>
+    </message>
+    <message>
+        <source>Measure on the Device</source>
+        <translation>Auf dem Gerät messen</translation>
+    </message>
+    <message>
+        <source>Forecast Inspector</source>
+        <translation>Prognose-Inspektor</translation>
+    </message>
+    <message>
+        <source>Measuring needs a running search: resume the run first.</source>
+        <translation>Messen erfordert eine laufende Suche: Setzen Sie zuerst den Lauf fort.</translation>
+    </message>
+    <message>
+        <source>Diff</source>
+        <translation>Diff</translation>
+    </message>
+    <message>
+        <source>Forecast vs Measured</source>
+        <translation>Prognose vs. Messung</translation>
+    </message>
+    <message>
+        <source>Reliability</source>
+        <translation>Zuverlässigkeit</translation>
+    </message>
+    <message>
+        <source>Risk-Coverage</source>
+        <translation>Risiko-Abdeckung</translation>
+    </message>
+    <message>
+        <source>Search Progress</source>
+        <translation>Suchfortschritt</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>Exportieren…</translation>
+    </message>
+    <message>
+        <source>Save the plot shown as PNG or PDF</source>
+        <translation>Das angezeigte Diagramm als PNG oder PDF speichern</translation>
+    </message>
+    <message>
+        <source>Plots</source>
+        <translation>Diagramme</translation>
     </message>
     <message>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <source>&amp;Open Problem Folder...</source>
-        <translation>Problemordner ö&amp;ffnen …</translation>
+        <source>Open &amp;Run...</source>
+        <translation>&amp;Lauf öffnen...</translation>
+    </message>
+    <message>
+        <source>Open Run</source>
+        <translation>Lauf öffnen</translation>
+    </message>
+    <message>
+        <source>Run files (*.sqlite *.db);;All files (*)</source>
+        <translation>Laufdateien (*.sqlite *.db);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>&amp;Evaluate Pair Set...</source>
+        <translation>Paarmenge &amp;auswerten...</translation>
+    </message>
+    <message>
+        <source>Evaluate Pair Set</source>
+        <translation>Paarmenge auswerten</translation>
+    </message>
+    <message>
+        <source>Browse...</source>
+        <translation>Durchsuchen...</translation>
+    </message>
+    <message>
+        <source>Pair Set</source>
+        <translation>Paarmenge</translation>
+    </message>
+    <message>
+        <source>Pair JSONL (*.jsonl *.json);;All files (*)</source>
+        <translation>Paar-JSONL (*.jsonl *.json);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Local (learned from recordings)</source>
+        <translation>Lokal (aus Aufzeichnungen gelernt)</translation>
+    </message>
+    <message>
+        <source>LLM endpoint</source>
+        <translation>LLM-Endpunkt</translation>
+    </message>
+    <message>
+        <source>&amp;Pairs:</source>
+        <translation>&amp;Paare:</translation>
+    </message>
+    <message>
+        <source>&amp;Surrogate:</source>
+        <translation>&amp;Surrogatmodell:</translation>
+    </message>
+    <message>
+        <source>&amp;Endpoint:</source>
+        <translation>&amp;Endpunkt:</translation>
+    </message>
+    <message>
+        <source>&amp;Model:</source>
+        <translation>&amp;Modell:</translation>
+    </message>
+    <message>
+        <source>Evaluate</source>
+        <translation>Auswerten</translation>
+    </message>
+    <message>
+        <source>Open &amp;Problem Folder...</source>
+        <translation>&amp;Problemordner öffnen...</translation>
     </message>
     <message>
         <source>Open Problem Folder</source>
@@ -140,6 +470,18 @@
     <message>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>&amp;Lauf</translation>
+    </message>
+    <message>
+        <source>&amp;Resume Opened Run</source>
+        <translation>&amp;Geöffneten Lauf fortsetzen</translation>
+    </message>
+    <message>
+        <source>Continue the opened search in its run file</source>
+        <translation>Die geöffnete Suche in ihrer Laufdatei fortsetzen</translation>
     </message>
     <message>
         <source>&amp;View</source>
@@ -166,16 +508,20 @@
         <translation>Über Kerncast</translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Kerncast %1&lt;/h3&gt;&lt;p&gt;A workbench for forecast-guided evolutionary search over CUDA kernels.&lt;/p&gt;&lt;p&gt;This version browses problems and their kernel programs and lists the devices that can measure them; the search and the local surrogate are not built yet.&lt;/p&gt;&lt;p&gt;Resources: &lt;code&gt;%2&lt;/code&gt;&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;Kerncast %1&lt;/h3&gt;&lt;p&gt;Eine Werkbank für die prognosegeleitete evolutionäre Suche über CUDA-Kernel.&lt;/p&gt;&lt;p&gt;Diese Version zeigt Probleme und ihre Kernelprogramme und listet die Geräte auf, die sie messen können; die Suche und das lokale Surrogatmodell sind noch nicht gebaut.&lt;/p&gt;&lt;p&gt;Ressourcen: &lt;code&gt;%2&lt;/code&gt;&lt;/p&gt;</translation>
+        <source>&lt;h3&gt;Kerncast %1&lt;/h3&gt;&lt;p&gt;A workbench for forecast-guided evolutionary search over CUDA kernels: a surrogate forecasts each candidate&apos;s speedup as a distribution over speedup bins, and only the candidates it is unsure about are measured on the GPU.&lt;/p&gt;&lt;p&gt;Resources: &lt;code&gt;%2&lt;/code&gt;&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Kerncast %1&lt;/h3&gt;&lt;p&gt;Eine Werkbank für prognosegeleitete evolutionäre Suche über CUDA-Kernel: Ein Surrogatmodell prognostiziert die Beschleunigung jedes Kandidaten als Verteilung über Beschleunigungsklassen, und nur die Kandidaten, bei denen es unsicher ist, werden auf der GPU gemessen.&lt;/p&gt;&lt;p&gt;Ressourcen: &lt;code&gt;%2&lt;/code&gt;&lt;/p&gt;</translation>
     </message>
     <message>
         <source>About &amp;Qt</source>
         <translation>Über &amp;Qt</translation>
     </message>
     <message>
+        <source>Stopping the search...</source>
+        <translation>Suche wird gestoppt...</translation>
+    </message>
+    <message>
         <source>Loading problems from %1...</source>
-        <translation>Probleme werden aus %1 geladen …</translation>
+        <translation>Probleme werden aus %1 geladen...</translation>
     </message>
     <message>
         <source>%1 problems loaded, %2 with errors</source>
@@ -186,8 +532,16 @@
         <translation>%1 Probleme geladen</translation>
     </message>
     <message>
+        <source>No CUDA device</source>
+        <translation>Kein CUDA-Gerät</translation>
+    </message>
+    <message>
         <source>Could not list devices: %1</source>
         <translation>Geräte konnten nicht aufgelistet werden: %1</translation>
+    </message>
+    <message>
+        <source>No recordings for the replay device under %1.</source>
+        <translation>Keine Aufzeichnungen für das Replay-Gerät unter %1.</translation>
     </message>
     <message>
         <source>This problem has no kernel programs.</source>
@@ -198,12 +552,24 @@
         <translation>%1, Zeile %2</translation>
     </message>
     <message>
-        <source>Surrogate: local (not built yet)</source>
-        <translation>Surrogat: lokal (noch nicht gebaut)</translation>
+        <source>Surrogate: LLM (no model set)</source>
+        <translation>Surrogatmodell: LLM (kein Modell festgelegt)</translation>
+    </message>
+    <message>
+        <source>Surrogate: LLM %1</source>
+        <translation>Surrogatmodell: LLM %1</translation>
+    </message>
+    <message>
+        <source>Surrogate: none (measure everything)</source>
+        <translation>Surrogatmodell: keines (alles messen)</translation>
+    </message>
+    <message>
+        <source>Surrogate: local</source>
+        <translation>Surrogatmodell: lokal</translation>
     </message>
     <message>
         <source>Device: looking for devices...</source>
-        <translation>Gerät: Geräte werden gesucht …</translation>
+        <translation>Gerät: Geräte werden gesucht...</translation>
     </message>
     <message>
         <source>Device: none</source>
@@ -214,16 +580,551 @@
         <translation>Gerät: %1</translation>
     </message>
     <message>
-        <source>No CUDA device</source>
-        <translation>Kein CUDA-Gerät</translation>
+        <source>idle</source>
+        <translation>im Leerlauf</translation>
     </message>
     <message>
-        <source>No recordings for the replay device under %1.</source>
-        <translation>Keine Aufzeichnungen für das Wiedergabegerät unter %1.</translation>
+        <source>starting (training the surrogate)</source>
+        <translation>startet (Surrogatmodell wird trainiert)</translation>
+    </message>
+    <message numerus="yes">
+        <source>paused, %n waiting</source>
+        <translation>
+            <numerusform>pausiert, %n wartet</numerusform>
+            <numerusform>pausiert, %n warten</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation>pausiert</translation>
+    </message>
+    <message>
+        <source>stopping</source>
+        <translation>wird gestoppt</translation>
+    </message>
+    <message>
+        <source>measuring</source>
+        <translation>misst</translation>
+    </message>
+    <message>
+        <source>idle (forecasting)</source>
+        <translation>im Leerlauf (Prognosen werden erstellt)</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;No device selected.&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Kein Gerät ausgewählt.&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; (%2)</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; (%2)</translation>
+    </message>
+    <message>
+        <source>Compute capability %1.%2, %3 SMs</source>
+        <translation>Compute Capability %1.%2, %3 SMs</translation>
+    </message>
+    <message>
+        <source>Memory %1, L2 %2</source>
+        <translation>Speicher %1, L2 %2</translation>
+    </message>
+    <message>
+        <source>Driver %1, CUDA %2</source>
+        <translation>Treiber %1, CUDA %2</translation>
+    </message>
+    <message>
+        <source>UUID %1</source>
+        <translation>UUID %1</translation>
+    </message>
+    <message>
+        <source>Measured DRAM bandwidth: %1 GB/s</source>
+        <translation>Gemessene DRAM-Bandbreite: %1 GB/s</translation>
+    </message>
+    <message>
+        <source>Measured DRAM bandwidth: not measured yet</source>
+        <translation>Gemessene DRAM-Bandbreite: noch nicht gemessen</translation>
+    </message>
+    <message>
+        <source>Worker: %1</source>
+        <translation>Worker: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Queue: %n candidate(s) waiting for the device</source>
+        <translation>
+            <numerusform>Warteschlange: %n Kandidat wartet auf das Gerät</numerusform>
+            <numerusform>Warteschlange: %n Kandidaten warten auf das Gerät</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Search running</source>
+        <translation>Suche läuft</translation>
+    </message>
+    <message>
+        <source>A search is running already. Stop it before starting another.</source>
+        <translation>Es läuft bereits eine Suche. Stoppen Sie sie, bevor Sie eine weitere starten.</translation>
+    </message>
+    <message>
+        <source>Cannot start the search</source>
+        <translation>Suche kann nicht gestartet werden</translation>
+    </message>
+    <message>
+        <source>Choose a problem to search.</source>
+        <translation>Wählen Sie ein Problem für die Suche.</translation>
+    </message>
+    <message>
+        <source>No device can measure: choose a GPU or a replay device.</source>
+        <translation>Kein Gerät kann messen: Wählen Sie eine GPU oder ein Replay-Gerät.</translation>
+    </message>
+    <message>
+        <source>Choose at least one mutator.</source>
+        <translation>Wählen Sie mindestens einen Mutator.</translation>
+    </message>
+    <message>
+        <source>Search started; run file %1</source>
+        <translation>Suche gestartet; Laufdatei %1</translation>
+    </message>
+    <message>
+        <source>Cannot start the demo</source>
+        <translation>Demo kann nicht gestartet werden</translation>
+    </message>
+    <message>
+        <source>The demo needs a problem with a recording for the replay device under %1.</source>
+        <translation>Die Demo benötigt ein Problem mit einer Aufzeichnung für das Replay-Gerät unter %1.</translation>
+    </message>
+    <message>
+        <source>No run shown. Start a search (F5), or open a run or evaluate a pair set from the File menu.</source>
+        <translation>Kein Lauf angezeigt. Starten Sie eine Suche (F5), oder öffnen Sie über das Menü „Datei“ einen Lauf oder werten Sie eine Paarmenge aus.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n measured forecast(s): accuracy %1, off by one %2, ECE %3, AURC %4, Brier %5, Kendall τ-b %6</source>
+        <translation>
+            <numerusform>%n gemessene Prognose: Genauigkeit %1, um eine Klasse daneben %2, ECE %3, AURC %4, Brier %5, Kendall τ-b %6</numerusform>
+            <numerusform>%n gemessene Prognosen: Genauigkeit %1, um eine Klasse daneben %2, ECE %3, AURC %4, Brier %5, Kendall τ-b %6</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No candidates yet.</source>
+        <translation>Noch keine Kandidaten.</translation>
+    </message>
+    <message>
+        <source>No measured candidate with a forecast yet.</source>
+        <translation>Noch kein gemessener Kandidat mit Prognose.</translation>
+    </message>
+    <message>
+        <source>starting</source>
+        <translation>startet</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>läuft</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>abgeschlossen</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>evaluation (opened)</source>
+        <translation>Auswertung (geöffnet)</translation>
+    </message>
+    <message>
+        <source>interrupted (opened)</source>
+        <translation>unterbrochen (geöffnet)</translation>
+    </message>
+    <message>
+        <source>%1 (opened)</source>
+        <translation>%1 (geöffnet)</translation>
+    </message>
+    <message>
+        <source>no run</source>
+        <translation>kein Lauf</translation>
+    </message>
+    <message>
+        <source>Run: %1</source>
+        <translation>Lauf: %1</translation>
+    </message>
+    <message>
+        <source>Search finished: %1</source>
+        <translation>Suche abgeschlossen: %1</translation>
+    </message>
+    <message>
+        <source>The search failed</source>
+        <translation>Die Suche ist fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>In %1, line %2.</source>
+        <translation>In %1, Zeile %2.</translation>
+    </message>
+    <message>
+        <source>In %1.</source>
+        <translation>In %1.</translation>
+    </message>
+    <message>
+        <source>Show the File</source>
+        <translation>Datei anzeigen</translation>
+    </message>
+    <message>
+        <source>Stop the running search before opening another run.</source>
+        <translation>Stoppen Sie die laufende Suche, bevor Sie einen anderen Lauf öffnen.</translation>
+    </message>
+    <message>
+        <source>Reading %1...</source>
+        <translation>%1 wird gelesen...</translation>
+    </message>
+    <message>
+        <source>Cannot open the run</source>
+        <translation>Lauf kann nicht geöffnet werden</translation>
+    </message>
+    <message numerus="yes">
+        <source>Opened %1: %2, %n candidate(s)</source>
+        <translation>
+            <numerusform>%1 geöffnet: %2, %n Kandidat</numerusform>
+            <numerusform>%1 geöffnet: %2, %n Kandidaten</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Resuming %1</source>
+        <translation>%1 wird fortgesetzt</translation>
+    </message>
+    <message>
+        <source>Evaluating %1 with the %2 surrogate...</source>
+        <translation>%1 wird mit dem Surrogatmodell %2 ausgewertet...</translation>
+    </message>
+    <message>
+        <source>The evaluation failed</source>
+        <translation>Die Auswertung ist fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Evaluation of %1 pairs stored in %2; open it with File › Open Run once the search has ended</source>
+        <translation>Auswertung von %1 Paaren in %2 gespeichert; öffnen Sie sie über Datei › Lauf öffnen, sobald die Suche beendet ist</translation>
+    </message>
+    <message>
+        <source>Evaluation of %1 pairs stored in %2</source>
+        <translation>Auswertung von %1 Paaren in %2 gespeichert</translation>
+    </message>
+    <message>
+        <source>Evaluating: %1 %2 of %3</source>
+        <translation>Auswertung: %1 %2 von %3</translation>
+    </message>
+    <message>
+        <source>Could not read candidate #%1: %2</source>
+        <translation>Kandidat #%1 konnte nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Candidate #%1&lt;/b&gt; · %2 · generation %3 · %4</source>
+        <translation>&lt;b&gt;Kandidat #%1&lt;/b&gt; · %2 · Generation %3 · %4</translation>
+    </message>
+    <message>
+        <source>anchor of the pair</source>
+        <translation>Anker des Paares</translation>
+    </message>
+    <message>
+        <source>#%1 %2</source>
+        <translation>#%1 %2</translation>
+    </message>
+    <message>
+        <source>parent</source>
+        <translation>Elternteil</translation>
+    </message>
+    <message>
+        <source>reference</source>
+        <translation>Referenz</translation>
+    </message>
+    <message>
+        <source>(no parent)</source>
+        <translation>(kein Elternteil)</translation>
+    </message>
+    <message>
+        <source>Submitting a kernel needs a running search.</source>
+        <translation>Das Übergeben eines Kernels erfordert eine laufende Suche.</translation>
+    </message>
+    <message>
+        <source>Kernel submitted to the search as a child of #%1</source>
+        <translation>Kernel als Nachkomme von #%1 an die Suche übergeben</translation>
+    </message>
+    <message>
+        <source>Kernel submitted to the search</source>
+        <translation>Kernel an die Suche übergeben</translation>
     </message>
 </context>
 <context>
-    <name>kerncast::ProblemDetailsView</name>
+    <name>PlotWidget</name>
+    <message>
+        <source>No data yet</source>
+        <translation>Noch keine Daten</translation>
+    </message>
+    <message>
+        <source>Export as PNG…</source>
+        <translation>Als PNG exportieren…</translation>
+    </message>
+    <message>
+        <source>Export as PDF…</source>
+        <translation>Als PDF exportieren…</translation>
+    </message>
+    <message>
+        <source>Reset View</source>
+        <translation>Ansicht zurücksetzen</translation>
+    </message>
+    <message>
+        <source>No file name was given for the export.</source>
+        <translation>Für den Export wurde kein Dateiname angegeben.</translation>
+    </message>
+    <message>
+        <source>Cannot save the plot to %1: it is a folder. Choose a file name.</source>
+        <translation>Das Diagramm kann nicht unter %1 gespeichert werden: Dies ist ein Ordner. Wählen Sie einen Dateinamen.</translation>
+    </message>
+    <message>
+        <source>Cannot save the plot to %1: the folder %2 does not exist.</source>
+        <translation>Das Diagramm kann nicht unter %1 gespeichert werden: Der Ordner %2 existiert nicht.</translation>
+    </message>
+    <message>
+        <source>Cannot save the plot to %1: the folder %2 is not writable.</source>
+        <translation>Das Diagramm kann nicht unter %1 gespeichert werden: Der Ordner %2 ist nicht beschreibbar.</translation>
+    </message>
+    <message>
+        <source>Cannot save the plot to %1: the file exists and is read-only.</source>
+        <translation>Das Diagramm kann nicht unter %1 gespeichert werden: Die Datei existiert und ist schreibgeschützt.</translation>
+    </message>
+    <message>
+        <source>Cannot save the plot to %1: %2 × %3 pixels is not a valid size (each side must be 1 to %4).</source>
+        <translation>Das Diagramm kann nicht unter %1 gespeichert werden: %2 × %3 Pixel sind keine gültige Größe (jede Seite muss 1 bis %4 betragen).</translation>
+    </message>
+    <message>
+        <source>Cannot save the plot to %1: writing the PNG image failed (is the disk full?).</source>
+        <translation>Das Diagramm kann nicht unter %1 gespeichert werden: Das Schreiben des PNG-Bildes ist fehlgeschlagen (ist der Datenträger voll?).</translation>
+    </message>
+    <message>
+        <source>Cannot save the plot to %1: writing the PDF failed (is the disk full?).</source>
+        <translation>Das Diagramm kann nicht unter %1 gespeichert werden: Das Schreiben der PDF-Datei ist fehlgeschlagen (ist der Datenträger voll?).</translation>
+    </message>
+    <message>
+        <source>Export Plot as PDF</source>
+        <translation>Diagramm als PDF exportieren</translation>
+    </message>
+    <message>
+        <source>Export Plot as PNG</source>
+        <translation>Diagramm als PNG exportieren</translation>
+    </message>
+    <message>
+        <source>PDF documents (*.pdf)</source>
+        <translation>PDF-Dokumente (*.pdf)</translation>
+    </message>
+    <message>
+        <source>PNG images (*.png)</source>
+        <translation>PNG-Bilder (*.png)</translation>
+    </message>
+    <message>
+        <source>Export Failed</source>
+        <translation>Export fehlgeschlagen</translation>
+    </message>
+</context>
+<context>
+    <name>PopulationModel</name>
+    <message>
+        <source>Gating: %1</source>
+        <translation>Gating: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n byte(s) of spill traffic</source>
+        <translation>
+            <numerusform>%n Byte Spill-Verkehr</numerusform>
+            <numerusform>%n Bytes Spill-Verkehr</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>bin %1 (%2%)</source>
+        <translation>Klasse %1 (%2 %)</translation>
+    </message>
+    <message>
+        <source>%1×</source>
+        <translation>%1×</translation>
+    </message>
+    <message>
+        <source>%1 µs</source>
+        <translation>%1 µs</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 ms</translation>
+    </message>
+    <message>
+        <source>No forecast yet</source>
+        <translation>Noch keine Prognose</translation>
+    </message>
+    <message>
+        <source>Predicted bin %1 (%2) with probability %3%
+Expected speedup %4×</source>
+        <translation>Vorhergesagte Klasse %1 (%2) mit Wahrscheinlichkeit %3 %
+Erwartete Beschleunigung %4×</translation>
+    </message>
+    <message>
+        <source>The surrogate&apos;s most likely speedup bin and its probability</source>
+        <translation>Die laut Surrogatmodell wahrscheinlichste Beschleunigungsklasse und ihre Wahrscheinlichkeit</translation>
+    </message>
+    <message>
+        <source>Measured speedup over the reference</source>
+        <translation>Gemessene Beschleunigung gegenüber der Referenz</translation>
+    </message>
+    <message>
+        <source>Median time of the candidate&apos;s kernels</source>
+        <translation>Medianzeit der Kernel des Kandidaten</translation>
+    </message>
+    <message>
+        <source>Registers per thread of the kernel that uses the most</source>
+        <translation>Register pro Thread des Kernels, der die meisten nutzt</translation>
+    </message>
+    <message>
+        <source>Static shared memory of the kernel that uses the most</source>
+        <translation>Statischer Shared Memory des Kernels, der am meisten nutzt</translation>
+    </message>
+    <message>
+        <source>Id</source>
+        <translation>ID</translation>
+    </message>
+    <message>
+        <source>Gen.</source>
+        <translation>Gen.</translation>
+    </message>
+    <message>
+        <source>Parent</source>
+        <translation>Elternteil</translation>
+    </message>
+    <message>
+        <source>Mutator</source>
+        <translation>Mutator</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Forecast</source>
+        <translation>Prognose</translation>
+    </message>
+    <message>
+        <source>Speedup</source>
+        <translation>Beschleunigung</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>Zeit</translation>
+    </message>
+    <message>
+        <source>Registers</source>
+        <translation>Register</translation>
+    </message>
+    <message>
+        <source>Shared memory</source>
+        <translation>Shared Memory</translation>
+    </message>
+    <message>
+        <source>proposed</source>
+        <translation>vorgeschlagen</translation>
+    </message>
+    <message>
+        <source>forecast</source>
+        <translation>prognostiziert</translation>
+    </message>
+    <message>
+        <source>trusted</source>
+        <translation>vertraut</translation>
+    </message>
+    <message>
+        <source>discarded</source>
+        <translation>verworfen</translation>
+    </message>
+    <message>
+        <source>queued</source>
+        <translation>in Warteschlange</translation>
+    </message>
+    <message>
+        <source>measuring</source>
+        <translation>wird gemessen</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>ok</translation>
+    </message>
+    <message>
+        <source>suspect</source>
+        <translation>verdächtig</translation>
+    </message>
+    <message>
+        <source>compile error</source>
+        <translation>Kompilierfehler</translation>
+    </message>
+    <message>
+        <source>launch error</source>
+        <translation>Startfehler</translation>
+    </message>
+    <message>
+        <source>incorrect</source>
+        <translation>falsch</translation>
+    </message>
+    <message>
+        <source>timeout</source>
+        <translation>Zeitüberschreitung</translation>
+    </message>
+    <message>
+        <source>crashed</source>
+        <translation>abgestürzt</translation>
+    </message>
+    <message>
+        <source>not recorded</source>
+        <translation>nicht aufgezeichnet</translation>
+    </message>
+    <message>
+        <source>seed</source>
+        <translation>Seed</translation>
+    </message>
+    <message>
+        <source>reference</source>
+        <translation>Referenz</translation>
+    </message>
+    <message>
+        <source>parametric</source>
+        <translation>parametrisch</translation>
+    </message>
+    <message>
+        <source>LLM rewrite</source>
+        <translation>LLM-Neufassung</translation>
+    </message>
+    <message>
+        <source>LLM diff</source>
+        <translation>LLM-Diff</translation>
+    </message>
+    <message>
+        <source>edited by hand</source>
+        <translation>von Hand bearbeitet</translation>
+    </message>
+    <message>
+        <source>imported pair</source>
+        <translation>importiertes Paar</translation>
+    </message>
+    <message>
+        <source>measure</source>
+        <translation>messen</translation>
+    </message>
+    <message>
+        <source>trust the forecast</source>
+        <translation>der Prognose vertrauen</translation>
+    </message>
+    <message>
+        <source>audit (measure a trusted forecast)</source>
+        <translation>Prüfung (eine vertraute Prognose messen)</translation>
+    </message>
+    <message>
+        <source>discard</source>
+        <translation>verwerfen</translation>
+    </message>
+    <message>
+        <source>measurement requested by hand</source>
+        <translation>Messung von Hand angefordert</translation>
+    </message>
+</context>
+<context>
+    <name>ProblemDetailsView</name>
     <message>
         <source>Case</source>
         <translation>Fall</translation>
@@ -282,11 +1183,11 @@
     </message>
     <message>
         <source>seed</source>
-        <translation>Startkernel</translation>
+        <translation>Seed</translation>
     </message>
     <message>
         <source>family: one configuration, no tunables</source>
-        <translation>Familie: eine Konfiguration, keine Stellgrößen</translation>
+        <translation>Familie: eine Konfiguration, keine Parameter</translation>
     </message>
     <message>
         <source>family: %1 configurations over %2</source>
@@ -294,7 +1195,7 @@
     </message>
     <message>
         <source>family (does not parse)</source>
-        <translation>Familie (nicht lesbar)</translation>
+        <translation>Familie (nicht parsebar)</translation>
     </message>
     <message>
         <source>no kernel programs found</source>
@@ -303,6 +1204,34 @@
     <message>
         <source>Select a problem to see its sizes, buffers and work.</source>
         <translation>Wählen Sie ein Problem, um seine Größen, Puffer und seinen Rechenaufwand zu sehen.</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>Gerät</translation>
+    </message>
+    <message>
+        <source>Programs</source>
+        <translation>Programme</translation>
+    </message>
+    <message>
+        <source>Reference µs</source>
+        <translation>Referenz µs</translation>
+    </message>
+    <message>
+        <source>Best µs</source>
+        <translation>Beste µs</translation>
+    </message>
+    <message>
+        <source>PyTorch µs</source>
+        <translation>PyTorch µs</translation>
+    </message>
+    <message>
+        <source>%1 (%2 not ok)</source>
+        <translation>%1 (%2 nicht ok)</translation>
+    </message>
+    <message>
+        <source>fastest:</source>
+        <translation>am schnellsten:</translation>
     </message>
     <message>
         <source>1 validation error</source>
@@ -337,47 +1266,19 @@
         <translation>Kernelprogramme</translation>
     </message>
     <message>
-        <source>Device</source>
-        <translation>Gerät</translation>
-    </message>
-    <message>
-        <source>Programs</source>
-        <translation>Programme</translation>
-    </message>
-    <message>
-        <source>Reference µs</source>
-        <translation>Referenz µs</translation>
-    </message>
-    <message>
-        <source>Best µs</source>
-        <translation>Beste µs</translation>
-    </message>
-    <message>
-        <source>PyTorch µs</source>
-        <translation>PyTorch µs</translation>
-    </message>
-    <message>
-        <source>%1 (%2 not ok)</source>
-        <translation>%1 (%2 nicht ok)</translation>
-    </message>
-    <message>
-        <source>fastest:</source>
-        <translation>am schnellsten:</translation>
-    </message>
-    <message>
         <source>Recorded measurements</source>
         <translation>Aufgezeichnete Messungen</translation>
     </message>
 </context>
 <context>
-    <name>kerncast::ProblemListModel</name>
+    <name>ProblemListModel</name>
     <message>
         <source>no family</source>
         <translation>keine Familie</translation>
     </message>
     <message>
         <source>unparsed</source>
-        <translation>nicht lesbar</translation>
+        <translation>nicht geparst</translation>
     </message>
     <message>
         <source>valid</source>
@@ -392,24 +1293,390 @@
         <translation>%1 Fehler</translation>
     </message>
     <message>
+        <source>Valid tunable configurations of the problem&apos;s family.cu</source>
+        <translation>Gültige Parameterkonfigurationen in der family.cu des Problems</translation>
+    </message>
+    <message>
         <source>Problem</source>
         <translation>Problem</translation>
     </message>
     <message>
         <source>Seeds</source>
-        <translation>Startkernel</translation>
+        <translation>Seeds</translation>
+    </message>
+    <message>
+        <source>Family</source>
+        <translation>Familie</translation>
     </message>
     <message>
         <source>Status</source>
         <translation>Status</translation>
     </message>
+</context>
+<context>
+    <name>ReliabilityPlot</name>
     <message>
-        <source>Valid tunable configurations of the problem&apos;s family.cu</source>
-        <translation>Gültige Konfigurationen der Stellgrößen in family.cu des Problems</translation>
+        <source>Accuracy</source>
+        <translation>Genauigkeit</translation>
     </message>
     <message>
-        <source>Family</source>
-        <translation>Familie</translation>
+        <source>Confidence</source>
+        <translation>Konfidenz</translation>
+    </message>
+    <message>
+        <source>Forecasts</source>
+        <translation>Prognosen</translation>
+    </message>
+    <message>
+        <source>Perfect calibration</source>
+        <translation>Perfekte Kalibrierung</translation>
+    </message>
+    <message>
+        <source>Mean confidence</source>
+        <translation>Mittlere Konfidenz</translation>
+    </message>
+    <message>
+        <source>Reliability (ECE = %1)</source>
+        <translation>Zuverlässigkeit (ECE = %1)</translation>
+    </message>
+    <message>
+        <source>Reliability</source>
+        <translation>Zuverlässigkeit</translation>
+    </message>
+</context>
+<context>
+    <name>RiskCoveragePlot</name>
+    <message>
+        <source>Coverage (forecasts kept)</source>
+        <translation>Abdeckung (beibehaltene Prognosen)</translation>
+    </message>
+    <message>
+        <source>Risk (kept forecasts wrong)</source>
+        <translation>Risiko (beibehaltene Prognosen falsch)</translation>
+    </message>
+    <message>
+        <source>Risk with every forecast kept</source>
+        <translation>Risiko bei Beibehaltung aller Prognosen</translation>
+    </message>
+    <message>
+        <source>Risk at coverage</source>
+        <translation>Risiko bei Abdeckung</translation>
+    </message>
+    <message>
+        <source>Risk–coverage (AURC = %1)</source>
+        <translation>Risiko–Abdeckung (AURC = %1)</translation>
+    </message>
+    <message>
+        <source>Risk–coverage</source>
+        <translation>Risiko–Abdeckung</translation>
+    </message>
+</context>
+<context>
+    <name>RunControlPanel</name>
+    <message>
+        <source>Search</source>
+        <translation>Suche</translation>
+    </message>
+    <message>
+        <source>Local (learned from recordings)</source>
+        <translation>Lokal (aus Aufzeichnungen gelernt)</translation>
+    </message>
+    <message>
+        <source>LLM endpoint</source>
+        <translation>LLM-Endpunkt</translation>
+    </message>
+    <message>
+        <source>None (measure everything)</source>
+        <translation>Keines (alles messen)</translation>
+    </message>
+    <message>
+        <source>http://localhost:8000/v1</source>
+        <translation>http://localhost:8000/v1</translation>
+    </message>
+    <message>
+        <source>model name at the endpoint</source>
+        <translation>Modellname am Endpunkt</translation>
+    </message>
+    <message>
+        <source>The API key is read from $KERNCAST_API_KEY, $OPENAI_API_KEY or ~/.config/kerncast/llm.json; it is never stored by the workbench.</source>
+        <translation>Der API-Schlüssel wird aus $KERNCAST_API_KEY, $OPENAI_API_KEY oder ~/.config/kerncast/llm.json gelesen; die Werkbank speichert ihn nie.</translation>
+    </message>
+    <message>
+        <source>Parametric</source>
+        <translation>Parametrisch</translation>
+    </message>
+    <message>
+        <source>LLM rewrite</source>
+        <translation>LLM-Neufassung</translation>
+    </message>
+    <message>
+        <source>LLM diff</source>
+        <translation>LLM-Diff</translation>
+    </message>
+    <message>
+        <source>&amp;Problem:</source>
+        <translation>&amp;Problem:</translation>
+    </message>
+    <message>
+        <source>&amp;Device:</source>
+        <translation>&amp;Gerät:</translation>
+    </message>
+    <message>
+        <source>S&amp;urrogate:</source>
+        <translation>S&amp;urrogatmodell:</translation>
+    </message>
+    <message>
+        <source>&amp;Endpoint:</source>
+        <translation>&amp;Endpunkt:</translation>
+    </message>
+    <message>
+        <source>&amp;Model:</source>
+        <translation>&amp;Modell:</translation>
+    </message>
+    <message>
+        <source>Mutators:</source>
+        <translation>Mutatoren:</translation>
+    </message>
+    <message>
+        <source>Gating</source>
+        <translation>Gating</translation>
+    </message>
+    <message>
+        <source>Selective</source>
+        <translation>Selektiv</translation>
+    </message>
+    <message>
+        <source>Top-k per parent</source>
+        <translation>Top-k je Elternteil</translation>
+    </message>
+    <message>
+        <source>Measure all</source>
+        <translation>Alle messen</translation>
+    </message>
+    <message>
+        <source>τ: a candidate is measured when the forecast&apos;s confidence (largest bin probability) is below τ.</source>
+        <translation>τ: Ein Kandidat wird gemessen, wenn die Konfidenz der Prognose (größte Klassenwahrscheinlichkeit) unter τ liegt.</translation>
+    </message>
+    <message>
+        <source>π: a candidate is measured when the forecast gives at least π to beating the best speedup so far.</source>
+        <translation>π: Ein Kandidat wird gemessen, wenn die Prognose ihm mit einer Wahrscheinlichkeit von mindestens π zutraut, die bisher beste Beschleunigung zu übertreffen.</translation>
+    </message>
+    <message>
+        <source>ε: the share of trusted candidates measured anyway, so that calibration is tracked without bias.</source>
+        <translation>ε: der Anteil vertrauter Kandidaten, die trotzdem gemessen werden, damit die Kalibrierung unverzerrt verfolgt wird.</translation>
+    </message>
+    <message>
+        <source>Top-k: children measured per parent, by expected speedup bin.</source>
+        <translation>Top-k: je Elternteil gemessene Nachkommen, nach erwarteter Beschleunigungsklasse.</translation>
+    </message>
+    <message>
+        <source>P&amp;olicy:</source>
+        <translation>St&amp;rategie:</translation>
+    </message>
+    <message>
+        <source>τ confidence:</source>
+        <translation>τ Konfidenz:</translation>
+    </message>
+    <message>
+        <source>π P(beats best):</source>
+        <translation>π P(schlägt Bestwert):</translation>
+    </message>
+    <message>
+        <source>ε audit share:</source>
+        <translation>ε Prüfanteil:</translation>
+    </message>
+    <message>
+        <source>&amp;Top-k:</source>
+        <translation>&amp;Top-k:</translation>
+    </message>
+    <message>
+        <source>Budgets</source>
+        <translation>Budgets</translation>
+    </message>
+    <message>
+        <source>GPU measurements, the reference and the seeds included.</source>
+        <translation>GPU-Messungen, einschließlich der Referenz und der Seeds.</translation>
+    </message>
+    <message>
+        <source>auto</source>
+        <translation>auto</translation>
+    </message>
+    <message>
+        <source>Forecasts; auto: 30 per measurement of the budget.</source>
+        <translation>Prognosen; auto: 30 pro Messung des Budgets.</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>unbegrenzt</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> s</translation>
+    </message>
+    <message>
+        <source>Measurements:</source>
+        <translation>Messungen:</translation>
+    </message>
+    <message>
+        <source>Forecasts:</source>
+        <translation>Prognosen:</translation>
+    </message>
+    <message>
+        <source>Tokens:</source>
+        <translation>Tokens:</translation>
+    </message>
+    <message>
+        <source>Cost:</source>
+        <translation>Kosten:</translation>
+    </message>
+    <message>
+        <source>Wall time:</source>
+        <translation>Laufzeit:</translation>
+    </message>
+    <message>
+        <source>Seed:</source>
+        <translation>Seed:</translation>
+    </message>
+    <message>
+        <source>&amp;Start Search</source>
+        <translation>Suche &amp;starten</translation>
+    </message>
+    <message>
+        <source>Start a new search with these settings (F5)</source>
+        <translation>Eine neue Suche mit diesen Einstellungen starten (F5)</translation>
+    </message>
+    <message>
+        <source>&amp;Pause</source>
+        <translation>P&amp;ausieren</translation>
+    </message>
+    <message>
+        <source>Pause or resume the search (F6)</source>
+        <translation>Die Suche pausieren oder fortsetzen (F6)</translation>
+    </message>
+    <message>
+        <source>S&amp;tep</source>
+        <translation>Sc&amp;hritt</translation>
+    </message>
+    <message>
+        <source>Run one iteration of a paused search (F10)</source>
+        <translation>Eine Iteration einer pausierten Suche ausführen (F10)</translation>
+    </message>
+    <message>
+        <source>St&amp;op</source>
+        <translation>St&amp;oppen</translation>
+    </message>
+    <message>
+        <source>Stop the search; everything so far stays in its run file (Shift+F5)</source>
+        <translation>Die Suche stoppen; alles Bisherige bleibt in ihrer Laufdatei erhalten (Umschalt+F5)</translation>
+    </message>
+    <message>
+        <source>%v of %m measurements</source>
+        <translation>%v von %m Messungen</translation>
+    </message>
+    <message>
+        <source>&amp;Resume</source>
+        <translation>&amp;Fortsetzen</translation>
+    </message>
+    <message>
+        <source>Measurements: %1 of %2</source>
+        <translation>Messungen: %1 von %2</translation>
+    </message>
+    <message>
+        <source>Forecasts: %1</source>
+        <translation>Prognosen: %1</translation>
+    </message>
+    <message>
+        <source>Tokens: %1 ($%2)</source>
+        <translation>Tokens: %1 ($%2)</translation>
+    </message>
+    <message>
+        <source>Tokens: %1</source>
+        <translation>Tokens: %1</translation>
+    </message>
+    <message>
+        <source>Elapsed: %1</source>
+        <translation>Verstrichen: %1</translation>
+    </message>
+    <message>
+        <source>Best speedup: &lt;b&gt;%1×&lt;/b&gt; (candidate #%2)</source>
+        <translation>Beste Beschleunigung: &lt;b&gt;%1×&lt;/b&gt; (Kandidat #%2)</translation>
+    </message>
+    <message>
+        <source>Best speedup: none yet</source>
+        <translation>Beste Beschleunigung: noch keine</translation>
+    </message>
+    <message>
+        <source>Surrogate on %1 measured: accuracy %2, ECE %3, AURC %4</source>
+        <translation>Surrogatmodell auf %1 gemessenen Kandidaten: Genauigkeit %2, ECE %3, AURC %4</translation>
+    </message>
+</context>
+<context>
+    <name>SearchProgressPlot</name>
+    <message>
+        <source>Best speedup vs GPU measurements</source>
+        <translation>Beste Beschleunigung vs. GPU-Messungen</translation>
+    </message>
+    <message>
+        <source>GPU measurements</source>
+        <translation>GPU-Messungen</translation>
+    </message>
+    <message>
+        <source>Best measured speedup</source>
+        <translation>Beste gemessene Beschleunigung</translation>
+    </message>
+    <message>
+        <source>Measure-all</source>
+        <translation>Alle messen</translation>
+    </message>
+    <message>
+        <source>This run</source>
+        <translation>Dieser Lauf</translation>
+    </message>
+    <message>
+        <source>Best speedup %1 after 1 GPU measurement</source>
+        <translation>Beste Beschleunigung %1 nach 1 GPU-Messung</translation>
+    </message>
+    <message>
+        <source>Best speedup %1 after %2 GPU measurements</source>
+        <translation>Beste Beschleunigung %1 nach %2 GPU-Messungen</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::PlotWidget</name>
+    <message>
+        <source>×%1</source>
+        <comment>A speedup factor on a plot, e.g. ×2 or ×0.5</comment>
+        <translation>×%1</translation>
+    </message>
+    <message>
+        <source>≤ %1</source>
+        <comment>A bin holding every speedup up to a factor</comment>
+        <translation>≤ %1</translation>
+    </message>
+    <message>
+        <source>&gt; %1</source>
+        <comment>A bin holding every speedup above a factor</comment>
+        <translation>&gt; %1</translation>
+    </message>
+    <message>
+        <source>%1–%2</source>
+        <comment>A bin&apos;s range of speedups, e.g. ×0.5–0.71</comment>
+        <translation>%1–%2</translation>
+    </message>
+    <message>
+        <source>%1k</source>
+        <comment>Thousands, e.g. 1.2k</comment>
+        <translation>%1 Tsd.</translation>
+    </message>
+    <message>
+        <source>%1M</source>
+        <comment>Millions, e.g. 3.4M</comment>
+        <translation>%1 Mio.</translation>
+    </message>
+    <message>
+        <source>%1%</source>
+        <comment>A share on a plot axis, e.g. 40%</comment>
+        <translation>%1 %</translation>
     </message>
 </context>
 </TS>
