@@ -104,7 +104,9 @@ void applyForecast(CandidateRow& row, const Forecast& forecast, const BinScheme&
     row.probabilities = forecast.probabilities;
     row.predicted_bin = forecast.predicted_bin;
     row.confidence = forecast.maxProbability();
-    row.expected_log_speedup = forecast.expectedLogSpeedup(scheme);
+    // A surrogate that predicts the log-speedup itself (the local one) is plotted at its prediction: the bins end
+    // at 4x, so their expectation cannot place a faster candidate.
+    row.expected_log_speedup = forecast.log_mean ? *forecast.log_mean : forecast.expectedLogSpeedup(scheme);
     advanceStatus(row, candidate_status::Forecast);
 }
 

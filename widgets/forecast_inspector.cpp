@@ -290,7 +290,7 @@ void ForecastInspector::setCandidate(const CandidateRow& row, const std::optiona
         m_entropyConfidence->setText(locale.toString(f->normalizedEntropyConfidence(), 'f', 2));
         m_top2Margin->setText(locale.toString(f->top2Margin(), 'f', 2));
         m_expectedSpeedup->setText(tr("%1× (expected bin %2)")
-                                       .arg(locale.toString(std::exp(f->expectedLogSpeedup(m_scheme)), 'f', 2))
+                                       .arg(locale.toString(std::exp(f->log_mean ? *f->log_mean : f->expectedLogSpeedup(m_scheme)), 'f', 2))
                                        .arg(locale.toString(f->expectedBin(), 'f', 1)));
         m_reasoning->setPlainText(QString::fromStdString(f->reasoning));
     } else {
