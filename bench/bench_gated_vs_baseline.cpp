@@ -5,7 +5,7 @@
 // problems' recordings and learns from the run's own measurements only.
 //
 //   kerncast-bench-gated_vs_baseline [--problems a,b,c] [--seeds 20] [--budget 30] [--jobs 2]
-//                                    [--device replay:nvidia-h200] [--json FILE]
+//                                    [--device replay:nvidia-h200] [--tau T] [--pi P] [--epsilon E] [--json FILE]
 
 #include "engine/cli/cli.h"
 #include "engine/search_runner.h"
@@ -63,12 +63,16 @@ std::vector<std::string> split(const std::string& s) {
     return out;
 }
 
+GatingConfig g_selective;  // the gated search's thresholds (--tau, --pi, --epsilon)
+
 SearchSummary run_one(const std::string& problem, const std::string& device, GatingKind gating, uint64_t seed,
                       int64_t budget, const std::string& path) {
     SearchConfig c;
     c.problem_dir = cli::resources_dir() + "/problems/" + problem;
     c.device = device;
     c.surrogate = gating == GatingKind::MeasureAll ? "none" : "local";
+    if (gating != GatingKind::MeasureAll)
+        c.gating = g_selective;
     c.gating.kind = gating;
     c.budgets.measurements = budget;
     c.seed = seed;
@@ -89,6 +93,7 @@ std::string fmt(double v, const char* f = "%.3f") {
 
 int main(int argc, char** argv) {
     std::vector<std::string> problems{"softmax", "rmsnorm", "gemv", "histogram", "stencil2d"};
+    g_selective.kind = GatingKind::Selective;
     int seeds = 20;
     int64_t budget = 30;
     int jobs = 2;
@@ -112,6 +117,12 @@ int main(int argc, char** argv) {
             jobs = std::max(1, std::stoi(next("--jobs")));
         else if (!std::strcmp(argv[i], "--device"))
             device = next("--device");
+        else if (!std::strcmp(argv[i], "--tau"))
+            g_selective.tau = std::stod(next("--tau"));
+        else if (!std::strcmp(argv[i], "--pi"))
+            g_selective.pi = std::stod(next("--pi"));
+        else if (!std::strcmp(argv[i], "--epsilon"))
+            g_selective.epsilon = std::stod(next("--epsilon"));
         else if (!std::strcmp(argv[i], "--json"))
             json_out = next("--json");
         else {
@@ -168,9 +179,10 @@ int main(int argc, char** argv) {
     std::error_code ec;
     fs::remove_all(tmp, ec);
 
-    std::printf("Gated (selective, local surrogate) vs measure-all on %s: %zu problems x %d seeds, budget %lld "
-                "measurements each.\n",
-                device.c_str(), problems.size(), seeds, static_cast<long long>(budget));
+    std::printf("Gated (selective tau=%.2f pi=%.2f eps=%.2f, local surrogate) vs measure-all on %s: %zu problems x %d "
+                "seeds, budget %lld measurements each.\n",
+                g_selective.tau, g_selective.pi, g_selective.epsilon, device.c_str(), problems.size(), seeds,
+                static_cast<long long>(budget));
     std::printf("The replayed problem's recording was held out: the surrogate learned only from the other problems' "
                 "recordings and from the run's own measurements.\n");
     std::printf("ratio = measurements the gated search needed to reach the baseline's final best / budget "
