@@ -1,0 +1,131 @@
+// kerncast-cli evaluate end to end: pairs exported from a replay search, scored with the local surrogate and with an
+// LLM behind a real HTTP server on loopback; the JSON summary, the report tables and the stored forecasts.
+#include "core/run_store.h"
+#include "tests/support/chat_replies.h"
+#include "tests/support/cli_runner.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+using namespace kerncast;
+using namespace kerncast::test;
+
+namespace {
+
+// A tool-call answer that puts all mass on one bin.
+std::string tool_answer(int bin) {
+    static const char* keys[] = {"p_severe_slowdown", "p_significant_slowdown", "p_moderate_slowdown",
+                                 "p_minor_slowdown",  "p_minor_speedup",        "p_significant_speedup",
+                                 "p_high_speedup",    "p_extreme_speedup"};
+    nlohmann::json args = {{"predicted_bin", bin}, {"reasoning", "test answer"}};
+    for (int b = 1; b <= 8; ++b)
+        args[keys[b - 1]] = b == bin ? 1.0 : 0.0;
+    const nlohmann::json calls = nlohmann::json::array(
+        {{{"id", "call_1"},
+          {"type", "function"},
+          {"function", {{"name", "submit_kernel_runtime_estimate"}, {"arguments", args.dump()}}}}});
+    return chatCompletionBody(nullptr, 100, 20, calls);
+}
+
+}  // namespace
+
+class TestCmdEvaluate : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::string m_pairs;
+
+private slots:
+    void initTestCase() {
+        const std::string run = m_dir.filePath("run.sqlite").toStdString();
+        auto r = run_cli({"search", "--problem", "saxpy", "--device", "replay:nvidia-h200", "--surrogate", "none",
+                          "--gating", "measure-all", "--budget", "12", "--run", run, "--quiet"});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        m_pairs = m_dir.filePath("pairs.jsonl").toStdString();
+        r = run_cli({"export", "--run", run, "--format", "pairs-jsonl", "--out", m_pairs});
+        QVERIFY2(r.code == 0, r.err.c_str());
+    }
+
+    void localSurrogateScoresThePairs() {
+        const std::string report = m_dir.filePath("report").toStdString();
+        const std::string store = m_dir.filePath("local-eval.sqlite").toStdString();
+        auto r = run_cli({"evaluate", "--pairs", m_pairs, "--surrogate", "local", "--report", report, "--store", store,
+                          "--json"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        const auto j = nlohmann::json::parse(r.out);
+        QCOMPARE(j["n"].get<int>(), 12);
+        for (const char* key : {"accuracy", "off_by_one", "brier", "crps", "nll", "ece", "aurc", "kendall_tau_b",
+                                "top10_recovery"})
+            QVERIFY2(j["metrics"].contains(key) && j["metrics"][key].is_number(), key);
+        QVERIFY(j["per_pack"].contains("saxpy"));
+        QCOMPARE(j["per_pack"]["saxpy"]["n"].get<int>(), 12);
+        for (const char* f : {"metrics.json", "reliability.csv", "reliability.json", "risk_coverage.csv",
+                              "risk_coverage.json"})
+            QVERIFY2(std::filesystem::file_size(report + "/" + f) > 0, f);
+        // Every forecast is in the run file, next to the measured speedup it is scored against.
+        RunStore s = RunStore::open(store);
+        const auto run = s.runs().back();
+        const auto cands = s.candidates(run.id);
+        QCOMPARE(cands.size(), size_t(12));
+        for (const auto& c : cands) {
+            QCOMPARE(c.mutator, Mutator::Imported);
+            QCOMPARE(s.forecastsFor(c.id).size(), size_t(1));
+            QVERIFY(s.measurementsFor(c.id).at(0).measurement.speedup > 0);
+        }
+    }
+
+    void llmSurrogateOverHttp() {
+        LoopbackHttpServer server;
+        // Every answer says "high speedup" (bin 7): accuracy is the share of pairs whose true bin is 7.
+        server.setHandler([](const HttpRequestSeen&) { return HttpAnswer::json(tool_answer(7)); });
+        const std::string store = m_dir.filePath("llm-eval.sqlite").toStdString();
+        auto r = run_cli({"evaluate", "--pairs", m_pairs, "--surrogate", "llm", "--endpoint", server.baseUrl(),
+                          "--model", "test-model", "--concurrency", "4", "--store", store, "--json"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        const auto j = nlohmann::json::parse(r.out);
+        QCOMPARE(j["n"].get<int>(), 12);
+        QCOMPARE(j["surrogate"].get<std::string>(), std::string("llm:test-model"));
+        QCOMPARE(server.requestCount(), size_t(12));
+        RunStore s = RunStore::open(store);
+        const auto run = s.runs().back();
+        int sevens = 0, prompts = 0;
+        for (const auto& c : s.candidates(run.id)) {
+            const auto m = s.measurementsFor(c.id).at(0).measurement;
+            sevens += BinScheme::gfV2().binOf(m.speedup) == 7;
+            QCOMPARE(s.forecastsFor(c.id).at(0).forecast.predicted_bin, 7);
+        }
+        for (const auto& e : s.events(run.id))
+            prompts += e.kind == "prompt";
+        QCOMPARE(prompts, 12);
+        QCOMPARE(j["metrics"]["accuracy"].get<double>(), sevens / 12.0);
+    }
+
+    void failingEndpointIsReportedNotFatal() {
+        LoopbackHttpServer server;
+        int n = 0;
+        // Every other answer is garbage: those pairs fail, the rest are scored, the exit code says so.
+        server.setHandler([&](const HttpRequestSeen&) {
+            return ++n % 2 ? HttpAnswer::json(tool_answer(8)) : HttpAnswer::json(chatCompletionBody("no idea"));
+        });
+        auto r = run_cli({"evaluate", "--pairs", m_pairs, "--surrogate", "llm", "--endpoint", server.baseUrl(),
+                          "--model", "m", "--concurrency", "1", "--store",
+                          m_dir.filePath("half.sqlite").toStdString(), "--json"});
+        QCOMPARE(r.code, 2);
+        const auto j = nlohmann::json::parse(r.out);
+        QVERIFY(j["failed_forecasts"].get<int>() > 0);
+        QCOMPARE(j["n"].get<int>() + j["failed_forecasts"].get<int>(), 12);
+        QVERIFY(r.err.find("did not parse") != std::string::npos);
+
+        r = run_cli({"evaluate", "--pairs", m_dir.filePath("missing.jsonl").toStdString(), "--surrogate", "local"});
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.find("missing.jsonl") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCmdEvaluate)
+#include "tst_cmd_evaluate.moc"
