@@ -5,6 +5,7 @@
 #include "core/forecasters_import.h"
 #include "core/problem_library.h"
 #include "core/run_store.h"
+#include "engine/atomic_file.h"
 #include "engine/forecast_query.h"
 #include "engine/llm_forecaster.h"
 #include "engine/local_forecaster.h"
@@ -57,18 +58,6 @@ std::string default_store_path(const std::string& pairs, const std::string& surr
     for (int i = 2; fs::exists(path); ++i)
         path = stem + "-" + std::to_string(i) + ".sqlite";
     return path;
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-    const fs::path tmp = path.string() + ".partial";
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        f << text;
-        f.flush();
-        if (!f)
-            throw Error(SourceLocation{path.string(), 0}, "cannot write (disk full or no permission)");
-    }
-    fs::rename(tmp, path);
 }
 
 }  // namespace
@@ -139,13 +128,7 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
         report_progress("forecast", 1, 1);
     } else {
         // One model per pack, each trained without the recording of that pack's problem (no leakage).
-        std::string folder = a.recordings;
-        if (folder.empty())
-            for (const auto& e : fs::directory_iterator(a.resources_dir + "/recordings"))
-                if (e.is_directory()) {
-                    folder = e.path().string();
-                    break;
-                }
+        const std::string folder = a.recordings.empty() ? default_recordings_folder(a.resources_dir) : a.recordings;
         std::map<std::string, std::vector<size_t>> by_pack;
         for (size_t i = 0; i < queries.size(); ++i)
             by_pack[queries[i].pack].push_back(i);
@@ -235,11 +218,14 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
 
     if (!a.report.empty()) {
         fs::create_directories(a.report);
-        write_file(fs::path(a.report) / "metrics.json", out.dump(2) + "\n");
-        write_file(fs::path(a.report) / "reliability.json", reliability_json(result.metrics).dump(2) + "\n");
-        write_file(fs::path(a.report) / "reliability.csv", reliability_csv(result.metrics));
-        write_file(fs::path(a.report) / "risk_coverage.json", risk_coverage_json(result.metrics).dump(2) + "\n");
-        write_file(fs::path(a.report) / "risk_coverage.csv", risk_coverage_csv(result.metrics));
+        auto write = [&](const char* name, const std::string& text) {
+            write_file_atomically((fs::path(a.report) / name).string(), text);
+        };
+        write("metrics.json", out.dump(2) + "\n");
+        write("reliability.json", reliability_json(result.metrics).dump(2) + "\n");
+        write("reliability.csv", reliability_csv(result.metrics));
+        write("risk_coverage.json", risk_coverage_json(result.metrics).dump(2) + "\n");
+        write("risk_coverage.csv", risk_coverage_csv(result.metrics));
         out["report"] = a.report;
     }
     result.json = std::move(out);

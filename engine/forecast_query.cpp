@@ -250,4 +250,14 @@ std::vector<LabelledExample> examples_from_recordings_except(const std::string& 
     return out;
 }
 
+std::string default_recordings_folder(const std::string& resources_dir) {
+    std::error_code ec;
+    std::vector<std::string> folders;
+    for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(resources_dir) / "recordings", ec))
+        if (entry.is_directory())
+            folders.push_back(entry.path().string());
+    std::sort(folders.begin(), folders.end());
+    return folders.empty() ? std::string() : folders.front();
+}
+
 }  // namespace kerncast

@@ -83,6 +83,10 @@ std::vector<RecordedProblem> recorded_problems(const std::string& recordings_dir
 
 // Every example of recorded_problems() EXCEPT the recording of `excluded_problem`: a surrogate used on the replay
 // device must never learn from the recording the device answers from (DESIGN §6).
+// The recording folder a local surrogate learns from when none is named: the first, by name, under
+// <resources_dir>/recordings; "" when there is none.
+std::string default_recordings_folder(const std::string& resources_dir);
+
 std::vector<LabelledExample> examples_from_recordings_except(const std::string& recordings_dir,
                                                              const std::string& problems_root,
                                                              const std::string& excluded_problem,

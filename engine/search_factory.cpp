@@ -43,12 +43,7 @@ LlmConfig llm_config(const SearchConfig& cfg) {
 std::string recordings_folder(const Device& device, const std::string& resources_dir) {
     if (auto* replay = dynamic_cast<const ReplayDevice*>(&device))
         return replay->folder();
-    const fs::path root = fs::path(resources_dir) / "recordings";
-    if (fs::is_directory(root))
-        for (const auto& entry : fs::directory_iterator(root))
-            if (entry.is_directory())
-                return entry.path().string();
-    return "";
+    return default_recordings_folder(resources_dir);
 }
 
 }  // namespace

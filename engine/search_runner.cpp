@@ -157,6 +157,7 @@ struct SearchRunner::State {
     std::set<std::string> seen;
     std::vector<int64_t> recent_failures;
     std::optional<double> reference_us;
+    std::vector<StaticReport> reference_report;  // the reference candidate's, for every forecast query
     std::vector<ScoredForecast> scored;
     std::vector<TrajectoryPoint> trajectory;
     SearchProgress progress;
@@ -308,10 +309,7 @@ void Loop::openStore() {
 
 ForecastQuery Loop::queryFor(const Cand& c) const {
     QueryContext ctx;
-    if (auto ref = std::find_if(s.cands.begin(), s.cands.end(),
-                                [](const auto& kv) { return kv.second.c.mutator == Mutator::Reference; });
-        ref != s.cands.end())
-        ctx.reference_static_report = ref->second.report;
+    ctx.reference_static_report = s.reference_report;
     ctx.reference_time_us = s.reference_us;
     ctx.device = s.device->fingerprint();
     if (c.c.parent_id) {
@@ -390,6 +388,8 @@ std::vector<int64_t> Loop::addChildren(std::vector<Candidate> children) {
             tx.commit();
         }
         s.seen.insert(c.c.source_hash);
+        if (c.c.mutator == Mutator::Reference)
+            s.reference_report = c.report;
         ++s.progress.candidates;
         const int64_t id = c.c.id;
         s.cands[id] = c;
@@ -683,6 +683,8 @@ void Loop::restore() {
         if (cand.measurement && cand.measurement->status == Status::CompileError)
             cand.compile_error = cand.measurement->reason;
         s.seen.insert(c.source_hash);
+        if (c.mutator == Mutator::Reference)
+            s.reference_report = cand.report;
         ++s.progress.candidates;
         if (cand.forecast)
             ++s.progress.forecasts;

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/forecasters_import.h"
 #include "core/run_store.h"
+#include "engine/atomic_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -221,19 +222,7 @@ void run_export(Context& ctx, const ExportArgs& a) {
         *ctx.out << text.str();
         return;
     }
-    // Written beside the target and renamed: a full disk leaves the old file, never half a new one.
-    const std::string tmp = a.out + ".partial";
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        f << text.str();
-        f.flush();
-        if (!f) {
-            std::error_code ec;
-            fs::remove(tmp, ec);
-            throw Error(SourceLocation{a.out, 0}, "cannot write the export (disk full or no permission)");
-        }
-    }
-    fs::rename(tmp, a.out);
+    write_file_atomically(a.out, text.str());
     if (!ctx.json)
         *ctx.err << "wrote " << a.out << "\n";
     else

@@ -41,21 +41,10 @@ struct ForecastArgs {
 void run_forecast(Context& ctx, const ForecastArgs& a) {
     const std::string dir = resolve_problem_dir(a.problem);
     const ProblemBundle bundle = load_problem_folder(dir);
-    std::ifstream in(a.kernel, std::ios::binary);
-    if (!in)
-        throw Error(SourceLocation{a.kernel, 0}, "cannot read the kernel file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const std::string source = ss.str();
+    const std::string source = read_kernel_file(a.kernel);
     const KernelProgram program = KernelProgram::parse(source, a.kernel);
     program.validate(bundle.problem);
-    std::map<std::string, int64_t> tunables;
-    for (const auto& t : a.tunables) {
-        const auto eq = t.find('=');
-        if (eq == std::string::npos)
-            throw Error("--tunable '" + t + "': expected NAME=VALUE");
-        tunables[t.substr(0, eq)] = std::stoll(t.substr(eq + 1));
-    }
+    std::map<std::string, int64_t> tunables = parse_tunables(a.tunables);
     if (tunables.empty() && !program.tunables.empty()) {
         auto configs = program.configurations(1);
         if (!configs.empty())
@@ -106,12 +95,8 @@ void run_forecast(Context& ctx, const ForecastArgs& a) {
     } else {
         LocalForecaster local;
         surrogate_id = local.id();
-        for (const auto& e : fs::directory_iterator(resources_dir() + "/recordings"))
-            if (e.is_directory()) {
-                local.learn(examples_from_recordings_except(e.path().string(), resources_dir() + "/problems",
-                                                            bundle.problem.name));
-                break;
-            }
+        if (const std::string folder = default_recordings_folder(resources_dir()); !folder.empty())
+            local.learn(examples_from_recordings_except(folder, resources_dir() + "/problems", bundle.problem.name));
         result = local.forecast({query}).at(0);
     }
     const BinScheme scheme = BinScheme::gfV2();

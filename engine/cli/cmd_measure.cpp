@@ -33,36 +33,6 @@ struct MeasureArgs {
     bool verify_only = false;
 };
 
-std::string read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(SourceLocation{path, 0}, "cannot read the kernel file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-std::map<std::string, int64_t> parse_tunables(const std::vector<std::string>& args) {
-    std::map<std::string, int64_t> out;
-    for (const auto& a : args) {
-        const auto eq = a.find('=');
-        if (eq == std::string::npos || eq == 0 || eq + 1 == a.size())
-            throw Error("--tunable '" + a + "': expected NAME=VALUE, e.g. --tunable BLOCK=256");
-        const std::string value = a.substr(eq + 1);
-        size_t used = 0;
-        int64_t v = 0;
-        try {
-            v = std::stoll(value, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used != value.size())
-            throw Error("--tunable '" + a + "': the value must be an integer");
-        out[a.substr(0, eq)] = v;
-    }
-    return out;
-}
-
 // The tunables given must be a valid configuration of the program; a missing one is named rather than guessed.
 void check_tunables(const std::string& file, const std::string& source, const std::map<std::string, int64_t>& given) {
     KernelProgram k;
@@ -146,12 +116,12 @@ void run_measure(Context& ctx, const MeasureArgs& args) {
 
         MeasureRequest req;
         req.problem_dir = problem_dir;
-        req.candidate.source = read_text(args.kernel);
+        req.candidate.source = read_kernel_file(args.kernel);
         req.candidate.file_name = fs::path(args.kernel).filename().string();
         req.candidate.tunables = tunables;
         check_tunables(req.candidate.file_name, req.candidate.source, tunables);
         const std::string ref_path = problem.referencePath();
-        req.reference.source = read_text(ref_path);
+        req.reference.source = read_kernel_file(ref_path);
         req.reference.file_name = fs::path(ref_path).filename().string();
         // A reference with tunables is measured at its first valid configuration.
         const auto ref_configs = KernelProgram::parse(req.reference.source, ref_path).configurations(1);

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <ostream>
 
 namespace fs = std::filesystem;
@@ -35,6 +37,36 @@ void report_failure(Context& ctx, const std::string& command, const std::string&
     else
         *ctx.err << "kerncast-cli " << command << ": " << message << "\n";
     ctx.exit_code = 1;
+}
+
+std::string read_kernel_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw Error(SourceLocation{path, 0}, "cannot read the kernel file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::map<std::string, int64_t> parse_tunables(const std::vector<std::string>& args) {
+    std::map<std::string, int64_t> out;
+    for (const auto& a : args) {
+        const auto eq = a.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == a.size())
+            throw Error("--tunable '" + a + "': expected NAME=VALUE, e.g. --tunable BLOCK=256");
+        const std::string value = a.substr(eq + 1);
+        size_t used = 0;
+        int64_t v = 0;
+        try {
+            v = std::stoll(value, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != value.size())
+            throw Error("--tunable '" + a + "': the value must be an integer");
+        out[a.substr(0, eq)] = v;
+    }
+    return out;
 }
 
 }  // namespace kerncast::cli

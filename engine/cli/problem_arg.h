@@ -3,13 +3,22 @@
 
 #include "engine/cli/cli.h"
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace kerncast::cli {
 
 // A folder holding problem.json (or the file itself), else the name of a folder under <resources>/problems.
 // Throws Error naming what was tried and the known problem names.
 std::string resolve_problem_dir(const std::string& arg);
+
+// The text of a kernel program file; throws Error naming the file when it cannot be read.
+std::string read_kernel_file(const std::string& path);
+
+// --tunable NAME=VALUE arguments as a map; throws Error naming the bad argument.
+std::map<std::string, int64_t> parse_tunables(const std::vector<std::string>& args);
 
 // Prints "kerncast-cli <command>: <message>" (or {"ok":false,"error":...} with --json) and sets exit code 1.
 void report_failure(Context& ctx, const std::string& command, const std::string& message);
