@@ -4,8 +4,9 @@
 // speedup each reached. The local surrogate never sees the replayed problem's recording: it starts from the other
 // problems' recordings and learns from the run's own measurements only.
 //
-//   kerncast-bench-gated_vs_baseline [--problems a,b,c] [--seeds 20] [--budget 30] [--jobs 2]
-//                                    [--device replay:nvidia-h200] [--tau T] [--pi P] [--epsilon E] [--json FILE]
+//   kerncast-bench-gated-vs-baseline [--problems a,b,c] [--seeds 20] [--first-seed 1] [--budget 30] [--jobs 2]
+//                                    [--device replay:nvidia-h200] [--tau T] [--pi P] [--epsilon E]
+//                                    [--initial-screen N] [--batch N] [--json FILE]
 
 #include "engine/cli/cli.h"
 #include "engine/search_runner.h"
@@ -64,6 +65,8 @@ std::vector<std::string> split(const std::string& s) {
 }
 
 GatingConfig g_selective;  // the gated search's thresholds (--tau, --pi, --epsilon)
+int g_initial_screen = -1;  // the gated search's initial screening factor (--initial-screen; -1: the default)
+int g_batch = -1;           // children per parent of the gated search (--batch; -1: the default)
 
 SearchSummary run_one(const std::string& problem, const std::string& device, GatingKind gating, uint64_t seed,
                       int64_t budget, const std::string& path) {
@@ -71,8 +74,13 @@ SearchSummary run_one(const std::string& problem, const std::string& device, Gat
     c.problem_dir = cli::resources_dir() + "/problems/" + problem;
     c.device = device;
     c.surrogate = gating == GatingKind::MeasureAll ? "none" : "local";
-    if (gating != GatingKind::MeasureAll)
+    if (gating != GatingKind::MeasureAll) {
         c.gating = g_selective;
+        if (g_initial_screen >= 0)
+            c.initial_screen = g_initial_screen;
+        if (g_batch >= 0)
+            c.batch = g_batch;
+    }
     c.gating.kind = gating;
     c.budgets.measurements = budget;
     c.seed = seed;
@@ -95,6 +103,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> problems{"softmax", "rmsnorm", "gemv", "histogram", "stencil2d"};
     g_selective.kind = GatingKind::Selective;
     int seeds = 20;
+    int first_seed = 1;
     int64_t budget = 30;
     int jobs = 2;
     std::string device = "replay:nvidia-h200";
@@ -123,12 +132,19 @@ int main(int argc, char** argv) {
             g_selective.pi = std::stod(next("--pi"));
         else if (!std::strcmp(argv[i], "--epsilon"))
             g_selective.epsilon = std::stod(next("--epsilon"));
+        else if (!std::strcmp(argv[i], "--first-seed"))
+            first_seed = std::stoi(next("--first-seed"));
+        else if (!std::strcmp(argv[i], "--initial-screen"))
+            g_initial_screen = std::stoi(next("--initial-screen"));
+        else if (!std::strcmp(argv[i], "--batch"))
+            g_batch = std::stoi(next("--batch"));
         else if (!std::strcmp(argv[i], "--json"))
             json_out = next("--json");
         else {
             std::fprintf(stderr,
-                         "usage: kerncast-bench-gated_vs_baseline [--problems a,b] [--seeds N] [--budget N] "
-                         "[--jobs N] [--device D] [--json FILE]\n");
+                         "usage: kerncast-bench-gated-vs-baseline [--problems a,b] [--seeds N] [--first-seed K] "
+                         "[--budget N] [--jobs N] [--device D] [--tau T] [--pi P] [--epsilon E] "
+                         "[--initial-screen N] [--batch N] [--json FILE]\n");
             return 2;
         }
     }
@@ -137,8 +153,12 @@ int main(int argc, char** argv) {
 
     std::vector<Pair> pairs;
     for (const auto& p : problems)
-        for (int s = 1; s <= seeds; ++s)
-            pairs.push_back({p, static_cast<uint64_t>(s)});
+        for (int s = first_seed; s < first_seed + seeds; ++s) {
+            Pair pr;
+            pr.problem = p;
+            pr.seed = static_cast<uint64_t>(s);
+            pairs.push_back(pr);
+        }
     std::atomic<size_t> next{0};
     std::mutex print;
     size_t done = 0;
@@ -180,9 +200,9 @@ int main(int argc, char** argv) {
     fs::remove_all(tmp, ec);
 
     std::printf("Gated (selective tau=%.2f pi=%.2f eps=%.2f, local surrogate) vs measure-all on %s: %zu problems x %d "
-                "seeds, budget %lld measurements each.\n",
+                "seeds (%d to %d), budget %lld measurements each.\n",
                 g_selective.tau, g_selective.pi, g_selective.epsilon, device.c_str(), problems.size(), seeds,
-                static_cast<long long>(budget));
+                first_seed, first_seed + seeds - 1, static_cast<long long>(budget));
     std::printf("The replayed problem's recording was held out: the surrogate learned only from the other problems' "
                 "recordings and from the run's own measurements.\n");
     std::printf("ratio = measurements the gated search needed to reach the baseline's final best / budget "

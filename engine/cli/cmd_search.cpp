@@ -39,10 +39,10 @@ struct SearchArgs {
     double wall = 0;
     uint64_t seed = 1;
     int batch = 0;
-    int top_k = 1;
-    double tau = 0.5;
-    double pi = 0.3;
-    double epsilon = 0.02;
+    int top_k = GatingConfig{}.top_k;
+    double tau = GatingConfig{}.tau;
+    double pi = GatingConfig{}.pi;
+    double epsilon = GatingConfig{}.epsilon;
     bool resume = false;
     bool quiet = false;
 };
