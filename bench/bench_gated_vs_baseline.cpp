@@ -6,7 +6,7 @@
 //
 //   kerncast-bench-gated-vs-baseline [--problems a,b,c] [--seeds 20] [--first-seed 1] [--budget 30] [--jobs 2]
 //                                    [--device replay:nvidia-h200] [--tau T] [--pi P] [--epsilon E]
-//                                    [--initial-screen N] [--batch N] [--json FILE]
+//                                    [--initial-screen N] [--batch N] [--measure-per-parent N] [--json FILE]
 
 #include "engine/cli/cli.h"
 #include "engine/search_runner.h"
@@ -67,6 +67,7 @@ std::vector<std::string> split(const std::string& s) {
 GatingConfig g_selective;  // the gated search's thresholds (--tau, --pi, --epsilon)
 int g_initial_screen = -1;  // the gated search's initial screening factor (--initial-screen; -1: the default)
 int g_batch = -1;           // children per parent of the gated search (--batch; -1: the default)
+int g_measure_per_parent = -1;  // measurements per gated batch (--measure-per-parent; -1: the default)
 
 SearchSummary run_one(const std::string& problem, const std::string& device, GatingKind gating, uint64_t seed,
                       int64_t budget, const std::string& path) {
@@ -80,6 +81,8 @@ SearchSummary run_one(const std::string& problem, const std::string& device, Gat
             c.initial_screen = g_initial_screen;
         if (g_batch >= 0)
             c.batch = g_batch;
+        if (g_measure_per_parent >= 0)
+            c.measure_per_parent = g_measure_per_parent;
     }
     c.gating.kind = gating;
     c.budgets.measurements = budget;
@@ -136,6 +139,8 @@ int main(int argc, char** argv) {
             first_seed = std::stoi(next("--first-seed"));
         else if (!std::strcmp(argv[i], "--initial-screen"))
             g_initial_screen = std::stoi(next("--initial-screen"));
+        else if (!std::strcmp(argv[i], "--measure-per-parent"))
+            g_measure_per_parent = std::stoi(next("--measure-per-parent"));
         else if (!std::strcmp(argv[i], "--batch"))
             g_batch = std::stoi(next("--batch"));
         else if (!std::strcmp(argv[i], "--json"))
@@ -144,7 +149,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr,
                          "usage: kerncast-bench-gated-vs-baseline [--problems a,b] [--seeds N] [--first-seed K] "
                          "[--budget N] [--jobs N] [--device D] [--tau T] [--pi P] [--epsilon E] "
-                         "[--initial-screen N] [--batch N] [--json FILE]\n");
+                         "[--initial-screen N] [--batch N] [--measure-per-parent N] [--json FILE]\n");
             return 2;
         }
     }

@@ -46,7 +46,7 @@ enum class GatingKind { MeasureAll, TopK, Selective };
 const char* to_string(GatingKind kind);
 GatingKind gating_kind_from_string(const std::string& name);  // "measure-all", "top-k", "selective"
 
-// tau's default comes from kerncast-bench-gated-vs-baseline (docs/gpu-runs/2026-11-22-tau-sweep.txt). At 0.5 a
+// tau's default comes from kerncast-bench-gated-vs-baseline (docs/gpu-runs/2026-11-22-gating-sweep.txt). At 0.5 a
 // gated search with the local surrogate spent up to a third of a 30-measurement budget on unsure children whose
 // whole forecast lay below the best, and missed the measure-all baseline's median best on rmsnorm; at 0.4 it
 // matched or beat that baseline on all five benchmark problems, over two sets of 20 seeds.

@@ -2,6 +2,7 @@
 // per recording folder.
 #include "engine/cuda_driver.h"
 #include "engine/device.h"
+#include "engine/forecast_query.h"
 #include "engine/gpu_device.h"
 #include "engine/replay_device.h"
 
@@ -28,7 +29,11 @@ std::vector<fs::path> recording_folders(const std::string& resources_dir) {
         if (has_jsonl)
             out.push_back(entry.path());
     }
-    std::sort(out.begin(), out.end());
+    // The embedded default first, so that a list shown to a person starts with it; the rest by name.
+    std::sort(out.begin(), out.end(), [](const fs::path& a, const fs::path& b) {
+        const bool da = a.filename() == kDefaultRecordings, db = b.filename() == kDefaultRecordings;
+        return da != db ? da : a < b;
+    });
     return out;
 }
 

@@ -250,11 +250,16 @@ std::vector<LabelledExample> examples_from_recordings_except(const std::string& 
     return out;
 }
 
-std::string default_recordings_folder(const std::string& resources_dir) {
+std::string default_recordings_folder(const std::string& resources_dir, const std::string& preferred) {
+    namespace fs = std::filesystem;
+    const fs::path root = fs::path(resources_dir) / "recordings";
     std::error_code ec;
+    for (const std::string& name : {preferred, std::string(kDefaultRecordings)})
+        if (!name.empty() && fs::is_directory(root / name, ec))
+            return (root / name).string();
     std::vector<std::string> folders;
-    for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(resources_dir) / "recordings", ec))
-        if (entry.is_directory())
+    for (const auto& entry : fs::directory_iterator(root, ec))
+        if (entry.is_directory(ec))
             folders.push_back(entry.path().string());
     std::sort(folders.begin(), folders.end());
     return folders.empty() ? std::string() : folders.front();

@@ -83,9 +83,12 @@ std::vector<RecordedProblem> recorded_problems(const std::string& recordings_dir
 
 // Every example of recorded_problems() EXCEPT the recording of `excluded_problem`: a surrogate used on the replay
 // device must never learn from the recording the device answers from (DESIGN §6).
-// The recording folder a local surrogate learns from when none is named: the first, by name, under
-// <resources_dir>/recordings; "" when there is none.
-std::string default_recordings_folder(const std::string& resources_dir);
+// The recordings of the embedded default replay device (replay:nvidia-h200).
+inline constexpr const char* kDefaultRecordings = "nvidia-h200";
+// The recording folder a local surrogate learns from when none is named, under <resources_dir>/recordings:
+// `preferred` when it is there (the slug of the GPU a search runs on), else kDefaultRecordings, else the first by
+// name; "" when there is none.
+std::string default_recordings_folder(const std::string& resources_dir, const std::string& preferred = {});
 
 std::vector<LabelledExample> examples_from_recordings_except(const std::string& recordings_dir,
                                                              const std::string& problems_root,

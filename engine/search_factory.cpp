@@ -39,11 +39,12 @@ LlmConfig llm_config(const SearchConfig& cfg) {
     return c;
 }
 
-// The folder whose recordings teach the local surrogate: the replay device's own, else the first recording folder.
+// The folder whose recordings teach the local surrogate: the replay device's own, else default_recordings_folder.
 std::string recordings_folder(const Device& device, const std::string& resources_dir) {
     if (auto* replay = dynamic_cast<const ReplayDevice*>(&device))
         return replay->folder();
-    return default_recordings_folder(resources_dir);
+    // A real GPU: the recordings of the same model when there are some, so the surrogate starts from its hardware.
+    return default_recordings_folder(resources_dir, device.fingerprint().slug());
 }
 
 }  // namespace

@@ -42,6 +42,7 @@ void to_json(nlohmann::json& j, const SearchConfig& c) {
     j = {{"problem_dir", c.problem_dir}, {"device", c.device},     {"surrogate", c.surrogate},
          {"mutators", c.mutators},       {"gating", c.gating},     {"strategy", c.strategy},
          {"budgets", c.budgets},         {"seed", c.seed},         {"batch", c.batch},
+         {"measure_per_parent", c.measure_per_parent},
          {"initial_family", c.initial_family}, {"initial_screen", c.initial_screen},
          {"inspirations", c.inspirations}, {"llm", c.llm}};
 }
@@ -61,6 +62,7 @@ SearchConfig search_config_from_json(const nlohmann::json& j) {
             c.budgets = search_budgets_from_json(j["budgets"]);
         c.seed = j.value("seed", c.seed);
         c.batch = j.value("batch", c.batch);
+        c.measure_per_parent = j.value("measure_per_parent", c.measure_per_parent);
         c.initial_family = j.value("initial_family", c.initial_family);
         c.initial_screen = j.value("initial_screen", c.initial_screen);
         c.inspirations = j.value("inspirations", c.inspirations);
@@ -274,6 +276,7 @@ private:
     void screenInitial(const std::vector<int64_t>& ids, size_t keep);
     std::vector<int64_t> addChildren(std::vector<Candidate> children);
     void forecastAndGate(const std::vector<int64_t>& ids, bool initial);
+    void capMeasured(const std::vector<GatingInput>& inputs, std::vector<GatingOutcome>& outcomes) const;
     void measure(int64_t id);
     void applyCommands();
     void applyCommand(const SearchCommand& c);
@@ -441,6 +444,40 @@ void Loop::recordGating(int64_t id, GatingDecision decision, const std::string& 
     emit(std::move(g));
 }
 
+// A selective batch measures at most measure_per_parent of the children its policy chose to measure: those most likely
+// to beat the best (then the highest predicted speedup). The others are kept as trusted candidates, so that the
+// strategy turns to other parents sooner and a later rescue can still measure them. Audits and children without a
+// forecast are measured regardless: the audit share must stay a random sample, and a child without a forecast has
+// nothing to rank it by.
+void Loop::capMeasured(const std::vector<GatingInput>& inputs, std::vector<GatingOutcome>& outcomes) const {
+    if (s.gating.kind != GatingKind::Selective)
+        return;  // measure-all measures everything; top-k has its own k
+    const size_t cap = static_cast<size_t>(cfg.measure_per_parent > 0 ? cfg.measure_per_parent : 8);
+    std::vector<size_t> chosen;
+    for (size_t i = 0; i < outcomes.size(); ++i)
+        if (outcomes[i].decision == GatingDecision::Measure && inputs[i].forecast)
+            chosen.push_back(i);
+    if (chosen.size() <= cap)
+        return;
+    auto mean = [&](size_t i) {
+        const Forecast& f = *inputs[i].forecast;
+        return f.log_mean ? *f.log_mean : f.expectedLogSpeedup(s.scheme);
+    };
+    std::stable_sort(chosen.begin(), chosen.end(), [&](size_t a, size_t b) {
+        return outcomes[a].p_above_best != outcomes[b].p_above_best
+                   ? outcomes[a].p_above_best > outcomes[b].p_above_best
+                   : mean(a) > mean(b);
+    });
+    char buf[120];
+    for (size_t r = cap; r < chosen.size(); ++r) {
+        GatingOutcome& o = outcomes[chosen[r]];
+        o.decision = GatingDecision::Trust;
+        std::snprintf(buf, sizeof buf, "; waits: rank %zu of %zu to measure in this batch, which measures %zu", r + 1,
+                      chosen.size(), cap);
+        o.reason += buf;
+    }
+}
+
 void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) {
     if (ids.empty())
         return;
@@ -472,6 +509,7 @@ void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) {
         }
     } else {
         outcomes = decide_gating(s.gating, inputs, s.scheme, s.progress.best_speedup, s.rng);
+        capMeasured(inputs, outcomes);
     }
     std::vector<size_t> order;
     for (size_t i = 0; i < ids.size(); ++i) {

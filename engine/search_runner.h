@@ -49,6 +49,10 @@ struct SearchConfig {
     uint64_t seed = 1;
     int batch = 0;            // children proposed per parent and iteration; 0: 8 for measure-all, 24 when gated
                               // (forecasts are cheap, so a gated search looks at more children per measurement)
+    int measure_per_parent = 0;  // most measurements a gated batch spends (audits and children without a forecast
+                                 // aside): the rest of its measure-worthy children wait, trusted, for a rescue;
+                                 // 0: 8, what a measure-all batch spends. An unsure surrogate would otherwise
+                                 // spend the budget on the children of one parent.
     int initial_family = 2;   // random family configurations measured with the reference and the seeds
     int initial_screen = 16;  // gated searches forecast initial_family * initial_screen random configurations
                               // and measure the initial_family most promising

@@ -3,6 +3,7 @@
 // terminal; with --json one summary object on stdout. Exit 0 when the search finished, 1 when it failed.
 #include "engine/cli/cli.h"
 #include "engine/cli/problem_arg.h"
+#include "engine/forecast_query.h"
 #include "engine/search_runner.h"
 
 #include "core/error.h"
@@ -24,7 +25,7 @@ namespace {
 
 struct SearchArgs {
     std::string problem;
-    std::string device = "replay:nvidia-h200";
+    std::string device = std::string("replay:") + kDefaultRecordings;
     std::string surrogate = "local";
     std::string gating = "selective";
     std::string strategy = "puct";
@@ -39,6 +40,7 @@ struct SearchArgs {
     double wall = 0;
     uint64_t seed = 1;
     int batch = 0;
+    int measure_per_parent = 0;
     int top_k = GatingConfig{}.top_k;
     double tau = GatingConfig{}.tau;
     double pi = GatingConfig{}.pi;
@@ -86,6 +88,7 @@ void run_search(Context& ctx, SearchArgs& a) {
     cfg.budgets.wall_s = a.wall;
     cfg.seed = a.seed;
     cfg.batch = a.batch;
+    cfg.measure_per_parent = a.measure_per_parent;
     if (!a.endpoint.empty())
         cfg.llm["endpoint"] = a.endpoint;
     if (!a.model.empty())
@@ -166,6 +169,9 @@ void add_search_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--time-budget", args->wall, "Wall time in seconds (0: no limit)");
     cmd->add_option("--seed", args->seed, "Random seed (deterministic on the replay device)")->capture_default_str();
     cmd->add_option("--batch", args->batch, "Children proposed per parent (0: 8 for measure-all, 24 when gated)")->capture_default_str();
+    cmd->add_option("--measure-per-parent", args->measure_per_parent,
+                    "selective: most children of one parent measured per batch (0: 8)")
+        ->capture_default_str();
     cmd->add_option("--top-k", args->top_k, "top-k: measured per parent")->capture_default_str();
     cmd->add_option("--tau", args->tau, "selective: measure when confidence < tau")->capture_default_str();
     cmd->add_option("--pi", args->pi, "selective: measure when P(S > best) >= pi")->capture_default_str();

@@ -2,6 +2,8 @@
 // made for the problem in tests/data/problems/replay_saxpy.
 #include "core/candidate.h"
 #include "core/error.h"
+#include "engine/device.h"
+#include "engine/forecast_query.h"
 #include "engine/replay_device.h"
 
 #include <QDir>
@@ -201,6 +203,34 @@ private Q_SLOTS:
         rec = Recording::parse(text, "r.jsonl");
         QCOMPARE(rec.find(hash)->measurement.status, Status::Suspect);
         QCOMPARE(rec.entries.size(), size_t{6});
+    }
+
+    // Which recordings a surrogate learns from when none is named, and the order replay devices are listed in:
+    // the GPU's own model, else the embedded default, else the first by name.
+    void recordingFolderChoice() {
+        QTemporaryDir dir;
+        const std::string root = dir.path().toStdString();
+        QCOMPARE(default_recordings_folder(root), std::string());
+        const QDir recordings(dir.filePath(QStringLiteral("recordings")));
+        for (const char* name : {"aaa-gpu", kDefaultRecordings, "zzz-gpu"}) {
+            QVERIFY(recordings.mkpath(QString::fromUtf8(name)));
+            write(recordings.filePath(QString::fromUtf8(name) + QStringLiteral("/replay_saxpy.jsonl")),
+                  read(kFolder + "/replay_saxpy.jsonl"));
+        }
+        const std::string base = root + "/recordings/";
+        QCOMPARE(default_recordings_folder(root), base + kDefaultRecordings);
+        QCOMPARE(default_recordings_folder(root, "zzz-gpu"), base + "zzz-gpu");
+        QCOMPARE(default_recordings_folder(root, "no-such-gpu"), base + kDefaultRecordings);
+
+        std::vector<std::string> replays;
+        for (const DeviceListing& l : list_devices(root))
+            if (l.kind == "replay")
+                replays.push_back(l.id);
+        QCOMPARE(replays, (std::vector<std::string>{std::string("replay:") + kDefaultRecordings, "replay:aaa-gpu",
+                                                     "replay:zzz-gpu"}));
+
+        QVERIFY(QDir(recordings.filePath(QString::fromUtf8(kDefaultRecordings))).removeRecursively());
+        QCOMPARE(default_recordings_folder(root), base + "aaa-gpu");
     }
 };
 

@@ -166,6 +166,65 @@ private slots:
         QCOMPARE(stored, int(rec.count(SearchEvent::Kind::Gating)));
     }
 
+    // An unsure surrogate would have a selective search measure every child of a parent. A batch measures at most
+    // measure_per_parent of them, the most likely to beat the best first; the others wait, trusted.
+    void selectiveBatchMeasuresAtMostItsShare() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        SearchConfig c = config("softmax", GatingKind::Selective, "local", 20);
+        c.gating.tau = 0.99;  // every child is unsure
+        c.gating.epsilon = 0;
+        c.batch = 12;
+        c.measure_per_parent = 3;
+        auto runner = make_search_runner(c, cli::resources_dir(), path, false);
+        Recorder rec;
+        runner->setEventCallback(rec.fn());
+        const SearchSummary s = runner->runHere();
+        QCOMPARE(s.state, std::string("finished"));
+        QCOMPARE(s.progress.measurements, int64_t(20));
+        int batches = 0, waited = 0, unsure = 0;
+        std::map<int64_t, double> p_above;  // of the batch being gated
+        std::set<int64_t> chosen, measured;
+        auto close_batch = [&] {
+            if (p_above.empty())
+                return;
+            ++batches;
+            QVERIFY2(chosen.size() <= 3, std::to_string(chosen.size()).c_str());
+            // No waiting child was more likely to beat the best than a measured one.
+            double lowest_chosen = 2;
+            for (int64_t id : chosen)
+                lowest_chosen = std::min(lowest_chosen, p_above.at(id));
+            for (const auto& [id, p] : p_above)
+                if (!chosen.count(id))
+                    QVERIFY(p <= lowest_chosen + 1e-12);
+            p_above.clear();
+            chosen.clear();
+        };
+        std::map<int64_t, Forecast> forecasts;
+        for (const auto& e : rec.events) {
+            if (e.kind == SearchEvent::Kind::Progress)
+                close_batch();
+            if (e.kind == SearchEvent::Kind::Forecast && e.forecast)
+                forecasts[e.candidate_id] = *e.forecast;
+            if (e.kind != SearchEvent::Kind::Gating)
+                continue;
+            if (e.message.rfind("unsure", 0) != 0)
+                continue;  // the initial population and screening, or a rescue
+            ++unsure;
+            QVERIFY(forecasts.count(e.candidate_id));
+            p_above[e.candidate_id] =
+                forecasts.at(e.candidate_id).probabilityAbove(BinScheme::gfV2(), e.progress.best_speedup);
+            if (*e.decision == GatingDecision::Measure)
+                chosen.insert(e.candidate_id);
+            if (e.message.find("waits") != std::string::npos) {
+                ++waited;
+                QCOMPARE(*e.decision, GatingDecision::Trust);
+            }
+        }
+        QVERIFY(batches > 0);
+        QVERIFY2(waited > 0, std::to_string(unsure).c_str());
+    }
+
     void steeringCommandsAreAppliedAndStored() {
         QTemporaryDir dir;
         const std::string path = dir.filePath("run.sqlite").toStdString();
