@@ -63,6 +63,8 @@ SearchConfig search_config_from_json(const nlohmann::json& j) {
         c.seed = j.value("seed", c.seed);
         c.batch = j.value("batch", c.batch);
         c.measure_per_parent = j.value("measure_per_parent", c.measure_per_parent);
+        if (c.batch < 0 || c.measure_per_parent < 0)
+            throw Error("search settings: 'batch' and 'measure_per_parent' must not be negative");
         c.initial_family = j.value("initial_family", c.initial_family);
         c.initial_screen = j.value("initial_screen", c.initial_screen);
         c.inspirations = j.value("inspirations", c.inspirations);

@@ -168,9 +168,12 @@ void add_search_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--cost-budget", args->cost, "LLM cost in USD (0: no limit)");
     cmd->add_option("--time-budget", args->wall, "Wall time in seconds (0: no limit)");
     cmd->add_option("--seed", args->seed, "Random seed (deterministic on the replay device)")->capture_default_str();
-    cmd->add_option("--batch", args->batch, "Children proposed per parent (0: 8 for measure-all, 24 when gated)")->capture_default_str();
+    cmd->add_option("--batch", args->batch, "Children proposed per parent (0: 8 for measure-all, 24 when gated)")
+        ->check(CLI::Range(0, 100000))
+        ->capture_default_str();
     cmd->add_option("--measure-per-parent", args->measure_per_parent,
                     "selective: most children of one parent measured per batch (0: 8)")
+        ->check(CLI::Range(0, 100000))
         ->capture_default_str();
     cmd->add_option("--top-k", args->top_k, "top-k: measured per parent")->capture_default_str();
     cmd->add_option("--tau", args->tau, "selective: measure when confidence < tau")->capture_default_str();
