@@ -705,66 +705,120 @@ std::optional<int64_t> RunStore::runOfCandidate(int64_t candidate_id) {
     return stmt.int64(0);
 }
 
+namespace {
+
+constexpr const char* kForecastColumns =
+    "t.id, t.candidate_id, t.surrogate_id, t.scheme_id, t.p1, t.p2, t.p3, t.p4, t.p5, t.p6, t.p7, t.p8, t.raw_sum, "
+    "t.predicted_bin, t.reasoning, t.prompt_hash, t.tokens_in, t.tokens_out, t.latency_ms, t.cost_usd, t.created_at, "
+    "t.log_mean, t.log_sigma";
+
+StoredForecast forecast_row(const sqlite::Statement& stmt) {
+    StoredForecast s;
+    s.id = stmt.int64(0);
+    s.candidate_id = stmt.int64(1);
+    Forecast& f = s.forecast;
+    f.surrogate_id = stmt.text(2);
+    f.scheme_id = stmt.text(3);
+    for (int b = 0; b < kBinCount; ++b)
+        f.probabilities[static_cast<size_t>(b)] = stmt.real(4 + b);
+    f.raw_sum = stmt.real(12);
+    f.predicted_bin = stmt.integer(13);
+    f.reasoning = stmt.text(14);
+    f.prompt_hash = stmt.text(15);
+    f.tokens_in = stmt.int64(16);
+    f.tokens_out = stmt.int64(17);
+    f.latency_ms = stmt.real(18);
+    f.cost_usd = stmt.real(19);
+    s.created_at = stmt.text(20);
+    if (!stmt.isNull(21) && !stmt.isNull(22)) {
+        f.log_mean = stmt.real(21);
+        f.log_sigma = stmt.real(22);
+    }
+    return s;
+}
+
+StoredMeasurement measurement_row(const sqlite::Statement& stmt, const std::string& file) {
+    StoredMeasurement s;
+    s.id = stmt.int64(0);
+    s.candidate_id = stmt.int64(1);
+    s.measurement = parse_column(stmt.text(2), file, "measurement").get<Measurement>();
+    s.created_at = stmt.text(3);
+    return s;
+}
+
+}  // namespace
+
+namespace {
+
+// Runs a query with one integer parameter and groups its rows by candidate: `row` reads one row as (candidate id,
+// value). The per-candidate and the whole-run readers below differ only in their WHERE clause.
+template <class T, class Row>
+std::unordered_map<int64_t, std::vector<T>> by_candidate(sqlite::Database& db, const std::string& sql,
+                                                         const std::string& operation, int64_t key, Row row) {
+    auto stmt = db.prepare(sql, operation);
+    stmt.bind(1, key);
+    std::unordered_map<int64_t, std::vector<T>> out;
+    while (stmt.step()) {
+        std::pair<int64_t, T> r = row(stmt);
+        out[r.first].push_back(std::move(r.second));
+    }
+    return out;
+}
+
+template <class T>
+std::vector<T> only(std::unordered_map<int64_t, std::vector<T>>&& grouped, int64_t candidate_id) {
+    const auto it = grouped.find(candidate_id);
+    return it == grouped.end() ? std::vector<T>{} : std::move(it->second);
+}
+
+const char* const kForRun = " JOIN candidates c ON c.id = t.candidate_id WHERE c.run_id = ? ORDER BY t.id";
+const char* const kForCandidate = " WHERE t.candidate_id = ? ORDER BY t.id";
+
+}  // namespace
+
+std::unordered_map<int64_t, std::vector<StaticReport>> RunStore::staticReports(const char* where, int64_t key) {
+    return by_candidate<StaticReport>(
+        m_impl->db, std::string("SELECT t.candidate_id, t.json FROM static_reports t") + where,
+        "reading static reports", key, [this](const sqlite::Statement& stmt) {
+            return std::pair{stmt.int64(0), parse_column(stmt.text(1), path(), "static report").get<StaticReport>()};
+        });
+}
+
+std::unordered_map<int64_t, std::vector<StoredForecast>> RunStore::forecasts(const char* where, int64_t key) {
+    return by_candidate<StoredForecast>(
+        m_impl->db, std::string("SELECT ") + kForecastColumns + " FROM forecasts t" + where, "reading forecasts", key,
+        [](const sqlite::Statement& stmt) {
+            StoredForecast f = forecast_row(stmt);
+            return std::pair{f.candidate_id, std::move(f)};
+        });
+}
+
+std::unordered_map<int64_t, std::vector<StoredMeasurement>> RunStore::measurements(const char* where, int64_t key) {
+    return by_candidate<StoredMeasurement>(
+        m_impl->db, std::string("SELECT t.id, t.candidate_id, t.json, t.created_at FROM measurements t") + where,
+        "reading measurements", key, [this](const sqlite::Statement& stmt) {
+            StoredMeasurement m = measurement_row(stmt, path());
+            return std::pair{m.candidate_id, std::move(m)};
+        });
+}
+
 std::vector<StaticReport> RunStore::staticReportsFor(int64_t candidate_id) {
-    auto stmt = m_impl->db.prepare("SELECT json FROM static_reports WHERE candidate_id = ? ORDER BY id",
-                                   "reading static reports");
-    stmt.bind(1, candidate_id);
-    std::vector<StaticReport> out;
-    while (stmt.step())
-        out.push_back(parse_column(stmt.text(0), path(), "static report").get<StaticReport>());
-    return out;
+    return only(staticReports(kForCandidate, candidate_id), candidate_id);
 }
-
+std::unordered_map<int64_t, std::vector<StaticReport>> RunStore::staticReportsOfRun(int64_t run_id) {
+    return staticReports(kForRun, run_id);
+}
 std::vector<StoredForecast> RunStore::forecastsFor(int64_t candidate_id) {
-    auto stmt = m_impl->db.prepare(
-        "SELECT id, candidate_id, surrogate_id, scheme_id, p1, p2, p3, p4, p5, p6, p7, p8, raw_sum, predicted_bin, "
-        "reasoning, prompt_hash, tokens_in, tokens_out, latency_ms, cost_usd, created_at, log_mean, log_sigma "
-        "FROM forecasts WHERE candidate_id = ? ORDER BY id",
-        "reading forecasts");
-    stmt.bind(1, candidate_id);
-    std::vector<StoredForecast> out;
-    while (stmt.step()) {
-        StoredForecast s;
-        s.id = stmt.int64(0);
-        s.candidate_id = stmt.int64(1);
-        Forecast& f = s.forecast;
-        f.surrogate_id = stmt.text(2);
-        f.scheme_id = stmt.text(3);
-        for (int b = 0; b < kBinCount; ++b)
-            f.probabilities[static_cast<size_t>(b)] = stmt.real(4 + b);
-        f.raw_sum = stmt.real(12);
-        f.predicted_bin = stmt.integer(13);
-        f.reasoning = stmt.text(14);
-        f.prompt_hash = stmt.text(15);
-        f.tokens_in = stmt.int64(16);
-        f.tokens_out = stmt.int64(17);
-        f.latency_ms = stmt.real(18);
-        f.cost_usd = stmt.real(19);
-        s.created_at = stmt.text(20);
-        if (!stmt.isNull(21) && !stmt.isNull(22)) {
-            f.log_mean = stmt.real(21);
-            f.log_sigma = stmt.real(22);
-        }
-        out.push_back(std::move(s));
-    }
-    return out;
+    return only(forecasts(kForCandidate, candidate_id), candidate_id);
 }
-
+std::unordered_map<int64_t, std::vector<StoredForecast>> RunStore::forecastsOfRun(int64_t run_id) {
+    return forecasts(kForRun, run_id);
+}
 std::vector<StoredMeasurement> RunStore::measurementsFor(int64_t candidate_id) {
-    auto stmt = m_impl->db.prepare(
-        "SELECT id, candidate_id, json, created_at FROM measurements WHERE candidate_id = ? ORDER BY id",
-        "reading measurements");
-    stmt.bind(1, candidate_id);
-    std::vector<StoredMeasurement> out;
-    while (stmt.step()) {
-        StoredMeasurement s;
-        s.id = stmt.int64(0);
-        s.candidate_id = stmt.int64(1);
-        s.measurement = parse_column(stmt.text(2), path(), "measurement").get<Measurement>();
-        s.created_at = stmt.text(3);
-        out.push_back(std::move(s));
-    }
-    return out;
+    return only(measurements(kForCandidate, candidate_id), candidate_id);
+}
+std::unordered_map<int64_t, std::vector<StoredMeasurement>> RunStore::measurementsOfRun(int64_t run_id) {
+    return measurements(kForRun, run_id);
 }
 
 std::vector<RunEvent> RunStore::events(int64_t run_id) {

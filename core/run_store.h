@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace kerncast {
@@ -152,6 +153,10 @@ public:
     std::vector<StaticReport> staticReportsFor(int64_t candidate_id);
     std::vector<StoredForecast> forecastsFor(int64_t candidate_id);
     std::vector<StoredMeasurement> measurementsFor(int64_t candidate_id);
+    // The same for every candidate of a run at once, by candidate id (one query each, for opening large runs).
+    std::unordered_map<int64_t, std::vector<StaticReport>> staticReportsOfRun(int64_t run_id);
+    std::unordered_map<int64_t, std::vector<StoredForecast>> forecastsOfRun(int64_t run_id);
+    std::unordered_map<int64_t, std::vector<StoredMeasurement>> measurementsOfRun(int64_t run_id);
     std::vector<RunEvent> events(int64_t run_id);
     std::vector<ImportedPair> importedPairs(int64_t run_id);
 
@@ -163,6 +168,10 @@ public:
 
 private:
     explicit RunStore(std::unique_ptr<Impl> impl);
+    // The rows of one table for a WHERE clause with one integer parameter, by candidate.
+    std::unordered_map<int64_t, std::vector<StaticReport>> staticReports(const char* where, int64_t key);
+    std::unordered_map<int64_t, std::vector<StoredForecast>> forecasts(const char* where, int64_t key);
+    std::unordered_map<int64_t, std::vector<StoredMeasurement>> measurements(const char* where, int64_t key);
     std::unique_ptr<Impl> m_impl;
 };
 

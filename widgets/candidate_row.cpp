@@ -193,13 +193,18 @@ bool applyEvent(CandidateRow& row, const SearchEvent& event, const BinScheme& sc
 std::vector<CandidateRow> rowsFromStore(RunStore& store, int64_t runId, const BinScheme& scheme) {
     std::vector<CandidateRow> rows;
     QHash<int64_t, size_t> index;
+    // One query per table for the whole run: per-candidate queries made opening a run of 100k candidates slow.
+    const auto reports = store.staticReportsOfRun(runId);
+    const auto forecasts = store.forecastsOfRun(runId);
     for (const Candidate& c : store.candidates(runId)) {
         CandidateRow row;
         applyCandidate(row, runId, c);
-        applyStaticReport(row, store.staticReportsFor(c.id));
-        const auto forecasts = store.forecastsFor(c.id);
-        if (!forecasts.empty())
-            applyForecast(row, forecasts.back().forecast, scheme);
+        if (const auto it = reports.find(c.id); it != reports.end())
+            applyStaticReport(row, it->second);
+        else
+            applyStaticReport(row, {});
+        if (const auto it = forecasts.find(c.id); it != forecasts.end() && !it->second.empty())
+            applyForecast(row, it->second.back().forecast, scheme);
         index.insert(row.id, rows.size());
         rows.push_back(std::move(row));
     }
@@ -216,11 +221,10 @@ std::vector<CandidateRow> rowsFromStore(RunStore& store, int64_t runId, const Bi
         if (it != index.constEnd() && decision)
             applyGating(rows[*it], *decision, QString::fromStdString(e.payload.value("reason", std::string())));
     }
-    for (CandidateRow& row : rows) {
-        const auto measurements = store.measurementsFor(row.id);
-        if (!measurements.empty())
-            applyMeasurement(row, measurements.back().measurement);
-    }
+    const auto measurements = store.measurementsOfRun(runId);
+    for (CandidateRow& row : rows)
+        if (const auto it = measurements.find(row.id); it != measurements.end() && !it->second.empty())
+            applyMeasurement(row, it->second.back().measurement);
     return rows;
 }
 

@@ -12,8 +12,8 @@ std::vector<ProgressPoint> progressFromStore(RunStore& store, int64_t runId, int
         double speedup;  // 0 when it failed
     };
     std::vector<Step> steps;
-    for (const Candidate& c : store.candidates(runId)) {
-        for (const StoredMeasurement& m : store.measurementsFor(c.id)) {
+    for (const auto& [candidate, measurements] : store.measurementsOfRun(runId)) {
+        for (const StoredMeasurement& m : measurements) {
             if (m.measurement.device_kind == "compiler")
                 continue;
             const bool ok = m.measurement.status == Status::Ok && m.measurement.speedup > 0 &&

@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+
 #include <fstream>
 #include <map>
 #include <set>
@@ -201,6 +203,72 @@ private Q_SLOTS:
         QCOMPARE(rs[0].spill_store_bytes, 16);
         QCOMPARE(rs[1].kernel, std::string("rowsum"));
         QCOMPARE(rs[1].shared_bytes, 4096);
+    }
+
+    // The whole-run readers give what the per-candidate readers give, and nothing of another run.
+    void runReadersMatchCandidateReaders() {
+        auto store = RunStore::create(path("bulk.sqlite"));
+        std::vector<int64_t> runs;
+        std::vector<std::vector<int64_t>> candidates(2);
+        for (int r = 0; r < 2; ++r) {
+            RunInfo run;
+            run.name = "run " + std::to_string(r);
+            runs.push_back(store.addRun(run));
+            for (int i = 0; i < 5; ++i) {
+                Candidate c = make_candidate("r" + std::to_string(r) + "c" + std::to_string(i));
+                store.addCandidate(runs.back(), c);
+                candidates[static_cast<size_t>(r)].push_back(c.id);
+            }
+        }
+        // Interleaved writes, so that rows of the two runs alternate in every table; candidate 4 has nothing.
+        for (int k = 0; k < 3; ++k)
+            for (int r = 0; r < 2; ++r)
+                for (int i = 0; i < 4; ++i) {
+                    const int64_t id = candidates[static_cast<size_t>(r)][static_cast<size_t>(i)];
+                    if (k < i)
+                        store.addMeasurement(id, make_measurement(1.0 + r + 0.1 * i + 0.01 * k));
+                    Forecast f = Forecast::fromRaw({0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.2, 0.2});
+                    f.reasoning = "r" + std::to_string(r) + " i" + std::to_string(i) + " k" + std::to_string(k);
+                    store.addForecast(id, f);
+                    StaticReport rep;
+                    rep.kernel = f.reasoning;
+                    if (k == 0)
+                        store.addStaticReports(id, {rep});
+                }
+        for (size_t r = 0; r < 2; ++r) {
+            const auto ms = store.measurementsOfRun(runs[r]);
+            const auto fs = store.forecastsOfRun(runs[r]);
+            const auto rs = store.staticReportsOfRun(runs[r]);
+            QCOMPARE(fs.size(), size_t{4});
+            QCOMPARE(rs.size(), size_t{4});
+            QCOMPARE(ms.size(), size_t{3});  // candidate 0 was never measured
+            for (const auto& [id, list] : fs)
+                QVERIFY(std::count(candidates[r].begin(), candidates[r].end(), id) == 1);
+            for (int64_t id : candidates[r]) {
+                auto dump_forecasts = [](const std::vector<StoredForecast>& v) {
+                    std::string out;
+                    for (const auto& f : v)
+                        out += std::to_string(f.id) + " " + nlohmann::json(f.forecast).dump() + "\n";
+                    return out;
+                };
+                auto dump_measurements = [](const std::vector<StoredMeasurement>& v) {
+                    std::string out;
+                    for (const auto& m : v)
+                        out += std::to_string(m.id) + " " + nlohmann::json(m.measurement).dump() + "\n";
+                    return out;
+                };
+                const auto f = fs.find(id);
+                QCOMPARE(f == fs.end() ? std::string() : dump_forecasts(f->second),
+                         dump_forecasts(store.forecastsFor(id)));
+                const auto m = ms.find(id);
+                QCOMPARE(m == ms.end() ? std::string() : dump_measurements(m->second),
+                         dump_measurements(store.measurementsFor(id)));
+                const auto rep = rs.find(id);
+                QCOMPARE(rep == rs.end() ? size_t{0} : rep->second.size(), store.staticReportsFor(id).size());
+                if (rep != rs.end())
+                    QCOMPARE(rep->second.front().kernel, store.staticReportsFor(id).front().kernel);
+            }
+        }
     }
 
     void eventsKeepOrderAndPayload() {
