@@ -821,6 +821,14 @@ std::unordered_map<int64_t, std::vector<StoredMeasurement>> RunStore::measuremen
     return measurements(kForRun, run_id);
 }
 
+int64_t RunStore::forecastCount(int64_t run_id) {
+    auto stmt = m_impl->db.prepare(
+        "SELECT count(*) FROM forecasts t JOIN candidates c ON c.id = t.candidate_id WHERE c.run_id = ?",
+        "counting forecasts");
+    stmt.bind(1, run_id);
+    return stmt.step() ? stmt.int64(0) : 0;
+}
+
 std::vector<RunEvent> RunStore::events(int64_t run_id) {
     auto stmt = m_impl->db.prepare("SELECT id, run_id, ts, kind, payload FROM events WHERE run_id = ? ORDER BY id",
                                    "reading events");

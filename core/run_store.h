@@ -157,6 +157,7 @@ public:
     std::unordered_map<int64_t, std::vector<StaticReport>> staticReportsOfRun(int64_t run_id);
     std::unordered_map<int64_t, std::vector<StoredForecast>> forecastsOfRun(int64_t run_id);
     std::unordered_map<int64_t, std::vector<StoredMeasurement>> measurementsOfRun(int64_t run_id);
+    int64_t forecastCount(int64_t run_id);  // every forecast of the run, re-forecasts included
     std::vector<RunEvent> events(int64_t run_id);
     std::vector<ImportedPair> importedPairs(int64_t run_id);
 

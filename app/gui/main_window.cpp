@@ -1417,8 +1417,8 @@ void MainWindow::showLoadedRun(LoadedRun run) {
     p.budget_measurements = m_opened->config ? m_opened->config->budgets.measurements : m_measurements;
     if (m_opened->evaluation)
         p.budget_measurements = m_population->rowCount();  // every pair comes measured
+    p.forecasts = m_opened->forecasts;
     for (const CandidateRow& r : m_population->rows()) {
-        p.forecasts += r.hasForecast() ? 1 : 0;
         p.measurements += m_opened->evaluation && r.isMeasured() ? 1 : 0;
         if (r.measured_speedup && *r.measured_speedup > p.best_speedup) {
             p.best_speedup = *r.measured_speedup;

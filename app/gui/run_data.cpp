@@ -64,6 +64,7 @@ LoadedRun loadRun(const QString& path) {
                 out.prompts[e.payload.value("candidate", int64_t{0})] = e.payload.value("prompt", std::string());
         }
         out.rows = rowsFromStore(store, out.run.id);
+        out.forecasts = store.forecastCount(out.run.id);
         if (out.evaluation) {
             // Each pair's candidate is compared with its anchor (what the speedup is relative to).
             std::unordered_map<std::string, std::string> anchorOf;

@@ -29,6 +29,7 @@ struct LoadedRun {
     std::vector<CandidateRow> rows;
     std::vector<ProgressPoint> progress;  // best-so-far after each device measurement
     int64_t measurements = 0;  // device measurements of the run
+    int64_t forecasts = 0;     // forecasts of the run, re-forecasts included (what a live run counts)
     std::vector<ProgressPoint> baseline;  // a measure-all run of the same problem in the same store, if any
     int64_t baselineMeasurements = 0;
     QString baselineName;

@@ -242,6 +242,7 @@ private Q_SLOTS:
             QCOMPARE(fs.size(), size_t{4});
             QCOMPARE(rs.size(), size_t{4});
             QCOMPARE(ms.size(), size_t{3});  // candidate 0 was never measured
+            QCOMPARE(store.forecastCount(runs[r]), int64_t{12});
             for (const auto& [id, list] : fs)
                 QVERIFY(std::count(candidates[r].begin(), candidates[r].end(), id) == 1);
             for (int64_t id : candidates[r]) {
