@@ -746,10 +746,6 @@ StoredMeasurement measurement_row(const sqlite::Statement& stmt, const std::stri
     return s;
 }
 
-}  // namespace
-
-namespace {
-
 // Runs a query with one integer parameter and groups its rows by candidate: `row` reads one row as (candidate id,
 // value). The per-candidate and the whole-run readers below differ only in their WHERE clause.
 template <class T, class Row>
