@@ -64,26 +64,16 @@ std::vector<std::string> split(const std::string& s) {
     return out;
 }
 
-GatingConfig g_selective;  // the gated search's thresholds (--tau, --pi, --epsilon)
-int g_initial_screen = -1;  // the gated search's initial screening factor (--initial-screen; -1: the default)
-int g_batch = -1;           // children per parent of the gated search (--batch; -1: the default)
-int g_measure_per_parent = -1;  // measurements per gated batch (--measure-per-parent; -1: the default)
+// The gated search's settings: the defaults, changed by --tau, --pi, --epsilon, --initial-screen, --batch and
+// --measure-per-parent. The baseline is a default search with measure-all gating and no surrogate.
+SearchConfig g_gated;
 
 SearchSummary run_one(const std::string& problem, const std::string& device, GatingKind gating, uint64_t seed,
                       int64_t budget, const std::string& path) {
-    SearchConfig c;
+    SearchConfig c = gating == GatingKind::MeasureAll ? SearchConfig{} : g_gated;
     c.problem_dir = cli::resources_dir() + "/problems/" + problem;
     c.device = device;
     c.surrogate = gating == GatingKind::MeasureAll ? "none" : "local";
-    if (gating != GatingKind::MeasureAll) {
-        c.gating = g_selective;
-        if (g_initial_screen >= 0)
-            c.initial_screen = g_initial_screen;
-        if (g_batch >= 0)
-            c.batch = g_batch;
-        if (g_measure_per_parent >= 0)
-            c.measure_per_parent = g_measure_per_parent;
-    }
     c.gating.kind = gating;
     c.budgets.measurements = budget;
     c.seed = seed;
@@ -104,7 +94,6 @@ std::string fmt(double v, const char* f = "%.3f") {
 
 int main(int argc, char** argv) {
     std::vector<std::string> problems{"softmax", "rmsnorm", "gemv", "histogram", "stencil2d"};
-    g_selective.kind = GatingKind::Selective;
     int seeds = 20;
     int first_seed = 1;
     int64_t budget = 30;
@@ -130,19 +119,19 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--device"))
             device = next("--device");
         else if (!std::strcmp(argv[i], "--tau"))
-            g_selective.tau = std::stod(next("--tau"));
+            g_gated.gating.tau = std::stod(next("--tau"));
         else if (!std::strcmp(argv[i], "--pi"))
-            g_selective.pi = std::stod(next("--pi"));
+            g_gated.gating.pi = std::stod(next("--pi"));
         else if (!std::strcmp(argv[i], "--epsilon"))
-            g_selective.epsilon = std::stod(next("--epsilon"));
+            g_gated.gating.epsilon = std::stod(next("--epsilon"));
         else if (!std::strcmp(argv[i], "--first-seed"))
             first_seed = std::stoi(next("--first-seed"));
         else if (!std::strcmp(argv[i], "--initial-screen"))
-            g_initial_screen = std::stoi(next("--initial-screen"));
+            g_gated.initial_screen = std::stoi(next("--initial-screen"));
         else if (!std::strcmp(argv[i], "--measure-per-parent"))
-            g_measure_per_parent = std::stoi(next("--measure-per-parent"));
+            g_gated.measure_per_parent = std::stoi(next("--measure-per-parent"));
         else if (!std::strcmp(argv[i], "--batch"))
-            g_batch = std::stoi(next("--batch"));
+            g_gated.batch = std::stoi(next("--batch"));
         else if (!std::strcmp(argv[i], "--json"))
             json_out = next("--json");
         else {
@@ -206,7 +195,7 @@ int main(int argc, char** argv) {
 
     std::printf("Gated (selective tau=%.2f pi=%.2f eps=%.2f, local surrogate) vs measure-all on %s: %zu problems x %d "
                 "seeds (%d to %d), budget %lld measurements each.\n",
-                g_selective.tau, g_selective.pi, g_selective.epsilon, device.c_str(), problems.size(), seeds,
+                g_gated.gating.tau, g_gated.gating.pi, g_gated.gating.epsilon, device.c_str(), problems.size(), seeds,
                 first_seed, first_seed + seeds - 1, static_cast<long long>(budget));
     std::printf("The replayed problem's recording was held out: the surrogate learned only from the other problems' "
                 "recordings and from the run's own measurements.\n");
