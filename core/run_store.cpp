@@ -817,6 +817,18 @@ std::unordered_map<int64_t, std::vector<StoredMeasurement>> RunStore::measuremen
     return measurements(kForRun, run_id);
 }
 
+std::vector<MeasurementOutcome> RunStore::measurementOutcomes(int64_t run_id) {
+    auto stmt = m_impl->db.prepare("SELECT t.id, t.status, t.speedup, t.device_kind FROM measurements t JOIN "
+                                   "candidates c ON c.id = t.candidate_id WHERE c.run_id = ? ORDER BY t.id",
+                                   "reading measurements");
+    stmt.bind(1, run_id);
+    std::vector<MeasurementOutcome> out;
+    while (stmt.step())
+        out.push_back({stmt.int64(0), status_from_string(stmt.text(1)), stmt.isNull(2) ? 0.0 : stmt.real(2),
+                       stmt.text(3)});
+    return out;
+}
+
 int64_t RunStore::forecastCount(int64_t run_id) {
     auto stmt = m_impl->db.prepare(
         "SELECT count(*) FROM forecasts t JOIN candidates c ON c.id = t.candidate_id WHERE c.run_id = ?",

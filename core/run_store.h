@@ -60,6 +60,14 @@ struct StoredMeasurement {
     std::string created_at;
 };
 
+// What a measurement came to, read from its columns alone (no JSON): enough to trace a run's best over time.
+struct MeasurementOutcome {
+    int64_t id = 0;
+    Status status = Status::Ok;
+    double speedup = 0;  // 0 for a failure
+    std::string device_kind;
+};
+
 struct RunEvent {
     int64_t id = 0;
     int64_t run_id = 0;
@@ -158,6 +166,7 @@ public:
     std::unordered_map<int64_t, std::vector<StoredForecast>> forecastsOfRun(int64_t run_id);
     std::unordered_map<int64_t, std::vector<StoredMeasurement>> measurementsOfRun(int64_t run_id);
     int64_t forecastCount(int64_t run_id);  // every forecast of the run, re-forecasts included
+    std::vector<MeasurementOutcome> measurementOutcomes(int64_t run_id);  // in id order
     std::vector<RunEvent> events(int64_t run_id);
     std::vector<ImportedPair> importedPairs(int64_t run_id);
 

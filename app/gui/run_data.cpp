@@ -7,32 +7,21 @@
 namespace kerncast {
 
 std::vector<ProgressPoint> progressFromStore(RunStore& store, int64_t runId, int64_t* total) {
-    struct Step {
-        int64_t measurementId;
-        double speedup;  // 0 when it failed
-    };
-    std::vector<Step> steps;
-    for (const auto& [candidate, measurements] : store.measurementsOfRun(runId)) {
-        for (const StoredMeasurement& m : measurements) {
-            if (m.measurement.device_kind == "compiler")
-                continue;
-            const bool ok = m.measurement.status == Status::Ok && m.measurement.speedup > 0 &&
-                            std::isfinite(m.measurement.speedup);
-            steps.push_back({m.id, ok ? m.measurement.speedup : 0});
-        }
-    }
-    std::sort(steps.begin(), steps.end(),
-              [](const Step& a, const Step& b) { return a.measurementId < b.measurementId; });
     std::vector<ProgressPoint> points;
     double best = 0;
-    for (size_t i = 0; i < steps.size(); ++i) {
-        if (steps[i].speedup > best) {
-            best = steps[i].speedup;
-            points.push_back({static_cast<int64_t>(i + 1), best});
+    int64_t n = 0;
+    for (const MeasurementOutcome& m : store.measurementOutcomes(runId)) {
+        if (m.device_kind == "compiler")
+            continue;
+        ++n;
+        const bool ok = m.status == Status::Ok && m.speedup > 0 && std::isfinite(m.speedup);
+        if (ok && m.speedup > best) {
+            best = m.speedup;
+            points.push_back({n, best});
         }
     }
     if (total)
-        *total = static_cast<int64_t>(steps.size());
+        *total = n;
     return points;
 }
 

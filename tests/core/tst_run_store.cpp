@@ -243,6 +243,18 @@ private Q_SLOTS:
             QCOMPARE(rs.size(), size_t{4});
             QCOMPARE(ms.size(), size_t{3});  // candidate 0 was never measured
             QCOMPARE(store.forecastCount(runs[r]), int64_t{12});
+            // The column-only outcomes agree with the measurements' JSON, in id order.
+            std::vector<std::pair<int64_t, double>> from_json, from_columns;
+            for (const auto& [id, list] : ms)
+                for (const auto& m : list)
+                    from_json.push_back({m.id, m.measurement.speedup});
+            std::sort(from_json.begin(), from_json.end());
+            for (const MeasurementOutcome& o : store.measurementOutcomes(runs[r])) {
+                QCOMPARE(o.status, Status::Ok);
+                QCOMPARE(o.device_kind, std::string("cuda"));
+                from_columns.push_back({o.id, o.speedup});
+            }
+            QCOMPARE(from_columns, from_json);
             for (const auto& [id, list] : fs)
                 QVERIFY(std::count(candidates[r].begin(), candidates[r].end(), id) == 1);
             for (int64_t id : candidates[r]) {
