@@ -61,13 +61,7 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
 
     std::unique_ptr<Surrogate> surrogate;
     if (cfg.surrogate == "local") {
-        LocalForecasterOptions options;
-        options.seed = cfg.seed;
-        // A search retrains often: fewer, smaller boosters, and a retrain every few measurements.
-        options.members = 3;
-        options.rounds = 120;
-        options.retrain_after = 3;
-        auto local = std::make_unique<LocalForecaster>(options);
+        auto local = std::make_unique<LocalForecaster>(search_forecaster_options(cfg.seed));
         const std::string folder = recordings_folder(*device, resources_dir);
         if (!folder.empty())
             local->learn(examples_from_recordings_except(folder, (fs::path(resources_dir) / "problems").string(),

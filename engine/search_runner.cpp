@@ -4,6 +4,7 @@
 #include "core/metrics.h"
 #include "engine/compiler.h"
 #include "engine/forecast_query.h"
+#include "engine/gpu_device.h"
 #include "engine/replay_device.h"
 
 #include <algorithm>
@@ -290,6 +291,7 @@ private:
         return false;
     }
     ForecastQuery queryFor(const Cand& c) const;
+    std::optional<ForecastAnchor> anchorOf(const Cand& c) const;
     MutationExample exampleOf(int64_t id) const;
     void staticReport(Cand& c);
     void noteMeasured(int64_t id, bool restoring);
@@ -312,16 +314,33 @@ void Loop::openStore() {
     }
 }
 
+// The anchor a candidate is forecast against (DESIGN §3): its parent once the parent is measured correct, else the
+// reference (empty). A re-forecast after the parent's measurement therefore uses the parent.
+std::optional<ForecastAnchor> Loop::anchorOf(const Cand& c) const {
+    if (!c.c.parent_id)
+        return std::nullopt;
+    const auto p = s.cands.find(c.c.parent_id);
+    if (p == s.cands.end() || !p->second.measurement || p->second.measurement->status != Status::Ok
+        || !(p->second.measurement->speedup > 0) || !std::isfinite(p->second.measurement->speedup))
+        return std::nullopt;
+    const Cand& parent = p->second;
+    if (parent.c.mutator == Mutator::Reference)
+        return std::nullopt;
+    return measured_anchor(parent.c, parent.report, *parent.measurement);
+}
+
 ForecastQuery Loop::queryFor(const Cand& c) const {
     QueryContext ctx;
     ctx.reference_static_report = s.reference_report;
     ctx.reference_time_us = s.reference_us;
     ctx.device = s.device->fingerprint();
-    if (c.c.parent_id) {
-        auto p = s.cands.find(c.c.parent_id);
-        if (p != s.cands.end() && p->second.measurement && p->second.measurement->status == Status::Ok)
-            ctx.parent_speedup = p->second.measurement->speedup;
-    }
+    // The roofline ceilings (measured DRAM bandwidth, FMA peak): the local surrogate judges how close an anchor is
+    // to the floor with them.
+    if (auto* replay = dynamic_cast<const ReplayDevice*>(s.device.get()))
+        ctx.ceilings = replay->header().ceilings;
+    else if (auto* gpu = dynamic_cast<const GpuDevice*>(s.device.get()))
+        ctx.ceilings = gpu->ceilings();
+    ctx.anchor = anchorOf(c);
     return build_forecast_query(s.bundle.problem, c.c.source, c.c.tunables, c.report, ctx);
 }
 
@@ -419,7 +438,11 @@ const Forecast* Loop::recordForecast(int64_t id, const ForecastResult& result) {
         s.store->addEvent(s.run_id, "forecast_failed", {{"candidate", id}, {"error", result.error}});
         return nullptr;
     }
-    const Forecast& f = *result.forecast;
+    Forecast f = *result.forecast;
+    // The runner chose the anchor; the stored forecast says which it was, whatever the surrogate filled in.
+    const std::optional<ForecastAnchor> anchor = anchorOf(s.cands.at(id));
+    f.anchor_id = anchor ? anchor->candidate_id : 0;
+    f.anchor_speedup = anchor ? anchor->speedup : 1.0;
     s.store->addForecast(id, f);
     s.progress.tokens += f.tokens_in + f.tokens_out;
     s.progress.cost_usd += f.cost_usd;
@@ -462,8 +485,7 @@ void Loop::capMeasured(const std::vector<GatingInput>& inputs, std::vector<Gatin
     if (chosen.size() <= cap)
         return;
     auto mean = [&](size_t i) {
-        const Forecast& f = *inputs[i].forecast;
-        return f.log_mean ? *f.log_mean : f.expectedLogSpeedup(s.scheme);
+        return inputs[i].forecast->expectedLogSpeedupOverReference(s.scheme);
     };
     std::stable_sort(chosen.begin(), chosen.end(), [&](size_t a, size_t b) {
         return outcomes[a].p_above_best != outcomes[b].p_above_best
@@ -578,7 +600,8 @@ void Loop::noteMeasured(int64_t id, bool restoring) {
         if (c.forecast) {
             ScoredForecast sf;
             sf.probabilities = c.forecast->probabilities;
-            sf.true_speedup = m.speedup;
+            // The forecast was of S against its anchor: score it against the measured S.
+            sf.true_speedup = m.speedup / c.forecast->anchor_speedup;
             sf.pack = s.bundle.problem.name;
             s.scored.push_back(sf);
             updateCalibration();
@@ -870,7 +893,7 @@ void Loop::screenInitial(const std::vector<int64_t>& ids, size_t keep) {
     std::vector<std::pair<double, int64_t>> ranked;
     for (size_t i = 0; i < asked.size() && i < results.size(); ++i) {
         if (const Forecast* f = recordForecast(asked[i], results[i]))
-            ranked.push_back({f->log_mean ? *f->log_mean : f->expectedLogSpeedup(s.scheme), asked[i]});
+            ranked.push_back({f->expectedLogSpeedupOverReference(s.scheme), asked[i]});
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     std::vector<int64_t> chosen;
@@ -907,7 +930,8 @@ bool Loop::rescue() {
         const Cand& c = s.cands.at(id);
         if (!c.forecast)
             return -1.0;
-        return s.progress.best_speedup > 0 ? c.forecast->probabilityAbove(s.scheme, s.progress.best_speedup) : 1.0;
+        return s.progress.best_speedup > 0 ? c.forecast->probabilityAboveReference(s.scheme, s.progress.best_speedup)
+                                           : 1.0;
     };
     // A learning surrogate has changed since: the most promising few (by their last forecast) are forecast again.
     if (s.surrogate && s.surrogate->learns() && s.progress.forecasts < forecastBudget()) {
@@ -935,7 +959,7 @@ bool Loop::rescue() {
         if (!c.forecast)
             continue;
         const double p = p_above(id);
-        const double mean = c.forecast->log_mean ? *c.forecast->log_mean : c.forecast->expectedLogSpeedup(s.scheme);
+        const double mean = c.forecast->expectedLogSpeedupOverReference(s.scheme);
         if (p > best_p || (p == best_p && mean > best_mean)) {
             best_p = p;
             best_mean = mean;

@@ -1,5 +1,6 @@
 #include "widgets/forecast_scatter_plot.h"
 
+#include "widgets/candidate_row.h"
 #include "widgets/plot_tickers.h"
 #include "widgets/qcustomplot_include.h"
 
@@ -169,7 +170,8 @@ void ConfidenceCloud::draw(QCPPainter* painter) {
 ForecastScatterPlot::ForecastScatterPlot(QWidget* parent) : PlotWidget(parent) {
     QCustomPlot* plot = customPlot();
     setTitleText(tr("Forecast vs measured speedup"));
-    setAxisLabels(tr("Expected speedup (forecast)"), tr("Measured speedup"));
+    // A forecast is of S against its anchor (the parent, or the reference); both axes are that S.
+    setAxisLabels(tr("Expected speedup vs anchor (forecast)"), tr("Measured speedup vs the same anchor"));
     QCPAxisRect* rect = mainAxisRect();
     for (QCPAxis* axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}) {
         axis->setTicker(QSharedPointer<SpeedupTicker>::create(SpeedupTicker::Scale::Log));
@@ -362,6 +364,7 @@ void ForecastScatterPlot::updateSelectionMarker() {
     }
     const ForecastPoint& p = m_points[it->second];
     m_selectionGraph->setData(QVector<double> {p.expected_log}, QVector<double> {p.measured_log}, true);
+    m_selectionGraph->setName(tr("Selected candidate (%1)").arg(anchorText(p.anchor_id)));
     m_selectionGraph->addToLegend();
 }
 

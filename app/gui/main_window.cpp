@@ -1623,9 +1623,10 @@ void MainWindow::showCandidate(qint64 id) {
     if (!compileError.isEmpty())
         m_editor->setCompileLog(compileError);
 
-    // The diff against the parent (roots: against the reference).
+    // The diff against the forecast's anchor (the parent it was forecast against, or the reference); without a
+    // forecast, against the parent (roots: against the reference).
     std::optional<Candidate> parent;
-    const int64_t parentId = candidate->parent_id;
+    const int64_t parentId = forecast ? forecast->anchor_id : candidate->parent_id;
     if (parentId) {
         if (auto it = m_candidates.find(parentId); it != m_candidates.end())
             parent = it->second;

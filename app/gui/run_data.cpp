@@ -83,8 +83,9 @@ LoadedRun loadRun(const QString& path) {
 std::vector<ForecastPoint> forecastPoints(const std::vector<CandidateRow>& rows) {
     std::vector<ForecastPoint> points;
     for (const CandidateRow& r : rows)
-        if (r.hasForecast() && r.measured_speedup && *r.measured_speedup > 0)
-            points.push_back({r.id, r.expected_log_speedup, std::log(*r.measured_speedup), r.confidence});
+        // Both axes are S against the forecast's anchor (the parent, or the reference).
+        if (const auto s = r.measuredAgainstAnchor(); r.hasForecast() && s && *s > 0)
+            points.push_back({r.id, r.expected_log_speedup, std::log(*s), r.confidence, r.anchor_id});
     return points;
 }
 
@@ -96,7 +97,7 @@ std::vector<ScoredForecast> scoredForecasts(const std::vector<CandidateRow>& row
             continue;
         ScoredForecast s;
         s.probabilities = r.probabilities;
-        s.true_speedup = *r.measured_speedup;
+        s.true_speedup = *r.measuredAgainstAnchor();  // the forecast was of S against its anchor
         s.pack = pack;
         scored.push_back(s);
     }

@@ -7,6 +7,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <set>
@@ -164,6 +165,61 @@ private slots:
         for (const auto& e : store.events(s.run_id))
             stored += e.kind == "gating";
         QCOMPARE(stored, int(rec.count(SearchEvent::Kind::Gating)));
+    }
+
+    // DESIGN §3: a child of a measured parent is forecast against that parent (S = t_parent / t_child); the
+    // reference, the seeds and the initial family configurations against the reference. The stored forecast names its
+    // anchor and the anchor's measured speedup, and the live calibration scores S, not the speedup over the
+    // reference. The replayed problem's recording never teaches its own forecasts: the first forecast of a program of
+    // softmax comes from a model that knows no softmax program, and later ones know the run's own measurements.
+    void forecastsAreAnchoredOnTheMeasuredParent() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        const SearchSummary s = make_search_runner(config("softmax", GatingKind::Selective, "local", 16),
+                                                   cli::resources_dir(), path, false)
+                                    ->runHere();
+        QCOMPARE(s.state, std::string("finished"));
+        RunStore store = RunStore::open(path);
+        std::map<int64_t, Candidate> cands;
+        for (const Candidate& c : store.candidates(s.run_id))
+            cands[c.id] = c;
+        const auto forecasts = store.forecastsOfRun(s.run_id);
+        const auto measurements = store.measurementsOfRun(s.run_id);
+        int against_parent = 0, against_reference = 0;
+        std::vector<std::pair<int64_t, std::string>> reasoning;  // (forecast id, text)
+        for (const auto& [id, list] : forecasts) {
+            const Candidate& c = cands.at(id);
+            for (const StoredForecast& f : list) {
+                reasoning.push_back({f.id, f.forecast.reasoning});
+                if (f.forecast.anchor_id == 0) {
+                    ++against_reference;
+                    QCOMPARE(f.forecast.anchor_speedup, 1.0);
+                    // Only a root, or a child whose parent was not measured correct, is forecast against the reference.
+                    if (c.parent_id) {
+                        const auto m = measurements.find(c.parent_id);
+                        QVERIFY(m == measurements.end() || m->second.back().measurement.status != Status::Ok);
+                    }
+                    continue;
+                }
+                ++against_parent;
+                QCOMPARE(f.forecast.anchor_id, c.parent_id);
+                const auto m = measurements.find(c.parent_id);
+                QVERIFY(m != measurements.end());
+                QCOMPARE(f.forecast.anchor_speedup, m->second.back().measurement.speedup);
+            }
+        }
+        QVERIFY(against_reference >= 2);  // the reference and the seeds at least
+        QVERIFY2(against_parent > against_reference, std::to_string(against_parent).c_str());
+        QVERIFY(s.calibration.value("n", 0) > 0);
+
+        std::sort(reasoning.begin(), reasoning.end());
+        std::vector<std::string> with_count;
+        for (const auto& [id, text] : reasoning)
+            if (text.find("of pack 'softmax'") != std::string::npos)
+                with_count.push_back(text);
+        QVERIFY(with_count.size() > 2);
+        QVERIFY2(with_count.front().find(" 0 of pack 'softmax'") != std::string::npos, with_count.front().c_str());
+        QVERIFY2(with_count.back().find(" 0 of pack 'softmax'") == std::string::npos, with_count.back().c_str());
     }
 
     // An unsure surrogate would have a selective search measure every child of a parent. A batch measures at most
