@@ -122,11 +122,8 @@ ProblemPairs collect_pairs(const std::string& problem_dir, const std::string& de
 
 // A forecast set's metrics with its climatology: the same set's true-bin frequencies forecast for every member.
 struct Scored {
-    ForecastMetrics m;
+    ForecastMetrics m;  // with the climatology and skill scores of core/metrics.h
     double kendall = 0;  // expected log S against true log S
-    double brier_climatology = 0, crps_climatology = 0;
-    double brier_skill = 0, crps_skill = 0;
-    double majority_accuracy = 0;
 };
 
 std::array<double, kBinCount> climatology_of(const std::vector<ScoredForecast>& set, const BinScheme& scheme) {
@@ -146,30 +143,20 @@ Scored score(const std::vector<ScoredForecast>& set, const std::vector<double>& 
     for (const auto& f : set)
         truth.push_back(std::log(f.true_speedup));
     s.kendall = kendall_tau_b(expected_log, truth);
-    const auto freq = climatology_of(set, scheme);
-    std::vector<ScoredForecast> clim = set;
-    for (auto& c : clim)
-        c.probabilities = freq;
-    const ForecastMetrics cm = compute_metrics(clim, scheme);
-    s.brier_climatology = cm.brier;
-    s.crps_climatology = cm.crps;
-    s.brier_skill = cm.brier > 0 ? 1 - s.m.brier / cm.brier : 0;
-    s.crps_skill = cm.crps > 0 ? 1 - s.m.crps / cm.crps : 0;
-    s.majority_accuracy = *std::max_element(freq.begin(), freq.end());
     return s;
 }
 
 nlohmann::json metrics_object(const Scored& s) {
     return {{"kendall_tau_b", s.kendall},
             {"brier", s.m.brier},
-            {"brier_climatology", s.brier_climatology},
-            {"brier_skill", s.brier_skill},
+            {"brier_climatology", s.m.brier_climatology},
+            {"brier_skill", s.m.brier_skill},
             {"crps", s.m.crps},
-            {"crps_climatology", s.crps_climatology},
-            {"crps_skill", s.crps_skill},
+            {"crps_climatology", s.m.crps_climatology},
+            {"crps_skill", s.m.crps_skill},
             {"ece", s.m.ece},
             {"accuracy", s.m.accuracy},
-            {"majority_accuracy", s.majority_accuracy},
+            {"majority_accuracy", s.m.majority_accuracy},
             {"top10_recovery", s.m.top10_recovery}};
 }
 
@@ -315,7 +302,7 @@ int main(int argc, char** argv) {
             row["searches"] = pp.searches;
             row["baselines"] = {{"always_1", metrics_object(one)}, {"climatology", metrics_object(clim)}};
             result["problems"][held_out.problem] = row;
-            if (mine.brier_skill > 0 && mine.crps_skill > 0)
+            if (mine.m.brier_skill > 0 && mine.m.crps_skill > 0)
                 ++skill_both;
             ++problems_done;
             all.insert(all.end(), set.begin(), set.end());
@@ -323,10 +310,10 @@ int main(int argc, char** argv) {
             if (!json) {
                 std::printf("| %s | %zu | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f |\n",
                             held_out.problem.c_str(), set.size(), pp.searches, f3(mine.kendall).c_str(),
-                            f3(mine.brier_skill).c_str(), f3(mine.crps_skill).c_str(), f3(mine.m.ece).c_str(),
-                            f3(mine.m.accuracy).c_str(), f3(mine.majority_accuracy).c_str(),
-                            f3(mine.m.top10_recovery).c_str(), f3(one.brier_skill).c_str(),
-                            f3(one.crps_skill).c_str(), f3(one.m.top10_recovery).c_str(),
+                            f3(mine.m.brier_skill).c_str(), f3(mine.m.crps_skill).c_str(), f3(mine.m.ece).c_str(),
+                            f3(mine.m.accuracy).c_str(), f3(mine.m.majority_accuracy).c_str(),
+                            f3(mine.m.top10_recovery).c_str(), f3(one.m.brier_skill).c_str(),
+                            f3(one.m.crps_skill).c_str(), f3(one.m.top10_recovery).c_str(),
                             f3(clim.m.top10_recovery).c_str(), forecaster.lastRetrainSeconds());
                 std::fflush(stdout);
             }
@@ -358,13 +345,13 @@ int main(int argc, char** argv) {
         } else {
             std::printf("\noverall (%zu pairs of %d problems): kendall_tau_b %.3f (target >= 0.4), brier_skill %.3f, "
                         "crps_skill %.3f, ece %.3f, accuracy %.3f (majority %.3f), top10_recovery %.3f\n",
-                        all.size(), problems_done, overall.kendall, overall.brier_skill, overall.crps_skill,
-                        overall.m.ece, overall.m.accuracy, overall.majority_accuracy, overall.m.top10_recovery);
+                        all.size(), problems_done, overall.kendall, overall.m.brier_skill, overall.m.crps_skill,
+                        overall.m.ece, overall.m.accuracy, overall.m.majority_accuracy, overall.m.top10_recovery);
             std::printf("baseline always S = 1: kendall_tau_b %.3f, brier_skill %.3f, crps_skill %.3f, top10 %.3f\n",
-                        one.kendall, one.brier_skill, one.crps_skill, one.m.top10_recovery);
+                        one.kendall, one.m.brier_skill, one.m.crps_skill, one.m.top10_recovery);
             std::printf("baseline climatology (each problem's own bin frequencies): brier_skill %.3f, crps_skill "
                         "%.3f, top10 %.3f\n",
-                        clim.brier_skill, clim.crps_skill, clim.m.top10_recovery);
+                        clim.m.brier_skill, clim.m.crps_skill, clim.m.top10_recovery);
             std::printf("problems with brier_skill > 0 and crps_skill > 0: %d of %d (target: at least 10 of 13)\n",
                         skill_both, problems_done);
             if (timing)
