@@ -3,7 +3,8 @@
 // (TH + 2) x (TW + 2) input patches and its weights (laid out [channel][tap][output channel], so that the BK
 // weights of one tap are float4 loads that every thread of the block shares) are staged in shared memory. Per
 // input channel a thread loads its 3 x (RY + 2) input values once and each tap's BK weights once: 9 * RY * BK
-// FMAs for 3 * (RY + 2) + 9 * BK / 4 shared loads.
+// FMAs for 3 * (RY + 2) + 9 * BK / 4 shared loads. The next chunk's global loads are issued into registers before
+// the current chunk is multiplied, so their latency hides behind the FMAs.
 // @kerncast launch conv2d_family grid(ceil_div(W - 2, TW), ceil_div(H - 2, TH), B * ceil_div(Cout, BK)) block(TW, TH / RY) args(x, w, y, B, Cin, Cout, H, W)
 // @kerncast tunable TW 16 32
 // @kerncast tunable TH 8 16 32
@@ -31,19 +32,46 @@ extern "C" __global__ void __launch_bounds__(TW * TH / RY) conv2d_family(const f
 #pragma unroll
         for (int k = 0; k < BK; ++k) acc[r][k] = 0.0f;
 
-    for (int c0 = 0; c0 < Cin; c0 += CI) {
-        for (int e = tid; e < CI * (TH + 2) * (TW + 2); e += THREADS) {
+    // Chunk staging: every thread holds NX input and NW weight values of the next chunk in registers.
+    constexpr int XS = CI * (TH + 2) * (TW + 2), WS = CI * 9 * BK;
+    constexpr int NX = (XS + THREADS - 1) / THREADS, NW = (WS + THREADS - 1) / THREADS;
+    float rx[NX], rw[NW];
+    auto load = [&](int c0) {
+#pragma unroll
+        for (int l = 0; l < NX; ++l) {
+            const int e = tid + l * THREADS;
             const int ci = e / ((TH + 2) * (TW + 2));
             const int rr = (e / (TW + 2)) % (TH + 2), cc = e % (TW + 2);
             const int c = c0 + ci, gi = i0 + rr, gj = j0 + cc;
-            xs[ci][rr][cc] = (c < Cin && gi < H && gj < W) ? __ldg(x + (((size_t)n * Cin + c) * H + gi) * W + gj) : 0.0f;
+            rx[l] = (e < XS && c < Cin && gi < H && gj < W) ? __ldg(x + (((size_t)n * Cin + c) * H + gi) * W + gj) : 0.0f;
         }
-        for (int e = tid; e < CI * 9 * BK; e += THREADS) {
+#pragma unroll
+        for (int l = 0; l < NW; ++l) {
+            const int e = tid + l * THREADS;
             const int k = e / (CI * 9), ci = (e / 9) % CI, tap = e % 9;  // consecutive e: consecutive global weights
             const int c = c0 + ci, kk = k0 + k;
-            ws[ci][tap][k] = (c < Cin && kk < Cout) ? __ldg(w + ((size_t)kk * Cin + c) * 9 + tap) : 0.0f;
+            rw[l] = (e < WS && c < Cin && kk < Cout) ? __ldg(w + ((size_t)kk * Cin + c) * 9 + tap) : 0.0f;
         }
-        __syncthreads();
+    };
+    auto store = [&]() {
+#pragma unroll
+        for (int l = 0; l < NX; ++l) {
+            const int e = tid + l * THREADS;
+            if (e < XS) (&xs[0][0][0])[e] = rx[l];
+        }
+#pragma unroll
+        for (int l = 0; l < NW; ++l) {
+            const int e = tid + l * THREADS;
+            if (e < WS) ws[(e / 9) % CI][e % 9][e / (CI * 9)] = rw[l];
+        }
+    };
+
+    load(0);
+    store();
+    __syncthreads();
+    for (int c0 = 0; c0 < Cin; c0 += CI) {
+        const bool more = c0 + CI < Cin;
+        if (more) load(c0 + CI);
 #pragma unroll 1
         for (int ci = 0; ci < CI; ++ci) {
             float v[RY + 2][3];
@@ -71,6 +99,10 @@ extern "C" __global__ void __launch_bounds__(TW * TH / RY) conv2d_family(const f
                 }
         }
         __syncthreads();
+        if (more) {
+            store();
+            __syncthreads();
+        }
     }
 
     const int j = j0 + tx;
