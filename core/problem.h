@@ -67,7 +67,6 @@ struct Problem {
     Expr flops, bytes;
     std::string reference_file = "reference.cu";  // relative to dir
     std::string pytorch;                           // optional equivalent PyTorch eager expression
-    std::string kernelbench;                       // optional matching KernelBench problem, "level1/23_Softmax.py"
     std::string json_text;                         // the original text (the worker re-parses it)
 
     // Parses and validates. Throws Error "file:line: what: expected ..., found ..." at the offending field.

@@ -4,6 +4,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -154,8 +156,11 @@ private Q_SLOTS:
         for (const auto& f : list_problem_folders(root)) {
             const Problem p = Problem::load(f);
             QVERIFY2(!p.pytorch.empty(), (p.name + " names no PyTorch eager call").c_str());
-            if (!p.kernelbench.empty())
-                QVERIFY2(named.insert(p.kernelbench).second, (p.kernelbench + " is named twice").c_str());
+            const auto json = nlohmann::json::parse(p.json_text);
+            if (json.contains("kernelbench")) {
+                const std::string kb = json["kernelbench"].get<std::string>();
+                QVERIFY2(named.insert(kb).second, (kb + " is named twice").c_str());
+            }
         }
         const char* families[] = {
             "level1/63_conv_standard_2D__square_input__square_kernel.py",  // 2-D convolution
