@@ -41,6 +41,7 @@ int run(int argc, char** argv, std::ostream* out, std::ostream* err) {
     add_export_command(app, ctx);
     add_import_command(app, ctx);
     add_selftest_command(app, ctx);
+    add_review_command(app, ctx);
 
     try {
         app.parse(argc, argv);

@@ -200,7 +200,7 @@ void export_kernel_tuner(RunStore& store, const RunInfo& run, std::ostream& out)
 void run_export(Context& ctx, const ExportArgs& a) {
     if (!fs::exists(a.run))
         throw Error(SourceLocation{a.run, 0}, "no such run file");
-    RunStore store = RunStore::open(a.run);
+    RunStore store = RunStore::openReadOnly(a.run);
     const auto runs = store.runs();
     if (runs.empty())
         throw Error(SourceLocation{a.run, 0}, "the file holds no run");
