@@ -1,6 +1,7 @@
 #include "core/forecasters_datasets.h"
 
 #include "core/error.h"
+#include "core/metrics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -454,18 +455,9 @@ ForecastReward forecast_reward(const std::array<double, kBinCount>& p, int predi
                     std::to_string(true_bin));
     ForecastReward r;
     r.correctness = predicted_bin == true_bin ? 1.0 : 0.0;
-    double squares = 0, cdf_p = 0, cdf_sum = 0;
-    for (int b = 1; b <= kBinCount; ++b) {
-        const double y = b == true_bin ? 1.0 : 0.0;
-        squares += (p[b - 1] - y) * (p[b - 1] - y);
-        if (b < kBinCount) {
-            cdf_p += p[b - 1];
-            const double cdf_y = b >= true_bin ? 1.0 : 0.0;
-            cdf_sum += (cdf_p - cdf_y) * (cdf_p - cdf_y);
-        }
-    }
-    r.brier = 0.5 * squares;
-    r.crps = cdf_sum / (kBinCount - 1);
+    // Their Brier is half the sum of squares (range 0..1); their CRPS is our ranked probability score.
+    r.brier = 0.5 * brier_score(p, true_bin);
+    r.crps = ranked_probability_score(p, true_bin);
     r.correctness_brier = r.correctness + 1.0 - r.brier;
     r.correctness_crps = r.correctness + 1.0 - r.crps;
     r.distance = predicted_bin >= 1 ? 1.0 - std::abs(predicted_bin - true_bin) / 8.0 : 0.0;
