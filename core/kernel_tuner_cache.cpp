@@ -3,6 +3,8 @@
 #include "core/error.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -54,6 +56,46 @@ std::string close_open_cache(const std::string& text) {
         s += "}\n}";
     }
     return s;
+}
+
+// Python's repr() of a float: the shortest digits that read back the same (nlohmann's Grisu2 is not always
+// shortest), in fixed notation unless the decimal point falls more than 4 places left or 16 right of the first
+// digit, where it uses d.ddde+XX; integral values keep ".0"; non-finite ones are NaN and Infinity as json.dumps
+// writes them.
+std::string python_float_repr(double d) {
+    if (std::isnan(d))
+        return "NaN";
+    if (std::isinf(d))
+        return d > 0 ? "Infinity" : "-Infinity";
+    if (d == 0)
+        return std::signbit(d) ? "-0.0" : "0.0";
+    char buf[64];
+    const auto res = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+    std::string sci(buf, res.ptr);
+    std::string sign;
+    if (sci[0] == '-') {
+        sign = "-";
+        sci.erase(0, 1);
+    }
+    const auto e = sci.find('e');
+    std::string digits = sci.substr(0, e);
+    digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+    const int decpt = std::stoi(sci.substr(e + 1)) + 1;  // value = 0.<digits> x 10^decpt
+    const int n = static_cast<int>(digits.size());
+    if (decpt <= -4 || decpt > 16) {
+        std::string out = sign + digits.substr(0, 1);
+        if (n > 1)
+            out += "." + digits.substr(1);
+        const int exp = decpt - 1;
+        char ebuf[16];
+        std::snprintf(ebuf, sizeof ebuf, "e%c%02d", exp < 0 ? '-' : '+', std::abs(exp));
+        return out + ebuf;
+    }
+    if (decpt <= 0)
+        return sign + "0." + std::string(static_cast<size_t>(-decpt), '0') + digits;
+    if (decpt >= n)
+        return sign + digits + std::string(static_cast<size_t>(decpt - n), '0') + ".0";
+    return sign + digits.substr(0, static_cast<size_t>(decpt)) + "." + digits.substr(static_cast<size_t>(decpt));
 }
 
 }  // namespace
@@ -114,14 +156,8 @@ std::string python_json_dumps(const nlohmann::ordered_json& value) {
             s += (i ? ", " : "") + python_json_dumps(value[i]);
         return s + "]";
     }
-    if (value.is_number_float()) {
-        // Python writes integral floats with ".0" (nlohmann does too) and non-finite ones as NaN/Infinity.
-        const double d = value.get<double>();
-        if (std::isnan(d))
-            return "NaN";
-        if (std::isinf(d))
-            return d > 0 ? "Infinity" : "-Infinity";
-    }
+    if (value.is_number_float())
+        return python_float_repr(value.get<double>());
     return value.dump(-1, ' ', true);
 }
 

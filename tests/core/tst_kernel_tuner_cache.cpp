@@ -101,7 +101,7 @@ private Q_SLOTS:
         QTest::newRow("tunable missing")
             << QString::fromStdString(small_cache("\n\"64,1\": {\"B\": 64, \"time\": 0.1}"))
             << "configuration \"64,1\" has no integer \"V\"";
-        QTest::newRow("no tune_params_keys") << "{\"device_name\": \"x\", \"kernel_name\": \"k\", \"cache\": {}}"
+        QTest::newRow("no tune_params_keys") << "{\"device_name\": \"x\", \"kernel_name\": \"k\", \"cache\": {\n}\n}"
                                              << "missing header field \"tune_params_keys\"";
         QTest::newRow("string time") << QString::fromStdString(small_cache("\n\"64,1\": {\"B\": 64, \"V\": 1, \"time\": \"fast\"}"))
                                      << "\"time\" must be a number or a failure name";
@@ -121,6 +121,26 @@ private Q_SLOTS:
     void pythonSeparatorsAndEscapes() {
         const auto j = nlohmann::ordered_json::parse(R"({"a": [1, 2.5, "ü"], "b": {"c": null, "d": true}})");
         QCOMPARE(python_json_dumps(j), std::string(R"({"a": [1, 2.5, "\u00fc"], "b": {"c": null, "d": true}})"));
+    }
+
+    void floatsAsPythonReprWritesThem_data() {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("python");  // repr(value) in CPython 3.11
+        QTest::newRow("shortest digits") << 0.184128 << "0.184128";
+        QTest::newRow("sum with a tail") << 0.1 + 0.2 << "0.30000000000000004";
+        QTest::newRow("integral") << 275.0 << "275.0";
+        QTest::newRow("small, fixed") << 0.0001 << "0.0001";
+        QTest::newRow("small, exponent") << 0.00001234 << "1.234e-05";
+        QTest::newRow("large, fixed") << 1234567890123456.0 << "1234567890123456.0";
+        QTest::newRow("large, exponent") << 1e16 << "1e+16";
+        QTest::newRow("negative") << -2.5e-7 << "-2.5e-07";
+        QTest::newRow("zero") << 0.0 << "0.0";
+    }
+
+    void floatsAsPythonReprWritesThem() {
+        QFETCH(double, value);
+        QFETCH(QString, python);
+        QCOMPARE(QString::fromStdString(python_json_dumps(nlohmann::ordered_json(value))), python);
     }
 };
 
