@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/sqlite_util.h"
+#include "core/untrusted_json.h"
 
 #include <sqlite3.h>
 
@@ -146,11 +147,10 @@ std::string dump(const nlohmann::json& j) {
 }
 
 nlohmann::json parse_column(const std::string& text, const std::string& path, const std::string& what) {
-    try {
-        return nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(SourceLocation{path, 0}, "corrupt " + what + " in the store: " + e.what());
-    }
+    std::string invalid;
+    if (auto j = try_parse_untrusted_json(text, &invalid))
+        return std::move(*j);
+    throw Error(SourceLocation{path, 0}, "corrupt " + what + " in the store: " + invalid);
 }
 
 std::string normalized_key(const std::string& key) {
