@@ -578,7 +578,9 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
         }
     });
 
-    for (auto [key, target] : {std::pair<const char*, Expr*>{"flops", &p.flops}, {"bytes", &p.bytes}}) {
+    for (const auto& field : {std::pair<const char*, Expr*>{"flops", &p.flops}, {"bytes", &p.bytes}}) {
+        const char* key = field.first;  // named locals: clang before 16 cannot capture structured bindings
+        Expr* target = field.second;
         c.check([&] {
             const std::string ptr = std::string("/") + key;
             *target = c.expr(c.require(root, "", key), ptr, sizeNames, "an expression over sizes");
