@@ -1,4 +1,5 @@
 // libFuzzer harness: launch-plan and size expressions (parse, names, evaluation with 64-bit checked arithmetic).
+#include "core/error.h"
 #include "core/expr.h"
 
 #include <cstddef>

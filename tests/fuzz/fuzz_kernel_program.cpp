@@ -1,5 +1,6 @@
 // libFuzzer harness: kernel programs (the @kerncast launch plan, scratch and tunable lines, kernel names), as an LLM
 // rewrite reaches the search.
+#include "core/error.h"
 #include "core/kernel_program.h"
 
 #include <cstddef>

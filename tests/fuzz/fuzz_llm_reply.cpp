@@ -1,5 +1,6 @@
 // libFuzzer harness: an LLM's reply to a forecast request: the raw HTTP body as JSON, the message text (fenced JSON
 // blocks and bare objects) and tool-call arguments. The first byte chooses where the rest goes.
+#include "core/error.h"
 #include "core/forecast.h"
 #include "core/untrusted_json.h"
 #include "engine/llm_forecaster.h"

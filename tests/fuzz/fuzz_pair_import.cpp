@@ -1,5 +1,6 @@
 // libFuzzer harness: pair files in the GPU Forecasters eval-set schema (JSONL), in both import modes.
 #include "core/bins.h"
+#include "core/error.h"
 #include "core/forecasters_import.h"
 
 #include <cstddef>

@@ -1,4 +1,5 @@
 // libFuzzer harness: problem.json (Problem::parse), which also parses every shape, bound, flops and bytes expression.
+#include "core/error.h"
 #include "core/problem.h"
 
 #include <cstddef>
