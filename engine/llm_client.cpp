@@ -202,8 +202,8 @@ json readSettingsFile(const std::string& path) {
     std::ostringstream text;
     text << in.rdbuf();
     // Parsed without exceptions: a parse error's message quotes the text around it, which may be the key.
-    json j = json::parse(text.str(), nullptr, false);
-    if (j.is_discarded() || !j.is_object())
+    const json j = try_parse_untrusted_json(text.str()).value_or(json());
+    if (!j.is_object())
         throw Error(path + ": expected a JSON object such as {\"endpoint\": \"http://localhost:8000/v1\", "
                            "\"model\": \"...\"}; the file does not parse as one");
     return j;
