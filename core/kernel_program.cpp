@@ -15,6 +15,15 @@ namespace {
 
 constexpr const char* kDirectives = "launch, scratch, tunable";
 
+// A kernel program may come from an LLM: the parse is linear and its output bounded, far above what a real launch
+// plan needs.
+constexpr size_t kMaxSourceBytes = size_t{1} << 20;
+constexpr size_t kMaxDirectiveChars = 8192;
+constexpr size_t kMaxLaunches = 64;
+constexpr size_t kMaxScratch = 64;
+constexpr size_t kMaxTunables = 32;
+constexpr size_t kMaxTunableValues = 256;
+
 bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
@@ -259,6 +268,10 @@ Tunable parse_tunable(LineReader& r, const SourceLocation& where) {
             r.setPos(value_pos);
             r.fail("tunable " + t.name + " lists the value " + w + " twice");
         }
+        if (t.values.size() == kMaxTunableValues) {
+            r.setPos(value_pos);
+            r.fail("tunable " + t.name + " lists more than " + std::to_string(kMaxTunableValues) + " values");
+        }
         t.values.push_back(v);
     }
     if (t.values.empty())
@@ -343,6 +356,10 @@ KernelProgram KernelProgram::parse(const std::string& source, const std::string&
     KernelProgram p;
     p.file = file_name;
     p.source = source;
+    if (source.size() > kMaxSourceBytes)
+        throw Error(SourceLocation{file_name, 0}, "expected a kernel program of at most " +
+                                                      std::to_string(kMaxSourceBytes >> 20) + " MiB, found " +
+                                                      std::to_string(source.size()) + " bytes");
     std::set<std::string> names;  // scratch and tunables share one namespace with each other
     std::istringstream in(source);
     std::string line;
@@ -359,20 +376,30 @@ KernelProgram KernelProgram::parse(const std::string& source, const std::string&
         pos += tag.size();
         const SourceLocation where{file_name, number};
         LineReader r(line, pos, where);
+        if (line.size() > kMaxDirectiveChars)
+            throw Error(where, "expected a @kerncast line of at most " + std::to_string(kMaxDirectiveChars) +
+                                   " characters, found " + std::to_string(line.size()));
         if (pos < line.size() && !std::isspace(static_cast<unsigned char>(line[pos])))
             r.fail("expected a space after @kerncast");
         if (r.atEnd())
             r.fail(std::string("expected a directive (") + kDirectives + ") after @kerncast");
         const size_t directive_pos = r.pos();
         const std::string directive = r.word();
+        const auto at_most = [&](size_t count, size_t limit, const char* what) {
+            if (count >= limit)
+                throw Error(where, "expected at most " + std::to_string(limit) + " " + what + " lines");
+        };
         if (directive == "launch") {
+            at_most(p.launches.size(), kMaxLaunches, "launch");
             p.launches.push_back(parse_launch(r, where));
         } else if (directive == "scratch") {
+            at_most(p.scratch.size(), kMaxScratch, "scratch");
             auto s = parse_scratch(r, where);
             if (!names.insert(s.name).second)
                 throw Error(where, "scratch " + s.name + ": the name is already declared by a scratch or tunable line");
             p.scratch.push_back(std::move(s));
         } else if (directive == "tunable") {
+            at_most(p.tunables.size(), kMaxTunables, "tunable");
             auto t = parse_tunable(r, where);
             if (!names.insert(t.name).second)
                 throw Error(where, "tunable " + t.name + " is declared twice (or clashes with a scratch buffer)");

@@ -1,4 +1,5 @@
 #include "core/problem.h"
+#include "core/untrusted_json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -9,7 +10,6 @@
 #include <fstream>
 #include <limits>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -388,21 +388,10 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
 
     json root;
     try {
-        root = json::parse(json_text);
-    } catch (const json::parse_error& e) {
-        // nlohmann reports "... parse error at line L, column C: what"; keep its position and the reason.
-        const std::string what = e.what();
-        static const std::regex position(R"(at line (\d+), column (\d+): (.*))");
-        std::smatch m;
-        if (std::regex_search(what, m, position)) {
-            errors.emplace_back(SourceLocation{file_name, std::stoi(m[1])},
-                                "invalid JSON at column " + m[2].str() + ": " + m[3].str());
-        } else {
-            int line = 1;
-            for (size_t i = 0; i + 1 < e.byte && i < json_text.size(); ++i)
-                line += json_text[i] == '\n';
-            errors.emplace_back(SourceLocation{file_name, line}, "invalid JSON: " + what);
-        }
+        // A problem file is small; nesting and length are capped so that nothing after the parse recurses deeply.
+        root = parse_untrusted_json(json_text, SourceLocation{file_name, 1}, JsonLimits{64, size_t{1} << 20});
+    } catch (const Error& e) {
+        errors.push_back(e);
         return p;
     }
 
@@ -599,7 +588,9 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
         }
     });
 
-    for (auto [key, target] : {std::pair<const char*, Expr*>{"flops", &p.flops}, {"bytes", &p.bytes}}) {
+    for (const auto& field : {std::pair<const char*, Expr*>{"flops", &p.flops}, {"bytes", &p.bytes}}) {
+        const char* key = field.first;  // named locals: clang before 16 cannot capture structured bindings
+        Expr* target = field.second;
         c.check([&] {
             const std::string ptr = std::string("/") + key;
             *target = c.expr(c.require(root, "", key), ptr, sizeNames, "an expression over sizes");

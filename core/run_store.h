@@ -151,6 +151,12 @@ public:
     int64_t addMeasurement(int64_t candidate_id, const Measurement& measurement);
     // The payload goes through strip_secrets too: a steering command never carries a key into the store.
     int64_t addEvent(int64_t run_id, const std::string& kind, const nlohmann::json& payload);
+    // Takes a run back to a consistent point (a resumed search's last checkpoint): deletes its candidates, forecasts
+    // and measurements whose ids are above the given ones (static reports of deleted candidates with them) and its
+    // events above last_event, except those of the kinds in keep_kinds. Calls to language models stay (they were
+    // made and paid for); those of deleted candidates lose the candidate. One transaction.
+    void rollBackRun(int64_t run_id, int64_t last_candidate, int64_t last_forecast, int64_t last_measurement,
+                     int64_t last_event, const std::vector<std::string>& keep_kinds);
     // Stores the pairs with their source line, our bin (scheme_id names its scheme) and the file's own bin.
     void addImportedPairs(int64_t run_id, const std::vector<ImportedPair>& pairs,
                           const std::string& scheme_id = "gf-v2");

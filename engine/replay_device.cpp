@@ -3,6 +3,7 @@
 #include "core/candidate.h"
 #include "core/error.h"
 #include "core/problem_fingerprint.h"
+#include "core/untrusted_json.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -30,12 +31,7 @@ std::string problem_name(const std::string& problem_dir) {
     fs::path file = problem_dir;
     if (fs::is_directory(file))
         file /= "problem.json";
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(read_file(file.string()));
-    } catch (const nlohmann::json::parse_error& e) {
-        throw Error(SourceLocation{file.string(), 0}, std::string("not valid JSON: ") + e.what());
-    }
+    const nlohmann::json j = parse_untrusted_json(read_file(file.string()), SourceLocation{file.string(), 1});
     if (!j.is_object() || !j.contains("name") || !j["name"].is_string())
         throw Error(SourceLocation{file.string(), 0}, "expected a string field \"name\"");
     return j["name"].get<std::string>();
@@ -108,13 +104,11 @@ Recording Recording::parse(const std::string& text, const std::string& file_name
         if (line.find_first_not_of(" \t\r") == std::string::npos)
             continue;
         const SourceLocation where{file_name, number};
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(line);
-        } catch (const nlohmann::json::parse_error& e) {
-            throw Error(where, std::string("not a JSON object (") + e.what() +
-                                   "); each line of a recording is one JSON object");
-        }
+        std::string invalid;
+        std::optional<nlohmann::json> parsed = try_parse_untrusted_json(line, &invalid);
+        if (!parsed)
+            throw Error(where, "not a JSON object (" + invalid + "); each line of a recording is one JSON object");
+        nlohmann::json j = std::move(*parsed);
         if (!j.is_object())
             throw Error(where, "expected a JSON object");
         if (!have_header) {
@@ -173,11 +167,7 @@ ReplayDevice::ReplayDevice(std::string folder) : m_folder(std::move(folder)) {
     std::ifstream in(first);
     std::string line;
     std::getline(in, line);
-    try {
-        m_header = parse_header(nlohmann::json::parse(line), SourceLocation{first, 1});
-    } catch (const nlohmann::json::parse_error& e) {
-        throw Error(SourceLocation{first, 1}, std::string("not a JSON header line (") + e.what() + ")");
-    }
+    m_header = parse_header(parse_untrusted_json(line, SourceLocation{first, 1}), SourceLocation{first, 1});
 }
 
 std::string ReplayDevice::id() const { return "replay:" + m_slug; }

@@ -36,6 +36,9 @@ struct SearchBudgets {
 };
 void to_json(nlohmann::json& j, const SearchBudgets& b);
 SearchBudgets search_budgets_from_json(const nlohmann::json& j);
+// The budgets of a resumed run: each grows to the given one when that is larger (0, "no limit", is never replaced,
+// and a given 0 extends nothing).
+SearchBudgets extended_budgets(const SearchBudgets& stored, const SearchBudgets& given);
 
 // Everything that defines a run; stored in the run's config so that --resume continues the same search.
 struct SearchConfig {
@@ -101,7 +104,9 @@ nlohmann::json summary_json(const SearchSummary& s);
 class SearchRunner {
 public:
     // The runner takes the device, the surrogate (nullptr: no forecasts, everything is measured) and the mutators.
-    // run_path: the store file; resume: continue the last run in it (the stored config wins, except budgets).
+    // run_path: the store file; resume: continue the last run in it (the stored config wins, except budgets, which
+    // a larger given budget extends). A resumed run goes back to its last checkpoint and continues from there exactly
+    // as it would have without the interruption (measurements taken after the checkpoint are reused, not repeated).
     SearchRunner(SearchConfig config, std::string run_path, bool resume, std::unique_ptr<Device> device,
                  std::unique_ptr<Surrogate> surrogate, std::vector<std::unique_ptr<CandidateMutator>> mutators);
     ~SearchRunner();  // stops and joins

@@ -86,6 +86,11 @@ public:
     virtual void learn(const std::vector<LabelledExample>& examples) { (void)examples; }
     // Whether learn() changes later forecasts (then forecasting a candidate again can be worth it).
     virtual bool learns() const { return false; }
+    // What a resumed run needs to put a learning surrogate back as it was at a checkpoint, once it has learned the
+    // same examples in the same order again (for the local surrogate: how many examples its model was trained on);
+    // null when there is nothing to keep.
+    virtual nlohmann::json checkpointState() const { return nullptr; }
+    virtual void restoreState(const nlohmann::json& state) { (void)state; }
 };
 
 }  // namespace kerncast

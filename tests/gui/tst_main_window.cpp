@@ -34,6 +34,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 
 using namespace kerncast;
@@ -124,6 +125,37 @@ private Q_SLOTS:
     }
 
     void cleanup() { m_resources.reset(); }
+
+    // Problem folders with hostile files (nesting past any stack in problem.json, an endless launch expression) are
+    // listed with their errors; the window starts.
+    void hostileProblemFoldersAreListedWithTheirErrors() {
+        copyFolder(kFixture, problemsDir() + QStringLiteral("/deep_json"));
+        writeFile(problemsDir() + QStringLiteral("/deep_json/problem.json"),
+                  "{\"name\": \"deep\", \"sizes\": " + QByteArray(300000, '[') + QByteArray(300000, ']') + "}");
+        copyFolder(kFixture, problemsDir() + QStringLiteral("/deep_plan"));
+        QString json = readFile(problemsDir() + QStringLiteral("/deep_plan/problem.json"));
+        json.replace(QStringLiteral("\"name\": \"saxpy\""), QStringLiteral("\"name\": \"deep_plan\""));
+        writeFile(problemsDir() + QStringLiteral("/deep_plan/problem.json"), json.toUtf8());
+        writeFile(problemsDir() + QStringLiteral("/deep_plan/reference.cu"),
+                  "// @kerncast launch saxpy grid(" + QByteArray(3000, '(') + "N" + QByteArray(3000, ')') +
+                      ") block(256) args(x, y, a, N)\nextern \"C\" __global__ void saxpy(const float* x, float* y, "
+                      "float a, int n) {}\n");
+        auto w = openWindow();
+        QSignalSpy ready(w.get(), &MainWindow::ready);
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+        QCOMPARE(w->problemModel()->rowCount(), 4);
+        std::map<QString, QString> errors;
+        for (int r = 0; r < w->problemModel()->rowCount(); ++r) {
+            const QModelIndex status = w->problemModel()->index(r, ProblemListModel::StatusColumn);
+            errors[QFileInfo(status.data(ProblemListModel::DirRole).toString()).fileName()] =
+                status.data(Qt::ToolTipRole).toString();
+        }
+        QVERIFY2(errors["deep_json"].contains(QStringLiteral("problem.json:1: invalid JSON at column")) &&
+                     errors["deep_json"].contains(QStringLiteral("nest deeper than 64 levels")),
+                 qPrintable(errors["deep_json"]));
+        QVERIFY2(errors["deep_plan"].contains(QStringLiteral("reference.cu:1: expected at most 64 levels")),
+                 qPrintable(errors["deep_plan"]));
+    }
 
     void loadsTheLibraryAndShowsTheFirstProblem() {
         auto w = openWindow();
