@@ -1,5 +1,5 @@
 #pragma once
-// The local surrogate "local-xgb" (DESIGN §6): a learned model that needs no LLM, the embedded default.
+// The local surrogate "local-xgb" (ARCHITECTURE §6): a learned model that needs no LLM, the embedded default.
 //
 // Features (one row per query; a value that is unknown is NaN, which XGBoost routes along a learned default branch):
 //   the fixed list below (local_feature_names(), values from local_features()), then two model-level columns
