@@ -1,4 +1,5 @@
 #include "core/forecasters_import.h"
+#include "core/text_util.h"
 
 #include "core/error.h"
 
@@ -33,14 +34,6 @@ std::string type_name(const nlohmann::json& value) {
     if (value.is_array())
         return "an array";
     return "an object";
-}
-
-std::string trim(const std::string& text) {
-    const auto first = text.find_first_not_of(" \t\r\n\f\v");
-    if (first == std::string::npos)
-        return {};
-    const auto last = text.find_last_not_of(" \t\r\n\f\v");
-    return text.substr(first, last - first + 1);
 }
 
 // Parses one non-blank line; returns the pair or the reason the line is malformed.

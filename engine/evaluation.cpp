@@ -5,7 +5,7 @@
 #include "core/forecasters_import.h"
 #include "core/problem_library.h"
 #include "core/run_store.h"
-#include "engine/atomic_file.h"
+#include "core/text_util.h"
 #include "engine/forecast_query.h"
 #include "engine/llm_forecaster.h"
 #include "engine/local_forecaster.h"

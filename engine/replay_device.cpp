@@ -1,4 +1,5 @@
 #include "engine/replay_device.h"
+#include "core/text_util.h"
 
 #include "core/candidate.h"
 #include "core/error.h"
@@ -14,15 +15,6 @@ namespace kerncast {
 
 namespace {
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(SourceLocation{path, 0}, "cannot read the file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 // The problem's name as problem.json gives it. Only the name is needed to find a recording, so a replay does not
 // depend on the rest of the problem being valid on this machine.
 std::string problem_name(const std::string& problem_dir) {
@@ -31,7 +23,7 @@ std::string problem_name(const std::string& problem_dir) {
         file /= "problem.json";
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(read_file(file.string()));
+        j = nlohmann::json::parse(read_text_file(file.string()));
     } catch (const nlohmann::json::parse_error& e) {
         throw Error(SourceLocation{file.string(), 0}, std::string("not valid JSON: ") + e.what());
     }
@@ -89,7 +81,7 @@ RecordingEntry parse_entry(const nlohmann::json& j, const SourceLocation& where)
 }  // namespace
 
 Recording Recording::load(const std::string& path) {
-    return parse(read_file(path), path);
+    return parse(read_text_file(path), path);
 }
 
 Recording Recording::parse(const std::string& text, const std::string& file_name) {
@@ -173,6 +165,14 @@ ReplayDevice::ReplayDevice(std::string folder) : m_folder(std::move(folder)) {
     } catch (const nlohmann::json::parse_error& e) {
         throw Error(SourceLocation{first, 1}, std::string("not a JSON header line (") + e.what() + ")");
     }
+}
+
+std::optional<std::vector<StaticReport>> ReplayDevice::recordedStaticReport(const std::string& problem,
+                                                                            const std::string& source_hash) const {
+    if (const auto rec = recording(problem))
+        if (const RecordingEntry* entry = rec->find(source_hash))
+            return entry->static_report;
+    return std::nullopt;
 }
 
 std::string ReplayDevice::id() const { return "replay:" + m_slug; }

@@ -115,7 +115,7 @@ nlohmann::json summary_json(const SearchSummary& s) {
     for (const auto& p : s.trajectory)
         traj.push_back({{"measurements", p.measurements}, {"best_speedup", p.best_speedup}});
     return {{"run_id", s.run_id},
-            {"state", s.state},
+            {"state", to_string(s.state)},
             {"reason", s.reason},
             {"best_speedup", s.best_speedup},
             {"best_candidate", s.best_candidate},
@@ -342,12 +342,9 @@ MutationExample Loop::exampleOf(int64_t id) const {
 // The static report: the recording's (made by the real compiler on the recording machine) when the replay device
 // knows the program, else a real NVRTC/nvJitLink compile here.
 void Loop::staticReport(Cand& c) {
-    if (auto* replay = dynamic_cast<ReplayDevice*>(s.device.get())) {
-        if (auto rec = replay->recording(s.bundle.problem.name))
-            if (const RecordingEntry* entry = rec->find(c.c.source_hash)) {
-                c.report = entry->static_report;
-                return;
-            }
+    if (auto recorded = s.device->recordedStaticReport(s.bundle.problem.name, c.c.source_hash)) {
+        c.report = std::move(*recorded);
+        return;
     }
     if (!s.compiler)
         s.compiler = std::make_unique<Compiler>();
@@ -747,7 +744,7 @@ void Loop::restore() {
     }
     s.store->addEvent(s.run_id, "resumed",
                       {{"measurements", s.progress.measurements}, {"pending", pending.size()},
-                       {"unforecast", unforecast.size()}});
+                       {"unforecast", unforecast.size()}, {"budget_measurements", cfg.budgets.measurements}});
     emitSimple(SearchEvent::Kind::RunStarted, "resumed " + run.name);
     // What the killed session had decided to measure, then what it had proposed but not yet gated.
     for (int64_t id : pending)
@@ -960,8 +957,14 @@ void Loop::applyCommand(const SearchCommand& c) {
     nlohmann::json payload = nlohmann::json::object();
     std::string message = to_string(c.kind);
     switch (c.kind) {
-    case K::Pause: s.paused = true; break;
-    case K::Resume: s.paused = false; break;
+    case K::Pause:
+        s.paused = true;
+        s.progress.state = RunState::Paused;  // the command's event says so
+        break;
+    case K::Resume:
+        s.paused = false;
+        s.progress.state = RunState::Running;
+        break;
     case K::Step: ++s.steps_allowed; break;
     case K::Stop:
         s.stop_requested = true;
@@ -1021,21 +1024,21 @@ void Loop::applyCommands() {
             if (s.commands.empty()) {
                 if (!s.paused || s.steps_allowed > 0 || s.stop_requested)
                     return;
-                s.progress.state = "paused";
+                s.progress.state = RunState::Paused;
                 s.cv.wait(lock, [&] { return !s.commands.empty(); });
             }
             batch.swap(s.commands);
         }
         for (const auto& c : batch)
             applyCommand(c);
-        s.progress.state = s.paused ? "paused" : "running";
+        s.progress.state = s.paused ? RunState::Paused : RunState::Running;
     }
 }
 
 void Loop::run() {
     s.started = std::chrono::steady_clock::now();
     s.progress.budget_measurements = cfg.budgets.measurements;
-    s.progress.state = "running";
+    s.progress.state = RunState::Running;
     openStore();
     if (s.resume)
         restore();
@@ -1067,12 +1070,12 @@ SearchSummary SearchRunner::runHere() {
     SearchSummary& out = s.summary;
     try {
         loop.run();
-        s.progress.state = "finished";
-        out.state = "finished";
+        s.progress.state = RunState::Finished;
+        out.state = RunState::Finished;
         out.reason = s.end_reason;
     } catch (const std::exception& e) {
-        s.progress.state = "failed";
-        out.state = "failed";
+        s.progress.state = RunState::Failed;
+        out.state = RunState::Failed;
         out.reason = e.what();
     }
     out.run_id = s.run_id;
@@ -1085,14 +1088,14 @@ SearchSummary SearchRunner::runHere() {
     out.trajectory = s.trajectory;
     out.calibration = s.scored.empty() ? nlohmann::json{{"n", 0}} : metrics_json(compute_metrics(s.scored, s.scheme));
     SearchEvent e;
-    e.kind = out.state == "finished" ? SearchEvent::Kind::Finished : SearchEvent::Kind::Failed;
+    e.kind = out.state == RunState::Finished ? SearchEvent::Kind::Finished : SearchEvent::Kind::Failed;
     e.run_id = s.run_id;
     e.seq = ++s.seq;
     e.message = out.reason;
     e.progress = s.progress;
     try {
         if (s.store && s.run_id)
-            s.store->addEvent(s.run_id, out.state, {{"reason", out.reason}, {"best_speedup", out.best_speedup},
+            s.store->addEvent(s.run_id, to_string(out.state), {{"reason", out.reason}, {"best_speedup", out.best_speedup},
                                                     {"measurements", s.progress.measurements}});
     } catch (const std::exception& ex) {
         e.message += std::string(" (and the final event could not be stored: ") + ex.what() + ")";

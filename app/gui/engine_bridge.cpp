@@ -66,7 +66,7 @@ SearchEvent endEvent(SearchEvent::Kind kind, const std::string& message) {
     SearchEvent e;
     e.kind = kind;
     e.message = message;
-    e.progress.state = kind == SearchEvent::Kind::Failed ? "failed" : "finished";
+    e.progress.state = kind == SearchEvent::Kind::Failed ? RunState::Failed : RunState::Finished;
     return e;
 }
 
@@ -241,9 +241,11 @@ void EngineBridge::ban(qint64 candidateId) {
     post(command(SearchCommand::Kind::Ban, candidateId));
 }
 
-void EngineBridge::submitKernel(const QString& source, qint64 parentId) {
+void EngineBridge::submitKernel(const QString& source, qint64 parentId,
+                                const std::map<std::string, int64_t>& tunables) {
     SearchCommand c = command(SearchCommand::Kind::SubmitKernel, parentId);
     c.source = source.toStdString();
+    c.tunables = tunables;
     post(c);
 }
 
@@ -291,12 +293,10 @@ void EngineBridge::flush() {
                 next = State::Running;
             break;
         case SearchEvent::Kind::Command:
-            if (next != State::Stopping) {
-                if (e.message == to_string(SearchCommand::Kind::Pause))
-                    next = State::Paused;
-                else if (e.message == to_string(SearchCommand::Kind::Resume))
-                    next = State::Running;
-            }
+            // A pause or resume command's event carries the state it brought about.
+            if (next != State::Stopping &&
+                (e.progress.state == RunState::Paused || e.progress.state == RunState::Running))
+                next = e.progress.state;
             break;
         case SearchEvent::Kind::Finished:
         case SearchEvent::Kind::Failed:

@@ -1,5 +1,5 @@
 // kerncast-cli export --run R --format pairs-jsonl|events-jsonl|kernel-tuner [--out FILE] [--run-id N]: a run as a
-// dataset (DESIGN §8). pairs-jsonl: every measured candidate becomes a (reference, candidate, hardware, speedup)
+// dataset (ARCHITECTURE §8). pairs-jsonl: every measured candidate becomes a (reference, candidate, hardware, speedup)
 // pair in the GPU Forecasters eval-set schema; events-jsonl: the run's log (candidates, forecasts, gating,
 // measurements, steering commands) in write order; kernel-tuner: the family configurations as a Kernel Tuner cache.
 #include "engine/cli/cli.h"
@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "core/forecasters_import.h"
 #include "core/run_store.h"
-#include "engine/atomic_file.h"
+#include "core/text_util.h"
 
 #include <nlohmann/json.hpp>
 
