@@ -306,10 +306,14 @@ void EngineBridge::flush() {
             break;
         }
     }
-    if (end)
+    if (end) {
         m_timer.stop();
-    else
+    } else {
+        // The next batch a whole interval after this one, also when this one came late (a busy GUI thread): a
+        // repeating timer catches up with its schedule and would deliver two batches close together.
+        m_timer.start();
         setState(next);
+    }
     Q_EMIT eventsReady(batch);
     if (!end || m_session != session)
         return;  // a receiver started another session: this one's end is no longer news
