@@ -863,13 +863,6 @@
         <source>No run shown. Start a search (F5), or open a run or evaluate a pair set from the File menu.</source>
         <translation>Kein Lauf angezeigt. Starten Sie eine Suche (F5), oder öffnen Sie über das Menü „Datei“ einen Lauf oder werten Sie eine Paarmenge aus.</translation>
     </message>
-    <message numerus="yes">
-        <source>%n measured forecast(s): accuracy %1, off by one %2, ECE %3, AURC %4, Brier %5, Kendall τ-b %6</source>
-        <translation>
-            <numerusform>%n gemessene Prognose: Genauigkeit %1, um eine Klasse daneben %2, ECE %3, AURC %4, Brier %5, Kendall τ-b %6</numerusform>
-            <numerusform>%n gemessene Prognosen: Genauigkeit %1, um eine Klasse daneben %2, ECE %3, AURC %4, Brier %5, Kendall τ-b %6</numerusform>
-        </translation>
-    </message>
     <message>
         <source>No measured candidate with a forecast yet.</source>
         <translation>Noch kein gemessener Kandidat mit Prognose.</translation>
@@ -877,6 +870,13 @@
     <message>
         <source>No candidates yet.</source>
         <translation>Noch keine Kandidaten.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n measured forecast(s): accuracy %1 (majority bin %2), off by one %3, ECE %4, AURC %5, Kendall τ-b %6; Brier %7 (climatology %8, skill %9), CRPS %10 (climatology %11, skill %12)</source>
+        <translation>
+            <numerusform>%n gemessene Prognose: Genauigkeit %1 (häufigste Klasse %2), um eins daneben %3, ECE %4, AURC %5, Kendall τ-b %6; Brier %7 (Klimatologie %8, Skill %9), CRPS %10 (Klimatologie %11, Skill %12)</numerusform>
+            <numerusform>%n gemessene Prognosen: Genauigkeit %1 (häufigste Klasse %2), um eins daneben %3, ECE %4, AURC %5, Kendall τ-b %6; Brier %7 (Klimatologie %8, Skill %9), CRPS %10 (Klimatologie %11, Skill %12)</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1349,6 +1349,10 @@ Erwartete Beschleunigung %4×</translation>
         <source>Gap (over-confidence)</source>
         <translation>Lücke (Überkonfidenz)</translation>
     </message>
+    <message>
+        <source>Reliability (ECE = %1; accuracy %2, majority bin %3)</source>
+        <translation>Zuverlässigkeit (ECE = %1; Genauigkeit %2, häufigste Klasse %3)</translation>
+    </message>
 </context>
 <context>
     <name>kerncast::RiskCoveragePlot</name>
@@ -1612,8 +1616,8 @@ Erwartete Beschleunigung %4×</translation>
         <translation>Beste Beschleunigung: noch keine</translation>
     </message>
     <message>
-        <source>Surrogate on %1 measured: accuracy %2, ECE %3, AURC %4</source>
-        <translation>Surrogatmodell auf %1 gemessenen Kandidaten: Genauigkeit %2, ECE %3, AURC %4</translation>
+        <source>Surrogate on %1 measured: accuracy %2 (majority bin %3), skill over climatology: Brier %4, CRPS %5; ECE %6, AURC %7</source>
+        <translation>Surrogatmodell auf %1 gemessenen Kandidaten: Genauigkeit %2 (häufigste Klasse %3), Skill gegenüber Klimatologie: Brier %4, CRPS %5; ECE %6, AURC %7</translation>
     </message>
 </context>
 <context>

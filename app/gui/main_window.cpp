@@ -581,6 +581,9 @@ void MainWindow::showReadRun() {
     p.calibration_accuracy = metrics.accuracy;
     p.calibration_ece = metrics.ece;
     p.calibration_aurc = metrics.aurc;
+    p.calibration_majority_accuracy = metrics.majority_accuracy;
+    p.calibration_brier_skill = metrics.brier_skill;
+    p.calibration_crps_skill = metrics.crps_skill;
     if (run.config)
         m_runControl->setConfig(*run.config);
     m_runControl->showProgress(p);
