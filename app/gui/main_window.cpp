@@ -62,6 +62,7 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
     connectParts();
     createMenus();
     readSettings();
+    m_surrogateStatus->setText(surrogateStatus());
     reloadProblems();
     reloadDevices();
 }
@@ -309,7 +310,6 @@ void MainWindow::readSettings() {
     m_problems->setPendingSelection(settings.value(QStringLiteral("problems/selected")).toString());
     m_devices->setSavedDevice(settings.value(QStringLiteral("devices/active")).toString());
     m_runControl->readSettings(settings);
-    m_surrogateStatus->setText(surrogateStatus());
 }
 
 void MainWindow::showEvent(QShowEvent* event) {

@@ -14,6 +14,7 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <utility>
 
 namespace kerncast {
@@ -60,8 +61,12 @@ PopulationPanel::PopulationPanel(QWidget* parent) : QWidget(parent) {
         {PopulationModel::StatusColumn, 11},   {PopulationModel::ForecastColumn, 14},
         {PopulationModel::SpeedupColumn, 8},   {PopulationModel::TimeColumn, 9},
         {PopulationModel::RegistersColumn, 6}, {PopulationModel::SharedMemoryColumn, 9}};
-    for (const auto& [column, chars] : widths)
-        m_table->setColumnWidth(column, digit * chars + 12);
+    // Wide enough for the header too: a translated title may be longer than the column's values.
+    const QFontMetrics headerMetrics(m_table->horizontalHeader()->font());
+    for (const auto& [column, chars] : widths) {
+        const QString title = m_population->headerData(column, Qt::Horizontal).toString();
+        m_table->setColumnWidth(column, std::max(digit * chars + 12, headerMetrics.horizontalAdvance(title) + 24));
+    }
     // What a narrow dock should show first: the outcome and the forecast, then the lineage.
     auto* header = m_table->horizontalHeader();
     header->setSectionsMovable(true);

@@ -69,7 +69,7 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     scroll->setObjectName(QStringLiteral("runSettingsScroll"));
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     auto* settings = new QWidget(scroll);
     auto* layout = new QVBoxLayout(settings);
     layout->setContentsMargins(6, 0, 6, 6);
@@ -113,16 +113,17 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     m_keyNote->setWordWrap(true);
     m_keyNote->setStyleSheet(QStringLiteral("color: palette(mid);"));
     auto* mutators = new QWidget(what);
-    auto* mutatorsLayout = new QHBoxLayout(mutators);
+    // Two to a row: three side by side would widen the narrow dock of a small screen.
+    auto* mutatorsLayout = new QGridLayout(mutators);
     mutatorsLayout->setContentsMargins(0, 0, 0, 0);
     m_parametric = new QCheckBox(tr("Parametric"), mutators);
     m_parametric->setChecked(true);
     m_llmRewrite = new QCheckBox(tr("LLM rewrite"), mutators);
     m_llmDiff = new QCheckBox(tr("LLM diff"), mutators);
-    mutatorsLayout->addWidget(m_parametric);
-    mutatorsLayout->addWidget(m_llmRewrite);
-    mutatorsLayout->addWidget(m_llmDiff);
-    mutatorsLayout->addStretch();
+    mutatorsLayout->addWidget(m_parametric, 0, 0);
+    mutatorsLayout->addWidget(m_llmRewrite, 0, 1);
+    mutatorsLayout->addWidget(m_llmDiff, 1, 0);
+    mutatorsLayout->setColumnStretch(2, 1);
     whatForm->addRow(tr("&Problem:"), m_problem);
     whatForm->addRow(tr("&Device:"), m_device);
     whatForm->addRow(tr("S&urrogate:"), m_surrogate);

@@ -57,7 +57,7 @@ void applyDefaultDockLayout(QMainWindow* window, const WorkbenchDocks& d) {
         window->tabifyDockWidget(d.population, d.plots);
         d.population->raise();
     }
-    window->resizeDocks({d.run, d.inspector}, {std::clamp(w * 23 / 100, 300, 390), std::clamp(w * 26 / 100, 320, 440)},
+    window->resizeDocks({d.run, d.inspector}, {std::clamp(w * 27 / 100, 340, 400), std::clamp(w * 26 / 100, 320, 440)},
                         Qt::Horizontal);
     if (!low)
         window->resizeDocks({d.run, d.problems}, {h * 65 / 100, h * 30 / 100}, Qt::Vertical);
