@@ -80,6 +80,16 @@ class TestEngineBridge : public QObject {
     std::unique_ptr<QTemporaryDir> m_dir;
     QString runPath(const QString& name) const { return m_dir->filePath(name); }
 
+    // Shows the window and starts a saxpy search with a large budget into `file`.
+    void startSaxpySearch(MainWindow& w, const QString& file) {
+        w.show();
+        QTRY_VERIFY_WITH_TIMEOUT(w.isReady(), 60000);
+        QVERIFY(w.runControl()->setProblemDir(kResources + QStringLiteral("/problems/saxpy")));
+        QVERIFY(w.runControl()->setDeviceId(kDevice));
+        w.runControl()->setBudget(200);
+        QVERIFY(w.startSearch(runPath(file)));
+    }
+
 private Q_SLOTS:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true);
@@ -339,12 +349,9 @@ private Q_SLOTS:
     // from the editor keeps them, so it compiles and is forecast like any child.
     void anEditedFamilyCandidateKeepsItsTunables() {
         MainWindow w({kResources, false});
-        w.show();
-        QTRY_VERIFY_WITH_TIMEOUT(w.isReady(), 60000);
-        QVERIFY(w.runControl()->setProblemDir(kResources + QStringLiteral("/problems/saxpy")));
-        QVERIFY(w.runControl()->setDeviceId(kDevice));
-        w.runControl()->setBudget(200);
-        QVERIFY(w.startSearch(runPath(QStringLiteral("family.sqlite"))));
+        startSaxpySearch(w, QStringLiteral("family.sqlite"));
+        if (QTest::currentTestFailed())
+            return;
         w.bridge()->pause();
         QTRY_COMPARE_WITH_TIMEOUT(w.bridge()->state(), EngineBridge::State::Paused, 240000);
         const auto& rows = w.populationModel()->rows();
@@ -379,12 +386,9 @@ private Q_SLOTS:
     // once a person picks a row, they stay on it.
     void theViewsFollowTheNewestBestUntilARowIsPicked() {
         MainWindow w({kResources, false});
-        w.show();
-        QTRY_VERIFY_WITH_TIMEOUT(w.isReady(), 60000);
-        QVERIFY(w.runControl()->setProblemDir(kResources + QStringLiteral("/problems/saxpy")));
-        QVERIFY(w.runControl()->setDeviceId(kDevice));
-        w.runControl()->setBudget(200);
-        QVERIFY(w.startSearch(runPath(QStringLiteral("follow.sqlite"))));
+        startSaxpySearch(w, QStringLiteral("follow.sqlite"));
+        if (QTest::currentTestFailed())
+            return;
         const auto bestId = [&] {
             qint64 id = 0;
             double best = 0;
