@@ -175,6 +175,7 @@ void MainWindow::connectParts() {
     connect(m_population, &PopulationPanel::pinRequested, bridge, &EngineBridge::pin);
     connect(m_population, &PopulationPanel::banRequested, bridge, &EngineBridge::ban);
     connect(m_population, &PopulationPanel::measureRequested, bridge, &EngineBridge::forceMeasure);
+    connect(m_population, &PopulationPanel::reviewRequested, this, &MainWindow::reviewSuspect);
     connect(m_plots, &PlotsPanel::candidateClicked, this, [this](qint64 id) { selectCandidate(id); });
     connect(m_inspector, &ForecastInspector::forceMeasureRequested, this, [this](qint64 id) {
         if (m_session->isSteerable())
@@ -514,6 +515,7 @@ void MainWindow::refreshPlots() {
 }
 
 void MainWindow::refreshRunStatus() {
+    m_population->setReviewable(!m_session->path().isEmpty());
     m_runStatus->setText(tr("Run: %1").arg(m_session->stateText()));
     m_runStatus->setToolTip(m_session->path());
     m_devices->showWorker(m_session->isSteerable() ? QString::fromStdString(m_session->bridge()->config().device)
@@ -551,6 +553,26 @@ void MainWindow::showErrorDialog(const QString& title, const QString& message, c
     box->open();
     statusBar()->showMessage(message.section(QLatin1Char('\n'), 0, 0), 15000);
     Q_EMIT errorShown(message);
+}
+
+void MainWindow::reviewSuspect(qint64 candidateId, bool accept) {
+    const QString error = m_bridge->review(m_runPath, candidateId, accept);
+    if (!error.isEmpty())
+        statusBar()->showMessage(tr("Review failed: %1").arg(error), 10000);
+    else if (accept)
+        statusBar()->showMessage(tr("Candidate %1 accepted: it enters the archive").arg(candidateId), 8000);
+    else
+        statusBar()->showMessage(tr("Candidate %1 rejected: it stays out of the archive").arg(candidateId), 8000);
+}
+
+void MainWindow::reviewSuspect(qint64 candidateId, bool accept) {
+    const QString error = m_session->bridge()->review(m_session->path(), candidateId, accept);
+    if (!error.isEmpty())
+        statusBar()->showMessage(tr("Review failed: %1").arg(error), 10000);
+    else if (accept)
+        statusBar()->showMessage(tr("Candidate %1 accepted: it enters the archive").arg(candidateId), 8000);
+    else
+        statusBar()->showMessage(tr("Candidate %1 rejected: it stays out of the archive").arg(candidateId), 8000);
 }
 
 void MainWindow::openRun(const QString& path) {

@@ -104,6 +104,11 @@ void PopulationPanel::showContextMenu(const QPoint& pos) {
         ->setEnabled(m_steerable && !index.siblingAtColumn(PopulationModel::StatusColumn)
                                          .data(PopulationModel::MeasuredSpeedupRole)
                                          .isValid());
+    const bool suspect = index.data(PopulationModel::StatusRole).toString() == QLatin1String("suspect");
+    for (const bool accept : {true, false})
+        menu.addAction(accept ? tr("Accept Suspect Result") : tr("Reject Suspect Result"), this,
+                       [this, id, accept] { Q_EMIT reviewRequested(id, accept); })
+            ->setEnabled(suspect && m_reviewable);
     menu.exec(m_table->viewport()->mapToGlobal(pos));
 }
 

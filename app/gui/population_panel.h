@@ -46,6 +46,8 @@ public:
     bool showCurrent(qint64 candidateId);
     // Whether the context menu's steering entries are enabled (a live search runs).
     void setSteerable(bool steerable) { m_steerable = steerable; }
+    // Whether a suspect result can be accepted or rejected (a run is shown, live or opened).
+    void setReviewable(bool reviewable) { m_reviewable = reviewable; }
 
 Q_SIGNALS:
     // A person picked a row in the table or the tree.
@@ -53,6 +55,8 @@ Q_SIGNALS:
     void pinRequested(qint64 candidateId);
     void banRequested(qint64 candidateId);
     void measureRequested(qint64 candidateId);
+    // A person's verdict on a suspect result.
+    void reviewRequested(qint64 candidateId, bool accept);
 
 private:
     void showContextMenu(const QPoint& pos);
@@ -67,6 +71,7 @@ private:
     QTimer* m_resort = nullptr;
     bool m_selecting = false;
     bool m_steerable = false;
+    bool m_reviewable = false;
 };
 
 }  // namespace kerncast

@@ -189,7 +189,7 @@ RunStore* RunSession::reader() {
         return nullptr;
     if (!m_reader) {
         try {
-            m_reader = std::make_unique<RunStore>(RunStore::open(m_path.toStdString()));
+            m_reader = std::make_unique<RunStore>(RunStore::openReadOnly(m_path.toStdString()));
         } catch (const std::exception&) {
             return nullptr;
         }
