@@ -1,5 +1,6 @@
 #include "core/problem.h"
 #include "core/untrusted_json.h"
+#include "core/text_util.h"
 
 #include <nlohmann/json.hpp>
 
@@ -137,13 +138,6 @@ bool is_identifier(const std::string& s) {
     return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
-std::string join(const std::set<std::string>& names) {
-    std::string out;
-    for (const auto& n : names)
-        out += (out.empty() ? "" : ", ") + n;
-    return out.empty() ? "none" : out;
-}
-
 std::string describe(const json& v) {
     if (v.is_string())
         return v.dump();
@@ -190,7 +184,7 @@ public:
         std::set<std::string> names(known.begin(), known.end());
         for (const auto& [key, v] : obj.items())
             if (!names.count(key))
-                report(pointer + "/" + key, "unknown field; expected one of " + join(names));
+                report(pointer + "/" + key, "unknown field; expected one of " + join_names(names));
     }
 
     const json& require(const json& obj, const std::string& pointer, const char* key) {
@@ -236,7 +230,7 @@ public:
                                           describe(v)};
         for (const auto& name : e.names())
             if (!allowed.count(name))
-                throw FieldError{pointer, "unknown size '" + name + "' in '" + e.text() + "' (sizes: " + join(allowed) + ")"};
+                throw FieldError{pointer, "unknown size '" + name + "' in '" + e.text() + "' (sizes: " + join_names(allowed) + ")"};
         return e;
     }
 
@@ -451,8 +445,8 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
             c.check([&] {
                 Bindings b = parse_case(c, corr[i], ptr);
                 if (keys(b) != keys(p.benchmark))
-                    throw FieldError{ptr, "names sizes {" + join(keys(b)) + "}, but the benchmark case names {" +
-                                              join(keys(p.benchmark)) + "}; every case names the same sizes"};
+                    throw FieldError{ptr, "names sizes {" + join_names(keys(b)) + "}, but the benchmark case names {" +
+                                              join_names(keys(p.benchmark)) + "}; every case names the same sizes"};
                 p.correctness.push_back(std::move(b));
             });
         }

@@ -942,6 +942,19 @@ int64_t RunStore::forecastCount(int64_t run_id) {
     return stmt.step() ? stmt.int64(0) : 0;
 }
 
+RunStore::ForecastUsage RunStore::forecastUsage(int64_t run_id) {
+    auto stmt = m_impl->db.prepare("SELECT coalesce(sum(t.tokens_in + t.tokens_out), 0), coalesce(sum(t.cost_usd), 0) "
+                                   "FROM forecasts t JOIN candidates c ON c.id = t.candidate_id WHERE c.run_id = ?",
+                                   "summing forecast usage");
+    stmt.bind(1, run_id);
+    ForecastUsage usage;
+    if (stmt.step()) {
+        usage.tokens = stmt.int64(0);
+        usage.cost_usd = stmt.real(1);
+    }
+    return usage;
+}
+
 std::vector<RunEvent> RunStore::events(int64_t run_id) {
     auto stmt = m_impl->db.prepare("SELECT id, run_id, ts, kind, payload FROM events WHERE run_id = ? ORDER BY id",
                                    "reading events");

@@ -6,7 +6,7 @@
 #include "core/problem_library.h"
 #include "core/forecasters_datasets.h"
 #include "core/run_store.h"
-#include "engine/atomic_file.h"
+#include "core/text_util.h"
 #include "engine/forecast_query.h"
 #include "engine/llm_forecaster.h"
 #include "engine/local_forecaster.h"

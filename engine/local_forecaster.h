@@ -1,5 +1,5 @@
 #pragma once
-// The local surrogate "local-xgb" (DESIGN §6): a learned model that needs no LLM, the embedded default.
+// The local surrogate "local-xgb" (ARCHITECTURE §6): a learned model that needs no LLM, the embedded default.
 //
 // What it forecasts. A query is a candidate against its anchor (engine/surrogate.h ForecastAnchor: the measured
 // parent, else the reference); the target is log S = log(t_anchor / t_candidate). It learns from measured programs

@@ -41,8 +41,8 @@ LlmConfig llm_config(const SearchConfig& cfg) {
 
 // The folder whose recordings teach the local surrogate: the replay device's own, else default_recordings_folder.
 std::string recordings_folder(const Device& device, const std::string& resources_dir) {
-    if (auto* replay = dynamic_cast<const ReplayDevice*>(&device))
-        return replay->folder();
+    if (std::string folder = device.recordingsFolder(); !folder.empty())
+        return folder;
     // A real GPU: the recordings of the same model when there are some, so the surrogate starts from its hardware.
     return default_recordings_folder(resources_dir, device.fingerprint().slug());
 }

@@ -137,7 +137,7 @@ nlohmann::json summary_json(const SearchSummary& s) {
     for (const auto& p : s.trajectory)
         traj.push_back({{"measurements", p.measurements}, {"best_speedup", p.best_speedup}});
     return {{"run_id", s.run_id},
-            {"state", s.state},
+            {"state", to_string(s.state)},
             {"reason", s.reason},
             {"best_speedup", s.best_speedup},
             {"best_candidate", s.best_candidate},
@@ -404,12 +404,9 @@ MutationExample Loop::exampleOf(int64_t id) const {
 // The static report: the recording's (made by the real compiler on the recording machine) when the replay device
 // knows the program, else a real NVRTC/nvJitLink compile here.
 void Loop::staticReport(Cand& c) {
-    if (auto* replay = dynamic_cast<ReplayDevice*>(s.device.get())) {
-        if (auto rec = replay->recording(s.bundle.problem.name))
-            if (const RecordingEntry* entry = rec->find(c.c.source_hash)) {
-                c.report = entry->static_report;
-                return;
-            }
+    if (auto recorded = s.device->recordedStaticReport(s.bundle.problem.name, c.c.source_hash)) {
+        c.report = std::move(*recorded);
+        return;
     }
     if (!s.compiler)
         s.compiler = std::make_unique<Compiler>();
@@ -1147,8 +1144,14 @@ void Loop::applyCommand(const SearchCommand& c) {
     nlohmann::json payload = nlohmann::json::object();
     std::string message = to_string(c.kind);
     switch (c.kind) {
-    case K::Pause: s.paused = true; break;
-    case K::Resume: s.paused = false; break;
+    case K::Pause:
+        s.paused = true;
+        s.progress.state = RunState::Paused;  // the command's event says so
+        break;
+    case K::Resume:
+        s.paused = false;
+        s.progress.state = RunState::Running;
+        break;
     case K::Step: ++s.steps_allowed; break;
     case K::Stop:
         s.stop_requested = true;
@@ -1211,7 +1214,7 @@ void Loop::applyCommands() {
             if (s.commands.empty()) {
                 if (!s.paused || s.steps_allowed > 0 || s.stop_requested)
                     return;
-                s.progress.state = "paused";
+                s.progress.state = RunState::Paused;
                 s.cv.wait(lock, [&] { return !s.commands.empty(); });
             }
             batch.swap(s.commands);
@@ -1226,7 +1229,7 @@ void Loop::applyCommands() {
 void Loop::run() {
     s.started = std::chrono::steady_clock::now();
     s.progress.budget_measurements = cfg.budgets.measurements;
-    s.progress.state = "running";
+    s.progress.state = RunState::Running;
     openStore();
     if (s.resume)
         restore();
@@ -1258,12 +1261,12 @@ SearchSummary SearchRunner::runHere() {
     SearchSummary& out = s.summary;
     try {
         loop.run();
-        s.progress.state = "finished";
-        out.state = "finished";
+        s.progress.state = RunState::Finished;
+        out.state = RunState::Finished;
         out.reason = s.end_reason;
     } catch (const std::exception& e) {
-        s.progress.state = "failed";
-        out.state = "failed";
+        s.progress.state = RunState::Failed;
+        out.state = RunState::Failed;
         out.reason = e.what();
     }
     out.run_id = s.run_id;
@@ -1276,14 +1279,14 @@ SearchSummary SearchRunner::runHere() {
     out.trajectory = s.trajectory;
     out.calibration = s.scored.empty() ? nlohmann::json{{"n", 0}} : metrics_json(compute_metrics(s.scored, s.scheme));
     SearchEvent e;
-    e.kind = out.state == "finished" ? SearchEvent::Kind::Finished : SearchEvent::Kind::Failed;
+    e.kind = out.state == RunState::Finished ? SearchEvent::Kind::Finished : SearchEvent::Kind::Failed;
     e.run_id = s.run_id;
     e.seq = ++s.seq;
     e.message = out.reason;
     e.progress = s.progress;
     try {
         if (s.store && s.run_id)
-            s.store->addEvent(s.run_id, out.state, {{"reason", out.reason}, {"best_speedup", out.best_speedup},
+            s.store->addEvent(s.run_id, to_string(out.state), {{"reason", out.reason}, {"best_speedup", out.best_speedup},
                                                     {"measurements", s.progress.measurements}});
     } catch (const std::exception& ex) {
         e.message += std::string(" (and the final event could not be stored: ") + ex.what() + ")";

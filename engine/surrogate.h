@@ -1,5 +1,5 @@
 #pragma once
-// Surrogates (DESIGN §6): forecast a candidate's speedup over its anchor (its measured parent, else the reference)
+// Surrogates (ARCHITECTURE §6): forecast a candidate's speedup over its anchor (its measured parent, else the reference)
 // as a distribution over the 8 bins of a scheme. The LLM forecaster asks an OpenAI-compatible endpoint; the local forecaster is a learned model that needs
 // no LLM (the embedded default). The search runner, `kerncast-cli forecast` and `kerncast-cli evaluate` see only
 // this interface.
