@@ -15,6 +15,7 @@ namespace {
 constexpr int kReliabilityBuckets = 10;
 constexpr double kSumTolerance = 1e-6;
 constexpr double kProbabilityFloor = 1e-12;  // keeps nll finite when the true bin got probability 0
+constexpr double kTieTolerance = 1e-9;       // values this close are ties in AURC, Kendall's tau-b and top-k
 
 std::string format_number(double v, const char* format = "%.10g") {
     char buf[64];
@@ -119,6 +120,22 @@ double pack_top10_recovery(std::vector<std::pair<double, double>> expected_and_s
             best_taken = std::max(best_taken, expected_and_speedup[i].second);
     }
     return best_taken / best;
+}
+
+// Values that agree to 1e-9 are one value: a stored forecast read back (or summed in another order) can differ in
+// its last bits from an equal one, and that must not split a tie in AURC, Kendall's tau-b or the top-k ranking.
+// Each run of values within 1e-9 of its smallest member takes that member's value.
+void merge_near_ties(std::vector<double>& v) {
+    std::vector<size_t> order(v.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+    for (size_t i = 0; i < order.size();) {
+        const double anchor = v[order[i]];
+        size_t j = i + 1;
+        for (; j < order.size() && v[order[j]] - anchor <= kTieTolerance; ++j)
+            v[order[j]] = anchor;
+        i = j;
+    }
 }
 
 }  // namespace
@@ -259,7 +276,9 @@ ForecastMetrics compute_metrics(const std::vector<ScoredForecast>& forecasts, co
     double accurate = 0, near = 0, brier = 0, crps = 0, nll = 0;
     for (size_t i = 0; i < n; ++i) {
         const auto& p = forecasts[i].probabilities;
-        const int truth = scheme.binOf(forecasts[i].true_speedup);
+        const int truth = forecasts[i].true_bin >= 1 && forecasts[i].true_bin <= kBinCount
+                              ? forecasts[i].true_bin
+                              : scheme.binOf(forecasts[i].true_speedup);
         const int predicted = predicted_bin(p);
         confidence[i] = p[predicted - 1];
         expected[i] = expected_bin(p);
@@ -277,9 +296,11 @@ ForecastMetrics compute_metrics(const std::vector<ScoredForecast>& forecasts, co
         ++bucket.count;
         bucket.accuracy += correct[i] ? 1 : 0;  // sums for now, means below
         bucket.mean_confidence += confidence[i];
-
-        packs[forecasts[i].pack].emplace_back(expected[i], speedup[i]);
     }
+    merge_near_ties(confidence);
+    merge_near_ties(expected);
+    for (size_t i = 0; i < n; ++i)
+        packs[forecasts[i].pack].emplace_back(expected[i], speedup[i]);
     const double total = static_cast<double>(n);
     m.accuracy = accurate / total;
     m.off_by_one = near / total;

@@ -20,6 +20,7 @@ struct ScoredForecast {
     std::array<double, kBinCount> probabilities{};  // index 0 is bin 1; normalised
     double true_speedup = 0;                        // measured, > 0
     std::string pack;                               // problem or pair-set pack: top10_recovery ranks within it
+    int true_bin = 0;  // 1..8: the label to score against (a pair file's own true_bin); 0: the scheme's bin of S
 };
 
 struct ReliabilityBucket {

@@ -29,14 +29,6 @@ ProgramRef program_ref(const KernelProgram& k, const Bindings& tunables = {}) {
     return p;
 }
 
-std::string family_label(const KernelProgram& family, const Bindings& config) {
-    // Declared order, as a person reads the file ("BLOCK=256 VEC=4"), not the map's alphabetical one.
-    std::string label = "family";
-    for (const auto& t : family.tunables)
-        if (auto it = config.find(t.name); it != config.end())
-            label += " " + t.name + "=" + std::to_string(it->second);
-    return label;
-}
 
 // The lines already recorded in an interrupted recording, after cutting off a last line that a crash left
 // half-written. Throws when the file belongs to another device or problem.
@@ -75,6 +67,15 @@ std::set<std::string> resume_existing(const fs::path& file, const RecordingHeade
 }
 
 }  // namespace
+
+std::string family_label(const KernelProgram& family, const Bindings& config) {
+    // Declared order, as a person reads the file ("BLOCK=256 VEC=4"), not the map's alphabetical one.
+    std::string label = "family";
+    for (const auto& t : family.tunables)
+        if (auto it = config.find(t.name); it != config.end())
+            label += " " + t.name + "=" + std::to_string(it->second);
+    return label;
+}
 
 std::vector<RecordItem> recording_plan(const std::string& problem_dir, size_t limit) {
     const ProblemBundle bundle = load_problem_folder(problem_dir);

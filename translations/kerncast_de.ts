@@ -35,6 +35,14 @@
         <translation>Unerwartetes Argument: %1</translation>
     </message>
     <message>
+        <source>Give the run file once: as an argument or with --run, not both</source>
+        <translation>Die Laufdatei nur einmal angeben: als Argument oder mit --run, nicht beides</translation>
+    </message>
+    <message>
+        <source>A run file to open (as --run).</source>
+        <translation>Eine Laufdatei zum Öffnen (wie --run).</translation>
+    </message>
+    <message>
         <source>Resources folder not found: %1</source>
         <translation>Ressourcenordner nicht gefunden: %1</translation>
     </message>

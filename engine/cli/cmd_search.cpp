@@ -3,11 +3,15 @@
 // terminal; with --json one summary object on stdout. Exit 0 when the search finished, 1 when it failed.
 #include "engine/cli/cli.h"
 #include "engine/cli/problem_arg.h"
+#include "engine/device.h"
 #include "engine/forecast_query.h"
+#include "engine/replay_device.h"
 #include "engine/search_runner.h"
 
 #include "core/error.h"
+#include "core/fast_p.h"
 #include "core/metrics.h"
+#include "core/run_store.h"
 
 #include <nlohmann/json.hpp>
 
@@ -64,6 +68,37 @@ void progress_line(std::ostream& err, const SearchProgress& p) {
                   (long long)p.budget_measurements, (long long)p.forecasts, (long long)p.candidates,
                   p.best_speedup, p.elapsed_s);
     err << buf << std::flush;
+}
+
+// KernelBench's fast_p for this one problem, against its reference and against PyTorch eager (the time the
+// recording holds for the problem's `pytorch` expression; unknown on a GPU or for a recording without it).
+nlohmann::json search_fast_p(const SearchConfig& cfg, const SearchSummary& s, const std::string& run_path) {
+    std::optional<double> vs_reference, vs_eager;
+    if (s.best_candidate && s.best_speedup > 0)
+        vs_reference = s.best_speedup;
+    std::vector<std::optional<double>> eager;
+    try {
+        RunStore store = RunStore::open(run_path);
+        const auto runs = store.runs();
+        const std::string device = cfg.device.empty() && !runs.empty() ? runs.back().device : cfg.device;
+        const std::string problem = runs.empty() ? "" : runs.back().problem;
+        std::optional<double> eager_us;
+        if (device.rfind("replay:", 0) == 0)
+            if (auto dev = open_device(device, resources_dir()); auto* replay = dynamic_cast<ReplayDevice*>(dev.get()))
+                if (auto rec = replay->recording(problem); rec && rec->header.pytorch_eager_us)
+                    eager_us = rec->header.pytorch_eager_us;
+        if (eager_us) {
+            std::optional<double> best_us;
+            if (s.best_candidate)
+                for (const auto& m : store.measurementsFor(s.best_candidate))
+                    if (m.measurement.status == Status::Ok && m.measurement.candidate)
+                        best_us = m.measurement.candidate->median_us;
+            eager.push_back(best_us && *best_us > 0 ? std::optional<double>(*eager_us / *best_us) : std::nullopt);
+        }
+    } catch (const std::exception&) {
+        // fast_p against eager is left unknown; the search itself succeeded
+    }
+    return {{"reference", fast_p_json({vs_reference})}, {"pytorch_eager", fast_p_json(eager)}};
 }
 
 void run_search(Context& ctx, SearchArgs& a) {
@@ -124,6 +159,7 @@ void run_search(Context& ctx, SearchArgs& a) {
     if (ctx.json) {
         nlohmann::json j = summary_json(s);
         j["run"] = a.run;
+        j["fast_p"] = search_fast_p(cfg, s, a.run);
         *ctx.out << j.dump(2) << "\n";
     } else {
         char buf[512];

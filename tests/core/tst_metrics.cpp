@@ -478,6 +478,27 @@ private Q_SLOTS:
                              "0.8,0.9,0,0,0\n"
                              "0.9,1,0,0,0\n"));
     }
+
+    void valuesWithin1e9AreTies() {
+        // Two forecasts with equal confidence, one right and one wrong, plus a confident right one. When the second
+        // confidence is higher by 1e-12 (what renormalising a stored vector again can do), it must still tie: the
+        // split would let the wrong one enter first and raise AURC from 2/9 to 5/18, and turn the tied pair into a
+        // discordant one for Kendall's tau-b.
+        auto make = [](double shift) {
+            ScoredForecast right{{0, 0, 0, 0.6, 0.4, 0, 0, 0}, 0.9, "p"};                   // bin 4, true bin 4
+            ScoredForecast wrong{{0, 0, 0, 0.6 + shift, 0.4 - shift, 0, 0, 0}, 1.7, "p"};  // bin 4, true bin 6
+            ScoredForecast sure{{0, 0, 0, 0, 0.9, 0.1, 0, 0}, 1.2, "p"};                    // bin 5, true bin 5
+            return std::vector<ScoredForecast>{right, wrong, sure};
+        };
+        const ForecastMetrics tied = compute_metrics(make(0), BinScheme::gfV2());
+        const ForecastMetrics near = compute_metrics(make(1e-12), BinScheme::gfV2());
+        QCOMPARE(tied.aurc, 2.0 / 9.0);
+        QCOMPARE(near.aurc, tied.aurc);
+        QCOMPARE(near.kendall_tau_b, tied.kendall_tau_b);
+        QCOMPARE(near.risk_coverage.size(), tied.risk_coverage.size());
+        // A real difference (1e-6) is not a tie.
+        QVERIFY(compute_metrics(make(1e-6), BinScheme::gfV2()).aurc > tied.aurc);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestMetrics)

@@ -113,6 +113,34 @@ private slots:
             QVERIFY(j["metrics"]["brier_skill"].get<double>() <= 1e-12);
     }
 
+    void trueBinsFromTheFileOrTheScheme() {
+        // Every answer says bin 4. The file's true bins are theirs (floor(2*log2 S)+4): 1.2x and 1.0x are bin 4
+        // there, while gf-v2 puts 1.2x in bin 5; so the file scores 2 of the 5 measured pairs right, the scheme 1.
+        LoopbackHttpServer server;
+        server.setHandler([](const HttpRequestSeen&) { return HttpAnswer::json(tool_answer(4)); });
+        const std::string pairs = KERNCAST_TEST_DATA "/forecasters/pairs.jsonl";
+        auto eval = [&](const char* bins) {
+            auto r = run_cli({"evaluate", "--pairs", pairs, "--surrogate", "llm", "--endpoint", server.baseUrl(),
+                              "--model", "m", "--true-bins", bins, "--store",
+                              m_dir.filePath(QString("bins-%1.sqlite").arg(bins)).toStdString(), "--json"});
+            if (r.code != 0)
+                qWarning("%s", (r.out + r.err).c_str());
+            return nlohmann::json::parse(r.out);
+        };
+        const auto file = eval("file");
+        QCOMPARE(file["true_bins"].get<std::string>(), std::string("file"));
+        QVERIFY(file["true_bins_rule"].get<std::string>().find("floor(2*log2 S)+4") != std::string::npos);
+        QCOMPARE(file["n"].get<int>(), 5);  // the failed candidate has no bin at all
+        QCOMPARE(file["metrics"]["accuracy"].get<double>(), 2.0 / 5.0);
+        const auto scheme = eval("scheme");
+        QCOMPARE(scheme["true_bins"].get<std::string>(), std::string("scheme"));
+        QCOMPARE(scheme["metrics"]["accuracy"].get<double>(), 1.0 / 5.0);
+
+        auto r = run_cli({"evaluate", "--pairs", pairs, "--surrogate", "llm", "--true-bins", "mine"});
+        QCOMPARE(r.code, 2);  // a usage error
+        QVERIFY2(r.err.find("--true-bins") != std::string::npos, r.err.c_str());
+    }
+
     void failingEndpointIsReportedNotFatal() {
         LoopbackHttpServer server;
         int n = 0;

@@ -166,13 +166,18 @@ private slots:
         r = run_cli({"export", "--run", run, "--format", "kernel-tuner", "--out", kt});
         QVERIFY2(r.code == 0, r.err.c_str());
         const auto doc = nlohmann::json::parse(read(kt));
-        QCOMPARE(doc["tune_params_keys"], (nlohmann::json{"BLOCK", "ITEMS", "VEC"}));
+        // Kernel Tuner checks these against its own arguments: the family's declared tunable order, the kernel
+        // function's name and the benchmark sizes (not the problem's name).
+        QCOMPARE(doc["tune_params_keys"], (nlohmann::json{"BLOCK", "VEC", "ITEMS"}));
+        QCOMPARE(doc["kernel_name"].get<std::string>(), std::string("saxpy_family"));
+        QCOMPARE(doc["problem_size"], (nlohmann::json{67108864}));
+        QCOMPARE(doc["tune_params"]["BLOCK"], (nlohmann::json{64, 128, 256, 512, 1024}));
         QVERIFY(!doc["cache"].empty());
         for (const auto& [key, entry] : doc["cache"].items()) {
             QVERIFY(entry["time"].is_number());
             QVERIFY(entry["time"].get<double>() > 0.01 && entry["time"].get<double>() < 10);  // ms
-            QCOMPARE(key, std::to_string(entry["BLOCK"].get<int>()) + "," + std::to_string(entry["ITEMS"].get<int>()) +
-                              "," + std::to_string(entry["VEC"].get<int>()));
+            QCOMPARE(key, std::to_string(entry["BLOCK"].get<int>()) + "," + std::to_string(entry["VEC"].get<int>()) +
+                              "," + std::to_string(entry["ITEMS"].get<int>()));
         }
 
         r = run_cli({"export", "--run", dir.filePath("missing.sqlite").toStdString(), "--format", "pairs-jsonl"});
