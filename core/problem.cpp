@@ -157,22 +157,6 @@ std::string display(const std::string& pointer) {
     return out.empty() ? "(top level)" : out;
 }
 
-// "level<digit>/<number>_<Name>.py", KernelBench's problem files; a linear scan (no std::regex on user input).
-bool is_kernelbench_file(const std::string& s) {
-    auto digit = [](char ch) { return ch >= '0' && ch <= '9'; };
-    auto word = [&](char ch) { return digit(ch) || ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'); };
-    if (s.size() < 12 || s.compare(0, 5, "level") != 0 || !digit(s[5]) || s[5] == '0' || s[6] != '/' ||
-        s.compare(s.size() - 3, 3, ".py") != 0)
-        return false;
-    size_t i = 7;
-    while (i < s.size() && digit(s[i])) ++i;
-    if (i == 7 || i >= s.size() || s[i] != '_')
-        return false;
-    const size_t name = ++i;
-    while (i < s.size() - 3 && word(s[i])) ++i;
-    return i == s.size() - 3 && i > name;
-}
-
 bool is_identifier(const std::string& s) {
     if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
         return false;
