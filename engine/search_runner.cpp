@@ -513,6 +513,7 @@ void Loop::restoreLlmAccounting() {
     s.progress.llm_calls = totals.calls;
     s.progress.llm_truncated = totals.truncated;
     s.progress.abstained = totals.deferred;
+    s.progress.forecasts += totals.deferred;  // asked, though no forecast row was stored for them
 }
 
 std::vector<Candidate> Loop::dropDuplicates(std::vector<Candidate> children,
