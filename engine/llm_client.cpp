@@ -1011,14 +1011,14 @@ std::vector<ChatResult> LlmClient::complete(const std::vector<ChatRequest>& requ
             / 1e6;
         // The server said what it wants: the same request again at once, in the shape it accepts.
         if (t.switches < kMaxShapeSwitches && !r.truncated) {
-            const RequestShape now = shape();
             std::optional<std::pair<RequestShape, std::string>> adapted;
-            if (now != t.shape)
-                adapted = std::pair{now, std::string()};  // another request of the batch learned it already
-            else if (!failure.empty() && code == CURLE_OK)
+            if (!failure.empty() && code == CURLE_OK)
                 adapted = adaptedShape(t.shape, static_cast<int>(status), t.response, request, nullptr);
             else if (failure.empty())
                 adapted = adaptedShape(t.shape, static_cast<int>(status), t.response, request, &r);
+            // Another request of the batch, sent in the same shape, may have learned the change already.
+            if (const RequestShape now = shape(); adapted && now != t.shape)
+                adapted = std::pair{now, std::string()};
             if (adapted) {
                 if (!adapted->second.empty())
                     m_shapes->learn(m_config.endpoint, m_config.model, adapted->first, adapted->second);

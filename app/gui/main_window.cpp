@@ -1571,6 +1571,21 @@ bool MainWindow::selectCandidate(qint64 candidateId) {
     return true;
 }
 
+void MainWindow::showLlmCalls(qint64 id) {
+    RunStore* store = reader();
+    const int64_t runId = m_opened ? m_opened->run.id : m_runId;
+    if (!store || runId == 0)
+        return;
+    try {
+        m_inspector->setLlmCalls(store->llmCalls(runId, id));
+    } catch (const std::exception& e) {
+        statusBar()->showMessage(tr("Could not read the model calls of candidate #%1: %2")
+                                     .arg(id)
+                                     .arg(QString::fromUtf8(e.what())),
+                                 10000);
+    }
+}
+
 void MainWindow::showCandidate(qint64 id) {
     const int rowIndex = m_population->rowOfId(id);
     if (rowIndex < 0)
@@ -1609,6 +1624,7 @@ void MainWindow::showCandidate(qint64 id) {
         if (auto it = m_opened->prompts.find(id); it != m_opened->prompts.end())
             prompt = QString::fromStdString(it->second);
     m_inspector->setCandidate(row, forecast, prompt);
+    showLlmCalls(id);
 
     if (!candidate)
         return;

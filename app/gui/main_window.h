@@ -104,6 +104,7 @@ public:
     // Continues the opened search run (its stored config) in the same file.
     bool resumeOpenedRun();
     // Scores a surrogate on a pair JSONL in the background, then opens the run file it wrote.
+    void showLlmCalls(qint64 id);  // the candidate's LLM calls into the inspector
     void evaluatePairs(const EvaluationOptions& options);
     // Selects a candidate everywhere (table, tree, scatter) and shows it in the editor, diff and inspector.
     bool selectCandidate(qint64 candidateId);

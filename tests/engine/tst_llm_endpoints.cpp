@@ -234,7 +234,10 @@ private Q_SLOTS:
         QVERIFY(std::abs(summary["cost_usd"].get<double>() - first.cost_usd) < 1e-12);
         QCOMPARE(summary["llm_calls"].get<int64_t>(), first.calls);
 
-        // Raised: the run goes on from what it spent and stops at the new budget, counting both sessions.
+        // Raised: the run goes on from what it spent and stops at the new budget, counting both sessions. It starts
+        // in the request shape the first session learned (max_completion_tokens): nothing is refused again.
+        const int refused = server.refused();
+        QVERIFY(refused >= 1);  // the first batch, in flight at once, before the switch
         r = run_cli({"search", "--run", run, "--resume", "--cost-budget", "0.3", "--budget", "200", "--json",
                      "--quiet"});
         QVERIFY2(r.code == 0, (r.out + r.err).c_str());
@@ -242,6 +245,7 @@ private Q_SLOTS:
         QCOMPARE(summary["reason"].get<std::string>(), std::string("cost budget spent"));
         const LlmTotals second = RunStore::open(run).llmTotals(runId);
         QVERIFY(second.calls > first.calls);
+        QCOMPARE(server.refused(), refused);
         QVERIFY(second.cost_usd >= 0.3);
         QVERIFY(std::abs(summary["cost_usd"].get<double>() - second.cost_usd) < 1e-12);
         QVERIFY(std::abs(second.cost_usd - priced(server.promptTokens(), server.completionTokens())) < 1e-12);
