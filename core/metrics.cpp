@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 
 namespace kerncast {
@@ -122,6 +123,59 @@ double pack_top10_recovery(std::vector<std::pair<double, double>> expected_and_s
 
 }  // namespace
 
+double brier_score(const std::array<double, kBinCount>& p, int truth) {
+    double squares = 0;
+    for (int b = 1; b <= kBinCount; ++b) {
+        const double y = b == truth ? 1.0 : 0.0;
+        squares += (p[b - 1] - y) * (p[b - 1] - y);
+    }
+    return squares;
+}
+
+double ranked_probability_score(const std::array<double, kBinCount>& p, int truth) {
+    double cdf_p = 0, sum = 0;
+    for (int b = 1; b < kBinCount; ++b) {  // F(8) is 1 on both sides
+        cdf_p += p[b - 1];
+        const double cdf_y = b >= truth ? 1.0 : 0.0;
+        sum += (cdf_p - cdf_y) * (cdf_p - cdf_y);
+    }
+    return sum / (kBinCount - 1);
+}
+
+double skill_score(double score, double baseline) {
+    return baseline > 0 ? 1.0 - score / baseline : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::string skill_text(double skill) { return std::isfinite(skill) ? format_number(skill, "%+.3f") : "n/a"; }
+
+std::string skill_text(const nlohmann::json& skill) {
+    return skill.is_number() ? skill_text(skill.get<double>()) : "n/a";
+}
+
+namespace {
+
+// The set's own true-bin frequencies as everyone's forecast: its Brier and CRPS, and the majority bin's accuracy.
+void add_climatology(const std::vector<int>& truths, ForecastMetrics& m) {
+    std::array<double, kBinCount> climatology{};
+    for (int t : truths)
+        climatology[t - 1] += 1;
+    const double total = static_cast<double>(truths.size());
+    m.majority_accuracy = *std::max_element(climatology.begin(), climatology.end()) / total;
+    for (double& q : climatology)
+        q /= total;
+    double brier = 0, crps = 0;
+    for (int t : truths) {
+        brier += brier_score(climatology, t);
+        crps += ranked_probability_score(climatology, t);
+    }
+    m.brier_climatology = brier / total;
+    m.crps_climatology = crps / total;
+    m.brier_skill = skill_score(m.brier, m.brier_climatology);
+    m.crps_skill = skill_score(m.crps, m.crps_climatology);
+}
+
+}  // namespace
+
 int reliability_bucket_of(double confidence) {
     // Compare with the edges themselves rather than trust ceil(c * 10): the definition is in terms of k/10.0.
     int k = 0;
@@ -200,6 +254,7 @@ ForecastMetrics compute_metrics(const std::vector<ScoredForecast>& forecasts, co
     const size_t n = forecasts.size();
     std::vector<double> confidence(n), expected(n), speedup(n);
     std::vector<bool> correct(n);
+    std::vector<int> truths(n);
     std::map<std::string, std::vector<std::pair<double, double>>> packs;
     double accurate = 0, near = 0, brier = 0, crps = 0, nll = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -213,18 +268,9 @@ ForecastMetrics compute_metrics(const std::vector<ScoredForecast>& forecasts, co
         accurate += correct[i] ? 1 : 0;
         near += std::abs(predicted - truth) <= 1 ? 1 : 0;
 
-        double squares = 0, cdf_p = 0, crps_sum = 0;
-        for (int b = 1; b <= kBinCount; ++b) {
-            const double y = b == truth ? 1.0 : 0.0;
-            squares += (p[b - 1] - y) * (p[b - 1] - y);
-            cdf_p += p[b - 1];
-            if (b < kBinCount) {  // F(8) is 1 on both sides
-                const double cdf_y = b >= truth ? 1.0 : 0.0;
-                crps_sum += (cdf_p - cdf_y) * (cdf_p - cdf_y);
-            }
-        }
-        brier += squares;
-        crps += crps_sum / (kBinCount - 1);
+        truths[i] = truth;
+        brier += brier_score(p, truth);
+        crps += ranked_probability_score(p, truth);
         nll += -std::log(std::max(p[truth - 1], kProbabilityFloor));
 
         ReliabilityBucket& bucket = m.reliability[reliability_bucket_of(confidence[i])];
@@ -240,6 +286,7 @@ ForecastMetrics compute_metrics(const std::vector<ScoredForecast>& forecasts, co
     m.brier = brier / total;
     m.crps = crps / total;
     m.nll = nll / total;
+    add_climatology(truths, m);
 
     for (ReliabilityBucket& bucket : m.reliability) {
         if (bucket.count == 0)
@@ -283,6 +330,12 @@ ForecastMetrics compute_metrics(const std::vector<ScoredForecast>& forecasts, co
     return m;
 }
 
+namespace {
+
+nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+}  // namespace
+
 nlohmann::json metrics_json(const ForecastMetrics& metrics) {
     nlohmann::json per_pack = nlohmann::json::object();
     for (const auto& [pack, recovery] : metrics.top10_recovery_per_pack)
@@ -297,7 +350,12 @@ nlohmann::json metrics_json(const ForecastMetrics& metrics) {
               {"ece", metrics.ece},
               {"aurc", metrics.aurc},
               {"kendall_tau_b", metrics.kendall_tau_b},
-              {"top10_recovery", metrics.top10_recovery}}},
+              {"top10_recovery", metrics.top10_recovery},
+              {"majority_accuracy", metrics.majority_accuracy},
+              {"brier_climatology", metrics.brier_climatology},
+              {"brier_skill", finite_or_null(metrics.brier_skill)},
+              {"crps_climatology", metrics.crps_climatology},
+              {"crps_skill", finite_or_null(metrics.crps_skill)}}},
             {"per_pack_top10", per_pack}};
 }
 

@@ -687,6 +687,9 @@ void Loop::updateCalibration() {
     s.progress.calibration_accuracy = mm.accuracy;
     s.progress.calibration_ece = mm.ece;
     s.progress.calibration_aurc = mm.aurc;
+    s.progress.calibration_majority_accuracy = mm.majority_accuracy;
+    s.progress.calibration_brier_skill = mm.brier_skill;
+    s.progress.calibration_crps_skill = mm.crps_skill;
 }
 
 // Book-keeping after a measurement (also when a resumed run replays its stored ones).

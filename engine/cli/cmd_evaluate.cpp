@@ -9,6 +9,8 @@
 #include "engine/cli/problem_arg.h"
 #include "engine/evaluation.h"
 
+#include "core/metrics.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -34,12 +36,16 @@ void run_evaluate(Context& ctx, EvaluationOptions a, const LlmOptionArgs& llm) {
         std::snprintf(buf, sizeof buf,
                       "%s on %lld pairs (%d forecasts failed, %d failed candidates left out)\n"
                       "accuracy %.3f  off-by-one %.3f  brier %.3f  crps %.4f  nll %.3f\n"
-                      "ece %.3f  aurc %.3f  kendall tau-b %.3f  top-10%% recovery %.3f\n",
+                      "ece %.3f  aurc %.3f  kendall tau-b %.3f  top-10%% recovery %.3f\n"
+                      "baselines on the same pairs: majority-bin accuracy %.3f  climatology brier %.3f, crps %.4f\n"
+                      "skill over climatology: brier %s  crps %s\n",
                       r.surrogate_id.c_str(), static_cast<long long>(r.metrics.n), r.failed_forecasts,
                       r.failed_candidates, m["accuracy"].get<double>(), m["off_by_one"].get<double>(),
                       m["brier"].get<double>(), m["crps"].get<double>(), m["nll"].get<double>(),
                       m["ece"].get<double>(), m["aurc"].get<double>(), m["kendall_tau_b"].get<double>(),
-                      m["top10_recovery"].get<double>());
+                      m["top10_recovery"].get<double>(), m["majority_accuracy"].get<double>(),
+                      m["brier_climatology"].get<double>(), m["crps_climatology"].get<double>(),
+                      skill_text(m["brier_skill"]).c_str(), skill_text(m["crps_skill"]).c_str());
         *ctx.out << buf;
         for (const auto& [pack, pj] : out["per_pack"].items()) {
             std::snprintf(buf, sizeof buf, "  %-24s n=%-5d accuracy %.3f  top-10%% recovery %.3f\n", pack.c_str(),

@@ -9,6 +9,7 @@
 #include "engine/search_runner.h"
 
 #include "core/error.h"
+#include "core/metrics.h"
 
 #include <nlohmann/json.hpp>
 
@@ -150,9 +151,12 @@ void run_search(Context& ctx, SearchArgs& a) {
         }
         if (s.calibration.value("n", 0) > 0) {
             const auto& mm = s.calibration["metrics"];
-            std::snprintf(buf, sizeof buf, "surrogate on measured candidates (n=%d): accuracy %.2f, ECE %.3f, AURC %.3f\n",
-                          s.calibration.value("n", 0), mm.value("accuracy", 0.0), mm.value("ece", 0.0),
-                          mm.value("aurc", 0.0));
+            std::snprintf(buf, sizeof buf,
+                          "surrogate on measured candidates (n=%d): accuracy %.2f (majority bin %.2f), brier skill %s, "
+                          "crps skill %s, ECE %.3f, AURC %.3f\n",
+                          s.calibration.value("n", 0), mm.value("accuracy", 0.0), mm.value("majority_accuracy", 0.0),
+                          skill_text(mm["brier_skill"]).c_str(), skill_text(mm["crps_skill"]).c_str(),
+                          mm.value("ece", 0.0), mm.value("aurc", 0.0));
             *ctx.out << buf;
         }
     }

@@ -60,8 +60,11 @@ private slots:
         const auto j = nlohmann::json::parse(r.out);
         QCOMPARE(j["n"].get<int>(), 12);
         for (const char* key : {"accuracy", "off_by_one", "brier", "crps", "nll", "ece", "aurc", "kendall_tau_b",
-                                "top10_recovery"})
+                                "top10_recovery", "majority_accuracy", "brier_climatology", "crps_climatology"})
             QVERIFY2(j["metrics"].contains(key) && j["metrics"][key].is_number(), key);
+        // Skill scores are numbers, or null where every pair fell in one bin.
+        for (const char* key : {"brier_skill", "crps_skill"})
+            QVERIFY2(j["metrics"].contains(key) && (j["metrics"][key].is_number() || j["metrics"][key].is_null()), key);
         QVERIFY(j["per_pack"].contains("saxpy"));
         QCOMPARE(j["per_pack"]["saxpy"]["n"].get<int>(), 12);
         for (const char* f : {"metrics.json", "reliability.csv", "reliability.json", "risk_coverage.csv",
@@ -103,6 +106,11 @@ private slots:
             prompts += e.kind == "prompt";
         QCOMPARE(prompts, 12);
         QCOMPARE(j["metrics"]["accuracy"].get<double>(), sevens / 12.0);
+        // A forecaster that always names bin 7 is as accurate as the majority bin at best, and no constant forecast
+        // beats the set's own frequencies on the Brier score: its skill is never above 0.
+        QVERIFY(j["metrics"]["accuracy"].get<double>() <= j["metrics"]["majority_accuracy"].get<double>());
+        if (!j["metrics"]["brier_skill"].is_null())
+            QVERIFY(j["metrics"]["brier_skill"].get<double>() <= 1e-12);
     }
 
     void failingEndpointIsReportedNotFatal() {

@@ -69,6 +69,9 @@ private slots:
         QCOMPARE(j["trajectory"].size(), size_t(12));
         QCOMPARE(j["trajectory"].back()["best_speedup"].get<double>(), j["best_speedup"].get<double>());
         QVERIFY(j["calibration"].contains("n"));
+        if (j["calibration"]["n"].get<int>() > 0)
+            for (const char* key : {"majority_accuracy", "brier_skill", "crps_skill", "brier_climatology"})
+                QVERIFY2(j["calibration"]["metrics"].contains(key), key);
         QVERIFY(j["best_speedup"].get<double>() > 1.0);
 
         // Errors are plain: an unknown problem, a taken run file, a bad policy.
