@@ -556,16 +556,6 @@ void MainWindow::showErrorDialog(const QString& title, const QString& message, c
 }
 
 void MainWindow::reviewSuspect(qint64 candidateId, bool accept) {
-    const QString error = m_bridge->review(m_runPath, candidateId, accept);
-    if (!error.isEmpty())
-        statusBar()->showMessage(tr("Review failed: %1").arg(error), 10000);
-    else if (accept)
-        statusBar()->showMessage(tr("Candidate %1 accepted: it enters the archive").arg(candidateId), 8000);
-    else
-        statusBar()->showMessage(tr("Candidate %1 rejected: it stays out of the archive").arg(candidateId), 8000);
-}
-
-void MainWindow::reviewSuspect(qint64 candidateId, bool accept) {
     const QString error = m_session->bridge()->review(m_session->path(), candidateId, accept);
     if (!error.isEmpty())
         statusBar()->showMessage(tr("Review failed: %1").arg(error), 10000);

@@ -546,6 +546,46 @@ private Q_SLOTS:
         RunStore store = RunStore::open(path.toStdString());
         QVERIFY(!store.candidates(store.runs().back().id).empty());
     }
+
+    // The workbench's Accept/Reject Suspect Result on a run that is only opened: the verdict goes into the run
+    // file as a review event; a candidate whose result is not suspect is refused with the reason.
+    void reviewOfAnOpenedRunIsWrittenToItsFile() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("reviewed.sqlite"));
+        int64_t run_id = 0, suspect = 0, ok = 0;
+        {
+            RunStore store = RunStore::create(path.toStdString());
+            RunInfo run;
+            run.name = "reviewed";
+            run_id = store.addRun(run);
+            for (const Status status : {Status::Suspect, Status::Ok}) {
+                Candidate c;
+                c.label = to_string(status);
+                c.source = std::string("// ") + to_string(status) + "\n";
+                const int64_t id = store.addCandidate(run_id, c);
+                Measurement m;
+                m.status = status;
+                m.speedup = status == Status::Suspect ? 40.0 : 1.5;
+                m.reason = status == Status::Suspect ? "below the roofline floor" : "";
+                store.addMeasurement(id, m);
+                (status == Status::Suspect ? suspect : ok) = id;
+            }
+        }
+        EngineBridge bridge(kResources);
+        QCOMPARE(bridge.review(path, suspect, true), QString());
+        const QString refused = bridge.review(path, ok, true);
+        QVERIFY2(refused.contains(QStringLiteral("not suspect")), qPrintable(refused));
+        RunStore store = RunStore::open(path.toStdString());
+        int reviews = 0;
+        for (const RunEvent& e : store.events(run_id)) {
+            if (e.kind != "review")
+                continue;
+            ++reviews;
+            QCOMPARE(e.payload.value("candidate", int64_t{0}), suspect);
+            QCOMPARE(e.payload.value("verdict", std::string()), std::string("accepted"));
+        }
+        QCOMPARE(reviews, 1);
+    }
 };
 
 QTEST_MAIN(TestEngineBridge)
