@@ -10,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -428,10 +429,12 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
         if (!root.contains("kernelbench"))
             return;
         const std::string file = c.string(root["kernelbench"], "/kernelbench");
+        // std::regex recurses once per character: the length is checked first, so a long string is an error,
+        // not a stack overflow.
         static const std::regex form(R"(level[1-9]/[0-9]+_[A-Za-z0-9_]+\.py)");
-        if (!std::regex_match(file, form))
+        if (file.size() > 200 || !std::regex_match(file, form))
             throw FieldError{"/kernelbench", "expected a KernelBench problem file like \"level1/23_Softmax.py\", found \"" +
-                                                 file + "\""};
+                                                 shorten_for_message(file, 80) + "\""};
     });
 
     // Sizes first: every expression below is checked against their names.
