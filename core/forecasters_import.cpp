@@ -1,4 +1,5 @@
 #include "core/forecasters_import.h"
+#include "core/text_util.h"
 
 #include "core/error.h"
 #include "core/untrusted_json.h"
@@ -20,14 +21,6 @@ constexpr std::array<const char*, 5> kRequiredStrings{"comparison_id", "pack", "
 constexpr const char* kSpeedup = "aggregated_speedup";
 constexpr const char* kTrueBin = "true_bin";
 
-
-std::string trim(const std::string& text) {
-    const auto first = text.find_first_not_of(" \t\r\n\f\v");
-    if (first == std::string::npos)
-        return {};
-    const auto last = text.find_last_not_of(" \t\r\n\f\v");
-    return text.substr(first, last - first + 1);
-}
 
 // Parses one non-blank line; returns the pair or the reason the line is malformed.
 std::optional<ImportedPair> parse_line(const std::string& text, int line, const BinScheme& scheme,

@@ -1,4 +1,5 @@
 #include "core/kernel_program.h"
+#include "core/text_util.h"
 
 #include <algorithm>
 #include <cctype>
@@ -31,22 +32,6 @@ bool is_identifier(const std::string& s) {
     return !s.empty() && is_ident_start(s[0]) && std::all_of(s.begin(), s.end(), is_ident_char);
 }
 
-std::string trim(std::string_view s) {
-    size_t b = 0, e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b])))
-        ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1])))
-        --e;
-    return std::string(s.substr(b, e - b));
-}
-
-template <typename Container>
-std::string join(const Container& names) {
-    std::string out;
-    for (const auto& n : names)
-        out += (out.empty() ? "" : ", ") + std::string(n);
-    return out.empty() ? "none" : out;
-}
 
 std::string describe(const Bindings& b) {
     std::string out;
@@ -347,7 +332,7 @@ void check_names(const Expr& e, const std::set<std::string>& allowed, const std:
     for (const auto& n : e.names())
         if (!allowed.count(n))
             errors.emplace_back(SourceLocation{file, line}, what + ": unknown name '" + n + "' in '" + e.text() +
-                                                                "' (" + allowed_desc + ": " + join(allowed) + ")");
+                                                                "' (" + allowed_desc + ": " + join_names(allowed) + ")");
 }
 
 }  // namespace
@@ -481,14 +466,14 @@ std::vector<Error> KernelProgram::validationErrors(const Problem& problem) const
                                         "=value, not as arguments");
             else
                 errors.emplace_back(SourceLocation{file, l.line},
-                                    what + ": unknown argument '" + a + "'; expected a buffer (" + join(buffers) +
-                                        "), scratch (" + join(scratchNames) + "), scalar (" + join(scalars) +
-                                        ") or size (" + join(sizes) + ")");
+                                    what + ": unknown argument '" + a + "'; expected a buffer (" + join_names(buffers) +
+                                        "), scratch (" + join_names(scratchNames) + "), scalar (" + join_names(scalars) +
+                                        ") or size (" + join_names(sizes) + ")");
         }
         if (!kernels.count(l.kernel))
             errors.emplace_back(SourceLocation{file, l.line},
                                 what + ": no __global__ function '" + l.kernel + "' in the source (found: " +
-                                    join(kernels) + ")");
+                                    join_names(kernels) + ")");
     }
     return errors;
 }
@@ -657,7 +642,7 @@ Bindings merged_bindings(const KernelProgram& p, const Bindings& sizes, const Bi
             std::vector<std::string> declared;
             for (const auto& t : p.tunables)
                 declared.push_back(t.name);
-            throw Error(SourceLocation{p.file, 0}, "unknown tunable '" + name + "' (declared: " + join(declared) + ")");
+            throw Error(SourceLocation{p.file, 0}, "unknown tunable '" + name + "' (declared: " + join_names(declared) + ")");
         }
     for (const auto& t : p.tunables) {
         const auto it = tunables.find(t.name);

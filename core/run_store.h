@@ -1,6 +1,7 @@
 #pragma once
-// The run store (DESIGN §8): one SQLite file per run holding the run's settings, its candidates and their lineage,
-// static reports, forecasts, measurements and the event log (every steering command), plus imported eval pairs.
+// The run store (ARCHITECTURE §8): one SQLite file per run holding the run's settings, its candidates and their
+// lineage, static reports, forecasts, measurements and the event log (every steering command), plus imported eval
+// pairs.
 //
 // Durability is the point: WAL with synchronous=FULL, so a row whose write returned survives a SIGKILL or a power
 // cut, and a run is resumed by opening its file again. Observers hear about a row only after its transaction
@@ -176,6 +177,12 @@ public:
     std::unordered_map<int64_t, std::vector<StoredForecast>> forecastsOfRun(int64_t run_id);
     std::unordered_map<int64_t, std::vector<StoredMeasurement>> measurementsOfRun(int64_t run_id);
     int64_t forecastCount(int64_t run_id);  // every forecast of the run, re-forecasts included
+    // What the run's forecasts used: LLM tokens (in + out) and cost, re-forecasts included.
+    struct ForecastUsage {
+        int64_t tokens = 0;
+        double cost_usd = 0;
+    };
+    ForecastUsage forecastUsage(int64_t run_id);
     std::vector<MeasurementOutcome> measurementOutcomes(int64_t run_id);  // in id order
     std::vector<RunEvent> events(int64_t run_id);
     std::vector<ImportedPair> importedPairs(int64_t run_id);

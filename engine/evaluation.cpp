@@ -6,20 +6,49 @@
 #include "core/problem_library.h"
 #include "core/forecasters_datasets.h"
 #include "core/run_store.h"
-#include "engine/atomic_file.h"
+#include "core/text_util.h"
 #include "engine/forecast_query.h"
 #include "engine/llm_forecaster.h"
 #include "engine/local_forecaster.h"
+#include "engine/unified_diff.h"
 
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 
 namespace fs = std::filesystem;
 
 namespace kerncast {
 
 namespace {
+
+// Our exports prepend a family configuration's tunables as #define lines so that a pair stands alone; the program
+// the problem knows is the text after them (the tunables come back as -D defines).
+std::string without_defines(const std::string& code, const std::map<std::string, int64_t>& tunables) {
+    const std::string head = program_with_defines("", tunables);
+    return !head.empty() && code.rfind(head, 0) == 0 ? code.substr(head.size()) : code;
+}
+
+// The anchor of one of our exported pairs when it is not the reference (extra: anchor_id, anchor_label,
+// anchor_tunables, anchor_speedup, anchor_static_report).
+std::optional<ForecastAnchor> exported_anchor(const ImportedPair& p) {
+    const auto& x = p.extra;
+    if (!x.contains("anchor_id") || !x["anchor_id"].is_number_integer() || x["anchor_id"].get<int64_t>() <= 0)
+        return std::nullopt;
+    ForecastAnchor a;
+    a.is_reference = false;
+    a.candidate_id = x["anchor_id"].get<int64_t>();
+    a.label = x.value("anchor_label", std::string("parent"));
+    if (x.contains("anchor_tunables") && x["anchor_tunables"].is_object())
+        a.tunables = x["anchor_tunables"].get<std::map<std::string, int64_t>>();
+    a.source = without_defines(p.anchor_code, a.tunables);
+    if (x.contains("anchor_speedup") && x["anchor_speedup"].is_number() && x["anchor_speedup"].get<double>() > 0)
+        a.speedup = x["anchor_speedup"].get<double>();
+    if (x.contains("anchor_static_report") && x["anchor_static_report"].is_array())
+        a.static_report = x["anchor_static_report"].get<std::vector<StaticReport>>();
+    return a;
+}
 
 // A pair of one of our problems (our own exports) gets the full query; any other pair what its fields say.
 ForecastQuery query_for(const ImportedPair& p, const std::map<std::string, Problem>& problems) {
@@ -35,7 +64,10 @@ ForecastQuery query_for(const ImportedPair& p, const std::map<std::string, Probl
             QueryContext ctx;
             if (p.extra.contains("reference_time_us") && p.extra["reference_time_us"].is_number())
                 ctx.reference_time_us = p.extra["reference_time_us"].get<double>();
-            ForecastQuery q = build_forecast_query(it->second, p.candidate_code, tunables, report, ctx);
+            if (const auto anchor = exported_anchor(p))
+                ctx.anchor = anchor;
+            ForecastQuery q = build_forecast_query(it->second, without_defines(p.candidate_code, tunables), tunables,
+                                                   report, ctx);
             q.hardware = p.hardware;
             return q;
         } catch (const std::exception&) {
@@ -55,6 +87,9 @@ ForecastQuery query_for(const ImportedPair& p, const std::map<std::string, Probl
     q.reference_source = p.anchor_code;
     q.candidate_source = p.candidate_code;
     q.hardware = p.hardware;
+    // A foreign pair's anchor is its anchor_code; what it was measured against is all the pair says of it.
+    q.anchor.label = "anchor";
+    q.anchor.source = p.anchor_code;
     return q;
 }
 

@@ -1,4 +1,5 @@
 #include "engine/llm_client.h"
+#include "core/text_util.h"
 
 #include "core/candidate.h"
 #include "core/error.h"
@@ -104,13 +105,6 @@ bool retryableCurl(CURLcode code) {
     default:
         return false;
     }
-}
-
-std::string trim(const std::string& s) {
-    const auto b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string::npos)
-        return "";
-    return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
 }
 
 // Retry-After is either delta-seconds or an HTTP date.

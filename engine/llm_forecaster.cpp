@@ -1,5 +1,7 @@
 #include "engine/llm_forecaster.h"
 
+#include "engine/unified_diff.h"
+
 #include "core/error.h"
 #include "core/untrusted_json.h"
 
@@ -194,6 +196,38 @@ std::string probabilityKeysText(const BinScheme& scheme) {
     return out.substr(0, out.size() - 1);
 }
 
+// The anchor (DESIGN §3): the program the candidate is forecast against.
+std::string anchorLabel(const ForecastQuery& q) {
+    if (q.anchor.is_reference)
+        return "the reference";
+    std::string s = q.anchor.candidate_id ? "parent #" + std::to_string(q.anchor.candidate_id) : std::string("parent");
+    return q.anchor.label.empty() ? s : s + " (" + q.anchor.label + ")";
+}
+
+std::string anchorCode(const ForecastQuery& q) {
+    const std::string& source = q.anchor.is_reference && q.anchor.source.empty() ? q.reference_source : q.anchor.source;
+    return source.empty() ? source : program_with_defines(source, q.anchor.tunables);
+}
+
+std::string anchorTime(const ForecastQuery& q) {
+    std::optional<double> t = q.anchor.time_us;
+    if (!t && q.anchor.is_reference)
+        t = q.reference_time_us;
+    if (!t && q.reference_time_us && q.anchor.speedup > 0)
+        t = *q.reference_time_us / q.anchor.speedup;
+    return t ? formatNumber(*t, "%.2f") + " us" : "(not measured)";
+}
+
+// The candidate as a unified diff against its anchor, both with their tunables as #define lines.
+std::string candidateDiff(const ForecastQuery& q) {
+    const std::string anchor = anchorCode(q);
+    if (anchor.empty())
+        return "(no anchor code to compare with)";
+    const std::string diff
+        = unified_diff(anchor, program_with_defines(q.candidate_source, q.tunables), "anchor.cu", "candidate.cu");
+    return diff.empty() ? "(the candidate is the same program as its anchor)" : diff;
+}
+
 Values placeholderValues(const ForecastQuery& q, const BinScheme& scheme) {
     return {
         {"problem", problemText(q)},
@@ -209,6 +243,14 @@ Values placeholderValues(const ForecastQuery& q, const BinScheme& scheme) {
         {"problem_flops", q.problem_flops > 0 ? countText(q.problem_flops) : kNotGiven},
         {"reference_time", q.reference_time_us ? formatNumber(*q.reference_time_us, "%.2f") + " us" : "(not measured)"},
         {"parent_speedup", q.parent_speedup ? formatNumber(*q.parent_speedup, "%.3g") + "x" : "(not measured)"},
+        {"anchor_label", anchorLabel(q)},
+        {"anchor_code", orNotGiven(anchorCode(q))},
+        {"anchor_time", anchorTime(q)},
+        {"anchor_speedup", formatNumber(q.anchor.is_reference ? 1.0 : q.anchor.speedup, "%.3g") + "x"},
+        {"anchor_static_report", staticReportText(q.anchor.is_reference && q.anchor.static_report.empty()
+                                                      ? q.reference_static_report
+                                                      : q.anchor.static_report)},
+        {"candidate_diff", candidateDiff(q)},
         {"hardware", orNotGiven(q.hardware)},
         {"hardware_table", hardwareTableText(q.hardware_table)},
         {"bin_table", scheme.promptTable()},
@@ -333,7 +375,8 @@ std::vector<std::string> LlmForecaster::placeholderNames() {
             "candidate_code", "static_report",   "reference_static_report", "launches",
             "tunables",       "problem_bytes",   "problem_flops",           "reference_time",
             "parent_speedup", "hardware",        "hardware_table",          "bin_table",
-            "tool_name",      "probability_keys"};
+            "tool_name",      "probability_keys", "anchor_label",         "anchor_code",
+            "anchor_time",    "anchor_speedup",  "anchor_static_report",    "candidate_diff"};
 }
 
 ordered_json LlmForecaster::toolDefinition(const BinScheme& scheme) {
@@ -511,6 +554,8 @@ std::vector<LlmForecastOutcome> LlmForecaster::forecastWithDetails(const std::ve
         f.tokens_out = total.tokens_out;
         f.cost_usd = total.cost_usd;
         f.latency_ms = total.latency_ms;
+        f.anchor_id = queries[q].anchor.is_reference ? 0 : queries[q].anchor.candidate_id;
+        f.anchor_speedup = queries[q].anchor.is_reference ? 1.0 : queries[q].anchor.speedup;
         outcome.result.forecast = f;
     }
     return outcomes;

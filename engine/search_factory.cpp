@@ -41,8 +41,8 @@ LlmConfig llm_config(const SearchConfig& cfg) {
 
 // The folder whose recordings teach the local surrogate: the replay device's own, else default_recordings_folder.
 std::string recordings_folder(const Device& device, const std::string& resources_dir) {
-    if (auto* replay = dynamic_cast<const ReplayDevice*>(&device))
-        return replay->folder();
+    if (std::string folder = device.recordingsFolder(); !folder.empty())
+        return folder;
     // A real GPU: the recordings of the same model when there are some, so the surrogate starts from its hardware.
     return default_recordings_folder(resources_dir, device.fingerprint().slug());
 }
@@ -63,13 +63,7 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
 
     std::unique_ptr<Surrogate> surrogate;
     if (cfg.surrogate == "local") {
-        LocalForecasterOptions options;
-        options.seed = cfg.seed;
-        // A search retrains often: fewer, smaller boosters, and a retrain every few measurements.
-        options.members = 3;
-        options.rounds = 120;
-        options.retrain_after = 3;
-        auto local = std::make_unique<LocalForecaster>(options);
+        auto local = std::make_unique<LocalForecaster>(search_forecaster_options(cfg.seed));
         const std::string folder = recordings_folder(*device, resources_dir);
         if (!folder.empty())
             local->learn(examples_from_recordings_except(folder, (fs::path(resources_dir) / "problems").string(),

@@ -6,6 +6,7 @@
 #include "core/untrusted_json.h"
 #include "engine/compiler.h"
 #include "engine/forecast_query.h"
+#include "engine/gpu_device.h"
 #include "engine/replay_device.h"
 
 #include <algorithm>
@@ -136,7 +137,7 @@ nlohmann::json summary_json(const SearchSummary& s) {
     for (const auto& p : s.trajectory)
         traj.push_back({{"measurements", p.measurements}, {"best_speedup", p.best_speedup}});
     return {{"run_id", s.run_id},
-            {"state", s.state},
+            {"state", to_string(s.state)},
             {"reason", s.reason},
             {"best_speedup", s.best_speedup},
             {"best_candidate", s.best_candidate},
@@ -321,6 +322,7 @@ private:
         return false;
     }
     ForecastQuery queryFor(const Cand& c) const;
+    std::optional<ForecastAnchor> anchorOf(const Cand& c) const;
     MutationExample exampleOf(int64_t id) const;
     void staticReport(Cand& c);
     void noteMeasured(int64_t id, bool restoring);
@@ -355,16 +357,33 @@ void Loop::openStore() {
     s.resume = false;
 }
 
+// The anchor a candidate is forecast against (DESIGN §3): its parent once the parent is measured correct, else the
+// reference (empty). A re-forecast after the parent's measurement therefore uses the parent.
+std::optional<ForecastAnchor> Loop::anchorOf(const Cand& c) const {
+    if (!c.c.parent_id)
+        return std::nullopt;
+    const auto p = s.cands.find(c.c.parent_id);
+    if (p == s.cands.end() || !p->second.measurement || p->second.measurement->status != Status::Ok
+        || !(p->second.measurement->speedup > 0) || !std::isfinite(p->second.measurement->speedup))
+        return std::nullopt;
+    const Cand& parent = p->second;
+    if (parent.c.mutator == Mutator::Reference)
+        return std::nullopt;
+    return measured_anchor(parent.c, parent.report, *parent.measurement);
+}
+
 ForecastQuery Loop::queryFor(const Cand& c) const {
     QueryContext ctx;
     ctx.reference_static_report = s.reference_report;
     ctx.reference_time_us = s.reference_us;
     ctx.device = s.device->fingerprint();
-    if (c.c.parent_id) {
-        auto p = s.cands.find(c.c.parent_id);
-        if (p != s.cands.end() && p->second.measurement && p->second.measurement->status == Status::Ok)
-            ctx.parent_speedup = p->second.measurement->speedup;
-    }
+    // The roofline ceilings (measured DRAM bandwidth, FMA peak): the local surrogate judges how close an anchor is
+    // to the floor with them.
+    if (auto* replay = dynamic_cast<const ReplayDevice*>(s.device.get()))
+        ctx.ceilings = replay->header().ceilings;
+    else if (auto* gpu = dynamic_cast<const GpuDevice*>(s.device.get()))
+        ctx.ceilings = gpu->ceilings();
+    ctx.anchor = anchorOf(c);
     return build_forecast_query(s.bundle.problem, c.c.source, c.c.tunables, c.report, ctx);
 }
 
@@ -385,12 +404,9 @@ MutationExample Loop::exampleOf(int64_t id) const {
 // The static report: the recording's (made by the real compiler on the recording machine) when the replay device
 // knows the program, else a real NVRTC/nvJitLink compile here.
 void Loop::staticReport(Cand& c) {
-    if (auto* replay = dynamic_cast<ReplayDevice*>(s.device.get())) {
-        if (auto rec = replay->recording(s.bundle.problem.name))
-            if (const RecordingEntry* entry = rec->find(c.c.source_hash)) {
-                c.report = entry->static_report;
-                return;
-            }
+    if (auto recorded = s.device->recordedStaticReport(s.bundle.problem.name, c.c.source_hash)) {
+        c.report = std::move(*recorded);
+        return;
     }
     if (!s.compiler)
         s.compiler = std::make_unique<Compiler>();
@@ -467,7 +483,11 @@ const Forecast* Loop::recordForecast(int64_t id, const ForecastResult& result) {
         s.store->addEvent(s.run_id, "forecast_failed", {{"candidate", id}, {"error", result.error}, {"asked", true}});
         return nullptr;
     }
-    const Forecast& f = *result.forecast;
+    Forecast f = *result.forecast;
+    // The runner chose the anchor; the stored forecast says which it was, whatever the surrogate filled in.
+    const std::optional<ForecastAnchor> anchor = anchorOf(s.cands.at(id));
+    f.anchor_id = anchor ? anchor->candidate_id : 0;
+    f.anchor_speedup = anchor ? anchor->speedup : 1.0;
     s.rows.forecast = s.store->addForecast(id, f);
     s.progress.tokens += f.tokens_in + f.tokens_out;
     s.progress.cost_usd += f.cost_usd;
@@ -510,8 +530,7 @@ void Loop::capMeasured(const std::vector<GatingInput>& inputs, std::vector<Gatin
     if (chosen.size() <= cap)
         return;
     auto mean = [&](size_t i) {
-        const Forecast& f = *inputs[i].forecast;
-        return f.log_mean ? *f.log_mean : f.expectedLogSpeedup(s.scheme);
+        return inputs[i].forecast->expectedLogSpeedupOverReference(s.scheme);
     };
     std::stable_sort(chosen.begin(), chosen.end(), [&](size_t a, size_t b) {
         return outcomes[a].p_above_best != outcomes[b].p_above_best
@@ -662,7 +681,8 @@ bool Loop::admit(int64_t id, const Measurement& m) {
     if (c.forecast) {
         ScoredForecast sf;
         sf.probabilities = c.forecast->probabilities;
-        sf.true_speedup = m.speedup;
+        // The forecast was of S against its anchor: score it against the measured S.
+        sf.true_speedup = m.speedup / c.forecast->anchor_speedup;
         sf.pack = s.bundle.problem.name;
         s.scored.push_back(sf);
         updateCalibration();
@@ -1033,7 +1053,7 @@ void Loop::screenInitial(const std::vector<int64_t>& ids, size_t keep) {
     std::vector<std::pair<double, int64_t>> ranked;
     for (size_t i = 0; i < asked.size() && i < results.size(); ++i) {
         if (const Forecast* f = recordForecast(asked[i], results[i]))
-            ranked.push_back({f->log_mean ? *f->log_mean : f->expectedLogSpeedup(s.scheme), asked[i]});
+            ranked.push_back({f->expectedLogSpeedupOverReference(s.scheme), asked[i]});
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     std::vector<int64_t> chosen;
@@ -1070,7 +1090,8 @@ bool Loop::rescue() {
         const Cand& c = s.cands.at(id);
         if (!c.forecast)
             return -1.0;
-        return s.progress.best_speedup > 0 ? c.forecast->probabilityAbove(s.scheme, s.progress.best_speedup) : 1.0;
+        return s.progress.best_speedup > 0 ? c.forecast->probabilityAboveReference(s.scheme, s.progress.best_speedup)
+                                           : 1.0;
     };
     // A learning surrogate has changed since: the most promising few (by their last forecast) are forecast again.
     if (s.surrogate && s.surrogate->learns() && s.progress.forecasts < forecastBudget()) {
@@ -1098,7 +1119,7 @@ bool Loop::rescue() {
         if (!c.forecast)
             continue;
         const double p = p_above(id);
-        const double mean = c.forecast->log_mean ? *c.forecast->log_mean : c.forecast->expectedLogSpeedup(s.scheme);
+        const double mean = c.forecast->expectedLogSpeedupOverReference(s.scheme);
         if (p > best_p || (p == best_p && mean > best_mean)) {
             best_p = p;
             best_mean = mean;
@@ -1123,8 +1144,14 @@ void Loop::applyCommand(const SearchCommand& c) {
     nlohmann::json payload = nlohmann::json::object();
     std::string message = to_string(c.kind);
     switch (c.kind) {
-    case K::Pause: s.paused = true; break;
-    case K::Resume: s.paused = false; break;
+    case K::Pause:
+        s.paused = true;
+        s.progress.state = RunState::Paused;  // the command's event says so
+        break;
+    case K::Resume:
+        s.paused = false;
+        s.progress.state = RunState::Running;
+        break;
     case K::Step: ++s.steps_allowed; break;
     case K::Stop:
         s.stop_requested = true;
@@ -1187,7 +1214,7 @@ void Loop::applyCommands() {
             if (s.commands.empty()) {
                 if (!s.paused || s.steps_allowed > 0 || s.stop_requested)
                     return;
-                s.progress.state = "paused";
+                s.progress.state = RunState::Paused;
                 s.cv.wait(lock, [&] { return !s.commands.empty(); });
             }
             batch.swap(s.commands);
@@ -1202,7 +1229,7 @@ void Loop::applyCommands() {
 void Loop::run() {
     s.started = std::chrono::steady_clock::now();
     s.progress.budget_measurements = cfg.budgets.measurements;
-    s.progress.state = "running";
+    s.progress.state = RunState::Running;
     openStore();
     if (s.resume)
         restore();
@@ -1234,12 +1261,12 @@ SearchSummary SearchRunner::runHere() {
     SearchSummary& out = s.summary;
     try {
         loop.run();
-        s.progress.state = "finished";
-        out.state = "finished";
+        s.progress.state = RunState::Finished;
+        out.state = RunState::Finished;
         out.reason = s.end_reason;
     } catch (const std::exception& e) {
-        s.progress.state = "failed";
-        out.state = "failed";
+        s.progress.state = RunState::Failed;
+        out.state = RunState::Failed;
         out.reason = e.what();
     }
     out.run_id = s.run_id;
@@ -1252,14 +1279,14 @@ SearchSummary SearchRunner::runHere() {
     out.trajectory = s.trajectory;
     out.calibration = s.scored.empty() ? nlohmann::json{{"n", 0}} : metrics_json(compute_metrics(s.scored, s.scheme));
     SearchEvent e;
-    e.kind = out.state == "finished" ? SearchEvent::Kind::Finished : SearchEvent::Kind::Failed;
+    e.kind = out.state == RunState::Finished ? SearchEvent::Kind::Finished : SearchEvent::Kind::Failed;
     e.run_id = s.run_id;
     e.seq = ++s.seq;
     e.message = out.reason;
     e.progress = s.progress;
     try {
         if (s.store && s.run_id)
-            s.store->addEvent(s.run_id, out.state, {{"reason", out.reason}, {"best_speedup", out.best_speedup},
+            s.store->addEvent(s.run_id, to_string(out.state), {{"reason", out.reason}, {"best_speedup", out.best_speedup},
                                                     {"measurements", s.progress.measurements}});
     } catch (const std::exception& ex) {
         e.message += std::string(" (and the final event could not be stored: ") + ex.what() + ")";

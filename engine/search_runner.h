@@ -1,5 +1,5 @@
 #pragma once
-// The search runner (DESIGN §1, §6, §7): one thread owns a search and its state. It proposes children of elite
+// The search runner (ARCHITECTURE §3, §6, §7): one thread owns a search and its state. It proposes children of elite
 // parents with the mutators, forecasts them with the surrogate, gates them, measures what gating sends to the
 // device, and writes every step to the run store before it reports it through the event callback. Other threads
 // talk to it only through post() (steering commands) and the events they receive (copies).
@@ -90,7 +90,7 @@ struct TrajectoryPoint {
 
 struct SearchSummary {
     int64_t run_id = 0;
-    std::string state;     // finished or failed
+    RunState state = RunState::Finished;  // finished or failed
     std::string reason;    // why it ended (budget spent, stopped, space exhausted, error text)
     double best_speedup = 0;
     int64_t best_candidate = 0;

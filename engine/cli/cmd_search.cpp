@@ -237,7 +237,7 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
         std::snprintf(buf, sizeof buf,
                       "%s: %s\nbest %.3fx (candidate #%lld, %s)\n%lld measurements, %lld forecasts, %lld candidates "
                       "in %.1f s\nrun stored in %s (continue with --resume)\n",
-                      s.state.c_str(), s.reason.c_str(), s.best_speedup, (long long)s.best_candidate,
+                      to_string(s.state), s.reason.c_str(), s.best_speedup, (long long)s.best_candidate,
                       s.best_label.c_str(), (long long)s.progress.measurements, (long long)s.progress.forecasts,
                       (long long)s.progress.candidates, s.progress.elapsed_s, a.run.c_str());
         *ctx.out << buf;
@@ -252,8 +252,8 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
             *ctx.out << buf;
         }
     }
-    ctx.exit_code = s.state == "finished" ? 0 : 1;
-    if (s.state != "finished" && !ctx.json)
+    ctx.exit_code = s.state == RunState::Finished ? 0 : 1;
+    if (s.state != RunState::Finished && !ctx.json)
         *ctx.err << "kerncast-cli search: " << s.reason << "\n";
 }
 

@@ -230,6 +230,9 @@ private Q_SLOTS:
                         store.addMeasurement(id, make_measurement(1.0 + r + 0.1 * i + 0.01 * k));
                     Forecast f = Forecast::fromRaw({0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.2, 0.2});
                     f.reasoning = "r" + std::to_string(r) + " i" + std::to_string(i) + " k" + std::to_string(k);
+                    f.tokens_in = 1000 * (r + 1);
+                    f.tokens_out = i;
+                    f.cost_usd = 0.25 * (r + 1);
                     store.addForecast(id, f);
                     StaticReport rep;
                     rep.kernel = f.reasoning;
@@ -244,6 +247,10 @@ private Q_SLOTS:
             QCOMPARE(rs.size(), size_t{4});
             QCOMPARE(ms.size(), size_t{3});  // candidate 0 was never measured
             QCOMPARE(store.forecastCount(runs[r]), int64_t{12});
+            // Tokens and cost of the run's forecasts only: 12 forecasts, tokens_out 0..3 three times each.
+            const RunStore::ForecastUsage usage = store.forecastUsage(runs[r]);
+            QCOMPARE(usage.tokens, static_cast<int64_t>(12 * 1000 * (r + 1) + 3 * (0 + 1 + 2 + 3)));
+            QCOMPARE(usage.cost_usd, 12 * 0.25 * static_cast<double>(r + 1));
             // The column-only outcomes agree with the measurements' JSON, in id order.
             std::vector<std::pair<int64_t, double>> from_json, from_columns;
             for (const auto& [id, list] : ms)
