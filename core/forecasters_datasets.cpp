@@ -1,6 +1,7 @@
 #include "core/forecasters_datasets.h"
 
 #include "core/error.h"
+#include "core/untrusted_json.h"
 #include "core/metrics.h"
 
 #include <algorithm>
@@ -219,13 +220,13 @@ ImportResult import_puct_events(std::istream& in, const std::string& file_name, 
         ++line;
         if (text.find_first_not_of(" \t\r") == std::string::npos)
             continue;
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(text);
-        } catch (const nlohmann::json::parse_error& e) {
-            fail(line, std::string("not JSON (") + e.what() + ")");
+        std::string invalid;
+        std::optional<nlohmann::json> parsed = try_parse_untrusted_json(text, &invalid);
+        if (!parsed) {
+            fail(line, "not JSON (" + invalid + ")");
             continue;
         }
+        const nlohmann::json j = std::move(*parsed);
         const auto kind = j.is_object() ? j.find("kind") : j.end();
         if (!j.is_object() || kind == j.end() || !kind->is_string() || !event_kinds().count(kind->get<std::string>())) {
             fail(line, "expected a search event: a JSON object with a \"kind\" such as \"search_initialized\" or "
@@ -391,11 +392,11 @@ ImportResult import_forecasters_dataset(std::istream& in, const std::string& fil
             continue;
         std::string problem;
         std::optional<ImportedPair> pair;
-        try {
-            pair = pair_from_row(nlohmann::json::parse(text), spec, scheme, problem);
-        } catch (const nlohmann::json::parse_error& e) {
-            problem = std::string("not JSON (") + e.what() + ")";
-        }
+        std::string invalid;
+        if (const auto row = try_parse_untrusted_json(text, &invalid))
+            pair = pair_from_row(*row, spec, scheme, problem);
+        else
+            problem = "not JSON (" + invalid + ")";
         if (pair) {
             const auto [it, inserted] = first_line.emplace(pair->comparison_id, line);
             if (!inserted) {

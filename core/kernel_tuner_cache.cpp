@@ -1,6 +1,7 @@
 #include "core/kernel_tuner_cache.h"
 
 #include "core/error.h"
+#include "core/untrusted_json.h"
 
 #include <algorithm>
 #include <charconv>
@@ -212,6 +213,10 @@ std::string write_kernel_tuner_cache(const KernelTunerCache& cache) {
 
 KernelTunerCache parse_kernel_tuner_cache(const std::string& text, const std::string& file_name) {
     const std::string closed = close_open_cache(text);
+    // Nesting, length and numbers past the largest double are checked by the limited parser; the ordered parse keeps
+    // the key order the file is written in (and reports its syntax errors).
+    std::string beyond_limits;
+    const bool within_limits = try_parse_untrusted_json(closed, &beyond_limits).has_value();
     nlohmann::ordered_json doc;
     try {
         doc = nlohmann::ordered_json::parse(closed);
@@ -220,8 +225,12 @@ KernelTunerCache parse_kernel_tuner_cache(const std::string& text, const std::st
         if (const auto at = what.find("] "); at != std::string::npos)
             what = what.substr(at + 2);
         throw Error(SourceLocation{file_name, line_of_offset(closed, e.byte > 0 ? e.byte - 1 : 0)},
-                    "not a Kernel Tuner cache: " + what);
+                    "not a Kernel Tuner cache: " + shorten_for_message(what, 200));
+    } catch (const nlohmann::json::exception&) {
+        // a number past the largest double: reported below with its line
     }
+    if (!within_limits)
+        throw Error(SourceLocation{file_name, 0}, "not a Kernel Tuner cache: " + beyond_limits);
     const SourceLocation top{file_name, 1};
     if (!doc.is_object())
         throw Error(top, "not a Kernel Tuner cache: expected a JSON object");

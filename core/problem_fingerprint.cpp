@@ -3,6 +3,7 @@
 
 #include "core/candidate.h"
 #include "core/error.h"
+#include "core/untrusted_json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -19,12 +20,8 @@ std::string problem_fingerprint(const std::string& problem) {
     std::error_code ec;
     if (fs::is_directory(file, ec))
         file /= "problem.json";
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(read_text_file(file.string(), "the problem definition"));
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(SourceLocation{file.string(), 0}, std::string("not valid JSON: ") + e.what());
-    }
+    nlohmann::json j =
+        parse_untrusted_json(read_text_file(file.string(), "the problem definition"), SourceLocation{file.string(), 1});
     if (!j.is_object())
         throw Error(SourceLocation{file.string(), 0}, "expected a JSON object");
     j.erase("description");

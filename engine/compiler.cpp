@@ -324,16 +324,21 @@ std::vector<StaticReport> buildReports(const std::vector<PtxEntry>& entries, con
 
 // --- diagnostics ---------------------------------------------------------------------------------------------------
 
+constexpr size_t kLongestLogLine = 2048;
+
 std::vector<CompileDiagnostic> parseNvrtcLog(const std::string& log, const std::string& fileName) {
     static const std::regex located(R"(^(.+)\((\d+)\): (catastrophic error|error|warning)(?: #[\w-]+)?: (.*)$)");
     static const std::regex unlocated(R"(^nvrtc: (error|warning)\s*: (.*)$)");
     std::vector<CompileDiagnostic> out;
     std::smatch m;
-    for (const auto& line : splitLines(log)) {
+    for (const auto& whole : splitLines(log)) {
+        // std::regex recurses once per character: a line quoting a huge identifier of an LLM-written kernel is
+        // matched on its first kLongestLogLine characters only.
+        const std::string line = whole.substr(0, kLongestLogLine);
         if (std::regex_match(line, m, located)) {
             CompileDiagnostic d;
             d.file = m[1].str();
-            d.line = std::stoi(m[2].str());
+            d.line = m[2].length() <= 9 ? std::stoi(m[2].str()) : 0;
             if (d.file == fileName)
                 d.line = std::max(1, d.line - kPreludeLines);
             d.severity = m[3].str() == "warning" ? "warning" : "error";
@@ -351,8 +356,8 @@ std::vector<CompileDiagnostic> parseLinkerErrors(const std::string& log, const s
     static const std::regex re(R"(^(?:ptxas\s+)?(?:[^:]*;\s*)?(error|fatal|warning)\s*: (.*)$)");
     std::vector<CompileDiagnostic> out;
     std::smatch m;
-    for (const auto& line : splitLines(log))
-        if (std::regex_match(line, m, re))
+    for (const auto& whole : splitLines(log))
+        if (const std::string line = whole.substr(0, kLongestLogLine); std::regex_match(line, m, re))
             out.push_back({fileName, 0, m[1].str() == "warning" ? "warning" : "error", m[2].str()});
     return out;
 }

@@ -98,7 +98,8 @@ double sm_count_of(const ForecastQuery& q) {
         return q.hardware_table["sm_count"].get<double>();
     static const std::regex sms(R"((\d+) SMs)");
     std::smatch m;
-    if (std::regex_search(q.hardware, m, sms))
+    const std::string hardware = q.hardware.substr(0, 256);  // untrusted (pair files); std::regex recurses per character
+    if (std::regex_search(hardware, m, sms))
         return std::stod(m[1].str());
     return kNaN;
 }

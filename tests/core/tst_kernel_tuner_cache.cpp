@@ -103,6 +103,11 @@ private Q_SLOTS:
             << "configuration \"64,1\" has no integer \"V\"";
         QTest::newRow("no tune_params_keys") << "{\"device_name\": \"x\", \"kernel_name\": \"k\", \"cache\": {\n}\n}"
                                              << "missing header field \"tune_params_keys\"";
+        QTest::newRow("nested too deep") << QString::fromStdString(small_cache("\n\"64,1\": " + std::string(100000, '[') + std::string(100000, ']')))
+                                         << "small.json: not a Kernel Tuner cache: invalid JSON at line 23";
+        QTest::newRow("time past the largest double")
+            << QString::fromStdString(small_cache("\n\"64,1\": {\"B\": 64, \"V\": 1, \"time\": 1e999}"))
+            << "the number 1e999 is not finite";
         QTest::newRow("string time") << QString::fromStdString(small_cache("\n\"64,1\": {\"B\": 64, \"V\": 1, \"time\": \"fast\"}"))
                                      << "\"time\" must be a number or a failure name";
     }

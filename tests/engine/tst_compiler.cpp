@@ -155,6 +155,19 @@ private Q_SLOTS:
         QCOMPARE(Compiler::cacheKey(base), Compiler::cacheKey(other));
     }
 
+    // An LLM-written kernel with an enormous identifier: the diagnostics quote it shortened, nothing overflows.
+    void hugeIdentifierIsAnError() {
+        Compiler compiler;
+        CompileRequest req;
+        req.file_name = "huge.cu";
+        req.source = "extern \"C\" __global__ void k(float* y) { y[0] = " + std::string(200000, 'q') + "; }\n";
+        const auto r = compiler.compile(req);
+        QVERIFY(!r.ok);
+        QVERIFY(!r.diagnostics.empty());
+        QCOMPARE(r.diagnostics.front().file, std::string("huge.cu"));
+        QCOMPARE(r.diagnostics.front().line, 1);
+    }
+
     void syntaxErrorNamesFileLine() {
         Compiler compiler;
         const auto req = request("syntax_error.cu");
