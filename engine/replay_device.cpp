@@ -2,6 +2,7 @@
 
 #include "core/candidate.h"
 #include "core/error.h"
+#include "core/problem_fingerprint.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -52,6 +53,8 @@ RecordingHeader parse_header(const nlohmann::json& j, const SourceLocation& wher
             h.device = j["device"].get<DeviceFingerprint>();
         if (j.contains("ceilings"))
             h.ceilings = j["ceilings"].get<DeviceCeilings>();
+        if (j.contains("problem_fingerprint"))
+            h.problem_fingerprint = j["problem_fingerprint"].get<std::string>();
         if (j.contains("pytorch_eager_us") && j["pytorch_eager_us"].is_number())
             h.pytorch_eager_us = j["pytorch_eager_us"].get<double>();
     } catch (const nlohmann::json::exception& e) {
@@ -144,6 +147,8 @@ nlohmann::json recording_header_json(const RecordingHeader& header) {
                         {"problem", header.problem},
                         {"device", header.device},
                         {"ceilings", header.ceilings}};
+    if (!header.problem_fingerprint.empty())
+        j["problem_fingerprint"] = header.problem_fingerprint;
     if (header.pytorch_eager_us)
         j["pytorch_eager_us"] = *header.pytorch_eager_us;
     return j;
@@ -215,6 +220,20 @@ MeasureOutcome ReplayDevice::measure(const MeasureRequest& request, const Progre
         out.measurement.status = Status::NotRecorded;
         out.measurement.reason = "no recording of problem '" + name + "' on " + id() + " (looked for " +
                                  (fs::path(m_folder) / (name + ".jsonl")).string() + ")";
+        if (progress)
+            progress("done");
+        return out;
+    }
+    const std::string fingerprint = problem_fingerprint(request.problem_dir);
+    if (fingerprint != rec->header.problem_fingerprint) {
+        out.measurement.status = Status::NotRecorded;
+        out.measurement.reason =
+            rec->header.problem_fingerprint.empty()
+                ? "the recording " + rec->file + " does not say which definition of problem '" + name +
+                      "' it measured (no problem_fingerprint in its header); record it again"
+                : "problem '" + name + "' is not the one recorded on " + id() + ": its definition (problem.json or " +
+                      "reference) has fingerprint " + fingerprint + ", the recording's is " +
+                      rec->header.problem_fingerprint + "; the replay device answers only for the recorded definition";
         if (progress)
             progress("done");
         return out;

@@ -22,6 +22,9 @@ namespace kerncast {
 
 struct RecordingHeader {
     std::string problem;
+    // problem_fingerprint() of the definition that was measured; empty in recordings made before it existed, which
+    // the replay device then refuses to answer from.
+    std::string problem_fingerprint;
     DeviceFingerprint device;
     DeviceCeilings ceilings;
     std::optional<double> pytorch_eager_us;
@@ -59,7 +62,8 @@ public:
 
     std::string id() const override;  // "replay:<folder name>"
     DeviceFingerprint fingerprint() const override;
-    // Looks the candidate up in <folder>/<problem name>.jsonl. Throws Error (file:line) for a malformed recording.
+    // Looks the candidate up in <folder>/<problem name>.jsonl. not_recorded when the problem's definition is not the
+    // recorded one (problem_fingerprint). Throws Error (file:line) for a malformed recording.
     MeasureOutcome measure(const MeasureRequest& request, const ProgressFn& progress = {}) override;
 
     // The recording of a problem (loaded once, then kept), or nullptr when none exists.

@@ -364,6 +364,26 @@
         <translation>Auf dem Gerät messen</translation>
     </message>
     <message>
+        <source>Accept Suspect Result</source>
+        <translation>Verdächtiges Ergebnis annehmen</translation>
+    </message>
+    <message>
+        <source>Reject Suspect Result</source>
+        <translation>Verdächtiges Ergebnis verwerfen</translation>
+    </message>
+    <message>
+        <source>Review failed: %1</source>
+        <translation>Prüfung fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Candidate %1 accepted: it enters the archive</source>
+        <translation>Kandidat %1 angenommen: er kommt ins Archiv</translation>
+    </message>
+    <message>
+        <source>Candidate %1 rejected: it stays out of the archive</source>
+        <translation>Kandidat %1 verworfen: er bleibt außerhalb des Archivs</translation>
+    </message>
+    <message>
         <source>Forecast Inspector</source>
         <translation>Prognose-Inspektor</translation>
     </message>

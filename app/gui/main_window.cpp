@@ -438,6 +438,11 @@ void MainWindow::createRunDocks() {
             ->setEnabled(steerable && !index.siblingAtColumn(PopulationModel::StatusColumn)
                                            .data(PopulationModel::MeasuredSpeedupRole)
                                            .isValid());
+        const bool suspect = index.data(PopulationModel::StatusRole).toString() == QLatin1String("suspect");
+        for (const bool accept : {true, false})
+            menu.addAction(accept ? tr("Accept Suspect Result") : tr("Reject Suspect Result"), this,
+                           [this, id, accept] { reviewSuspect(id, accept); })
+                ->setEnabled(suspect && !m_runPath.isEmpty());
         menu.exec(m_populationView->viewport()->mapToGlobal(pos));
     });
 
@@ -1375,6 +1380,16 @@ void MainWindow::showErrorDialog(const QString& title, const QString& message, c
     Q_EMIT errorShown(message);
 }
 
+void MainWindow::reviewSuspect(qint64 candidateId, bool accept) {
+    const QString error = m_bridge->review(m_runPath, candidateId, accept);
+    if (!error.isEmpty())
+        statusBar()->showMessage(tr("Review failed: %1").arg(error), 10000);
+    else if (accept)
+        statusBar()->showMessage(tr("Candidate %1 accepted: it enters the archive").arg(candidateId), 8000);
+    else
+        statusBar()->showMessage(tr("Candidate %1 rejected: it stays out of the archive").arg(candidateId), 8000);
+}
+
 void MainWindow::openRun(const QString& path) {
     if (m_bridge->isActive()) {
         showErrorDialog(tr("Search running"), tr("Stop the running search before opening another run."));
@@ -1555,7 +1570,7 @@ RunStore* MainWindow::reader() {
         return nullptr;
     if (!m_reader) {
         try {
-            m_reader.emplace(RunStore::open(m_runPath.toStdString()));
+            m_reader.emplace(RunStore::openReadOnly(m_runPath.toStdString()));
         } catch (const std::exception&) {
             return nullptr;
         }

@@ -168,7 +168,7 @@ void run_export(Context& ctx, const ExportArgs& a) {
             throw Error("give --run RUN_FILE (or --recording FILE with --format kernel-tuner)");
         if (!fs::exists(a.run))
             throw Error(SourceLocation{a.run, 0}, "no such run file");
-        RunStore store = RunStore::open(a.run);
+        RunStore store = RunStore::openReadOnly(a.run);
         const auto runs = store.runs();
         if (runs.empty())
             throw Error(SourceLocation{a.run, 0}, "the file holds no run");

@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <limits>
+
 #include <unistd.h>
 
 #include <chrono>
@@ -202,11 +204,16 @@ void add_search_command(CLI::App& app, Context& ctx) {
         ->capture_default_str();
     cmd->add_option("--mutator", args->mutators, "parametric, llm-rewrite, llm-diff (repeat for several)")
         ->capture_default_str();
-    cmd->add_option("--budget", args->budget, "Device measurements")->capture_default_str();
-    cmd->add_option("--forecast-budget", args->forecasts, "Forecasts (0: 100 per measurement)");
-    cmd->add_option("--token-budget", args->tokens, "LLM tokens (0: no limit)");
-    cmd->add_option("--cost-budget", args->cost, "LLM cost in USD (0: no limit)");
-    cmd->add_option("--time-budget", args->wall, "Wall time in seconds (0: no limit)");
+    // Out-of-range values are usage errors (CLI11 names the option and the range), never silently clamped.
+    cmd->add_option("--budget", args->budget, "Device measurements")
+        ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()))
+        ->capture_default_str();
+    cmd->add_option("--forecast-budget", args->forecasts, "Forecasts (0: 100 per measurement)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--token-budget", args->tokens, "LLM tokens (0: no limit)")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--cost-budget", args->cost, "LLM cost in USD (0: no limit)")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--time-budget", args->wall, "Wall time in seconds (0: no limit)")
+        ->check(CLI::NonNegativeNumber);
     cmd->add_option("--seed", args->seed, "Random seed (deterministic on the replay device)")->capture_default_str();
     cmd->add_option("--batch", args->batch, "Children proposed per parent (0: 8 for measure-all, 24 when gated)")
         ->check(CLI::Range(0, 100000))
@@ -215,10 +222,18 @@ void add_search_command(CLI::App& app, Context& ctx) {
                     "selective: most children of one parent measured per batch (0: 8)")
         ->check(CLI::Range(0, 100000))
         ->capture_default_str();
-    cmd->add_option("--top-k", args->top_k, "top-k: measured per parent")->capture_default_str();
-    cmd->add_option("--tau", args->tau, "selective: measure when confidence < tau")->capture_default_str();
-    cmd->add_option("--pi", args->pi, "selective: measure when P(S > best) >= pi")->capture_default_str();
-    cmd->add_option("--epsilon", args->epsilon, "Share of trusted candidates measured anyway")->capture_default_str();
+    cmd->add_option("--top-k", args->top_k, "top-k: measured per parent")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
+    cmd->add_option("--tau", args->tau, "selective: measure when confidence < tau")
+        ->check(CLI::Range(0.0, 1.0))
+        ->capture_default_str();
+    cmd->add_option("--pi", args->pi, "selective: measure when P(S > best) >= pi")
+        ->check(CLI::Range(0.0, 1.0))
+        ->capture_default_str();
+    cmd->add_option("--epsilon", args->epsilon, "Share of trusted candidates measured anyway")
+        ->check(CLI::Range(0.0, 1.0))
+        ->capture_default_str();
     cmd->add_option("--endpoint", args->endpoint, "OpenAI-compatible base URL (llm surrogate or mutators)");
     cmd->add_option("--model", args->model, "Model name at the endpoint");
     cmd->add_option("--run", args->run, "Run store file (SQLite)")->required();

@@ -4,7 +4,9 @@
 
 #include "core/bins.h"
 #include "core/forecasters_import.h"
+#include "core/error.h"
 #include "core/run_store.h"
+#include "engine/search_runner.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -181,6 +183,52 @@ private slots:
         r = run_cli({"export", "--run", dir.filePath("missing.sqlite").toStdString(), "--format", "pairs-jsonl"});
         QCOMPARE(r.code, 1);
         QVERIFY(r.err.find("missing.sqlite") != std::string::npos);
+    }
+
+    // Budgets below zero (or a measurement budget below one), tau/pi/epsilon outside [0, 1] and top-k below one are
+    // usage errors that name the option; no run file is started.
+    void outOfRangeSettingsAreUsageErrors_data() {
+        QTest::addColumn<QString>("option");
+        QTest::addColumn<QString>("value");
+        QTest::newRow("negative budget") << "--budget" << "-1";
+        QTest::newRow("zero budget") << "--budget" << "0";
+        QTest::newRow("negative forecast budget") << "--forecast-budget" << "-5";
+        QTest::newRow("negative token budget") << "--token-budget" << "-1";
+        QTest::newRow("negative cost budget") << "--cost-budget" << "-0.5";
+        QTest::newRow("negative time budget") << "--time-budget" << "-1";
+        QTest::newRow("tau above 1") << "--tau" << "1.5";
+        QTest::newRow("tau below 0") << "--tau" << "-0.1";
+        QTest::newRow("pi above 1") << "--pi" << "2";
+        QTest::newRow("epsilon below 0") << "--epsilon" << "-0.01";
+        QTest::newRow("top-k 0") << "--top-k" << "0";
+    }
+    void outOfRangeSettingsAreUsageErrors() {
+        QFETCH(QString, option);
+        QFETCH(QString, value);
+        QTemporaryDir dir;
+        const std::string run = dir.filePath("s.sqlite").toStdString();
+        const auto r = run_cli({"search", "--problem", "saxpy", "--device", "replay:nvidia-h200", "--surrogate", "none",
+                                "--run", run, option.toStdString(), value.toStdString()});
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.find(option.toStdString()) != std::string::npos, r.err.c_str());
+        QVERIFY(!QFile::exists(QString::fromStdString(run)));
+    }
+
+    // The same limits hold for a stored configuration (a run file edited or written by another program).
+    void storedSettingsOutOfRangeAreRefused_data() {
+        QTest::addColumn<QString>("json");
+        QTest::newRow("negative tokens") << R"({"problem_dir": "p", "budgets": {"tokens": -1}})";
+        QTest::newRow("negative wall time") << R"({"problem_dir": "p", "budgets": {"wall_s": -3}})";
+        QTest::newRow("zero measurements") << R"({"problem_dir": "p", "budgets": {"measurements": 0}})";
+        QTest::newRow("tau") << R"({"problem_dir": "p", "gating": {"tau": 1.5}})";
+        QTest::newRow("epsilon") << R"({"problem_dir": "p", "gating": {"epsilon": -1}})";
+        QTest::newRow("top-k") << R"({"problem_dir": "p", "gating": {"top_k": 0}})";
+    }
+    void storedSettingsOutOfRangeAreRefused() {
+        QFETCH(QString, json);
+        QVERIFY_THROWS_EXCEPTION(Error, search_config_from_json(nlohmann::json::parse(json.toStdString())));
+        // The same file with the value in range is accepted.
+        QVERIFY(!search_config_from_json(nlohmann::json::parse(R"({"problem_dir": "p"})")).problem_dir.empty());
     }
 };
 

@@ -1,0 +1,50 @@
+#include "core/problem_fingerprint.h"
+
+#include "core/candidate.h"
+#include "core/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace kerncast {
+
+namespace {
+
+std::string read_text(const fs::path& file, const std::string& what) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in)
+        throw Error(SourceLocation{file.string(), 0}, "cannot read " + what);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+}  // namespace
+
+std::string problem_fingerprint(const std::string& problem) {
+    fs::path file = problem;
+    std::error_code ec;
+    if (fs::is_directory(file, ec))
+        file /= "problem.json";
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(read_text(file, "the problem definition"));
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(SourceLocation{file.string(), 0}, std::string("not valid JSON: ") + e.what());
+    }
+    if (!j.is_object())
+        throw Error(SourceLocation{file.string(), 0}, "expected a JSON object");
+    j.erase("description");
+    j.erase("pytorch");
+    const auto ref = j.find("reference");
+    const std::string reference_name = ref != j.end() && ref->is_string() ? ref->get<std::string>() : "reference.cu";
+    const std::string reference = read_text(file.parent_path() / reference_name, "the reference kernel");
+    return content_hash(j.dump() + "\n" + reference, {});
+}
+
+}  // namespace kerncast
