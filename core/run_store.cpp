@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/sqlite_util.h"
+#include "core/untrusted_json.h"
 
 #include <sqlite3.h>
 
@@ -25,7 +26,7 @@ struct Migration {
 };
 
 // Ordered; each brings the schema from version - 1 to version. Never edit a released entry: add a new one.
-constexpr std::array<Migration, 2> kMigrations{{
+constexpr std::array<Migration, 3> kMigrations{{
     {1, R"sql(
 CREATE TABLE runs (
     id         INTEGER PRIMARY KEY,
@@ -137,6 +138,12 @@ CREATE INDEX imported_pairs_by_run ON imported_pairs(run_id, id);
 ALTER TABLE forecasts ADD COLUMN log_mean REAL;
 ALTER TABLE forecasts ADD COLUMN log_sigma REAL;
 )sql"},
+    // A forecast is of a candidate against its anchor (DESIGN §3): the measured parent, or the reference. Forecasts
+    // of older runs have no anchor and read as forecasts against the reference.
+    {3, R"sql(
+ALTER TABLE forecasts ADD COLUMN anchor_id INTEGER;
+ALTER TABLE forecasts ADD COLUMN anchor_speedup REAL;
+)sql"},
 }};
 
 constexpr int kLatestVersion = kMigrations.back().version;
@@ -147,11 +154,10 @@ std::string dump(const nlohmann::json& j) {
 }
 
 nlohmann::json parse_column(const std::string& text, const std::string& path, const std::string& what) {
-    try {
-        return nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(SourceLocation{path, 0}, "corrupt " + what + " in the store: " + e.what());
-    }
+    std::string invalid;
+    if (auto j = try_parse_untrusted_json(text, &invalid))
+        return std::move(*j);
+    throw Error(SourceLocation{path, 0}, "corrupt " + what + " in the store: " + invalid);
 }
 
 std::string normalized_key(const std::string& key) {
@@ -604,8 +610,8 @@ int64_t RunStore::addForecast(int64_t candidate_id, const Forecast& f) {
         const int64_t run_id = m_impl->requireCandidate(candidate_id, operation);
         auto stmt = m_impl->db.prepare(
             "INSERT INTO forecasts (candidate_id, surrogate_id, scheme_id, p1, p2, p3, p4, p5, p6, p7, p8, raw_sum, "
-            "predicted_bin, reasoning, prompt_hash, tokens_in, tokens_out, latency_ms, cost_usd, log_mean, log_sigma) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "predicted_bin, reasoning, prompt_hash, tokens_in, tokens_out, latency_ms, cost_usd, log_mean, log_sigma, "
+            "anchor_id, anchor_speedup) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             operation);
         stmt.bind(1, candidate_id).bind(2, f.surrogate_id).bind(3, f.scheme_id);
         for (int b = 0; b < kBinCount; ++b)
@@ -613,6 +619,7 @@ int64_t RunStore::addForecast(int64_t candidate_id, const Forecast& f) {
         stmt.bind(12, f.raw_sum).bind(13, f.predicted_bin).bind(14, f.reasoning).bind(15, f.prompt_hash);
         stmt.bind(16, f.tokens_in).bind(17, f.tokens_out).bind(18, f.latency_ms).bind(19, f.cost_usd);
         stmt.bind(20, f.log_mean).bind(21, f.log_sigma);
+        stmt.bind(22, f.anchor_id).bind(23, f.anchor_speedup);
         return m_impl->insert(stmt, "forecasts", run_id);
     });
 }
@@ -646,6 +653,43 @@ int64_t RunStore::addEvent(int64_t run_id, const std::string& kind, const nlohma
         auto stmt = m_impl->db.prepare("INSERT INTO events (run_id, kind, payload) VALUES (?, ?, ?)", operation);
         stmt.bind(1, run_id).bind(2, kind).bind(3, dump(clean));
         return m_impl->insert(stmt, "events", run_id);
+    });
+}
+
+void RunStore::rollBackRun(int64_t run_id, int64_t last_candidate, int64_t last_forecast, int64_t last_measurement,
+                           int64_t last_event, const std::vector<std::string>& keep_kinds) {
+    const std::string operation = "rolling the run back to its last checkpoint";
+    m_impl->write(operation, [&] {
+        m_impl->requireRun(run_id, operation);
+        const auto run_rows = [&](const std::string& sql, int64_t above) {
+            auto stmt = m_impl->db.prepare(sql, operation);
+            stmt.bind(1, run_id).bind(2, above);
+            stmt.step();
+        };
+        const std::string of_run = " IN (SELECT id FROM candidates WHERE run_id = ?1)";
+        run_rows("DELETE FROM measurements WHERE candidate_id" + of_run + " AND id > ?2", last_measurement);
+        run_rows("DELETE FROM forecasts WHERE candidate_id" + of_run + " AND id > ?2", last_forecast);
+        run_rows("DELETE FROM static_reports WHERE candidate_id IN (SELECT id FROM candidates WHERE run_id = ?1 AND "
+                 "id > ?2)",
+                 last_candidate);
+        // The table exists from schema version 3 on; a call of a deleted candidate keeps its cost, not the link.
+        if (m_impl->db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'llm_calls'", operation)
+                .step())
+            run_rows("UPDATE llm_calls SET candidate_id = NULL WHERE candidate_id IN (SELECT id FROM candidates "
+                     "WHERE run_id = ?1 AND id > ?2)",
+                     last_candidate);
+        run_rows("DELETE FROM candidates WHERE run_id = ?1 AND id > ?2", last_candidate);
+        std::string keep = "''";
+        for (size_t i = 0; i < keep_kinds.size(); ++i)
+            keep += ", ?" + std::to_string(i + 3);
+        auto events = m_impl->db.prepare("DELETE FROM events WHERE run_id = ?1 AND id > ?2 AND kind NOT IN (" + keep +
+                                             ")",
+                                         operation);
+        events.bind(1, run_id).bind(2, last_event);
+        for (size_t i = 0; i < keep_kinds.size(); ++i)
+            events.bind(static_cast<int>(i + 3), keep_kinds[i]);
+        events.step();
+        return int64_t{0};
     });
 }
 
@@ -766,7 +810,7 @@ namespace {
 constexpr const char* kForecastColumns =
     "t.id, t.candidate_id, t.surrogate_id, t.scheme_id, t.p1, t.p2, t.p3, t.p4, t.p5, t.p6, t.p7, t.p8, t.raw_sum, "
     "t.predicted_bin, t.reasoning, t.prompt_hash, t.tokens_in, t.tokens_out, t.latency_ms, t.cost_usd, t.created_at, "
-    "t.log_mean, t.log_sigma";
+    "t.log_mean, t.log_sigma, t.anchor_id, t.anchor_speedup";
 
 StoredForecast forecast_row(const sqlite::Statement& stmt) {
     StoredForecast s;
@@ -789,6 +833,11 @@ StoredForecast forecast_row(const sqlite::Statement& stmt) {
     if (!stmt.isNull(21) && !stmt.isNull(22)) {
         f.log_mean = stmt.real(21);
         f.log_sigma = stmt.real(22);
+    }
+    // NULL in runs made before forecasts had anchors: those were forecasts against the reference.
+    if (!stmt.isNull(23) && !stmt.isNull(24) && stmt.real(24) > 0) {
+        f.anchor_id = stmt.int64(23);
+        f.anchor_speedup = stmt.real(24);
     }
     return s;
 }
@@ -891,6 +940,19 @@ int64_t RunStore::forecastCount(int64_t run_id) {
         "counting forecasts");
     stmt.bind(1, run_id);
     return stmt.step() ? stmt.int64(0) : 0;
+}
+
+RunStore::ForecastUsage RunStore::forecastUsage(int64_t run_id) {
+    auto stmt = m_impl->db.prepare("SELECT coalesce(sum(t.tokens_in + t.tokens_out), 0), coalesce(sum(t.cost_usd), 0) "
+                                   "FROM forecasts t JOIN candidates c ON c.id = t.candidate_id WHERE c.run_id = ?",
+                                   "summing forecast usage");
+    stmt.bind(1, run_id);
+    ForecastUsage usage;
+    if (stmt.step()) {
+        usage.tokens = stmt.int64(0);
+        usage.cost_usd = stmt.real(1);
+    }
+    return usage;
 }
 
 std::vector<RunEvent> RunStore::events(int64_t run_id) {

@@ -1,6 +1,9 @@
 #include "engine/llm_forecaster.h"
 
+#include "engine/unified_diff.h"
+
 #include "core/error.h"
+#include "core/untrusted_json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -193,6 +196,38 @@ std::string probabilityKeysText(const BinScheme& scheme) {
     return out.substr(0, out.size() - 1);
 }
 
+// The anchor (DESIGN §3): the program the candidate is forecast against.
+std::string anchorLabel(const ForecastQuery& q) {
+    if (q.anchor.is_reference)
+        return "the reference";
+    std::string s = q.anchor.candidate_id ? "parent #" + std::to_string(q.anchor.candidate_id) : std::string("parent");
+    return q.anchor.label.empty() ? s : s + " (" + q.anchor.label + ")";
+}
+
+std::string anchorCode(const ForecastQuery& q) {
+    const std::string& source = q.anchor.is_reference && q.anchor.source.empty() ? q.reference_source : q.anchor.source;
+    return source.empty() ? source : program_with_defines(source, q.anchor.tunables);
+}
+
+std::string anchorTime(const ForecastQuery& q) {
+    std::optional<double> t = q.anchor.time_us;
+    if (!t && q.anchor.is_reference)
+        t = q.reference_time_us;
+    if (!t && q.reference_time_us && q.anchor.speedup > 0)
+        t = *q.reference_time_us / q.anchor.speedup;
+    return t ? formatNumber(*t, "%.2f") + " us" : "(not measured)";
+}
+
+// The candidate as a unified diff against its anchor, both with their tunables as #define lines.
+std::string candidateDiff(const ForecastQuery& q) {
+    const std::string anchor = anchorCode(q);
+    if (anchor.empty())
+        return "(no anchor code to compare with)";
+    const std::string diff
+        = unified_diff(anchor, program_with_defines(q.candidate_source, q.tunables), "anchor.cu", "candidate.cu");
+    return diff.empty() ? "(the candidate is the same program as its anchor)" : diff;
+}
+
 Values placeholderValues(const ForecastQuery& q, const BinScheme& scheme) {
     return {
         {"problem", problemText(q)},
@@ -208,6 +243,14 @@ Values placeholderValues(const ForecastQuery& q, const BinScheme& scheme) {
         {"problem_flops", q.problem_flops > 0 ? countText(q.problem_flops) : kNotGiven},
         {"reference_time", q.reference_time_us ? formatNumber(*q.reference_time_us, "%.2f") + " us" : "(not measured)"},
         {"parent_speedup", q.parent_speedup ? formatNumber(*q.parent_speedup, "%.3g") + "x" : "(not measured)"},
+        {"anchor_label", anchorLabel(q)},
+        {"anchor_code", orNotGiven(anchorCode(q))},
+        {"anchor_time", anchorTime(q)},
+        {"anchor_speedup", formatNumber(q.anchor.is_reference ? 1.0 : q.anchor.speedup, "%.3g") + "x"},
+        {"anchor_static_report", staticReportText(q.anchor.is_reference && q.anchor.static_report.empty()
+                                                      ? q.reference_static_report
+                                                      : q.anchor.static_report)},
+        {"candidate_diff", candidateDiff(q)},
         {"hardware", orNotGiven(q.hardware)},
         {"hardware_table", hardwareTableText(q.hardware_table)},
         {"bin_table", scheme.promptTable()},
@@ -218,11 +261,14 @@ Values placeholderValues(const ForecastQuery& q, const BinScheme& scheme) {
 
 // ---- Replies ----------------------------------------------------------------------------------------------------
 
-// The end of the JSON object starting at text[open] ('{'), strings and escapes respected; npos if unbalanced.
-size_t objectEnd(const std::string& text, size_t open) {
-    int depth = 0;
+// The spans [open, close] of the top-level {...} in a reply's text, in order, in one pass: braces inside strings do
+// not count, quotes outside any object (prose) are ignored, and an object that never closes leaves the complete ones
+// inside it as the top-level ones. One pass, because a reply is untrusted and may hold a million unclosed '{'.
+std::vector<std::pair<size_t, size_t>> topLevelObjects(const std::string& text) {
+    std::vector<std::pair<size_t, size_t>> objects;
+    std::vector<size_t> open;
     bool inString = false;
-    for (size_t i = open; i < text.size(); ++i) {
+    for (size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (inString) {
             if (c == '\\')
@@ -230,14 +276,18 @@ size_t objectEnd(const std::string& text, size_t open) {
             else if (c == '"')
                 inString = false;
         } else if (c == '"') {
-            inString = true;
+            inString = !open.empty();
         } else if (c == '{') {
-            ++depth;
-        } else if (c == '}' && --depth == 0) {
-            return i;
+            open.push_back(i);
+        } else if (c == '}' && !open.empty()) {
+            const size_t start = open.back();
+            open.pop_back();
+            while (!objects.empty() && objects.back().first > start)
+                objects.pop_back();  // nested in this one
+            objects.emplace_back(start, i);
         }
     }
-    return std::string::npos;
+    return objects;
 }
 
 // The last ```json fenced block of a reply, or else its last top-level {...} that parses.
@@ -258,23 +308,18 @@ json jsonFromText(const std::string& text) {
         at = text.find("```", close + 3);
     }
     if (lastJsonBlock) {
-        json j = json::parse(*lastJsonBlock, nullptr, false);
-        if (j.is_discarded() || !j.is_object())
-            notParsed("the last ```json block is not a JSON object: " + snippet(*lastJsonBlock));
-        return j;
+        std::string invalid;
+        const auto j = try_parse_untrusted_json(*lastJsonBlock, &invalid);
+        if (!j || !j->is_object())
+            notParsed("the last ```json block is not a JSON object" + (invalid.empty() ? "" : " (" + invalid + ")") +
+                      ": " + snippet(*lastJsonBlock));
+        return *j;
     }
-    std::vector<std::pair<size_t, size_t>> objects;
-    for (size_t i = text.find('{'); i != std::string::npos; i = text.find('{', i + 1)) {
-        const size_t end = objectEnd(text, i);
-        if (end == std::string::npos)
-            continue;
-        objects.emplace_back(i, end);
-        i = end;
-    }
+    const auto objects = topLevelObjects(text);
     for (auto it = objects.rbegin(); it != objects.rend(); ++it) {
-        json j = json::parse(text.substr(it->first, it->second - it->first + 1), nullptr, false);
-        if (!j.is_discarded() && j.is_object())
-            return j;
+        const auto j = try_parse_untrusted_json(std::string_view(text).substr(it->first, it->second - it->first + 1));
+        if (j && j->is_object())
+            return *j;
     }
     notParsed("no tool call and no JSON object in the reply: " + snippet(text));
 }
@@ -330,7 +375,8 @@ std::vector<std::string> LlmForecaster::placeholderNames() {
             "candidate_code", "static_report",   "reference_static_report", "launches",
             "tunables",       "problem_bytes",   "problem_flops",           "reference_time",
             "parent_speedup", "hardware",        "hardware_table",          "bin_table",
-            "tool_name",      "probability_keys"};
+            "tool_name",      "probability_keys", "anchor_label",         "anchor_code",
+            "anchor_time",    "anchor_speedup",  "anchor_static_report",    "candidate_diff"};
 }
 
 ordered_json LlmForecaster::toolDefinition(const BinScheme& scheme) {
@@ -372,9 +418,9 @@ RuntimeEstimate LlmForecaster::parseReply(const ChatResult& reply) {
     if (!call && !reply.tool_calls.empty())
         call = &reply.tool_calls.front();
     if (call) {
-        const json args = json::parse(call->arguments, nullptr, false);
-        if (!args.is_discarded() && args.is_object())
-            return estimateFrom(args);
+        const auto args = try_parse_untrusted_json(call->arguments);
+        if (args && args->is_object())
+            return estimateFrom(*args);
         // A broken tool call may still come with the answer written out in the text.
         try {
             return estimateFrom(jsonFromText(reply.content));
@@ -508,6 +554,8 @@ std::vector<LlmForecastOutcome> LlmForecaster::forecastWithDetails(const std::ve
         f.tokens_out = total.tokens_out;
         f.cost_usd = total.cost_usd;
         f.latency_ms = total.latency_ms;
+        f.anchor_id = queries[q].anchor.is_reference ? 0 : queries[q].anchor.candidate_id;
+        f.anchor_speedup = queries[q].anchor.is_reference ? 1.0 : queries[q].anchor.speedup;
         outcome.result.forecast = f;
     }
     return outcomes;

@@ -275,7 +275,13 @@ void ForecastInspector::setCandidate(const CandidateRow& row, const std::optiona
         }
     }
 
-    const int measuredBin = row.measured_speedup ? m_scheme.binOf(*row.measured_speedup) : 0;
+    // The forecast is of S against its anchor; the measured bin is of the same S.
+    const std::optional<double> measuredS = f ? (row.measured_speedup && f->anchor_speedup > 0
+                                                     ? std::optional<double>(*row.measured_speedup / f->anchor_speedup)
+                                                     : std::nullopt)
+                                              : row.measuredAgainstAnchor();
+    const int measuredBin = measuredS ? m_scheme.binOf(*measuredS) : 0;
+    const QString against = anchorText(f ? f->anchor_id : row.anchor_id);
     if (f) {
         QStringList names;
         QList<double> probabilities;
@@ -289,8 +295,9 @@ void ForecastInspector::setCandidate(const CandidateRow& row, const std::optiona
         m_maxProbability->setText(locale.toString(f->maxProbability(), 'f', 2));
         m_entropyConfidence->setText(locale.toString(f->normalizedEntropyConfidence(), 'f', 2));
         m_top2Margin->setText(locale.toString(f->top2Margin(), 'f', 2));
-        m_expectedSpeedup->setText(tr("%1× (expected bin %2)")
+        m_expectedSpeedup->setText(tr("%1× %2 (expected bin %3)")
                                        .arg(locale.toString(std::exp(f->log_mean ? *f->log_mean : f->expectedLogSpeedup(m_scheme)), 'f', 2))
+                                       .arg(against)
                                        .arg(locale.toString(f->expectedBin(), 'f', 1)));
         m_reasoning->setPlainText(QString::fromStdString(f->reasoning));
     } else {
@@ -299,10 +306,12 @@ void ForecastInspector::setCandidate(const CandidateRow& row, const std::optiona
     m_prompt->setPlainText(prompt);
 
     if (row.measured_speedup) {
-        m_measured->setText(tr("%1× — bin %2 (%3)")
-                                .arg(locale.toString(*row.measured_speedup, 'f', 2))
+        m_measured->setText(tr("%1× %2 — bin %3 (%4); %5× over the reference")
+                                .arg(locale.toString(measuredS ? *measuredS : *row.measured_speedup, 'f', 2))
+                                .arg(against)
                                 .arg(measuredBin)
-                                .arg(QString::fromStdString(m_scheme.name(measuredBin))));
+                                .arg(QString::fromStdString(m_scheme.name(measuredBin)))
+                                .arg(locale.toString(*row.measured_speedup, 'f', 2)));
     } else if (row.isMeasured()) {
         QString text = PopulationModel::statusText(row.status);
         if (!row.reason.isEmpty())
