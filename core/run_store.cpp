@@ -26,7 +26,7 @@ struct Migration {
 };
 
 // Ordered; each brings the schema from version - 1 to version. Never edit a released entry: add a new one.
-constexpr std::array<Migration, 3> kMigrations{{
+constexpr std::array<Migration, 4> kMigrations{{
     {1, R"sql(
 CREATE TABLE runs (
     id         INTEGER PRIMARY KEY,
@@ -144,6 +144,29 @@ ALTER TABLE forecasts ADD COLUMN log_sigma REAL;
 ALTER TABLE forecasts ADD COLUMN anchor_id INTEGER;
 ALTER TABLE forecasts ADD COLUMN anchor_speedup REAL;
 )sql"},
+    // One row per request to a language model, forecasts and mutations alike: what was asked, what came back and
+    // what it cost, so that a resumed run counts its tokens and cost from the file and a person can read any call.
+    {4, R"sql(
+CREATE TABLE llm_calls (
+    id           INTEGER PRIMARY KEY,
+    run_id       INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    kind         TEXT NOT NULL CHECK (kind IN ('forecast', 'mutate_rewrite', 'mutate_diff')),
+    candidate_id INTEGER REFERENCES candidates(id) ON DELETE CASCADE,
+    model        TEXT NOT NULL,
+    prompt       TEXT NOT NULL,
+    reply        TEXT NOT NULL,
+    reasoning    TEXT NOT NULL,
+    tokens_in    INTEGER NOT NULL,
+    tokens_out   INTEGER NOT NULL,
+    cost_usd     REAL NOT NULL,
+    latency_ms   REAL NOT NULL,
+    outcome      TEXT NOT NULL,
+    error        TEXT NOT NULL DEFAULT '',
+    created_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+CREATE INDEX llm_calls_by_run ON llm_calls(run_id, id);
+CREATE INDEX llm_calls_by_candidate ON llm_calls(candidate_id);
+)sql"},
 }};
 
 constexpr int kLatestVersion = kMigrations.back().version;
@@ -213,6 +236,12 @@ void strip_secrets_at(nlohmann::json& value, const std::string& where, std::vect
         for (size_t i = 0; i < value.size(); ++i)
             strip_secrets_at(value[i], where + "/" + std::to_string(i), removed);
     }
+}
+
+// A model's reply may hold bytes that are not UTF-8; SQLite TEXT would keep them, but every reader (JSON exports,
+// the GUI) expects UTF-8, so they are replaced once here.
+std::string valid_utf8(const std::string& text) {
+    return nlohmann::json::parse(dump(nlohmann::json(text))).get<std::string>();
 }
 
 std::optional<double> positive_or_null(double value) {
@@ -672,7 +701,7 @@ void RunStore::rollBackRun(int64_t run_id, int64_t last_candidate, int64_t last_
         run_rows("DELETE FROM static_reports WHERE candidate_id IN (SELECT id FROM candidates WHERE run_id = ?1 AND "
                  "id > ?2)",
                  last_candidate);
-        // The table exists from schema version 3 on; a call of a deleted candidate keeps its cost, not the link.
+        // The table exists from schema version 4 on; a call of a deleted candidate keeps its cost, not the link.
         if (m_impl->db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'llm_calls'", operation)
                 .step())
             run_rows("UPDATE llm_calls SET candidate_id = NULL WHERE candidate_id IN (SELECT id FROM candidates "
@@ -691,6 +720,33 @@ void RunStore::rollBackRun(int64_t run_id, int64_t last_candidate, int64_t last_
         events.step();
         return int64_t{0};
     });
+}
+
+int64_t RunStore::addLlmCall(int64_t run_id, LlmCall& call) {
+    const std::string operation = "adding a " + call.kind + " call to the language model";
+    if (call.kind != "forecast" && call.kind != "mutate_rewrite" && call.kind != "mutate_diff")
+        throw Error(SourceLocation{path(), 0}, operation + " failed: the kind must be forecast, mutate_rewrite or "
+                                                           "mutate_diff, not '" + call.kind + "'");
+    if (call.outcome.empty())
+        throw Error(SourceLocation{path(), 0}, operation + " failed: the call has no outcome");
+    call.id = m_impl->write(operation, [&] {
+        m_impl->requireRun(run_id, operation);
+        if (call.candidate_id > 0 && m_impl->requireCandidate(call.candidate_id, operation) != run_id)
+            throw Error(SourceLocation{path(), 0}, operation + " failed: candidate " +
+                                                       std::to_string(call.candidate_id) + " is not of run " +
+                                                       std::to_string(run_id));
+        auto stmt = m_impl->db.prepare(
+            "INSERT INTO llm_calls (run_id, kind, candidate_id, model, prompt, reply, reasoning, tokens_in, "
+            "tokens_out, cost_usd, latency_ms, outcome, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            operation);
+        stmt.bind(1, run_id).bind(2, call.kind).bindIdOrNull(3, call.candidate_id).bind(4, call.model);
+        stmt.bind(5, valid_utf8(call.prompt)).bind(6, valid_utf8(call.reply)).bind(7, valid_utf8(call.reasoning));
+        stmt.bind(8, call.tokens_in).bind(9, call.tokens_out).bind(10, call.cost_usd).bind(11, call.latency_ms);
+        stmt.bind(12, call.outcome).bind(13, valid_utf8(call.error));
+        return m_impl->insert(stmt, "llm_calls", run_id);
+    });
+    call.run_id = run_id;
+    return call.id;
 }
 
 void RunStore::addImportedPairs(int64_t run_id, const std::vector<ImportedPair>& pairs, const std::string& scheme_id) {
@@ -964,6 +1020,58 @@ std::vector<RunEvent> RunStore::events(int64_t run_id) {
         out.push_back({stmt.int64(0), stmt.int64(1), stmt.text(2), stmt.text(3),
                        parse_column(stmt.text(4), path(), "event payload")});
     return out;
+}
+
+std::vector<LlmCall> RunStore::llmCalls(int64_t run_id, int64_t candidate_id) {
+    auto stmt = m_impl->db.prepare(
+        std::string("SELECT id, run_id, kind, candidate_id, model, prompt, reply, reasoning, tokens_in, tokens_out, "
+                    "cost_usd, latency_ms, outcome, error, created_at FROM llm_calls WHERE run_id = ?") +
+            (candidate_id > 0 ? " AND candidate_id = ?" : "") + " ORDER BY id",
+        "reading calls to the language model");
+    stmt.bind(1, run_id);
+    if (candidate_id > 0)
+        stmt.bind(2, candidate_id);
+    std::vector<LlmCall> out;
+    while (stmt.step()) {
+        LlmCall c;
+        c.id = stmt.int64(0);
+        c.run_id = stmt.int64(1);
+        c.kind = stmt.text(2);
+        c.candidate_id = stmt.optionalInt64(3).value_or(0);
+        c.model = stmt.text(4);
+        c.prompt = stmt.text(5);
+        c.reply = stmt.text(6);
+        c.reasoning = stmt.text(7);
+        c.tokens_in = stmt.int64(8);
+        c.tokens_out = stmt.int64(9);
+        c.cost_usd = stmt.real(10);
+        c.latency_ms = stmt.real(11);
+        c.outcome = stmt.text(12);
+        c.error = stmt.text(13);
+        c.created_at = stmt.text(14);
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+LlmTotals RunStore::llmTotals(int64_t run_id) {
+    auto stmt = m_impl->db.prepare(
+        "SELECT count(*), coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0), coalesce(sum(cost_usd), 0), "
+        "coalesce(sum(outcome <> 'ok'), 0), coalesce(sum(outcome = 'truncated'), 0), "
+        "coalesce(sum(outcome = 'deferred'), 0) FROM llm_calls WHERE run_id = ?",
+        "summing calls to the language model");
+    stmt.bind(1, run_id);
+    LlmTotals t;
+    if (stmt.step()) {
+        t.calls = stmt.int64(0);
+        t.tokens_in = stmt.int64(1);
+        t.tokens_out = stmt.int64(2);
+        t.cost_usd = stmt.real(3);
+        t.not_ok = stmt.int64(4);
+        t.truncated = stmt.int64(5);
+        t.deferred = stmt.int64(6);
+    }
+    return t;
 }
 
 std::vector<ImportedPair> RunStore::importedPairs(int64_t run_id) {

@@ -158,17 +158,25 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
         }
     }
     std::string surrogate_id;
+    LlmConfig llm_cfg;
     if (a.surrogate == "llm") {
-        LlmConfig cfg;
-        cfg.endpoint = a.endpoint;
-        cfg.model = a.model;
-        cfg.concurrency = a.concurrency;
-        cfg.timeout_s = a.timeout_s;
-        cfg.api_key = LlmConfig::resolveApiKey();
+        nlohmann::json overrides = a.llm.is_object() ? a.llm : nlohmann::json::object();
+        if (!a.endpoint.empty())
+            overrides["endpoint"] = a.endpoint;
+        if (!a.model.empty())
+            overrides["model"] = a.model;
+        if (a.concurrency > 0)
+            overrides["concurrency"] = a.concurrency;
+        if (a.timeout_s > 0)
+            overrides["timeout_s"] = a.timeout_s;
+        LlmConfig cfg = LlmConfig::loadSettings(overrides);
+        llm_cfg = cfg;
         if (cfg.endpoint.empty() || cfg.model.empty())
-            throw Error("--surrogate llm needs --endpoint URL and --model NAME");
+            throw Error("--surrogate llm needs --endpoint URL and --model NAME (or both in " +
+                        LlmConfig::settingsPath() + ")");
         LlmForecasterOptions options;
         options.samples = a.samples;
+        options.abstain = a.abstain;
         LlmForecaster llm(cfg, a.resources_dir + "/prompts", options);
         surrogate_id = llm.id();
         report_progress("forecast", 0, 1);
@@ -204,6 +212,10 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
     std::vector<ScoredForecast> scored;
     std::map<std::string, std::vector<ScoredForecast>> per_pack;
     for (size_t i = 0; i < pairs.size(); ++i) {
+        if (results[i].deferred) {
+            ++result.deferred;  // an abstention: measured, not forecast
+            continue;
+        }
         if (!results[i].forecast) {
             ++result.failed_forecasts;
             say("pair " + pairs[i].comparison_id + " (line " + std::to_string(pairs[i].line) +
@@ -239,6 +251,18 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
                                 : "the bin of S under " + scheme.id() + " (edges 0.25 0.5 0.71 1 1.41 2 4)";
     out["unlabelled_pairs"] = result.unlabelled;
     out["failed_forecasts"] = result.failed_forecasts;
+    out["deferred"] = result.deferred;
+    // Abstentions over the pairs asked; beside it the trivial baseline: abstaining on nothing scores every pair.
+    out["abstain_rate"] = pairs.empty() ? 0.0 : double(result.deferred) / double(pairs.size());
+    int64_t tokens = 0, truncated = 0;
+    double cost = 0;
+    for (const auto& r : results)
+        for (const auto& call : r.calls) {
+            tokens += call.tokens_in + call.tokens_out;
+            cost += call.cost_usd;
+            truncated += call.outcome == "truncated";
+        }
+    out["llm"] = {{"tokens", tokens}, {"cost_usd", cost}, {"truncated", truncated}};
     out["skipped_lines"] = imported.issues.size();
     out["failed_candidates"] = result.failed_candidates;
 
@@ -254,7 +278,10 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
         run.surrogate = surrogate_id;
         run.gating = "evaluation";
         run.config = {{"kind", "evaluation"}, {"pairs", fs::absolute(a.pairs).string()}, {"surrogate", a.surrogate},
-                      {"endpoint", a.endpoint}, {"model", a.model}, {"samples", a.samples}};
+                      {"endpoint", llm_cfg.endpoint}, {"model", llm_cfg.model}, {"samples", a.samples},
+                      {"abstain", a.abstain}};
+        if (a.surrogate == "llm")
+            run.config["llm"] = llm_cfg;
         store.addRun(run);
         auto tx = store.transaction();
         store.addImportedPairs(run.id, imported.pairs, scheme.id());
@@ -273,7 +300,12 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
             if (results[i].forecast)
                 store.addForecast(c.id, *results[i].forecast);
             else
-                store.addEvent(run.id, "forecast_failed", {{"candidate", c.id}, {"error", results[i].error}});
+                store.addEvent(run.id, results[i].deferred ? "forecast_deferred" : "forecast_failed",
+                               {{"candidate", c.id}, {"error", results[i].error}});
+            for (LlmCall call : results[i].calls) {
+                call.candidate_id = c.id;
+                store.addLlmCall(run.id, call);
+            }
             if (!prompts[i].empty())
                 store.addEvent(run.id, "prompt", {{"candidate", c.id}, {"prompt", prompts[i]}});
         }

@@ -261,67 +261,16 @@ Values placeholderValues(const ForecastQuery& q, const BinScheme& scheme) {
 
 // ---- Replies ----------------------------------------------------------------------------------------------------
 
-// The spans [open, close] of the top-level {...} in a reply's text, in order, in one pass: braces inside strings do
-// not count, quotes outside any object (prose) are ignored, and an object that never closes leaves the complete ones
-// inside it as the top-level ones. One pass, because a reply is untrusted and may hold a million unclosed '{'.
-std::vector<std::pair<size_t, size_t>> topLevelObjects(const std::string& text) {
-    std::vector<std::pair<size_t, size_t>> objects;
-    std::vector<size_t> open;
-    bool inString = false;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (inString) {
-            if (c == '\\')
-                ++i;
-            else if (c == '"')
-                inString = false;
-        } else if (c == '"') {
-            inString = !open.empty();
-        } else if (c == '{') {
-            open.push_back(i);
-        } else if (c == '}' && !open.empty()) {
-            const size_t start = open.back();
-            open.pop_back();
-            while (!objects.empty() && objects.back().first > start)
-                objects.pop_back();  // nested in this one
-            objects.emplace_back(start, i);
-        }
-    }
-    return objects;
-}
-
-// The last ```json fenced block of a reply, or else its last top-level {...} that parses.
 json jsonFromText(const std::string& text) {
-    std::optional<std::string> lastJsonBlock;
-    for (size_t at = text.find("```"); at != std::string::npos;) {
-        const size_t lineEnd = text.find('\n', at);
-        if (lineEnd == std::string::npos)
-            break;
-        std::string tag = text.substr(at + 3, lineEnd - at - 3);
-        tag.erase(tag.find_last_not_of(" \r\t") + 1);
-        std::transform(tag.begin(), tag.end(), tag.begin(), [](unsigned char c) { return std::tolower(c); });
-        const size_t close = text.find("```", lineEnd);
-        if (close == std::string::npos)
-            break;
-        if (tag == "json")
-            lastJsonBlock = text.substr(lineEnd + 1, close - lineEnd - 1);
-        at = text.find("```", close + 3);
+    json j;
+    try {
+        j = json_object_from_text(text);
+    } catch (const Error& e) {
+        notParsed(e.what());
     }
-    if (lastJsonBlock) {
-        std::string invalid;
-        const auto j = try_parse_untrusted_json(*lastJsonBlock, &invalid);
-        if (!j || !j->is_object())
-            notParsed("the last ```json block is not a JSON object" + (invalid.empty() ? "" : " (" + invalid + ")") +
-                      ": " + snippet(*lastJsonBlock));
-        return *j;
-    }
-    const auto objects = topLevelObjects(text);
-    for (auto it = objects.rbegin(); it != objects.rend(); ++it) {
-        const auto j = try_parse_untrusted_json(std::string_view(text).substr(it->first, it->second - it->first + 1));
-        if (j && j->is_object())
-            return *j;
-    }
-    notParsed("no tool call and no JSON object in the reply: " + snippet(text));
+    if (j.is_null())
+        notParsed("no tool call and no JSON object in the reply: " + snippet(text));
+    return j;
 }
 
 double numberField(const json& args, const std::string& key) {
@@ -408,7 +357,34 @@ ordered_json LlmForecaster::toolDefinition(const BinScheme& scheme) {
     return {{"type", "function"}, {"function", function}};
 }
 
+ordered_json LlmForecaster::deferToolDefinition() {
+    ordered_json parameters = {
+        {"type", "object"},
+        {"properties",
+         {{"reasoning",
+           {{"type", "string"},
+            {"description", "Why the candidate's speedup cannot be forecast with confidence from what is given."}}}}},
+        {"required", ordered_json::array({"reasoning"})},
+        {"additionalProperties", false}};
+    ordered_json function = {{"name", kDeferToolName},
+                             {"description",
+                              "Decline to forecast and ask for the candidate to be measured on the GPU instead. Use "
+                              "it only when no forecast would be informative."},
+                             {"parameters", parameters}};
+    return {{"type", "function"}, {"function", function}};
+}
+
 RuntimeEstimate LlmForecaster::parseReply(const ChatResult& reply) {
+    for (const auto& c : reply.tool_calls)
+        if (c.name == kDeferToolName) {
+            RuntimeEstimate e;
+            e.deferred = true;
+            const json args = json::parse(c.arguments, nullptr, false);
+            if (args.is_object() && args.contains("reasoning"))
+                e.reasoning = args["reasoning"].is_string() ? args["reasoning"].get<std::string>()
+                                                            : args["reasoning"].dump();
+            return e;
+        }
     const ToolCall* call = nullptr;
     for (const auto& c : reply.tool_calls)
         if (c.name == kToolName) {
@@ -478,7 +454,8 @@ std::vector<LlmForecastOutcome> LlmForecaster::forecastWithDetails(const std::ve
         r.messages = {{"system", outcomes[q].prompt.system}, {"user", outcomes[q].prompt.user}};
         if (m_options.use_tools) {
             r.tools = ordered_json::array({toolDefinition(m_options.scheme)});
-            r.tool_choice = {{"type", "function"}, {"function", {{"name", kToolName}}}};
+            if (m_options.abstain)
+                r.tools.push_back(deferToolDefinition());
         }
         for (int s = 0; s < n; ++s) {
             r.sample_index = s;
@@ -492,6 +469,8 @@ std::vector<LlmForecastOutcome> LlmForecaster::forecastWithDetails(const std::ve
         std::vector<Forecast> parsed;  // renormalised per sample, so a sample in percent weighs as much as any
         std::vector<int> statedBins;
         std::string firstReasoning;
+        std::string deferReason;
+        int deferrals = 0;
         Forecast total;
         for (int s = 0; s < n; ++s) {
             ForecastSample sample {std::move(replies[q * n + s]), {}};
@@ -500,26 +479,46 @@ std::vector<LlmForecastOutcome> LlmForecaster::forecastWithDetails(const std::ve
             total.tokens_out += reply.tokens_out;
             total.cost_usd += reply.cost_usd;
             total.latency_ms = std::max(total.latency_ms, reply.latency_ms);  // the samples run side by side
+            LlmCall call = llm_call_from(reply, "forecast", m_config.model);
+            if (call.prompt.empty())
+                call.prompt = outcome.prompt.text();
             if (!reply.ok) {
                 sample.parse_error = reply.error;
+                outcome.result.truncated += reply.truncated ? 1 : 0;
             } else {
                 try {
                     const RuntimeEstimate e = parseReply(reply);
-                    Forecast f;
-                    try {
-                        f = Forecast::fromRaw(e.probabilities);
-                    } catch (const Error& bad) {
-                        notParsed(bad.what());
+                    if (e.deferred) {
+                        ++deferrals;
+                        call.outcome = "deferred";
+                        if (deferReason.empty())
+                            deferReason = e.reasoning.empty() ? reply.reasoning : e.reasoning;
+                        sample.parse_error = "deferred to a measurement";
+                    } else {
+                        Forecast f;
+                        try {
+                            f = Forecast::fromRaw(e.probabilities);
+                        } catch (const Error& bad) {
+                            notParsed(bad.what());
+                        }
+                        if (parsed.empty())
+                            firstReasoning = e.reasoning.empty() ? reply.reasoning : e.reasoning;
+                        parsed.push_back(f);
+                        statedBins.push_back(e.predicted_bin);
                     }
-                    if (parsed.empty())
-                        firstReasoning = e.reasoning;
-                    parsed.push_back(f);
-                    statedBins.push_back(e.predicted_bin);
                 } catch (const Error& e) {
                     sample.parse_error = e.what();
+                    call.outcome = "failed";
                 }
             }
+            call.error = call.outcome == "ok" || call.outcome == "deferred" ? "" : sample.parse_error;
+            outcome.result.calls.push_back(std::move(call));
             outcome.samples.push_back(std::move(sample));
+        }
+        if (parsed.empty() && deferrals > 0) {
+            outcome.result.deferred = true;
+            outcome.result.error = "deferred to a measurement: " + (deferReason.empty() ? std::string(kNotGiven) : deferReason);
+            continue;
         }
         if (parsed.empty()) {
             if (n == 1) {

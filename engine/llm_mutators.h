@@ -26,6 +26,7 @@ public:
 
     // The two prompt messages for a context (the system text, then the user text).
     std::pair<std::string, std::string> renderPrompt(const MutationContext& ctx) const;
+    LlmClient& client() { return *m_client; }
 
 private:
     Mode m_mode;

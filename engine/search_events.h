@@ -27,6 +27,10 @@ struct SearchProgress {
     int64_t budget_measurements = 0;
     int64_t tokens = 0;
     double cost_usd = 0;
+    int64_t llm_calls = 0;        // requests to language models (forecasts and mutations)
+    int64_t llm_truncated = 0;    // answers cut by the token limit
+    int64_t abstained = 0;        // forecasts the surrogate declined (predict-or-defer): measurement requests
+    int64_t duplicates = 0;       // proposed children identical to a candidate of the run (not forecast, not measured)
     double elapsed_s = 0;
     double best_speedup = 0;      // best measured correct speedup (0 before any)
     int64_t best_candidate = 0;

@@ -61,6 +61,8 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
     std::unique_ptr<Device> device = open_device(cfg.device, resources_dir);
     const ProblemBundle bundle = load_problem_folder(cfg.problem_dir);
 
+    // One memory for every LLM client of the run: a shape one of them learns, the others use at once.
+    auto shapes = std::make_shared<RequestShapeMemory>();
     std::unique_ptr<Surrogate> surrogate;
     if (cfg.surrogate == "local") {
         auto local = std::make_unique<LocalForecaster>(search_forecaster_options(cfg.seed));
@@ -70,7 +72,13 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
                                                          bundle.problem.name));
         surrogate = std::move(local);
     } else if (cfg.surrogate == "llm") {
-        surrogate = std::make_unique<LlmForecaster>(llm_config(cfg), (fs::path(resources_dir) / "prompts").string());
+        LlmForecasterOptions options;
+        options.samples = cfg.samples;
+        options.abstain = cfg.abstain;
+        auto llm = std::make_unique<LlmForecaster>(llm_config(cfg), (fs::path(resources_dir) / "prompts").string(),
+                                                   options);
+        llm->client().setShapeMemory(shapes);
+        surrogate = std::move(llm);
     } else if (cfg.surrogate != "none") {
         throw Error("unknown surrogate '" + cfg.surrogate + "' (expected local, llm or none)");
     }
@@ -79,15 +87,20 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
     for (const std::string& name : cfg.mutators) {
         if (name == "parametric")
             mutators.push_back(std::make_unique<ParametricMutator>());
-        else if (name == "llm-rewrite" || name == "llm-diff")
-            mutators.push_back(std::make_unique<LlmMutator>(
+        else if (name == "llm-rewrite" || name == "llm-diff") {
+            auto llm = std::make_unique<LlmMutator>(
                 name == "llm-rewrite" ? LlmMutator::Mode::Rewrite : LlmMutator::Mode::Diff, llm_config(cfg),
-                (fs::path(resources_dir) / "prompts").string()));
-        else
+                (fs::path(resources_dir) / "prompts").string());
+            llm->client().setShapeMemory(shapes);
+            mutators.push_back(std::move(llm));
+        } else {
             throw Error("unknown mutator '" + name + "' (expected parametric, llm-rewrite or llm-diff)");
+        }
     }
-    return std::make_unique<SearchRunner>(cfg, run_path, resume, std::move(device), std::move(surrogate),
-                                          std::move(mutators));
+    auto runner = std::make_unique<SearchRunner>(cfg, run_path, resume, std::move(device), std::move(surrogate),
+                                                 std::move(mutators));
+    runner->setRequestShapeMemory(shapes);
+    return runner;
 }
 
 }  // namespace kerncast

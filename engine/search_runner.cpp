@@ -7,6 +7,7 @@
 #include "engine/compiler.h"
 #include "engine/forecast_query.h"
 #include "engine/gpu_device.h"
+#include "engine/llm_client.h"
 #include "engine/replay_device.h"
 
 #include <algorithm>
@@ -65,7 +66,7 @@ void to_json(nlohmann::json& j, const SearchConfig& c) {
          {"budgets", c.budgets},         {"seed", c.seed},         {"batch", c.batch},
          {"measure_per_parent", c.measure_per_parent},
          {"initial_family", c.initial_family}, {"initial_screen", c.initial_screen},
-         {"inspirations", c.inspirations}, {"llm", c.llm}};
+         {"inspirations", c.inspirations}, {"llm", c.llm}, {"samples", c.samples}, {"abstain", c.abstain}};
 }
 
 SearchConfig search_config_from_json(const nlohmann::json& j) {
@@ -90,6 +91,10 @@ SearchConfig search_config_from_json(const nlohmann::json& j) {
         c.initial_screen = j.value("initial_screen", c.initial_screen);
         c.inspirations = j.value("inspirations", c.inspirations);
         c.llm = j.value("llm", nlohmann::json::object());
+        c.samples = j.value("samples", c.samples);
+        c.abstain = j.value("abstain", c.abstain);
+        if (c.samples < 1)
+            throw Error("search settings: 'samples' must be at least 1");
     } catch (const nlohmann::json::exception& e) {
         throw Error(std::string("search settings: ") + e.what());
     }
@@ -147,6 +152,11 @@ nlohmann::json summary_json(const SearchSummary& s) {
             {"candidates", s.progress.candidates},
             {"tokens", s.progress.tokens},
             {"cost_usd", s.progress.cost_usd},
+            {"llm_calls", s.progress.llm_calls},
+            {"llm_truncated", s.progress.llm_truncated},
+            {"abstained", s.progress.abstained},
+            {"abstain_rate", s.progress.forecasts > 0 ? double(s.progress.abstained) / double(s.progress.forecasts) : 0.0},
+            {"duplicates", s.progress.duplicates},
             {"elapsed_s", s.progress.elapsed_s},
             {"trajectory", traj},
             {"calibration", s.calibration}};
@@ -189,6 +199,9 @@ struct SearchRunner::State {
     // Measurements of the interrupted session after its last checkpoint, by source hash: the resumed session redoes
     // that step and takes these instead of measuring the same programs again.
     std::map<std::string, std::deque<Measurement>> measured_before;
+    std::map<std::string, int64_t> by_normalized;  // normalized_hash -> the first candidate with it
+    std::vector<int64_t> last_added;  // the ids addChildren gave, in order (compile failures included)
+    std::shared_ptr<RequestShapeMemory> shapes;  // null: no LLM client learns shapes in this run
     std::vector<int64_t> recent_failures;
     std::set<int64_t> accepted_suspects;  // suspect results a person accepted: they enter the archive
     std::optional<double> reference_us;
@@ -258,6 +271,10 @@ void SearchRunner::wait() {
 }
 
 SearchSummary SearchRunner::summary() const { return m->summary; }
+
+void SearchRunner::setRequestShapeMemory(std::shared_ptr<RequestShapeMemory> memory) {
+    m->shapes = std::move(memory);
+}
 
 namespace {
 
@@ -330,6 +347,16 @@ private:
     void noteNewBest(int64_t id, double speedup);
     void review(const SearchCommand& c);
     void updateCalibration();
+    // LLM accounting: stores each call (candidate 0 for none), counts its tokens, cost and outcome, and logs the
+    // request shapes the clients learned meanwhile.
+    void recordLlmCalls(std::vector<LlmCall> calls, int64_t candidate_id);
+    void noteRequestShapes();
+    void restoreLlmAccounting();
+    // Children whose normalized source and tunables match a candidate of the run (or an earlier child) are not
+    // added: each is logged as a "duplicate" event pointing at the original, with its LLM call (outcome
+    // "duplicate"). The others are returned with their calls.
+    std::vector<Candidate> dropDuplicates(std::vector<Candidate> children, std::vector<std::optional<LlmCall>>& calls,
+                                          int64_t parent);
 
     SearchRunner::State& s;
     SearchConfig& cfg;
@@ -430,6 +457,7 @@ void Loop::staticReport(Cand& c) {
 
 std::vector<int64_t> Loop::addChildren(std::vector<Candidate> children) {
     std::vector<int64_t> ids;
+    s.last_added.clear();
     for (auto& child : children) {
         if (child.source_hash.empty())
             child.source_hash = content_hash(child.source, child.tunables);
@@ -455,6 +483,8 @@ std::vector<int64_t> Loop::addChildren(std::vector<Candidate> children) {
             s.rows.measurement = std::max(s.rows.measurement, measurement_row);
         }
         s.seen.insert(c.c.source_hash);
+        s.by_normalized.emplace(normalized_hash(c.c.source, c.c.tunables), c.c.id);
+        s.last_added.push_back(c.c.id);
         if (c.c.mutator == Mutator::Reference)
             s.reference_report = c.report;
         ++s.progress.candidates;
@@ -477,6 +507,13 @@ std::vector<int64_t> Loop::addChildren(std::vector<Candidate> children) {
 
 const Forecast* Loop::recordForecast(int64_t id, const ForecastResult& result) {
     ++s.progress.forecasts;
+    const bool counted = !result.calls.empty();  // the calls carry the tokens and cost (failures' too)
+    recordLlmCalls(result.calls, id);
+    if (result.deferred) {
+        ++s.progress.abstained;
+        s.store->addEvent(s.run_id, "forecast_deferred", {{"candidate", id}, {"reason", result.error}});
+        return nullptr;
+    }
     if (!result.forecast) {
         // "asked": the surrogate was asked and failed, which counts as a forecast (a query that could not even be
         // built does not); a resumed run counts these events.
@@ -489,8 +526,10 @@ const Forecast* Loop::recordForecast(int64_t id, const ForecastResult& result) {
     f.anchor_id = anchor ? anchor->candidate_id : 0;
     f.anchor_speedup = anchor ? anchor->speedup : 1.0;
     s.rows.forecast = s.store->addForecast(id, f);
-    s.progress.tokens += f.tokens_in + f.tokens_out;
-    s.progress.cost_usd += f.cost_usd;
+    if (!counted) {
+        s.progress.tokens += f.tokens_in + f.tokens_out;
+        s.progress.cost_usd += f.cost_usd;
+    }
     s.cands[id].forecast = f;
     SearchEvent e;
     e.kind = SearchEvent::Kind::Forecast;
@@ -498,6 +537,78 @@ const Forecast* Loop::recordForecast(int64_t id, const ForecastResult& result) {
     e.forecast = f;
     emit(std::move(e));
     return &*s.cands[id].forecast;
+}
+
+void Loop::recordLlmCalls(std::vector<LlmCall> calls, int64_t candidate_id) {
+    for (LlmCall& call : calls) {
+        call.candidate_id = candidate_id;
+        s.store->addLlmCall(s.run_id, call);
+        ++s.progress.llm_calls;
+        s.progress.tokens += call.tokens_in + call.tokens_out;
+        s.progress.cost_usd += call.cost_usd;
+        s.progress.llm_truncated += call.outcome == "truncated";
+    }
+    noteRequestShapes();
+}
+
+void Loop::noteRequestShapes() {
+    if (!s.shapes)
+        return;
+    for (const auto& change : s.shapes->takeChanges())
+        s.store->addEvent(s.run_id, "llm_request_shape",
+                          {{"endpoint", change.endpoint}, {"model", change.model}, {"shape", change.shape},
+                           {"why", change.why}});
+}
+
+// Tokens, cost and counters of the calls stored so far (mutations included); a run written before llm_calls
+// existed counts its forecasts' tokens.
+void Loop::restoreLlmAccounting() {
+    const LlmTotals totals = s.store->llmTotals(s.run_id);
+    if (totals.calls == 0)
+        return;
+    s.progress.tokens = totals.tokens_in + totals.tokens_out;
+    s.progress.cost_usd = totals.cost_usd;
+    s.progress.llm_calls = totals.calls;
+    s.progress.llm_truncated = totals.truncated;
+    s.progress.abstained = totals.deferred;
+    s.progress.forecasts += totals.deferred;  // asked, though no forecast row was stored for them
+}
+
+std::vector<Candidate> Loop::dropDuplicates(std::vector<Candidate> children,
+                                            std::vector<std::optional<LlmCall>>& calls, int64_t parent) {
+    std::vector<Candidate> kept;
+    std::vector<std::optional<LlmCall>> kept_calls;
+    std::map<std::string, size_t> batch;  // normalized hash -> index in kept
+    for (size_t i = 0; i < children.size(); ++i) {
+        const std::string key = normalized_hash(children[i].source, children[i].tunables);
+        int64_t original = 0;
+        if (auto it = s.by_normalized.find(key); it != s.by_normalized.end())
+            original = it->second;
+        if (!original && !batch.count(key)) {
+            batch[key] = kept.size();
+            kept.push_back(std::move(children[i]));
+            kept_calls.push_back(std::move(calls[i]));
+            continue;
+        }
+        ++s.progress.duplicates;
+        nlohmann::json payload = {{"parent", parent},
+                                  {"mutator", to_string(children[i].mutator)},
+                                  {"label", children[i].label},
+                                  {"source_hash", content_hash(children[i].source, children[i].tunables)}};
+        if (original)
+            payload["original"] = original;
+        else
+            payload["original_in_batch"] = batch[key];  // its id is known once the batch is stored
+        s.store->addEvent(s.run_id, "duplicate", payload);
+        if (calls[i]) {
+            calls[i]->outcome = "duplicate";
+            calls[i]->error = original ? "duplicate of candidate " + std::to_string(original)
+                                       : "duplicate of another answer in the same batch";
+            recordLlmCalls({*calls[i]}, 0);
+        }
+    }
+    calls = std::move(kept_calls);
+    return kept;
 }
 
 void Loop::recordGating(int64_t id, GatingDecision decision, const std::string& reason, nlohmann::json extra) {
@@ -553,6 +664,7 @@ void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) {
     std::vector<ForecastQuery> queries;
     std::vector<int64_t> asked;
     std::vector<GatingInput> inputs(ids.size());
+    std::set<int64_t> deferred;  // the surrogate asked for a measurement instead of forecasting
     if (s.surrogate && s.progress.forecasts < forecastBudget()) {
         for (int64_t id : ids) {
             try {
@@ -565,6 +677,8 @@ void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) {
         std::vector<ForecastResult> results = s.surrogate->forecast(queries);
         for (size_t i = 0; i < asked.size() && i < results.size(); ++i) {
             const int64_t id = asked[i];
+            if (results[i].deferred)
+                deferred.insert(id);
             if (const Forecast* f = recordForecast(id, results[i]))
                 inputs[static_cast<size_t>(std::find(ids.begin(), ids.end(), id) - ids.begin())].forecast = *f;
         }
@@ -579,6 +693,11 @@ void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) {
     } else {
         outcomes = decide_gating(s.gating, inputs, s.scheme, s.progress.best_speedup, s.rng);
         capMeasured(inputs, outcomes);
+        for (size_t i = 0; i < ids.size(); ++i)
+            if (deferred.count(ids[i])) {
+                outcomes[i].decision = GatingDecision::Measure;
+                outcomes[i].reason = "the forecaster deferred to a measurement";
+            }
     }
     std::vector<size_t> order;
     for (size_t i = 0; i < ids.size(); ++i) {
@@ -865,6 +984,7 @@ void Loop::restore() {
         if (auto d = decisions.find(c.id); d != decisions.end())
             cand.decision = d->second;
         s.seen.insert(c.source_hash);
+        s.by_normalized.emplace(normalized_hash(c.source, c.tunables), c.id);
         if (c.mutator == Mutator::Reference)
             s.reference_report = cand.report;
         ++s.progress.candidates;
@@ -899,6 +1019,11 @@ void Loop::restore() {
             s.strategy.ban(p.value("candidate", int64_t{0}));
         else if (ev.kind == "unban_parent")
             s.strategy.unban(p.value("candidate", int64_t{0}));
+        else if (ev.kind == "llm_request_shape" && s.shapes)
+            s.shapes->remember(p.value("endpoint", std::string()), p.value("model", std::string()),
+                               p.value("shape", nlohmann::json::object()).get<RequestShape>());
+        else if (ev.kind == "duplicate")
+            ++s.progress.duplicates;
     }
     if (s.surrogate && !surrogate_state.is_null())
         s.surrogate->restoreState(surrogate_state);
@@ -907,6 +1032,7 @@ void Loop::restore() {
     for (const auto& [id, c] : s.cands)
         if (!c.measurement && c.decision && is_measured(*c.decision))
             pending.push_back(id);
+    restoreLlmAccounting();
     s.store->addEvent(s.run_id, "resumed",
                       {{"measurements", s.progress.measurements},
                        {"candidates", s.progress.candidates},
@@ -996,6 +1122,7 @@ void Loop::iterate() {
         ctx.inspirations.push_back(exampleOf(s.recent_failures[i]));
 
     std::vector<Candidate> children;
+    std::vector<std::optional<LlmCall>> child_calls;
     std::vector<CandidateMutator*> able;
     for (auto& mu : s.mutators)
         if (mu->canExpand(ctx.parent.candidate, s.bundle))
@@ -1005,13 +1132,18 @@ void Loop::iterate() {
         const int share = batch / static_cast<int>(able.size()) +
                           (static_cast<int>(k) < batch % static_cast<int>(able.size()) ? 1 : 0);
         for (Proposal& p : able[k]->propose(ctx, std::max(share, 1), s.rng)) {
-            s.progress.tokens += p.tokens_in + p.tokens_out;
-            s.progress.cost_usd += p.cost_usd;
+            if (!p.call) {
+                s.progress.tokens += p.tokens_in + p.tokens_out;
+                s.progress.cost_usd += p.cost_usd;
+            }
             if (p.child) {
                 p.child->parent_id = *parent;
                 p.child->generation = ctx.generation;
                 children.push_back(*p.child);
+                child_calls.push_back(p.call);
             } else {
+                if (p.call)
+                    recordLlmCalls({*p.call}, 0);
                 s.store->addEvent(s.run_id, "mutation_failed",
                                   {{"parent", *parent},
                                    {"mutator", to_string(able[k]->kind())},
@@ -1020,13 +1152,18 @@ void Loop::iterate() {
             }
         }
     }
+    children = dropDuplicates(std::move(children), child_calls, *parent);
     if (children.empty()) {
         s.strategy.markExhausted(*parent);
         s.store->addEvent(s.run_id, "exhausted", {{"parent", *parent}});
         checkpoint();
         return;
     }
-    forecastAndGate(addChildren(children), false);
+    const std::vector<int64_t> ids = addChildren(children);
+    for (size_t i = 0; i < s.last_added.size() && i < child_calls.size(); ++i)
+        if (child_calls[i])
+            recordLlmCalls({*child_calls[i]}, s.last_added[i]);
+    forecastAndGate(ids, false);
     const bool improved = s.progress.best_speedup > best_before;
     s.strategy.noteExpanded(*parent, improved);
     s.store->addEvent(s.run_id, "expanded", {{"parent", *parent}, {"improved", improved}});

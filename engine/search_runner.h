@@ -61,6 +61,8 @@ struct SearchConfig {
                               // and measure the initial_family most promising
     int inspirations = 4;     // elites shown to the mutators
     nlohmann::json llm = nlohmann::json::object();  // endpoint, model, ... (never the API key)
+    int samples = 1;          // LLM forecaster: requests per candidate, averaged
+    bool abstain = false;     // LLM forecaster: predict or defer (a deferral is measured)
 };
 void to_json(nlohmann::json& j, const SearchConfig& c);
 SearchConfig search_config_from_json(const nlohmann::json& j);
@@ -101,6 +103,8 @@ struct SearchSummary {
 };
 nlohmann::json summary_json(const SearchSummary& s);
 
+class RequestShapeMemory;
+
 class SearchRunner {
 public:
     // The runner takes the device, the surrogate (nullptr: no forecasts, everything is measured) and the mutators.
@@ -121,6 +125,9 @@ public:
     // Runs the search on the calling thread (the CLI and the tests); returns when it finished or failed.
     SearchSummary runHere();
     SearchSummary summary() const;    // after wait()/runHere()
+    // The request shapes the LLM clients of this run learn: each change is logged in the run, and a resumed run
+    // starts from the shapes its log holds. Set before start().
+    void setRequestShapeMemory(std::shared_ptr<RequestShapeMemory> memory);
     const SearchConfig& config() const { return m_config; }
 
     struct State;  // the runner thread's state; defined in the .cpp

@@ -6,6 +6,7 @@
 
 #include "core/bins.h"
 #include "core/forecast.h"
+#include "core/run_store.h"
 #include "core/static_report.h"
 
 #include <nlohmann/json.hpp>
@@ -64,6 +65,11 @@ struct ForecastQuery {
 struct ForecastResult {
     std::optional<Forecast> forecast;  // empty when the surrogate could not forecast this query
     std::string error;                 // why, readable (HTTP status, parse failure, timeout...)
+    // Predict-or-defer: the surrogate declined to forecast and asks for a measurement (an abstention, not a
+    // failure); error holds its reason.
+    bool deferred = false;
+    int truncated = 0;                 // answers cut by the token limit
+    std::vector<LlmCall> calls;        // LLM surrogates: every request made for this query (kind "forecast")
 };
 
 // A measured example a learning surrogate may learn from: one program (the query's candidate) and its measured

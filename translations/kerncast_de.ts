@@ -276,6 +276,48 @@
 <context>
     <name>kerncast::ForecastInspector</name>
     <message>
+        <source>No language model was asked about this candidate.</source>
+        <translation>Zu diesem Kandidaten wurde kein Sprachmodell befragt.</translation>
+    </message>
+    <message>
+        <source>Model calls</source>
+        <translation>Modellaufrufe</translation>
+    </message>
+    <message>
+        <source>── %1 · %2 · %3 · %4 in / %5 out tokens · $%6 · %7 s
+</source>
+        <translation>── %1 · %2 · %3 · %4 Token ein / %5 aus · $%6 · %7 s
+</translation>
+    </message>
+    <message>
+        <source>Error: %1
+</source>
+        <translation>Fehler: %1
+</translation>
+    </message>
+    <message>
+        <source>Reasoning:
+%1
+</source>
+        <translation>Begründung:
+%1
+</translation>
+    </message>
+    <message>
+        <source>Reply:
+%1
+
+</source>
+        <translation>Antwort:
+%1
+
+</translation>
+    </message>
+    <message>
+        <source>deferred to a measurement (the model abstained)</source>
+        <translation>an eine Messung abgegeben (das Modell enthielt sich)</translation>
+    </message>
+    <message>
         <source>Predicted bin:</source>
         <translation>Vorhergesagte Klasse:</translation>
     </message>
@@ -408,6 +450,10 @@
 </context>
 <context>
     <name>kerncast::KernelPane</name>
+    <message>
+        <source>Could not read the model calls of candidate #%1: %2</source>
+        <translation>Die Modellaufrufe von Kandidat #%1 konnten nicht gelesen werden: %2</translation>
+    </message>
     <message>
         <source>%1 (reference)</source>
         <translation>%1 (Referenz)</translation>
@@ -1411,6 +1457,66 @@ Erwartete Beschleunigung %4×</translation>
 </context>
 <context>
     <name>kerncast::RunControlPanel</name>
+    <message>
+        <source>Auto (adapts to the endpoint)</source>
+        <translation>Automatisch (passt sich dem Endpunkt an)</translation>
+    </message>
+    <message>
+        <source>OpenAI</source>
+        <translation>OpenAI</translation>
+    </message>
+    <message>
+        <source>vLLM</source>
+        <translation>vLLM</translation>
+    </message>
+    <message>
+        <source>Ollama</source>
+        <translation>Ollama</translation>
+    </message>
+    <message>
+        <source>llama.cpp server</source>
+        <translation>llama.cpp-Server</translation>
+    </message>
+    <message>
+        <source>How requests are shaped: tool calling, JSON in the answer, max_tokens or max_completion_tokens, temperature. Auto switches once when the endpoint refuses one.</source>
+        <translation>Wie Anfragen gebaut werden: Werkzeugaufruf, JSON in der Antwort, max_tokens oder max_completion_tokens, Temperatur. Automatisch wechselt einmal, wenn der Endpunkt etwas ablehnt.</translation>
+    </message>
+    <message>
+        <source>USD per million prompt tokens: the run's cost and its cost budget count with it.</source>
+        <translation>USD je Million Prompt-Token: damit rechnen die Kosten des Laufs und sein Kostenbudget.</translation>
+    </message>
+    <message>
+        <source>USD per million completion tokens (reasoning included).</source>
+        <translation>USD je Million Antwort-Token (Begründung eingeschlossen).</translation>
+    </message>
+    <message>
+        <source>in</source>
+        <translation>ein</translation>
+    </message>
+    <message>
+        <source>out</source>
+        <translation>aus</translation>
+    </message>
+    <message>
+        <source>per M tokens</source>
+        <translation>je Mio. Token</translation>
+    </message>
+    <message>
+        <source>LLM pro&amp;file:</source>
+        <translation>LLM-Pro&amp;fil:</translation>
+    </message>
+    <message>
+        <source>Prices:</source>
+        <translation>Preise:</translation>
+    </message>
+    <message>
+        <source>The LLM settings file cannot be used: %1</source>
+        <translation>Die LLM-Einstellungsdatei ist nicht verwendbar: %1</translation>
+    </message>
+    <message>
+        <source>Forecasts: %1 (%2 deferred to a measurement)</source>
+        <translation>Prognosen: %1 (%2 an eine Messung abgegeben)</translation>
+    </message>
     <message>
         <source>Search</source>
         <translation>Suche</translation>

@@ -668,6 +668,21 @@ bool MainWindow::showSelection(qint64 candidateId) {
     return true;
 }
 
+void MainWindow::showLlmCalls(qint64 id) {
+    RunStore* store = m_session->reader();
+    const int64_t runId = m_session->opened() ? m_session->opened()->run.id : m_session->runId();
+    if (!store || runId == 0)
+        return;
+    try {
+        m_inspector->setLlmCalls(store->llmCalls(runId, id));
+    } catch (const std::exception& e) {
+        statusBar()->showMessage(tr("Could not read the model calls of candidate #%1: %2")
+                                     .arg(id)
+                                     .arg(QString::fromUtf8(e.what())),
+                                 10000);
+    }
+}
+
 void MainWindow::showCandidate(qint64 id) {
     const int rowIndex = populationModel()->rowOfId(id);
     if (rowIndex < 0)
@@ -681,6 +696,7 @@ void MainWindow::showCandidate(qint64 id) {
     if (!d.error.isEmpty())
         statusBar()->showMessage(tr("Could not read candidate #%1: %2").arg(id).arg(d.error), 10000);
     m_inspector->setCandidate(row, d.forecast, d.prompt);
+    showLlmCalls(id);
     if (!d.candidate)
         return;
     const Candidate& c = *d.candidate;

@@ -86,12 +86,19 @@ private:
     void updateGatingFields();
     void updateSurrogateFields();
     void scheduleGatingEdited();
+    // Fills the LLM fields from ~/.config/kerncast/llm.json: endpoint and model as placeholders (an empty field
+    // means the file's value), profile and prices as values.
+    void loadLlmSettingsFile();
 
     QComboBox* m_problem = nullptr;
     QComboBox* m_device = nullptr;
     QComboBox* m_surrogate = nullptr;
     QLineEdit* m_endpoint = nullptr;
     QLineEdit* m_model = nullptr;
+    QComboBox* m_profile = nullptr;
+    QDoubleSpinBox* m_priceIn = nullptr;
+    QDoubleSpinBox* m_priceOut = nullptr;
+    QString m_settingsError;
     QLabel* m_keyNote = nullptr;
     QCheckBox* m_parametric = nullptr;
     QCheckBox* m_llmRewrite = nullptr;

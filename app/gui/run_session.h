@@ -40,6 +40,8 @@ public:
     QString path() const { return m_path; }
     const std::optional<LoadedRun>& opened() const { return m_opened; }
     int64_t runId() const { return m_runId; }
+    // The run file, opened read-only on first use (the live run's or the opened one's); nullptr when there is none.
+    RunStore* reader();
     const std::string& problemName() const { return m_problemName; }
     const std::vector<ProgressPoint>& progress() const { return m_progress; }
     int64_t measurements() const { return m_measurements; }
@@ -109,7 +111,6 @@ private:
         std::optional<EvaluationResult> result;
         std::string error;
     };
-    RunStore* reader();
 
     QString m_resourcesDir;
     EngineBridge* m_bridge = nullptr;

@@ -2,10 +2,12 @@
 // --budget N --seed K --run FILE [--resume] [--json]: a forecast-gated evolutionary search. A progress bar on a
 // terminal; with --json one summary object on stdout. Exit 0 when the search finished, 1 when it failed.
 #include "engine/cli/cli.h"
+#include "engine/cli/llm_options.h"
 #include "engine/cli/problem_arg.h"
 #include "engine/device.h"
 #include "engine/forecast_query.h"
 #include "engine/replay_device.h"
+#include "engine/llm_client.h"
 #include "engine/search_runner.h"
 
 #include "core/error.h"
@@ -19,6 +21,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -40,8 +43,9 @@ struct SearchArgs {
     std::string strategy = "puct";
     std::vector<std::string> mutators{"parametric"};
     std::string run;
-    std::string endpoint;
-    std::string model;
+    LlmOptionArgs llm;
+    int samples = 1;
+    bool abstain = false;
     int64_t budget = 40;
     int64_t forecasts = 0;
     int64_t tokens = 0;
@@ -174,10 +178,14 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
     cfg.seed = a.seed;
     cfg.batch = a.batch;
     cfg.measure_per_parent = a.measure_per_parent;
-    if (!a.endpoint.empty())
-        cfg.llm["endpoint"] = a.endpoint;
-    if (!a.model.empty())
-        cfg.llm["model"] = a.model;
+    cfg.samples = a.samples;
+    cfg.abstain = a.abstain;
+    const bool uses_llm = cfg.surrogate == "llm" || std::any_of(cfg.mutators.begin(), cfg.mutators.end(), [](auto& m) {
+                              return m.rfind("llm-", 0) == 0;
+                          });
+    // The settings file, then the command line; the run stores the result (never the key).
+    if (uses_llm && !a.resume)
+        cfg.llm = LlmConfig::loadSettings(llm_overrides(a.llm));
     if (stored_budgets) {
         // Only the budget flags given extend the run; the defaults of the others must not.
         const SearchBudgets given = cfg.budgets;
@@ -241,6 +249,15 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
                       s.best_label.c_str(), (long long)s.progress.measurements, (long long)s.progress.forecasts,
                       (long long)s.progress.candidates, s.progress.elapsed_s, a.run.c_str());
         *ctx.out << buf;
+        if (s.progress.llm_calls > 0) {
+            std::snprintf(buf, sizeof buf,
+                          "%lld LLM calls, %lld tokens, $%.4f; %lld cut at the token limit, %lld forecasts deferred "
+                          "to a measurement, %lld duplicates skipped\n",
+                          (long long)s.progress.llm_calls, (long long)s.progress.tokens, s.progress.cost_usd,
+                          (long long)s.progress.llm_truncated, (long long)s.progress.abstained,
+                          (long long)s.progress.duplicates);
+            *ctx.out << buf;
+        }
         if (s.calibration.value("n", 0) > 0) {
             const auto& mm = s.calibration["metrics"];
             std::snprintf(buf, sizeof buf,
@@ -305,8 +322,12 @@ void add_search_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--epsilon", args->epsilon, "Share of trusted candidates measured anyway")
         ->check(CLI::Range(0.0, 1.0))
         ->capture_default_str();
-    cmd->add_option("--endpoint", args->endpoint, "OpenAI-compatible base URL (llm surrogate or mutators)");
-    cmd->add_option("--model", args->model, "Model name at the endpoint");
+    add_llm_options(cmd, args->llm);
+    cmd->add_option("--samples", args->samples, "LLM forecaster: requests per candidate, averaged")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    cmd->add_flag("--abstain", args->abstain,
+                  "LLM forecaster: predict or defer (a second tool lets the model ask for a measurement instead)");
     cmd->add_option("--run", args->run, "Run store file (SQLite)")->required();
     cmd->add_flag("--resume", args->resume, "Continue the run in --run");
     cmd->add_flag("--quiet", args->quiet, "No progress output");

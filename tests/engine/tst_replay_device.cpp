@@ -2,6 +2,7 @@
 // made for the problem in tests/data/problems/replay_saxpy.
 #include "core/candidate.h"
 #include "core/error.h"
+#include "core/problem_fingerprint.h"
 #include "engine/device.h"
 #include "engine/forecast_query.h"
 #include "engine/replay_device.h"
@@ -179,6 +180,9 @@ private Q_SLOTS:
         QTest::newRow("reference") << "reference.cu" << "reference.cu" << false;
         QTest::newRow("description") << "the problem the replay fixture recording was made for"
                                      << "reworded" << true;
+        QTest::newRow("kernelbench counterpart named")
+            << R"("reference": "reference.cu")"
+            << R"("reference": "reference.cu", "kernelbench": "level1/5_Matrix_scalar_multiplication.py")" << true;
         QTest::newRow("unchanged") << "" << "" << true;
     }
     void definitionChangeIsNotRecorded() {
@@ -209,6 +213,25 @@ private Q_SLOTS:
         QVERIFY2(m.reason.find("is not the one recorded") != std::string::npos, m.reason.c_str());
         QVERIFY2(m.reason.find("fingerprint") != std::string::npos, m.reason.c_str());
         QCOMPARE(m.speedup, 0.0);
+    }
+
+    // Every shipped recording replays for the shipped problem it was made for: its fingerprint is the problem
+    // folder's as it is now (an edit to a problem without recording it again would silence its recordings).
+    void shippedRecordingsMatchTheirProblems() {
+        const std::string root = std::string(KERNCAST_SOURCE_DIR) + "/resources";
+        int checked = 0;
+        const QDir recordings(QString::fromStdString(root + "/recordings"));
+        for (const auto& device : recordings.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            ReplayDevice d(root + "/recordings/" + device.toStdString());
+            for (const auto& problem : d.problems()) {
+                const std::string folder = root + "/problems/" + problem;
+                const std::string recorded = d.recording(problem)->header.problem_fingerprint;
+                QVERIFY2(recorded == problem_fingerprint(folder),
+                         (device.toStdString() + "/" + problem + ": recorded for another definition").c_str());
+                ++checked;
+            }
+        }
+        QVERIFY(checked >= 66);  // 33 problems on two devices
     }
 
     // A recording made before headers carried the fingerprint answers nothing: nobody can tell what it measured.
