@@ -38,7 +38,7 @@ file(GLOB KERNCAST_CUPTI_LIBS ${KERNCAST_CUPTI_DIR}/libcupti.so*)
 install(FILES ${KERNCAST_CUDA_LIBS} ${KERNCAST_CUPTI_LIBS} DESTINATION ${KERNCAST_CUDA_BUNDLE}/lib64
         COMPONENT cuda_runtime EXCLUDE_FROM_ALL)
 install(DIRECTORY ${CUDAToolkit_INCLUDE_DIRS}/ DESTINATION ${KERNCAST_CUDA_BUNDLE}/include
-        COMPONENT cuda_runtime EXCLUDE_FROM_ALL)
+        COMPONENT cuda_runtime EXCLUDE_FROM_ALL PATTERN "cudnn*" EXCLUDE)
 
 set(CPACK_PACKAGE_NAME kerncast)
 set(CPACK_PACKAGE_VENDOR "Kerncast")
@@ -47,8 +47,10 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "Kerncast maintainers <kerncast@invalid>")
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
-set(CPACK_COMPONENTS_ALL Unspecified cuda_runtime)
-set(CPACK_DEB_COMPONENT_INSTALL OFF)
+# One package holding both the default component and the CUDA bundle: a component named here is installed even
+# though EXCLUDE_FROM_ALL keeps it out of a plain install.
+set(CPACK_INSTALL_CMAKE_PROJECTS
+    "${CMAKE_BINARY_DIR};Kerncast;Unspecified;/;${CMAKE_BINARY_DIR};Kerncast;cuda_runtime;/")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 # Dependencies on Debian's libraries (Qt 6, QScintilla, QCustomPlot, SQLite, libcurl, XGBoost) come from
