@@ -41,6 +41,9 @@ std::string problem_fingerprint(const std::string& problem) {
         throw Error(SourceLocation{file.string(), 0}, "expected a JSON object");
     j.erase("description");
     j.erase("pytorch");
+    // The KernelBench counterpart's name is a reference for people, not part of what is measured: the recordings
+    // were fingerprinted before problem.json named it.
+    j.erase("kernelbench");
     const auto ref = j.find("reference");
     const std::string reference_name = ref != j.end() && ref->is_string() ? ref->get<std::string>() : "reference.cu";
     const std::string reference = read_text(file.parent_path() / reference_name, "the reference kernel");
