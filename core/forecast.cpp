@@ -30,6 +30,8 @@ Forecast Forecast::fromRaw(const std::array<double, kBinCount>& raw) {
     }
     if (sum <= 0)
         throw Error("forecast: every probability is zero; expected a distribution over the 8 bins");
+    if (!std::isfinite(sum))
+        throw Error("forecast: the probabilities sum past the largest double; expected a distribution over the 8 bins");
     Forecast f;
     f.raw_sum = sum;
     for (size_t i = 0; i < raw.size(); ++i)

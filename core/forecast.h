@@ -1,5 +1,5 @@
 #pragma once
-// A surrogate's forecast of one candidate's speedup: a distribution over the 8 bins of a scheme (DESIGN §3).
+// A surrogate's forecast of one candidate's speedup: a distribution over the 8 bins of a scheme (ARCHITECTURE §4).
 
 #include "core/bins.h"
 

@@ -1,4 +1,5 @@
 #include "core/problem_fingerprint.h"
+#include "core/text_util.h"
 
 #include "core/candidate.h"
 #include "core/error.h"
@@ -13,19 +14,6 @@ namespace fs = std::filesystem;
 
 namespace kerncast {
 
-namespace {
-
-std::string read_text(const fs::path& file, const std::string& what) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
-        throw Error(SourceLocation{file.string(), 0}, "cannot read " + what);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-}  // namespace
-
 std::string problem_fingerprint(const std::string& problem) {
     fs::path file = problem;
     std::error_code ec;
@@ -33,7 +21,7 @@ std::string problem_fingerprint(const std::string& problem) {
         file /= "problem.json";
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(read_text(file, "the problem definition"));
+        j = nlohmann::json::parse(read_text_file(file.string(), "the problem definition"));
     } catch (const nlohmann::json::exception& e) {
         throw Error(SourceLocation{file.string(), 0}, std::string("not valid JSON: ") + e.what());
     }
@@ -46,7 +34,7 @@ std::string problem_fingerprint(const std::string& problem) {
     j.erase("kernelbench");
     const auto ref = j.find("reference");
     const std::string reference_name = ref != j.end() && ref->is_string() ? ref->get<std::string>() : "reference.cu";
-    const std::string reference = read_text(file.parent_path() / reference_name, "the reference kernel");
+    const std::string reference = read_text_file((file.parent_path() / reference_name).string(), "the reference kernel");
     return content_hash(j.dump() + "\n" + reference, {});
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/sqlite_util.h"
+#include "core/untrusted_json.h"
 
 #include <sqlite3.h>
 
@@ -153,11 +154,10 @@ std::string dump(const nlohmann::json& j) {
 }
 
 nlohmann::json parse_column(const std::string& text, const std::string& path, const std::string& what) {
-    try {
-        return nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(SourceLocation{path, 0}, "corrupt " + what + " in the store: " + e.what());
-    }
+    std::string invalid;
+    if (auto j = try_parse_untrusted_json(text, &invalid))
+        return std::move(*j);
+    throw Error(SourceLocation{path, 0}, "corrupt " + what + " in the store: " + invalid);
 }
 
 std::string normalized_key(const std::string& key) {
@@ -656,6 +656,43 @@ int64_t RunStore::addEvent(int64_t run_id, const std::string& kind, const nlohma
     });
 }
 
+void RunStore::rollBackRun(int64_t run_id, int64_t last_candidate, int64_t last_forecast, int64_t last_measurement,
+                           int64_t last_event, const std::vector<std::string>& keep_kinds) {
+    const std::string operation = "rolling the run back to its last checkpoint";
+    m_impl->write(operation, [&] {
+        m_impl->requireRun(run_id, operation);
+        const auto run_rows = [&](const std::string& sql, int64_t above) {
+            auto stmt = m_impl->db.prepare(sql, operation);
+            stmt.bind(1, run_id).bind(2, above);
+            stmt.step();
+        };
+        const std::string of_run = " IN (SELECT id FROM candidates WHERE run_id = ?1)";
+        run_rows("DELETE FROM measurements WHERE candidate_id" + of_run + " AND id > ?2", last_measurement);
+        run_rows("DELETE FROM forecasts WHERE candidate_id" + of_run + " AND id > ?2", last_forecast);
+        run_rows("DELETE FROM static_reports WHERE candidate_id IN (SELECT id FROM candidates WHERE run_id = ?1 AND "
+                 "id > ?2)",
+                 last_candidate);
+        // The table exists from schema version 3 on; a call of a deleted candidate keeps its cost, not the link.
+        if (m_impl->db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'llm_calls'", operation)
+                .step())
+            run_rows("UPDATE llm_calls SET candidate_id = NULL WHERE candidate_id IN (SELECT id FROM candidates "
+                     "WHERE run_id = ?1 AND id > ?2)",
+                     last_candidate);
+        run_rows("DELETE FROM candidates WHERE run_id = ?1 AND id > ?2", last_candidate);
+        std::string keep = "''";
+        for (size_t i = 0; i < keep_kinds.size(); ++i)
+            keep += ", ?" + std::to_string(i + 3);
+        auto events = m_impl->db.prepare("DELETE FROM events WHERE run_id = ?1 AND id > ?2 AND kind NOT IN (" + keep +
+                                             ")",
+                                         operation);
+        events.bind(1, run_id).bind(2, last_event);
+        for (size_t i = 0; i < keep_kinds.size(); ++i)
+            events.bind(static_cast<int>(i + 3), keep_kinds[i]);
+        events.step();
+        return int64_t{0};
+    });
+}
+
 void RunStore::addImportedPairs(int64_t run_id, const std::vector<ImportedPair>& pairs, const std::string& scheme_id) {
     const std::string operation = "adding imported pairs";
     m_impl->write(operation, [&] {
@@ -903,6 +940,19 @@ int64_t RunStore::forecastCount(int64_t run_id) {
         "counting forecasts");
     stmt.bind(1, run_id);
     return stmt.step() ? stmt.int64(0) : 0;
+}
+
+RunStore::ForecastUsage RunStore::forecastUsage(int64_t run_id) {
+    auto stmt = m_impl->db.prepare("SELECT coalesce(sum(t.tokens_in + t.tokens_out), 0), coalesce(sum(t.cost_usd), 0) "
+                                   "FROM forecasts t JOIN candidates c ON c.id = t.candidate_id WHERE c.run_id = ?",
+                                   "summing forecast usage");
+    stmt.bind(1, run_id);
+    ForecastUsage usage;
+    if (stmt.step()) {
+        usage.tokens = stmt.int64(0);
+        usage.cost_usd = stmt.real(1);
+    }
+    return usage;
 }
 
 std::vector<RunEvent> RunStore::events(int64_t run_id) {

@@ -1,6 +1,7 @@
 #pragma once
-// The run store (DESIGN §8): one SQLite file per run holding the run's settings, its candidates and their lineage,
-// static reports, forecasts, measurements and the event log (every steering command), plus imported eval pairs.
+// The run store (ARCHITECTURE §8): one SQLite file per run holding the run's settings, its candidates and their
+// lineage, static reports, forecasts, measurements and the event log (every steering command), plus imported eval
+// pairs.
 //
 // Durability is the point: WAL with synchronous=FULL, so a row whose write returned survives a SIGKILL or a power
 // cut, and a run is resumed by opening its file again. Observers hear about a row only after its transaction
@@ -151,6 +152,12 @@ public:
     int64_t addMeasurement(int64_t candidate_id, const Measurement& measurement);
     // The payload goes through strip_secrets too: a steering command never carries a key into the store.
     int64_t addEvent(int64_t run_id, const std::string& kind, const nlohmann::json& payload);
+    // Takes a run back to a consistent point (a resumed search's last checkpoint): deletes its candidates, forecasts
+    // and measurements whose ids are above the given ones (static reports of deleted candidates with them) and its
+    // events above last_event, except those of the kinds in keep_kinds. Calls to language models stay (they were
+    // made and paid for); those of deleted candidates lose the candidate. One transaction.
+    void rollBackRun(int64_t run_id, int64_t last_candidate, int64_t last_forecast, int64_t last_measurement,
+                     int64_t last_event, const std::vector<std::string>& keep_kinds);
     // Stores the pairs with their source line, our bin (scheme_id names its scheme) and the file's own bin.
     void addImportedPairs(int64_t run_id, const std::vector<ImportedPair>& pairs,
                           const std::string& scheme_id = "gf-v2");
@@ -170,6 +177,12 @@ public:
     std::unordered_map<int64_t, std::vector<StoredForecast>> forecastsOfRun(int64_t run_id);
     std::unordered_map<int64_t, std::vector<StoredMeasurement>> measurementsOfRun(int64_t run_id);
     int64_t forecastCount(int64_t run_id);  // every forecast of the run, re-forecasts included
+    // What the run's forecasts used: LLM tokens (in + out) and cost, re-forecasts included.
+    struct ForecastUsage {
+        int64_t tokens = 0;
+        double cost_usd = 0;
+    };
+    ForecastUsage forecastUsage(int64_t run_id);
     std::vector<MeasurementOutcome> measurementOutcomes(int64_t run_id);  // in id order
     std::vector<RunEvent> events(int64_t run_id);
     std::vector<ImportedPair> importedPairs(int64_t run_id);

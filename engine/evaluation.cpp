@@ -6,7 +6,7 @@
 #include "core/problem_library.h"
 #include "core/forecasters_datasets.h"
 #include "core/run_store.h"
-#include "engine/atomic_file.h"
+#include "core/text_util.h"
 #include "engine/forecast_query.h"
 #include "engine/llm_forecaster.h"
 #include "engine/local_forecaster.h"
@@ -76,7 +76,12 @@ ForecastQuery query_for(const ImportedPair& p, const std::map<std::string, Probl
     }
     ForecastQuery q;
     q.pack = p.pack;
-    q.problem_name = p.extra.value("problem_name", p.pack);
+    q.problem_name = p.pack;
+    if (p.extra.contains("problem_name")) {
+        if (!p.extra["problem_name"].is_string())
+            throw Error("\"problem_name\" must be a string, found " + std::string(p.extra["problem_name"].type_name()));
+        q.problem_name = p.extra["problem_name"].get<std::string>();
+    }
     if (p.extra.contains("problem_description") && p.extra["problem_description"].is_string())
         q.problem_description = p.extra["problem_description"].get<std::string>();
     q.reference_source = p.anchor_code;
@@ -138,12 +143,20 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
         } catch (const std::exception&) {
         }
     }
-    std::vector<ForecastQuery> queries;
-    for (const auto& p : pairs)
-        queries.push_back(query_for(p, problems));
-
+    // One malformed pair fails its own forecast, never the evaluation: only the pairs whose query could be built
+    // are asked (`asked[k]` is the pair of queries[k]).
     std::vector<ForecastResult> results(pairs.size());
     std::vector<std::string> prompts(pairs.size());
+    std::vector<ForecastQuery> queries;
+    std::vector<size_t> asked;
+    for (size_t i = 0; i < pairs.size(); ++i) {
+        try {
+            queries.push_back(query_for(pairs[i], problems));
+            asked.push_back(i);
+        } catch (const std::exception& e) {
+            results[i].error = std::string("the pair cannot be asked: ") + e.what();
+        }
+    }
     std::string surrogate_id;
     if (a.surrogate == "llm") {
         LlmConfig cfg;
@@ -160,9 +173,9 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
         surrogate_id = llm.id();
         report_progress("forecast", 0, 1);
         auto outcomes = llm.forecastWithDetails(queries);
-        for (size_t i = 0; i < outcomes.size(); ++i) {
-            results[i] = outcomes[i].result;
-            prompts[i] = outcomes[i].prompt.text();
+        for (size_t k = 0; k < outcomes.size() && k < asked.size(); ++k) {
+            results[asked[k]] = outcomes[k].result;
+            prompts[asked[k]] = outcomes[k].prompt.text();
         }
         report_progress("forecast", 1, 1);
     } else {
@@ -183,7 +196,7 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
                 qs.push_back(queries[i]);
             auto rs = local.forecast(qs);
             for (size_t k = 0; k < idx.size() && k < rs.size(); ++k)
-                results[idx[k]] = rs[k];
+                results[asked[idx[k]]] = rs[k];
             report_progress("forecast", ++done, by_pack.size());
         }
     }

@@ -93,7 +93,7 @@ std::vector<RecordedProblem> recorded_problems(const std::string& recordings_dir
                                                std::vector<std::string>* skipped = nullptr);
 
 // Every example of recorded_problems() EXCEPT the recording of `excluded_problem`: a surrogate used on the replay
-// device must never learn from the recording the device answers from (DESIGN §6).
+// device must never learn from the recording the device answers from (ARCHITECTURE §6).
 // The recordings of the embedded default replay device (replay:nvidia-h200).
 inline constexpr const char* kDefaultRecordings = "nvidia-h200";
 // The recording folder a local surrogate learns from when none is named, under <resources_dir>/recordings:

@@ -1,4 +1,5 @@
 #include "engine/gpu_device.h"
+#include "core/text_util.h"
 
 #include "core/error.h"
 #include "core/kernel_program.h"
@@ -13,15 +14,6 @@ namespace fs = std::filesystem;
 namespace kerncast {
 
 namespace {
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(SourceLocation{path.string(), 0}, "cannot read the file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 CompileRequest compile_request(const ProgramRef& program, const std::string& arch) {
     CompileRequest r;
@@ -95,6 +87,10 @@ DeviceFingerprint GpuDevice::fingerprint() const { return m_hello.device; }
 
 DeviceCeilings GpuDevice::ceilings() const { return m_hello.ceilings; }
 
+std::function<MeasureOutcome()> GpuDevice::prepareMeasure(const MeasureRequest& request) {
+    return [this, prepared = prepare(request)] { return measurePrepared(prepared); };
+}
+
 std::string GpuDevice::arch() const {
     return "sm_" + std::to_string(m_hello.device.cc_major) + std::to_string(m_hello.device.cc_minor);
 }
@@ -107,7 +103,7 @@ PreparedMeasure GpuDevice::prepare(const MeasureRequest& request) {
         if (fs::is_directory(file))
             file /= "problem.json";
         p.problem_file = fs::absolute(file).string();
-        p.problem_json = read_text(file);
+        p.problem_json = read_text_file(file.string());
         // A launch plan that does not parse would only fail later in the worker; say where it is wrong now.
         KernelProgram::parse(request.candidate.source, request.candidate.file_name);
         KernelProgram::parse(request.reference.source, request.reference.file_name);

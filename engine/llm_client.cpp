@@ -1,7 +1,9 @@
 #include "engine/llm_client.h"
+#include "core/text_util.h"
 
 #include "core/candidate.h"
 #include "core/error.h"
+#include "core/untrusted_json.h"
 
 #include <curl/curl.h>
 
@@ -61,6 +63,33 @@ bool retryableStatus(long status) {
     return status == 408 || status == 429 || (status >= 500 && status <= 599);
 }
 
+// What makes a reply's message unusable, or "": a tool call whose name is not a string (a number, an object) fails
+// that request alone, never the batch it came in.
+std::string malformedField(const json& message) {
+    if (message.contains("content") && !message["content"].is_string() && !message["content"].is_null())
+        return std::string("choices[0].message.content is ") + message["content"].type_name() + ", not a string";
+    if (!message.contains("tool_calls") || !message["tool_calls"].is_array())
+        return {};
+    for (size_t i = 0; i < message["tool_calls"].size(); ++i) {
+        const json& call = message["tool_calls"][i];
+        if (!call.is_object() || !call.contains("function") || !call["function"].is_object())
+            continue;
+        const json& fn = call["function"];
+        if (fn.contains("name") && !fn["name"].is_string())
+            return "tool_calls[" + std::to_string(i) + "].function.name is " + fn["name"].type_name() +
+                   ", not a string";
+    }
+    return {};
+}
+
+// A usage count: a non-negative integer, else 0 (a server that sends 1e300 or -5 has no usable count).
+int64_t tokenCount(const json& usage, const char* key) {
+    if (!usage.contains(key) || !usage[key].is_number())
+        return 0;
+    const double v = usage[key].get<double>();
+    return v >= 0 && v < 1e15 ? static_cast<int64_t>(v) : 0;
+}
+
 bool retryableCurl(CURLcode code) {
     switch (code) {
     case CURLE_COULDNT_CONNECT:
@@ -76,13 +105,6 @@ bool retryableCurl(CURLcode code) {
     default:
         return false;
     }
-}
-
-std::string trim(const std::string& s) {
-    const auto b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string::npos)
-        return "";
-    return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
 }
 
 // Retry-After is either delta-seconds or an HTTP date.
@@ -174,8 +196,8 @@ json readSettingsFile(const std::string& path) {
     std::ostringstream text;
     text << in.rdbuf();
     // Parsed without exceptions: a parse error's message quotes the text around it, which may be the key.
-    json j = json::parse(text.str(), nullptr, false);
-    if (j.is_discarded() || !j.is_object())
+    const json j = try_parse_untrusted_json(text.str()).value_or(json());
+    if (!j.is_object())
         throw Error(path + ": expected a JSON object such as {\"endpoint\": \"http://localhost:8000/v1\", "
                            "\"model\": \"...\"}; the file does not parse as one");
     return j;
@@ -270,6 +292,8 @@ struct LlmClient::Transfer {
     CURL* easy = nullptr;
     curl_slist* headers = nullptr;
     std::string response;
+    size_t max_response_bytes = 0;
+    bool response_too_large = false;
     std::optional<double> retry_after_s;
     char curl_error[CURL_ERROR_SIZE] = {};
 
@@ -284,7 +308,12 @@ struct LlmClient::Transfer {
     }
 
     static size_t onBody(char* data, size_t size, size_t count, void* self) {
-        static_cast<Transfer*>(self)->response.append(data, size * count);
+        auto* t = static_cast<Transfer*>(self);
+        if (t->response.size() + size * count > t->max_response_bytes) {
+            t->response_too_large = true;
+            return 0;  // curl stops the transfer with CURLE_WRITE_ERROR
+        }
+        t->response.append(data, size * count);
         return size * count;
     }
     static size_t onHeader(char* data, size_t size, size_t count, void* self) {
@@ -355,7 +384,7 @@ bool LlmClient::lookupCache(const std::string& key, ChatResult& out) {
     std::ostringstream text;
     text << in.rdbuf();
     // An unreadable entry is a miss; the answer that replaces it is written over it.
-    auto cached = cachedResultFromJson(json::parse(text.str(), nullptr, false), key);
+    auto cached = cachedResultFromJson(try_parse_untrusted_json(text.str()).value_or(json()), key);
     if (!cached)
         return false;
     std::lock_guard lock(m_cacheMutex);
@@ -442,6 +471,8 @@ std::vector<ChatResult> LlmClient::complete(const std::vector<ChatRequest>& requ
 
     auto start = [&](Transfer& t) {
         t.response.clear();
+        t.max_response_bytes = m_config.max_response_bytes;
+        t.response_too_large = false;
         t.retry_after_s.reset();
         t.curl_error[0] = '\0';
         if (t.attempts == 0)
@@ -487,7 +518,10 @@ std::vector<ChatResult> LlmClient::complete(const std::vector<ChatRequest>& requ
         r.attempts = t.attempts;
         std::string failure;
         bool retry = false;
-        if (code != CURLE_OK) {
+        if (code == CURLE_WRITE_ERROR && t.response_too_large) {
+            failure = "the reply from " + url + " is longer than " + std::to_string(m_config.max_response_bytes) +
+                      " bytes (max_response_bytes); it was cut off and not used";
+        } else if (code != CURLE_OK) {
             failure = url + ": " + curl_easy_strerror(code);
             if (t.curl_error[0])
                 failure += std::string(" (") + t.curl_error + ")";
@@ -496,11 +530,12 @@ std::vector<ChatResult> LlmClient::complete(const std::vector<ChatRequest>& requ
             failure = "HTTP " + std::to_string(status) + " from " + url + ": " + snippet(t.response);
             retry = retryableStatus(status);
         } else {
-            const json reply = json::parse(t.response, nullptr, false);
+            std::string invalid;
+            const json reply = try_parse_untrusted_json(t.response, &invalid).value_or(json());
             const json* message = nullptr;
-            if (reply.is_discarded() || !reply.is_object())
-                failure = "HTTP " + std::to_string(status) + " from " + url
-                    + " but the body is not a JSON object: " + snippet(t.response);
+            if (!reply.is_object())
+                failure = "HTTP " + std::to_string(status) + " from " + url + " but the body is not a JSON object"
+                    + (invalid.empty() ? "" : " (" + invalid + ")") + ": " + snippet(t.response);
             else if (!reply.contains("choices") || !reply["choices"].is_array() || reply["choices"].empty()
                      || !reply["choices"][0].is_object() || !reply["choices"][0].contains("message")
                      || !reply["choices"][0]["message"].is_object())
@@ -508,7 +543,12 @@ std::vector<ChatResult> LlmClient::complete(const std::vector<ChatRequest>& requ
                     + " but the reply has no choices[0].message: " + snippet(t.response);
             else
                 message = &reply["choices"][0]["message"];
-            if (message) {
+            if (message)
+                failure = malformedField(*message);
+            if (message && !failure.empty())
+                failure = "HTTP " + std::to_string(status) + " from " + url + " but " + failure + ": "
+                    + snippet(t.response);
+            else if (message) {
                 r.ok = true;
                 if (message->contains("content") && (*message)["content"].is_string())
                     r.content = (*message)["content"].get<std::string>();
@@ -518,7 +558,8 @@ std::vector<ChatResult> LlmClient::complete(const std::vector<ChatRequest>& requ
                             continue;
                         const json& fn = call["function"];
                         ToolCall tc;
-                        tc.name = fn.value("name", std::string());
+                        if (fn.contains("name"))
+                            tc.name = fn["name"].get<std::string>();  // a string: malformedField checked it
                         if (fn.contains("arguments"))
                             tc.arguments = fn["arguments"].is_string() ? fn["arguments"].get<std::string>()
                                                                        : fn["arguments"].dump();
@@ -526,10 +567,8 @@ std::vector<ChatResult> LlmClient::complete(const std::vector<ChatRequest>& requ
                     }
                 if (reply.contains("usage") && reply["usage"].is_object()) {
                     const json& u = reply["usage"];
-                    if (u.contains("prompt_tokens") && u["prompt_tokens"].is_number())
-                        r.tokens_in = u["prompt_tokens"].get<int64_t>();
-                    if (u.contains("completion_tokens") && u["completion_tokens"].is_number())
-                        r.tokens_out = u["completion_tokens"].get<int64_t>();
+                    r.tokens_in = tokenCount(u, "prompt_tokens");
+                    r.tokens_out = tokenCount(u, "completion_tokens");
                 }
                 r.cost_usd = (static_cast<double>(r.tokens_in) * m_config.price_in_per_mtok
                               + static_cast<double>(r.tokens_out) * m_config.price_out_per_mtok)

@@ -32,6 +32,7 @@ struct LlmConfig {
     std::string cache_dir;  // where answers persist between runs; empty: memory only
     double backoff_base_s = 1.0;  // first retry waits about this long, doubling with each retry (with jitter)
     double backoff_max_s = 60;  // no wait is longer, a server's Retry-After included
+    size_t max_response_bytes = size_t{16} << 20;  // a longer body is cut off and that request fails (not retried)
 
     // The key to use when none is configured: $KERNCAST_API_KEY, else $OPENAI_API_KEY, else "api_key" in
     // settingsPath(); "" when none is set. Throws kerncast::Error when the settings file exists but cannot be read

@@ -3,6 +3,7 @@
 #include "engine/unified_diff.h"
 
 #include "core/error.h"
+#include "core/untrusted_json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -260,11 +261,14 @@ Values placeholderValues(const ForecastQuery& q, const BinScheme& scheme) {
 
 // ---- Replies ----------------------------------------------------------------------------------------------------
 
-// The end of the JSON object starting at text[open] ('{'), strings and escapes respected; npos if unbalanced.
-size_t objectEnd(const std::string& text, size_t open) {
-    int depth = 0;
+// The spans [open, close] of the top-level {...} in a reply's text, in order, in one pass: braces inside strings do
+// not count, quotes outside any object (prose) are ignored, and an object that never closes leaves the complete ones
+// inside it as the top-level ones. One pass, because a reply is untrusted and may hold a million unclosed '{'.
+std::vector<std::pair<size_t, size_t>> topLevelObjects(const std::string& text) {
+    std::vector<std::pair<size_t, size_t>> objects;
+    std::vector<size_t> open;
     bool inString = false;
-    for (size_t i = open; i < text.size(); ++i) {
+    for (size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (inString) {
             if (c == '\\')
@@ -272,14 +276,18 @@ size_t objectEnd(const std::string& text, size_t open) {
             else if (c == '"')
                 inString = false;
         } else if (c == '"') {
-            inString = true;
+            inString = !open.empty();
         } else if (c == '{') {
-            ++depth;
-        } else if (c == '}' && --depth == 0) {
-            return i;
+            open.push_back(i);
+        } else if (c == '}' && !open.empty()) {
+            const size_t start = open.back();
+            open.pop_back();
+            while (!objects.empty() && objects.back().first > start)
+                objects.pop_back();  // nested in this one
+            objects.emplace_back(start, i);
         }
     }
-    return std::string::npos;
+    return objects;
 }
 
 // The last ```json fenced block of a reply, or else its last top-level {...} that parses.
@@ -300,23 +308,18 @@ json jsonFromText(const std::string& text) {
         at = text.find("```", close + 3);
     }
     if (lastJsonBlock) {
-        json j = json::parse(*lastJsonBlock, nullptr, false);
-        if (j.is_discarded() || !j.is_object())
-            notParsed("the last ```json block is not a JSON object: " + snippet(*lastJsonBlock));
-        return j;
+        std::string invalid;
+        const auto j = try_parse_untrusted_json(*lastJsonBlock, &invalid);
+        if (!j || !j->is_object())
+            notParsed("the last ```json block is not a JSON object" + (invalid.empty() ? "" : " (" + invalid + ")") +
+                      ": " + snippet(*lastJsonBlock));
+        return *j;
     }
-    std::vector<std::pair<size_t, size_t>> objects;
-    for (size_t i = text.find('{'); i != std::string::npos; i = text.find('{', i + 1)) {
-        const size_t end = objectEnd(text, i);
-        if (end == std::string::npos)
-            continue;
-        objects.emplace_back(i, end);
-        i = end;
-    }
+    const auto objects = topLevelObjects(text);
     for (auto it = objects.rbegin(); it != objects.rend(); ++it) {
-        json j = json::parse(text.substr(it->first, it->second - it->first + 1), nullptr, false);
-        if (!j.is_discarded() && j.is_object())
-            return j;
+        const auto j = try_parse_untrusted_json(std::string_view(text).substr(it->first, it->second - it->first + 1));
+        if (j && j->is_object())
+            return *j;
     }
     notParsed("no tool call and no JSON object in the reply: " + snippet(text));
 }
@@ -415,9 +418,9 @@ RuntimeEstimate LlmForecaster::parseReply(const ChatResult& reply) {
     if (!call && !reply.tool_calls.empty())
         call = &reply.tool_calls.front();
     if (call) {
-        const json args = json::parse(call->arguments, nullptr, false);
-        if (!args.is_discarded() && args.is_object())
-            return estimateFrom(args);
+        const auto args = try_parse_untrusted_json(call->arguments);
+        if (args && args->is_object())
+            return estimateFrom(*args);
         // A broken tool call may still come with the answer written out in the text.
         try {
             return estimateFrom(jsonFromText(reply.content));

@@ -1,5 +1,5 @@
 #pragma once
-// The LLM surrogate (DESIGN §6): asks an OpenAI-compatible endpoint for a distribution over the 8 speedup bins
+// The LLM surrogate (ARCHITECTURE §6): asks an OpenAI-compatible endpoint for a distribution over the 8 speedup bins
 // through one tool, `submit_kernel_runtime_estimate` (the GPU Forecasters tool, so that their data and ours are
 // comparable), with a fenced JSON block in the reply as the fallback for endpoints without tool calls.
 //

@@ -1,4 +1,5 @@
 #include "engine/llm_mutators.h"
+#include "core/text_util.h"
 
 #include "core/error.h"
 #include "core/kernel_program.h"
@@ -13,13 +14,7 @@ namespace kerncast {
 namespace {
 
 std::string read_template(const std::string& dir, const std::string& name) {
-    const std::string path = dir + "/" + name;
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(SourceLocation{path, 0}, "cannot read the prompt template");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return read_text_file(dir + "/" + name, "the prompt template");
 }
 
 void replace_all(std::string& text, const std::string& key, const std::string& value) {

@@ -586,6 +586,36 @@ void LocalForecaster::learn(const std::vector<LabelledExample>& examples) {
     m_pending += examples.size();
 }
 
+nlohmann::json LocalForecaster::checkpointState() const {
+    std::lock_guard lock(m_mutex);
+    return {{"examples", m_examples.size()}, {"trained_on", m_model ? m_model->examples : size_t{0}}};
+}
+
+void LocalForecaster::restoreState(const nlohmann::json& state) {
+    if (!state.is_object())
+        return;
+    std::lock_guard lock(m_mutex);
+    const size_t examples = state.value("examples", size_t{0});
+    const size_t trained = state.value("trained_on", size_t{0});
+    // Other examples than at the checkpoint: nothing to match, the next forecast retrains on what there is.
+    if (examples != m_examples.size() || trained > examples)
+        return;
+    if (trained == 0) {
+        m_model.reset();
+    } else if (!m_model || m_model->examples != trained) {
+        std::vector<LabelledExample> later(m_examples.begin() + static_cast<std::ptrdiff_t>(trained), m_examples.end());
+        m_examples.resize(trained);
+        try {
+            retrainLocked();
+        } catch (...) {
+            m_examples.insert(m_examples.end(), later.begin(), later.end());
+            throw;
+        }
+        m_examples.insert(m_examples.end(), later.begin(), later.end());
+    }
+    m_pending = examples - trained;
+}
+
 void LocalForecaster::retrain() {
     std::lock_guard lock(m_mutex);
     retrainLocked();

@@ -1,5 +1,5 @@
 #pragma once
-// The local surrogate "local-xgb" (DESIGN §6): a learned model that needs no LLM, the embedded default.
+// The local surrogate "local-xgb" (ARCHITECTURE §6): a learned model that needs no LLM, the embedded default.
 //
 // What it forecasts. A query is a candidate against its anchor (engine/surrogate.h ForecastAnchor: the measured
 // parent, else the reference); the target is log S = log(t_anchor / t_candidate). It learns from measured programs
@@ -141,6 +141,10 @@ public:
     // example whose speedup is not a positive finite number.
     void learn(const std::vector<LabelledExample>& examples) override;
     bool learns() const override { return true; }
+    // {"examples": learned so far, "trained_on": the examples the model was trained on}. restoreState, given the
+    // same examples again, trains on that many of them (the model the search had) and leaves the rest pending.
+    nlohmann::json checkpointState() const override;
+    void restoreState(const nlohmann::json& state) override;
 
     // The model's belief about one query (log S against its anchor), before it becomes bins.
     struct Prediction {

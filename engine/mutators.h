@@ -1,6 +1,6 @@
 #pragma once
-// Mutators propose children of a parent candidate (DESIGN §1, §7). The parametric mutator moves and crosses over a
-// family's tunables (the embedded default: offline, no LLM); the LLM mutators rewrite the kernel or edit it with
+// Mutators propose children of a parent candidate (ARCHITECTURE §3, §7). The parametric mutator moves and crosses over
+// a family's tunables (the embedded default: offline, no LLM); the LLM mutators rewrite the kernel or edit it with
 // SEARCH/REPLACE blocks. A kernel a person submits is a mutator too (Mutator::Human), handled by the runner.
 
 #include "core/candidate.h"

@@ -41,8 +41,8 @@ LlmConfig llm_config(const SearchConfig& cfg) {
 
 // The folder whose recordings teach the local surrogate: the replay device's own, else default_recordings_folder.
 std::string recordings_folder(const Device& device, const std::string& resources_dir) {
-    if (auto* replay = dynamic_cast<const ReplayDevice*>(&device))
-        return replay->folder();
+    if (std::string folder = device.recordingsFolder(); !folder.empty())
+        return folder;
     // A real GPU: the recordings of the same model when there are some, so the surrogate starts from its hardware.
     return default_recordings_folder(resources_dir, device.fingerprint().slug());
 }
@@ -52,9 +52,11 @@ std::string recordings_folder(const Device& device, const std::string& resources
 std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, const std::string& resources_dir,
                                                  const std::string& run_path, bool resume) {
     SearchConfig cfg = config;
-    if (resume) {
+    // A run file without a run (the search was killed before it stored its settings) starts over with `config`.
+    if (resume && (!fs::exists(run_path) || !RunStore::open(run_path).runs().empty())) {
         cfg = stored_search_config(run_path);
-        cfg.budgets.measurements = std::max(cfg.budgets.measurements, config.budgets.measurements);
+        // The runner extends the stored budgets by the larger ones given (and keeps them for later resumes).
+        cfg.budgets = extended_budgets(cfg.budgets, config.budgets);
     }
     std::unique_ptr<Device> device = open_device(cfg.device, resources_dir);
     const ProblemBundle bundle = load_problem_folder(cfg.problem_dir);

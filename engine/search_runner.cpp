@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/metrics.h"
 #include "core/suspect_review.h"
+#include "core/untrusted_json.h"
 #include "engine/compiler.h"
 #include "engine/forecast_query.h"
 #include "engine/gpu_device.h"
@@ -13,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cmath>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -40,6 +42,20 @@ SearchBudgets search_budgets_from_json(const nlohmann::json& j) {
     if (b.forecasts < 0 || b.tokens < 0 || !(b.cost_usd >= 0) || !(b.wall_s >= 0))
         throw Error("budgets: 'forecasts', 'tokens', 'cost_usd' and 'wall_s' must not be negative (0: no limit), "
                     "got " + j.dump());
+    return b;
+}
+
+SearchBudgets extended_budgets(const SearchBudgets& stored, const SearchBudgets& given) {
+    SearchBudgets b = stored;
+    b.measurements = std::max(stored.measurements, given.measurements);
+    // 0 is "no limit" (forecasts: 100 per measurement): a stored 0 stays, a given 0 extends nothing.
+    const auto larger = [](auto stored_value, auto given_value) {
+        return stored_value != 0 && given_value > stored_value ? given_value : stored_value;
+    };
+    b.forecasts = larger(stored.forecasts, given.forecasts);
+    b.tokens = larger(stored.tokens, given.tokens);
+    b.cost_usd = larger(stored.cost_usd, given.cost_usd);
+    b.wall_s = larger(stored.wall_s, given.wall_s);
     return b;
 }
 
@@ -121,7 +137,7 @@ nlohmann::json summary_json(const SearchSummary& s) {
     for (const auto& p : s.trajectory)
         traj.push_back({{"measurements", p.measurements}, {"best_speedup", p.best_speedup}});
     return {{"run_id", s.run_id},
-            {"state", s.state},
+            {"state", to_string(s.state)},
             {"reason", s.reason},
             {"best_speedup", s.best_speedup},
             {"best_candidate", s.best_candidate},
@@ -165,6 +181,14 @@ struct SearchRunner::State {
 
     std::map<int64_t, Cand> cands;
     std::set<std::string> seen;
+    // The last rows this run wrote, stored with every checkpoint: a resumed run goes back to the last checkpoint.
+    struct Rows {
+        int64_t candidate = 0, forecast = 0, measurement = 0;
+    } rows;
+    bool seeded = false;  // the reference, the seeds and the initial family (with its screen) are done
+    // Measurements of the interrupted session after its last checkpoint, by source hash: the resumed session redoes
+    // that step and takes these instead of measuring the same programs again.
+    std::map<std::string, std::deque<Measurement>> measured_before;
     std::vector<int64_t> recent_failures;
     std::set<int64_t> accepted_suspects;  // suspect results a person accepted: they enter the archive
     std::optional<double> reference_us;
@@ -268,6 +292,7 @@ private:
 
     void openStore();
     void startFresh();
+    void storeProblem();
     void restore();
     void seedPopulation();
     bool budgetLeft(std::string& why) const;
@@ -311,16 +336,25 @@ private:
 };
 
 void Loop::openStore() {
-    if (s.resume) {
-        if (!fs::exists(s.run_path))
+    if (!fs::exists(s.run_path)) {
+        if (s.resume)
             throw Error(SourceLocation{s.run_path, 0}, "no run file to resume");
-        s.store.emplace(RunStore::open(s.run_path));
-    } else {
-        if (fs::exists(s.run_path))
+        s.store.emplace(RunStore::create(s.run_path));
+        return;
+    }
+    s.store.emplace(RunStore::open(s.run_path));
+    if (!s.store->runs().empty()) {
+        if (!s.resume)
             throw Error(SourceLocation{s.run_path, 0},
                         "the run file exists already: pass --resume to continue it, or choose another file");
-        s.store.emplace(RunStore::create(s.run_path));
+        return;
     }
+    // A file without a run: the search was killed before it stored its settings. It starts over in the same file.
+    if (cfg.problem_dir.empty())
+        throw Error(SourceLocation{s.run_path, 0},
+                    "the run file holds no run (the search was stopped before it stored its settings): start it "
+                    "again with --problem and the other settings");
+    s.resume = false;
 }
 
 // The anchor a candidate is forecast against (DESIGN §3): its parent once the parent is measured correct, else the
@@ -370,12 +404,9 @@ MutationExample Loop::exampleOf(int64_t id) const {
 // The static report: the recording's (made by the real compiler on the recording machine) when the replay device
 // knows the program, else a real NVRTC/nvJitLink compile here.
 void Loop::staticReport(Cand& c) {
-    if (auto* replay = dynamic_cast<ReplayDevice*>(s.device.get())) {
-        if (auto rec = replay->recording(s.bundle.problem.name))
-            if (const RecordingEntry* entry = rec->find(c.c.source_hash)) {
-                c.report = entry->static_report;
-                return;
-            }
+    if (auto recorded = s.device->recordedStaticReport(s.bundle.problem.name, c.c.source_hash)) {
+        c.report = std::move(*recorded);
+        return;
     }
     if (!s.compiler)
         s.compiler = std::make_unique<Compiler>();
@@ -410,15 +441,18 @@ std::vector<int64_t> Loop::addChildren(std::vector<Candidate> children) {
             s.store->addCandidate(s.run_id, c.c);
             if (!c.report.empty())
                 s.store->addStaticReports(c.c.id, c.report);
+            int64_t measurement_row = 0;
             if (!c.compile_error.empty()) {
                 Measurement m;
                 m.status = Status::CompileError;
                 m.reason = c.compile_error;
                 m.device_kind = "compiler";
-                s.store->addMeasurement(c.c.id, m);
+                measurement_row = s.store->addMeasurement(c.c.id, m);
                 c.measurement = m;
             }
             tx.commit();
+            s.rows.candidate = c.c.id;
+            s.rows.measurement = std::max(s.rows.measurement, measurement_row);
         }
         s.seen.insert(c.c.source_hash);
         if (c.c.mutator == Mutator::Reference)
@@ -444,7 +478,9 @@ std::vector<int64_t> Loop::addChildren(std::vector<Candidate> children) {
 const Forecast* Loop::recordForecast(int64_t id, const ForecastResult& result) {
     ++s.progress.forecasts;
     if (!result.forecast) {
-        s.store->addEvent(s.run_id, "forecast_failed", {{"candidate", id}, {"error", result.error}});
+        // "asked": the surrogate was asked and failed, which counts as a forecast (a query that could not even be
+        // built does not); a resumed run counts these events.
+        s.store->addEvent(s.run_id, "forecast_failed", {{"candidate", id}, {"error", result.error}, {"asked", true}});
         return nullptr;
     }
     Forecast f = *result.forecast;
@@ -452,7 +488,7 @@ const Forecast* Loop::recordForecast(int64_t id, const ForecastResult& result) {
     const std::optional<ForecastAnchor> anchor = anchorOf(s.cands.at(id));
     f.anchor_id = anchor ? anchor->candidate_id : 0;
     f.anchor_speedup = anchor ? anchor->speedup : 1.0;
-    s.store->addForecast(id, f);
+    s.rows.forecast = s.store->addForecast(id, f);
     s.progress.tokens += f.tokens_in + f.tokens_out;
     s.progress.cost_usd += f.cost_usd;
     s.cands[id].forecast = f;
@@ -572,11 +608,20 @@ void Loop::measure(int64_t id) {
     req.candidate.file_name = c.c.label.rfind("seed:", 0) == 0 ? c.c.label.substr(5) : "candidate.cu";
     req.reference.source = s.bundle.reference.source;
     req.reference.file_name = "reference.cu";
-    MeasureOutcome out = s.device->measure(req);
-    s.store->addMeasurement(id, out.measurement);
+    MeasureOutcome out;
+    if (auto before = s.measured_before.find(c.c.source_hash);
+        before != s.measured_before.end() && !before->second.empty()) {
+        out.measurement = before->second.front();  // measured by the interrupted session after its checkpoint
+        before->second.pop_front();
+    } else {
+        out = s.device->measure(req);
+    }
+    s.rows.measurement = s.store->addMeasurement(id, out.measurement);
     c.measurement = out.measurement;
-    if (c.report.empty() && !out.static_report.empty())
+    if (c.report.empty() && !out.static_report.empty()) {
         c.report = out.static_report;
+        s.store->addStaticReports(id, c.report);  // a resumed run builds the same forecast queries from it
+    }
     ++s.progress.measurements;
     noteMeasured(id, false);
 }
@@ -694,18 +739,21 @@ void Loop::startFresh() {
     info.seed = static_cast<int64_t>(cfg.seed);
     info.config = cfg;
     s.run_id = s.store->addRun(info);
-    ProblemRecord pr;
-    pr.name = s.bundle.problem.name;
-    pr.dir = s.bundle.problem.dir;
-    pr.json = nlohmann::json::parse(s.bundle.problem.json_text, nullptr, false);
-    if (pr.json.is_discarded())
-        pr.json = nlohmann::json::object();
-    s.store->addProblem(pr);
+    storeProblem();
     s.rng = SplitMix(cfg.seed);
     s.gating = cfg.gating;
     s.strategy = SearchStrategy(cfg.strategy);
+    checkpoint();  // before the seeding: a run killed during it resumes from here
     emitSimple(SearchEvent::Kind::RunStarted, info.name);
     seedPopulation();
+}
+
+void Loop::storeProblem() {
+    ProblemRecord pr;
+    pr.name = s.bundle.problem.name;
+    pr.dir = s.bundle.problem.dir;
+    pr.json = try_parse_untrusted_json(s.bundle.problem.json_text).value_or(nlohmann::json::object());
+    s.store->addProblem(pr);
 }
 
 void Loop::seedPopulation() {
@@ -734,25 +782,54 @@ void Loop::seedPopulation() {
         forecastAndGate(addChildren(roots), true);
         screenInitial(addChildren(configs), family);
     }
+    s.seeded = true;
     checkpoint();
 }
 
+// Resuming goes back to the last checkpoint: what the interrupted session wrote after it (part of an iteration, or
+// of the seeding and the initial screen) is taken out of the file and done again, so that the run continues exactly
+// as it would have without the interruption. Its measurements are kept aside and reused for the same programs, so
+// that no program is measured twice. The state is rebuilt from the file in the order it was written: measurements
+// in measurement order (the trajectory, the strategy and the surrogate's examples), every forecast counted.
 void Loop::restore() {
     const auto runs = s.store->runs();
-    if (runs.empty())
-        throw Error(SourceLocation{s.run_path, 0}, "the run file holds no run to resume");
     const RunInfo& run = runs.back();
     s.run_id = run.id;
-    const SearchBudgets budgets = cfg.budgets;
+    const SearchBudgets given = cfg.budgets;
     cfg = search_config_from_json(run.config);
-    cfg.budgets.measurements = std::max(cfg.budgets.measurements, budgets.measurements);
+    for (const RunEvent& ev : s.store->events(s.run_id))
+        if (ev.kind == "budgets_extended")
+            cfg.budgets = search_budgets_from_json(ev.payload.value("budgets", nlohmann::json::object()));
+    const SearchBudgets stored_budgets = cfg.budgets;
+    cfg.budgets = extended_budgets(stored_budgets, given);
     s.bundle = load_problem_folder(cfg.problem_dir);
     s.gating = cfg.gating;
     s.strategy = SearchStrategy(cfg.strategy);
     s.rng = SplitMix(cfg.seed);
 
+    // The last checkpoint that says which rows it covers; none: the run is redone from its start.
+    int64_t last_event = 0;
+    SearchRunner::State::Rows keep;
+    for (const RunEvent& ev : s.store->events(s.run_id))
+        if (ev.kind == "checkpoint" && ev.payload.contains("rows")) {
+            last_event = ev.id;
+            const auto& r = ev.payload["rows"];
+            keep = {r.value("candidate", int64_t{0}), r.value("forecast", int64_t{0}),
+                    r.value("measurement", int64_t{0})};
+        }
+    std::map<int64_t, std::string> hash_of;
+    for (const Candidate& c : s.store->candidates(s.run_id))
+        hash_of[c.id] = c.source_hash;
+    for (const auto& [id, ms] : s.store->measurementsOfRun(s.run_id))
+        for (const StoredMeasurement& m : ms)
+            if (m.id > keep.measurement && m.measurement.device_kind != "compiler")
+                s.measured_before[hash_of[id]].push_back(m.measurement);
+    s.store->rollBackRun(s.run_id, keep.candidate, keep.forecast, keep.measurement, last_event,
+                         {"secrets_stripped", "budgets_extended", "resumed", "review"});
+    s.rows = keep;
+
     std::map<int64_t, GatingDecision> decisions;
-    std::vector<std::pair<int64_t, int>> expansions;
+    nlohmann::json surrogate_state;
     for (const RunEvent& ev : s.store->events(s.run_id)) {
         const auto& p = ev.payload;
         if (ev.kind == "gating")
@@ -762,12 +839,58 @@ void Loop::restore() {
             s.rng.setState(std::stoull(p.value("rng", std::string("0"))));
             s.iteration = p.value("iteration", int64_t{0});
             s.elapsed_before = p.value("elapsed_s", 0.0);
-        } else if (ev.kind == "expanded")
+            s.seeded = p.value("seeded", true);
+            surrogate_state = p.value("surrogate", nlohmann::json());
+        } else if (ev.kind == "forecast_failed" && p.value("asked", false))
+            ++s.progress.forecasts;
+        else if (ev.kind == "gating_changed")
+            s.gating = gating_config_from_json(p.value("gating", nlohmann::json::object()));
+    }
+    if (!last_event)
+        s.seeded = false;
+
+    auto reports = s.store->staticReportsOfRun(s.run_id);
+    auto forecasts = s.store->forecastsOfRun(s.run_id);
+    for (Candidate& c : s.store->candidates(s.run_id)) {
+        Cand cand;
+        cand.c = c;
+        cand.report = std::move(reports[c.id]);
+        // Every forecast counts, re-forecasts included; the last one is the candidate's.
+        for (const StoredForecast& f : forecasts[c.id]) {
+            ++s.progress.forecasts;
+            s.progress.tokens += f.forecast.tokens_in + f.forecast.tokens_out;
+            s.progress.cost_usd += f.forecast.cost_usd;
+            cand.forecast = f.forecast;
+        }
+        if (auto d = decisions.find(c.id); d != decisions.end())
+            cand.decision = d->second;
+        s.seen.insert(c.source_hash);
+        if (c.mutator == Mutator::Reference)
+            s.reference_report = cand.report;
+        ++s.progress.candidates;
+        s.cands[c.id] = std::move(cand);
+    }
+    s.accepted_suspects = accepted_suspects(s.store->events(s.run_id));
+    std::vector<StoredMeasurement> measured;
+    for (auto& [id, ms] : s.store->measurementsOfRun(s.run_id))
+        measured.insert(measured.end(), ms.begin(), ms.end());
+    std::sort(measured.begin(), measured.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    for (const StoredMeasurement& m : measured) {
+        Cand& cand = s.cands.at(m.candidate_id);
+        cand.measurement = m.measurement;
+        if (m.measurement.status == Status::CompileError)
+            cand.compile_error = m.measurement.reason;
+        if (m.measurement.device_kind != "compiler")
+            ++s.progress.measurements;
+        noteMeasured(m.candidate_id, true);
+    }
+    // The strategy's visits and marks, once every measured parent is known to it again.
+    for (const RunEvent& ev : s.store->events(s.run_id)) {
+        const auto& p = ev.payload;
+        if (ev.kind == "expanded")
             s.strategy.noteExpanded(p.value("parent", int64_t{0}), p.value("improved", false));
         else if (ev.kind == "exhausted")
             s.strategy.markExhausted(p.value("parent", int64_t{0}));
-        else if (ev.kind == "gating_changed")
-            s.gating = gating_config_from_json(p.value("gating", nlohmann::json::object()));
         else if (ev.kind == "pin_parent")
             s.strategy.pin(p.value("candidate", int64_t{0}));
         else if (ev.kind == "unpin_parent")
@@ -777,54 +900,32 @@ void Loop::restore() {
         else if (ev.kind == "unban_parent")
             s.strategy.unban(p.value("candidate", int64_t{0}));
     }
-    s.accepted_suspects = accepted_suspects(s.store->events(s.run_id));
-    std::vector<int64_t> pending, unforecast;
-    for (Candidate& c : s.store->candidates(s.run_id)) {
-        Cand cand;
-        cand.c = c;
-        cand.report = s.store->staticReportsFor(c.id);
-        auto fs_ = s.store->forecastsFor(c.id);
-        if (!fs_.empty())
-            cand.forecast = fs_.back().forecast;
-        auto ms = s.store->measurementsFor(c.id);
-        if (!ms.empty())
-            cand.measurement = ms.back().measurement;
-        if (auto d = decisions.find(c.id); d != decisions.end())
-            cand.decision = d->second;
-        if (cand.measurement && cand.measurement->status == Status::CompileError)
-            cand.compile_error = cand.measurement->reason;
-        s.seen.insert(c.source_hash);
-        if (c.mutator == Mutator::Reference)
-            s.reference_report = cand.report;
-        ++s.progress.candidates;
-        if (cand.forecast)
-            ++s.progress.forecasts;
-        const int64_t id = c.id;
-        s.cands[id] = std::move(cand);
-        Cand& stored = s.cands[id];
-        if (stored.forecast) {
-            s.progress.tokens += stored.forecast->tokens_in + stored.forecast->tokens_out;
-            s.progress.cost_usd += stored.forecast->cost_usd;
-        }
-        if (stored.measurement) {
-            if (stored.measurement->device_kind != "compiler")
-                ++s.progress.measurements;
-            noteMeasured(id, true);
-        } else if (stored.decision && is_measured(*stored.decision)) {
+    if (s.surrogate && !surrogate_state.is_null())
+        s.surrogate->restoreState(surrogate_state);
+
+    std::vector<int64_t> pending;  // chosen for a measurement when the budget ran out: a larger budget measures them
+    for (const auto& [id, c] : s.cands)
+        if (!c.measurement && c.decision && is_measured(*c.decision))
             pending.push_back(id);
-        } else if (!stored.decision) {
-            unforecast.push_back(id);
-        }
-    }
     s.store->addEvent(s.run_id, "resumed",
-                      {{"measurements", s.progress.measurements}, {"pending", pending.size()},
-                       {"unforecast", unforecast.size()}});
+                      {{"measurements", s.progress.measurements},
+                       {"candidates", s.progress.candidates},
+                       {"redone_measurements", s.measured_before.size()},
+                       {"pending", pending.size()},
+                       {"seeded", s.seeded}});
+    if (nlohmann::json(cfg.budgets) != nlohmann::json(stored_budgets))
+        s.store->addEvent(s.run_id, "budgets_extended", {{"budgets", cfg.budgets}});
     emitSimple(SearchEvent::Kind::RunStarted, "resumed " + run.name);
-    // What the killed session had decided to measure, then what it had proposed but not yet gated.
+    if (!s.seeded) {
+        storeProblem();
+        checkpoint();
+        seedPopulation();
+        return;
+    }
     for (int64_t id : pending)
         if (measurementsLeft())
             measure(id);
-    forecastAndGate(unforecast, false);
+    checkpoint();
 }
 
 bool Loop::budgetLeft(std::string& why) const {
@@ -851,11 +952,22 @@ bool Loop::budgetLeft(std::string& why) const {
     return true;
 }
 
+// A consistent state of the search: what a resumed run goes back to (restore()). The rows written so far, the
+// random state, the seeding stage and the surrogate's training point are enough to continue exactly as the search
+// would have without the interruption.
 void Loop::checkpoint() {
-    s.store->addEvent(s.run_id, "checkpoint",
-                      {{"rng", std::to_string(s.rng.state())},
-                       {"iteration", s.iteration},
-                       {"elapsed_s", s.elapsed_before + seconds_since(s.started)}});
+    nlohmann::json payload = {{"rng", std::to_string(s.rng.state())},
+                              {"iteration", s.iteration},
+                              {"elapsed_s", s.elapsed_before + seconds_since(s.started)},
+                              {"rows",
+                               {{"candidate", s.rows.candidate},
+                                {"forecast", s.rows.forecast},
+                                {"measurement", s.rows.measurement}}},
+                              {"seeded", s.seeded}};
+    if (s.surrogate)
+        if (nlohmann::json state = s.surrogate->checkpointState(); !state.is_null())
+            payload["surrogate"] = std::move(state);
+    s.store->addEvent(s.run_id, "checkpoint", payload);
 }
 
 void Loop::iterate() {
@@ -1032,8 +1144,14 @@ void Loop::applyCommand(const SearchCommand& c) {
     nlohmann::json payload = nlohmann::json::object();
     std::string message = to_string(c.kind);
     switch (c.kind) {
-    case K::Pause: s.paused = true; break;
-    case K::Resume: s.paused = false; break;
+    case K::Pause:
+        s.paused = true;
+        s.progress.state = RunState::Paused;  // the command's event says so
+        break;
+    case K::Resume:
+        s.paused = false;
+        s.progress.state = RunState::Running;
+        break;
     case K::Step: ++s.steps_allowed; break;
     case K::Stop:
         s.stop_requested = true;
@@ -1096,13 +1214,14 @@ void Loop::applyCommands() {
             if (s.commands.empty()) {
                 if (!s.paused || s.steps_allowed > 0 || s.stop_requested)
                     return;
-                s.progress.state = "paused";
+                s.progress.state = RunState::Paused;
                 s.cv.wait(lock, [&] { return !s.commands.empty(); });
             }
             batch.swap(s.commands);
         }
         for (const auto& c : batch)
             applyCommand(c);
+        checkpoint();  // so that a resumed run keeps the commands (it goes back to its last checkpoint)
         s.progress.state = s.paused ? "paused" : "running";
     }
 }
@@ -1110,7 +1229,7 @@ void Loop::applyCommands() {
 void Loop::run() {
     s.started = std::chrono::steady_clock::now();
     s.progress.budget_measurements = cfg.budgets.measurements;
-    s.progress.state = "running";
+    s.progress.state = RunState::Running;
     openStore();
     if (s.resume)
         restore();
@@ -1142,12 +1261,12 @@ SearchSummary SearchRunner::runHere() {
     SearchSummary& out = s.summary;
     try {
         loop.run();
-        s.progress.state = "finished";
-        out.state = "finished";
+        s.progress.state = RunState::Finished;
+        out.state = RunState::Finished;
         out.reason = s.end_reason;
     } catch (const std::exception& e) {
-        s.progress.state = "failed";
-        out.state = "failed";
+        s.progress.state = RunState::Failed;
+        out.state = RunState::Failed;
         out.reason = e.what();
     }
     out.run_id = s.run_id;
@@ -1160,14 +1279,14 @@ SearchSummary SearchRunner::runHere() {
     out.trajectory = s.trajectory;
     out.calibration = s.scored.empty() ? nlohmann::json{{"n", 0}} : metrics_json(compute_metrics(s.scored, s.scheme));
     SearchEvent e;
-    e.kind = out.state == "finished" ? SearchEvent::Kind::Finished : SearchEvent::Kind::Failed;
+    e.kind = out.state == RunState::Finished ? SearchEvent::Kind::Finished : SearchEvent::Kind::Failed;
     e.run_id = s.run_id;
     e.seq = ++s.seq;
     e.message = out.reason;
     e.progress = s.progress;
     try {
         if (s.store && s.run_id)
-            s.store->addEvent(s.run_id, out.state, {{"reason", out.reason}, {"best_speedup", out.best_speedup},
+            s.store->addEvent(s.run_id, to_string(out.state), {{"reason", out.reason}, {"best_speedup", out.best_speedup},
                                                     {"measurements", s.progress.measurements}});
     } catch (const std::exception& ex) {
         e.message += std::string(" (and the final event could not be stored: ") + ex.what() + ")";

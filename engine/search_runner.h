@@ -1,5 +1,5 @@
 #pragma once
-// The search runner (DESIGN §1, §6, §7): one thread owns a search and its state. It proposes children of elite
+// The search runner (ARCHITECTURE §3, §6, §7): one thread owns a search and its state. It proposes children of elite
 // parents with the mutators, forecasts them with the surrogate, gates them, measures what gating sends to the
 // device, and writes every step to the run store before it reports it through the event callback. Other threads
 // talk to it only through post() (steering commands) and the events they receive (copies).
@@ -36,6 +36,9 @@ struct SearchBudgets {
 };
 void to_json(nlohmann::json& j, const SearchBudgets& b);
 SearchBudgets search_budgets_from_json(const nlohmann::json& j);
+// The budgets of a resumed run: each grows to the given one when that is larger (0, "no limit", is never replaced,
+// and a given 0 extends nothing).
+SearchBudgets extended_budgets(const SearchBudgets& stored, const SearchBudgets& given);
 
 // Everything that defines a run; stored in the run's config so that --resume continues the same search.
 struct SearchConfig {
@@ -87,7 +90,7 @@ struct TrajectoryPoint {
 
 struct SearchSummary {
     int64_t run_id = 0;
-    std::string state;     // finished or failed
+    RunState state = RunState::Finished;  // finished or failed
     std::string reason;    // why it ended (budget spent, stopped, space exhausted, error text)
     double best_speedup = 0;
     int64_t best_candidate = 0;
@@ -101,7 +104,9 @@ nlohmann::json summary_json(const SearchSummary& s);
 class SearchRunner {
 public:
     // The runner takes the device, the surrogate (nullptr: no forecasts, everything is measured) and the mutators.
-    // run_path: the store file; resume: continue the last run in it (the stored config wins, except budgets).
+    // run_path: the store file; resume: continue the last run in it (the stored config wins, except budgets, which
+    // a larger given budget extends). A resumed run goes back to its last checkpoint and continues from there exactly
+    // as it would have without the interruption (measurements taken after the checkpoint are reused, not repeated).
     SearchRunner(SearchConfig config, std::string run_path, bool resume, std::unique_ptr<Device> device,
                  std::unique_ptr<Surrogate> surrogate, std::vector<std::unique_ptr<CandidateMutator>> mutators);
     ~SearchRunner();  // stops and joins

@@ -1,5 +1,5 @@
 #pragma once
-// Surrogates (DESIGN §6): forecast a candidate's speedup over its anchor (its measured parent, else the reference)
+// Surrogates (ARCHITECTURE §6): forecast a candidate's speedup over its anchor (its measured parent, else the reference)
 // as a distribution over the 8 bins of a scheme. The LLM forecaster asks an OpenAI-compatible endpoint; the local forecaster is a learned model that needs
 // no LLM (the embedded default). The search runner, `kerncast-cli forecast` and `kerncast-cli evaluate` see only
 // this interface.
@@ -86,6 +86,11 @@ public:
     virtual void learn(const std::vector<LabelledExample>& examples) { (void)examples; }
     // Whether learn() changes later forecasts (then forecasting a candidate again can be worth it).
     virtual bool learns() const { return false; }
+    // What a resumed run needs to put a learning surrogate back as it was at a checkpoint, once it has learned the
+    // same examples in the same order again (for the local surrogate: how many examples its model was trained on);
+    // null when there is nothing to keep.
+    virtual nlohmann::json checkpointState() const { return nullptr; }
+    virtual void restoreState(const nlohmann::json& state) { (void)state; }
 };
 
 }  // namespace kerncast

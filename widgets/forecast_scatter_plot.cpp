@@ -175,7 +175,6 @@ ForecastScatterPlot::ForecastScatterPlot(QWidget* parent) : PlotWidget(parent) {
     QCPAxisRect* rect = mainAxisRect();
     for (QCPAxis* axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}) {
         axis->setTicker(QSharedPointer<SpeedupTicker>::create(SpeedupTicker::Scale::Log));
-        axis->ticker()->setTickCount(7);  // a run spans about ten doublings: a label every one or two
         // ×1 is the reference kernel: its grid line is the one that matters most.
         axis->grid()->setZeroLinePen(QPen(QColor(0xa8, 0xa8, 0xa8), 0));
     }
@@ -230,7 +229,11 @@ ForecastScatterPlot::ForecastScatterPlot(QWidget* parent) : PlotWidget(parent) {
     rect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
     m_colorScale->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
 
-    showLegend(Qt::AlignTop | Qt::AlignLeft);
+    // Under the plot: inside, the legend would cover points in whatever corner it sat (wrong forecasts fill the
+    // corners). A run spans about ten doublings: a label every one or two, fewer on a narrow plot so that labels
+    // never run into each other.
+    showLegendBelow();
+    spaceTicksByLength(64, 36, 7);
     setZoomable(true);
 
     connect(plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) { m_pressPos = event->pos(); });

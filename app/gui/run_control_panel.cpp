@@ -16,6 +16,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QProgressBar>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
 #include <QSpinBox>
@@ -23,6 +24,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <limits>
 
 namespace kerncast {
@@ -55,12 +57,28 @@ QString formatElapsed(double seconds) {
 
 RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* devices, QWidget* parent)
     : QWidget(parent) {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(6, 6, 6, 6);
+    // Buttons and progress stay at the top, always in view; the settings under them scroll on a small screen.
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->setSpacing(0);
+    auto* top = new QVBoxLayout;
+    top->setContentsMargins(6, 6, 6, 6);
+    top->setSpacing(6);
+    outer->addLayout(top);
+    auto* scroll = new QScrollArea(this);
+    scroll->setObjectName(QStringLiteral("runSettingsScroll"));
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    auto* settings = new QWidget(scroll);
+    auto* layout = new QVBoxLayout(settings);
+    layout->setContentsMargins(6, 0, 6, 6);
     layout->setSpacing(6);
+    scroll->setWidget(settings);
+    outer->addWidget(scroll, 1);
 
     // What to search.
-    auto* what = new QGroupBox(tr("Search"), this);
+    auto* what = new QGroupBox(tr("Search"), settings);
     auto* whatForm = new QFormLayout(what);
     whatForm->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_problem = new QComboBox(what);
@@ -95,16 +113,17 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     m_keyNote->setWordWrap(true);
     m_keyNote->setStyleSheet(QStringLiteral("color: palette(mid);"));
     auto* mutators = new QWidget(what);
-    auto* mutatorsLayout = new QHBoxLayout(mutators);
+    // Two to a row: three side by side would widen the narrow dock of a small screen.
+    auto* mutatorsLayout = new QGridLayout(mutators);
     mutatorsLayout->setContentsMargins(0, 0, 0, 0);
     m_parametric = new QCheckBox(tr("Parametric"), mutators);
     m_parametric->setChecked(true);
     m_llmRewrite = new QCheckBox(tr("LLM rewrite"), mutators);
     m_llmDiff = new QCheckBox(tr("LLM diff"), mutators);
-    mutatorsLayout->addWidget(m_parametric);
-    mutatorsLayout->addWidget(m_llmRewrite);
-    mutatorsLayout->addWidget(m_llmDiff);
-    mutatorsLayout->addStretch();
+    mutatorsLayout->addWidget(m_parametric, 0, 0);
+    mutatorsLayout->addWidget(m_llmRewrite, 0, 1);
+    mutatorsLayout->addWidget(m_llmDiff, 1, 0);
+    mutatorsLayout->setColumnStretch(2, 1);
     whatForm->addRow(tr("&Problem:"), m_problem);
     whatForm->addRow(tr("&Device:"), m_device);
     whatForm->addRow(tr("S&urrogate:"), m_surrogate);
@@ -115,7 +134,7 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     layout->addWidget(what);
 
     // How to gate: live while a search runs.
-    auto* gatingBox = new QGroupBox(tr("Gating"), this);
+    auto* gatingBox = new QGroupBox(tr("Gating"), settings);
     auto* gatingGrid = new QGridLayout(gatingBox);
     gatingGrid->setColumnStretch(1, 1);
     m_gatingKind = new QComboBox(gatingBox);
@@ -168,7 +187,7 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     layout->addWidget(gatingBox);
 
     // Budgets and seed.
-    auto* budgets = new QGroupBox(tr("Budgets"), this);
+    auto* budgets = new QGroupBox(tr("Budgets"), settings);
     auto* budgetGrid = new QGridLayout(budgets);
     m_budgetMeasurements = new QSpinBox(budgets);
     m_budgetMeasurements->setObjectName(QStringLiteral("budgetMeasurements"));
@@ -216,6 +235,7 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     budgetGrid->setColumnStretch(1, 1);
     budgetGrid->setColumnStretch(3, 1);
     layout->addWidget(budgets);
+    layout->addStretch(1);
 
     // Run buttons, with the shortcuts of a debugger.
     m_start = new QAction(tr("&Start Search"), this);
@@ -243,13 +263,13 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
         b->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
         buttons->addWidget(b);
     }
-    layout->addLayout(buttons);
+    top->addLayout(buttons);
 
     // Progress.
     m_progress = new QProgressBar(this);
     m_progress->setObjectName(QStringLiteral("runProgress"));
     m_progress->setFormat(tr("%v of %m measurements"));
-    layout->addWidget(m_progress);
+    top->addWidget(m_progress);
     auto* numbers = new QGridLayout;
     numbers->setHorizontalSpacing(12);
     m_measurements = new QLabel(this);
@@ -267,8 +287,7 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     numbers->addWidget(m_elapsed, 1, 1);
     numbers->addWidget(m_best, 2, 0, 1, 2);
     numbers->addWidget(m_calibration, 3, 0, 1, 2);
-    layout->addLayout(numbers);
-    layout->addStretch(1);
+    top->addLayout(numbers);
 
     m_setupFields = {m_problem,  m_device, m_surrogate, m_endpoint, m_model, m_parametric, m_llmRewrite, m_llmDiff,
                      m_budgetMeasurements, m_budgetForecasts, m_budgetTokens, m_budgetCost, m_budgetWall, m_seed};
@@ -328,6 +347,31 @@ SearchConfig RunControlPanel::config() const {
     if (!model().isEmpty())
         c.llm["model"] = model().toStdString();
     return c;
+}
+
+void RunControlPanel::setConfig(const SearchConfig& c) {
+    setProblemDir(QString::fromStdString(c.problem_dir));
+    setDeviceId(QString::fromStdString(c.device));
+    setSurrogate(QString::fromStdString(c.surrogate));
+    m_endpoint->setText(QString::fromStdString(c.llm.value("endpoint", std::string())));
+    m_model->setText(QString::fromStdString(c.llm.value("model", std::string())));
+    const auto uses = [&c](const char* mutator) {
+        return std::find(c.mutators.begin(), c.mutators.end(), mutator) != c.mutators.end();
+    };
+    m_parametric->setChecked(uses("parametric"));
+    m_llmRewrite->setChecked(uses("llm-rewrite"));
+    m_llmDiff->setChecked(uses("llm-diff"));
+    setGating(c.gating);
+    const auto clampInt = [](int64_t v) {
+        return static_cast<int>(std::clamp<int64_t>(v, 0, std::numeric_limits<int>::max()));
+    };
+    m_budgetMeasurements->setValue(clampInt(c.budgets.measurements));
+    m_budgetForecasts->setValue(clampInt(c.budgets.forecasts));
+    m_budgetTokens->setValue(clampInt(c.budgets.tokens));
+    m_budgetCost->setValue(c.budgets.cost_usd);
+    m_budgetWall->setValue(clampInt(static_cast<int64_t>(c.budgets.wall_s)));
+    m_seed->setValue(clampInt(static_cast<int64_t>(c.seed)));
+    updateSurrogateFields();
 }
 
 GatingConfig RunControlPanel::gating() const {

@@ -34,6 +34,9 @@ public:
 
     // Everything but the problem folder and device comes from the panel's fields.
     SearchConfig config() const;
+    // Shows a stored run's settings (an opened run): problem, device, surrogate and its endpoint and model,
+    // mutators, gating, budgets and seed. A problem or device that is not listed here keeps the current choice.
+    void setConfig(const SearchConfig& config);
     GatingConfig gating() const;
     void setGating(const GatingConfig& gating);
 
@@ -68,6 +71,8 @@ public:
     QProgressBar* progressBar() const { return m_progress; }
     QLabel* measurementsLabel() const { return m_measurements; }
     QLabel* bestLabel() const { return m_best; }
+    QLabel* tokensLabel() const { return m_tokens; }
+    QLabel* elapsedLabel() const { return m_elapsed; }
 
 Q_SIGNALS:
     // The gating fields changed (debounced).

@@ -1,5 +1,5 @@
 // kerncast-cli export --run R --format F [--out FILE] [--run-id N], or export --recording FILE --format kernel-tuner:
-// a run (or a recording) as a dataset (DESIGN §8). pairs-jsonl: every measured candidate becomes an (anchor,
+// a run (or a recording) as a dataset (ARCHITECTURE §8). pairs-jsonl: every measured candidate becomes an (anchor,
 // candidate, hardware, speedup) row of the GPU Forecasters eval set, the anchor being its measured parent, else the
 // reference (failed candidates are not rows there); events-jsonl: the run's log (candidates, forecasts, gating,
 // measurements, steering commands) in write order; kernel-tuner: the family configurations as a Kernel Tuner cache;
@@ -15,6 +15,7 @@
 #include "core/run_store.h"
 #include "engine/atomic_file.h"
 #include "engine/unified_diff.h"
+#include "core/text_util.h"
 
 #include <nlohmann/json.hpp>
 

@@ -22,7 +22,9 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <ostream>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -70,6 +72,40 @@ void progress_line(std::ostream& err, const SearchProgress& p) {
     err << buf << std::flush;
 }
 
+// With --resume the run's stored settings hold: the flags that would change them are named, and a budget flag
+// counts only when it extends the run's budget. Returns what is ignored, e.g. "--gating", "--budget 20 (the run's
+// budget is 40; a budget only grows)".
+std::vector<std::string> ignored_with_resume(const CLI::App& cmd, const SearchArgs& a, const SearchBudgets& stored) {
+    std::vector<std::string> ignored;
+    for (const char* flag : {"--problem", "--device", "--surrogate", "--gating", "--strategy", "--mutator", "--seed",
+                             "--batch", "--measure-per-parent", "--top-k", "--tau", "--pi", "--epsilon",
+                             "--endpoint", "--model"})
+        if (cmd.count(flag) > 0)
+            ignored.push_back(flag);
+    SearchBudgets given = stored;
+    given.measurements = a.budget;
+    given.forecasts = a.forecasts;
+    given.tokens = a.tokens;
+    given.cost_usd = a.cost;
+    given.wall_s = a.wall;
+    const SearchBudgets extended = extended_budgets(stored, given);
+    const auto check = [&](const char* flag, auto given_value, auto stored_value, auto extended_value) {
+        if (cmd.count(flag) == 0 || extended_value == given_value)
+            return;
+        std::ostringstream text;
+        text << flag << " " << given_value << " (the run's budget is "
+             << (stored_value == 0 ? std::string("no limit") : nlohmann::json(stored_value).dump())
+             << "; a budget only grows)";
+        ignored.push_back(text.str());
+    };
+    check("--budget", a.budget, stored.measurements, extended.measurements);
+    check("--forecast-budget", a.forecasts, stored.forecasts, extended.forecasts);
+    check("--token-budget", a.tokens, stored.tokens, extended.tokens);
+    check("--cost-budget", a.cost, stored.cost_usd, extended.cost_usd);
+    check("--time-budget", a.wall, stored.wall_s, extended.wall_s);
+    return ignored;
+}
+
 // KernelBench's fast_p for this one problem, against its reference and against PyTorch eager (the time the
 // recording holds for the problem's `pytorch` expression; unknown on a GPU or for a recording without it).
 nlohmann::json search_fast_p(const SearchConfig& cfg, const SearchSummary& s, const std::string& run_path) {
@@ -101,14 +137,25 @@ nlohmann::json search_fast_p(const SearchConfig& cfg, const SearchSummary& s, co
     return {{"reference", fast_p_json({vs_reference})}, {"pytorch_eager", fast_p_json(eager)}};
 }
 
-void run_search(Context& ctx, SearchArgs& a) {
+void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
     if (a.run.empty())
         throw Error("--run FILE is required: the run store every step is written to");
     SearchConfig cfg;
+    std::vector<std::string> ignored;
+    std::optional<SearchBudgets> stored_budgets;
     if (!a.resume) {
         cfg.problem_dir = fs::absolute(resolve_problem_dir(a.problem)).string();
     } else if (!fs::exists(a.run)) {
         throw Error(SourceLocation{a.run, 0}, "no run file to resume");
+    } else if (RunStore::open(a.run).runs().empty()) {
+        // Killed before it stored its settings: the flags start it over (they need --problem).
+        if (a.problem.empty())
+            throw Error(SourceLocation{a.run, 0}, "the run file holds no run (the search was stopped before it stored "
+                                                  "its settings): start it again with --problem and the other settings");
+        cfg.problem_dir = fs::absolute(resolve_problem_dir(a.problem)).string();
+    } else {
+        stored_budgets = stored_search_config(a.run).budgets;
+        ignored = ignored_with_resume(cmd, a, *stored_budgets);
     }
     cfg.device = a.device;
     cfg.surrogate = a.surrogate;
@@ -131,6 +178,28 @@ void run_search(Context& ctx, SearchArgs& a) {
         cfg.llm["endpoint"] = a.endpoint;
     if (!a.model.empty())
         cfg.llm["model"] = a.model;
+    if (stored_budgets) {
+        // Only the budget flags given extend the run; the defaults of the others must not.
+        const SearchBudgets given = cfg.budgets;
+        cfg.budgets = *stored_budgets;
+        if (cmd.count("--budget"))
+            cfg.budgets.measurements = given.measurements;
+        if (cmd.count("--forecast-budget"))
+            cfg.budgets.forecasts = given.forecasts;
+        if (cmd.count("--token-budget"))
+            cfg.budgets.tokens = given.tokens;
+        if (cmd.count("--cost-budget"))
+            cfg.budgets.cost_usd = given.cost_usd;
+        if (cmd.count("--time-budget"))
+            cfg.budgets.wall_s = given.wall_s;
+    }
+    if (!ignored.empty() && !ctx.json) {
+        std::string list;
+        for (const auto& i : ignored)
+            list += (list.empty() ? "" : ", ") + i;
+        *ctx.err << "kerncast-cli search: --resume continues the run with its stored settings; ignored: " << list
+                 << "\n";
+    }
 
     auto runner = make_search_runner(cfg, resources_dir(), a.run, a.resume);
     const bool bar = !ctx.json && !a.quiet && isatty(STDERR_FILENO);
@@ -159,6 +228,8 @@ void run_search(Context& ctx, SearchArgs& a) {
     if (ctx.json) {
         nlohmann::json j = summary_json(s);
         j["run"] = a.run;
+        if (a.resume)
+            j["ignored_flags"] = ignored;
         j["fast_p"] = search_fast_p(cfg, s, a.run);
         *ctx.out << j.dump(2) << "\n";
     } else {
@@ -166,7 +237,7 @@ void run_search(Context& ctx, SearchArgs& a) {
         std::snprintf(buf, sizeof buf,
                       "%s: %s\nbest %.3fx (candidate #%lld, %s)\n%lld measurements, %lld forecasts, %lld candidates "
                       "in %.1f s\nrun stored in %s (continue with --resume)\n",
-                      s.state.c_str(), s.reason.c_str(), s.best_speedup, (long long)s.best_candidate,
+                      to_string(s.state), s.reason.c_str(), s.best_speedup, (long long)s.best_candidate,
                       s.best_label.c_str(), (long long)s.progress.measurements, (long long)s.progress.forecasts,
                       (long long)s.progress.candidates, s.progress.elapsed_s, a.run.c_str());
         *ctx.out << buf;
@@ -181,8 +252,8 @@ void run_search(Context& ctx, SearchArgs& a) {
             *ctx.out << buf;
         }
     }
-    ctx.exit_code = s.state == "finished" ? 0 : 1;
-    if (s.state != "finished" && !ctx.json)
+    ctx.exit_code = s.state == RunState::Finished ? 0 : 1;
+    if (s.state != RunState::Finished && !ctx.json)
         *ctx.err << "kerncast-cli search: " << s.reason << "\n";
 }
 
@@ -239,11 +310,11 @@ void add_search_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--run", args->run, "Run store file (SQLite)")->required();
     cmd->add_flag("--resume", args->resume, "Continue the run in --run");
     cmd->add_flag("--quiet", args->quiet, "No progress output");
-    cmd->callback([&ctx, args] {
+    cmd->callback([&ctx, args, cmd] {
         try {
             if (args->problem.empty() && !args->resume)
                 throw Error("--problem is required (a name from `kerncast-cli problems list` or a folder)");
-            run_search(ctx, *args);
+            run_search(ctx, *args, *cmd);
         } catch (const std::exception& e) {
             report_failure(ctx, "search", e.what());
         }

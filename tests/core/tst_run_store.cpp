@@ -230,6 +230,9 @@ private Q_SLOTS:
                         store.addMeasurement(id, make_measurement(1.0 + r + 0.1 * i + 0.01 * k));
                     Forecast f = Forecast::fromRaw({0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.2, 0.2});
                     f.reasoning = "r" + std::to_string(r) + " i" + std::to_string(i) + " k" + std::to_string(k);
+                    f.tokens_in = 1000 * (r + 1);
+                    f.tokens_out = i;
+                    f.cost_usd = 0.25 * (r + 1);
                     store.addForecast(id, f);
                     StaticReport rep;
                     rep.kernel = f.reasoning;
@@ -244,6 +247,10 @@ private Q_SLOTS:
             QCOMPARE(rs.size(), size_t{4});
             QCOMPARE(ms.size(), size_t{3});  // candidate 0 was never measured
             QCOMPARE(store.forecastCount(runs[r]), int64_t{12});
+            // Tokens and cost of the run's forecasts only: 12 forecasts, tokens_out 0..3 three times each.
+            const RunStore::ForecastUsage usage = store.forecastUsage(runs[r]);
+            QCOMPARE(usage.tokens, static_cast<int64_t>(12 * 1000 * (r + 1) + 3 * (0 + 1 + 2 + 3)));
+            QCOMPARE(usage.cost_usd, 12 * 0.25 * static_cast<double>(r + 1));
             // The column-only outcomes agree with the measurements' JSON, in id order.
             std::vector<std::pair<int64_t, double>> from_json, from_columns;
             for (const auto& [id, list] : ms)
@@ -517,6 +524,51 @@ private Q_SLOTS:
         }
         Candidate more = make_candidate("after the disk was freed");
         QVERIFY(reopened.addCandidate(run_id, more) > written.back());
+    }
+
+    // A resumed search takes its run back to the last checkpoint: later candidates (with their reports, forecasts
+    // and measurements), later forecasts and measurements of earlier candidates and later events go; the rest stays.
+    void rollBackKeepsTheRowsUpToAPoint() {
+        auto store = RunStore::create(path("rollback.sqlite"));
+        RunInfo run;
+        run.name = "r";
+        const int64_t run_id = store.addRun(run);
+        RunInfo other;
+        other.name = "other run";
+        const int64_t other_id = store.addRun(other);
+        Candidate a = make_candidate("a");
+        store.addCandidate(run_id, a);
+        const int64_t fa = store.addForecast(a.id, Forecast::fromRaw({0, 0, 0, 0, 1, 0, 0, 0}));
+        const int64_t ma = store.addMeasurement(a.id, make_measurement(1.5));
+        const int64_t checkpoint = store.addEvent(run_id, "checkpoint", {});
+        store.addForecast(a.id, Forecast::fromRaw({0, 0, 0, 0, 0, 1, 0, 0}));  // a re-forecast after the checkpoint
+        Candidate b = make_candidate("b", a.id, 1);
+        store.addCandidate(run_id, b);
+        store.addStaticReports(b.id, {StaticReport{}});
+        store.addForecast(b.id, Forecast::fromRaw({0, 0, 0, 0, 1, 0, 0, 0}));
+        store.addMeasurement(b.id, make_measurement(2.0));
+        store.addEvent(run_id, "gating", {{"candidate", b.id}});
+        store.addEvent(run_id, "budgets_extended", {});
+        Candidate c = make_candidate("other run's");
+        store.addCandidate(other_id, c);
+        store.addEvent(other_id, "gating", {});
+
+        store.rollBackRun(run_id, a.id, fa, ma, checkpoint, {"budgets_extended"});
+        QCOMPARE(store.candidates(run_id).size(), size_t{1});
+        QCOMPARE(store.forecastsFor(a.id).size(), size_t{1});
+        QCOMPARE(store.measurementsFor(a.id).size(), size_t{1});
+        QVERIFY(store.staticReportsFor(b.id).empty());
+        QVERIFY(store.forecastsFor(b.id).empty());
+        const auto events = store.events(run_id);
+        QCOMPARE(events.size(), size_t{2});
+        QCOMPARE(events[0].kind, std::string("checkpoint"));
+        QCOMPARE(events[1].kind, std::string("budgets_extended"));
+        // Another run in the file is not touched, and the run goes on from there.
+        QCOMPARE(store.candidates(other_id).size(), size_t{1});
+        QCOMPARE(store.events(other_id).size(), size_t{1});
+        Candidate again = make_candidate("b again", a.id, 1);
+        QVERIFY(store.addCandidate(run_id, again) > a.id);
+        QCOMPARE(QString::fromStdString(store.integrityCheck()), QString("ok"));
     }
 
     void resumesAfterReopen() {

@@ -10,6 +10,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <limits>
+
 #include <fstream>
 
 using namespace kerncast;
@@ -275,6 +277,22 @@ private Q_SLOTS:
                                              << "\"p_minor_speedup\" must be a number, found \"likely\"";
         QTest::newRow("garbage tool arguments") << "" << "{\"p_severe_slowdown\": 0.1, oops"
                                                 << "the arguments of tool call 'submit_kernel_runtime_estimate'";
+        // Hostile replies: each fails its own forecast with a readable error, without a crash or a hang.
+        QTest::newRow("deeply nested tool arguments") << "" << QString(100000, '[') + QString(100000, ']')
+                                                      << "the arguments of tool call 'submit_kernel_runtime_estimate'";
+        QTest::newRow("1e999 in tool arguments") << "" << "{\"p_severe_slowdown\": 1e999}"
+                                                 << "the arguments of tool call 'submit_kernel_runtime_estimate'";
+        QTest::newRow("deeply nested fenced block") << "```json\n" + QString(100000, '[') + "\n```" << ""
+                                                    << "nest deeper than 64 levels";
+        QTest::newRow("deeply nested object in prose") << "see " + QString("{\"a\": ").repeated(50000) + "1" +
+                                                              QString(50000, '}')
+                                                       << "" << "no tool call and no JSON object in the reply";
+        QTest::newRow("a million unclosed braces") << QString(1000000, '{') << ""
+                                                   << "no tool call and no JSON object in the reply";
+        const double huge = std::numeric_limits<double>::max();
+        QTest::newRow("probabilities past the largest double")
+            << QString::fromStdString(estimate({huge, huge, 0, 0, 0, 0, 0, 0}, 1).dump()) << ""
+            << "the probabilities sum past the largest double";
     }
     void unparseableRepliesAreErrors() {
         QFETCH(QString, content);
@@ -321,6 +339,40 @@ private Q_SLOTS:
         QVERIFY2(results[1].error.find("HTTP 400") != std::string::npos, results[1].error.c_str());
         QVERIFY2(results[1].error.find("context length exceeded") != std::string::npos, results[1].error.c_str());
         QVERIFY(results[2].forecast);
+    }
+
+    // One malformed reply in a batch fails that query alone: a tool name that is a number, a body past the size cap.
+    void malformedRepliesFailOnlyTheirQuery() {
+        LoopbackHttpServer server;
+        server.setHandler([](const HttpRequestSeen& req) {
+            if (req.body.find("numbered_tool") != std::string::npos) {
+                json reply = json::parse(toolReply(estimate(kOneHot5, 5)));
+                reply["choices"][0]["message"]["tool_calls"][0]["function"]["name"] = 42;
+                return HttpAnswer::json(reply.dump());
+            }
+            if (req.body.find("endless_reply") != std::string::npos)
+                return HttpAnswer::json(textReply(std::string(200000, 'x')));
+            return HttpAnswer::json(toolReply(estimate(kOneHot5, 5)));
+        });
+        LlmConfig config = configFor(server);
+        config.max_response_bytes = 100000;
+        LlmForecaster forecaster(config, kPrompts);
+        std::vector<ForecastResult> results;
+        try {
+            results = forecaster.forecast({saxpyQuery("good_kernel"), saxpyQuery("numbered_tool"),
+                                           saxpyQuery("endless_reply"), saxpyQuery("another_good_kernel")});
+        } catch (const std::exception& e) {
+            QFAIL(qPrintable(QString("one malformed reply aborted the batch: ") + e.what()));
+        }
+        QCOMPARE(results.size(), size_t {4});
+        QVERIFY(results[0].forecast);
+        QVERIFY(!results[1].forecast);
+        QVERIFY2(results[1].error.find("tool_calls[0].function.name is number, not a string") != std::string::npos,
+                 results[1].error.c_str());
+        QVERIFY(!results[2].forecast);
+        QVERIFY2(results[2].error.find("is longer than 100000 bytes (max_response_bytes)") != std::string::npos,
+                 results[2].error.c_str());
+        QVERIFY(results[3].forecast);
     }
 
     void averagesSamples() {

@@ -102,6 +102,39 @@ private Q_SLOTS:
         }
     }
 
+    // What the replay device offers beyond measuring, asked through the Device interface (no cast to the class).
+    void capabilitiesThroughTheInterface() {
+        ReplayDevice replay(kFolder);
+        const Device& d = replay;
+        QCOMPARE(d.recordingsFolder(), kFolder);
+        QCOMPARE(d.ceilings().dram_gbps, replay.header().ceilings.dram_gbps);
+        const auto r = request("reference.cu");
+        const std::string hash = content_hash(r.candidate.source, {});
+        const auto recorded = d.recordedStaticReport("replay_saxpy", hash);
+        QVERIFY(recorded.has_value());
+        QCOMPARE(recorded->size(), replay.measure(r).static_report.size());
+        QVERIFY(!d.recordedStaticReport("replay_saxpy", "0000").has_value());
+        QVERIFY(!d.recordedStaticReport("no_such_problem", hash).has_value());
+        // Prepared and measured later: the same answer as measuring at once.
+        const auto prepared = replay.prepareMeasure(r);
+        QCOMPARE(prepared().measurement.speedup, replay.measure(r).measurement.speedup);
+
+        // A device without those capabilities answers with the defaults.
+        struct Bare : Device {
+            std::string id() const override { return "bare"; }
+            DeviceFingerprint fingerprint() const override { return {}; }
+            MeasureOutcome measure(const MeasureRequest&, const ProgressFn&) override {
+                MeasureOutcome o;
+                o.measurement.speedup = 2.5;
+                return o;
+            }
+        } bare;
+        QCOMPARE(bare.recordingsFolder(), std::string());
+        QCOMPARE(bare.ceilings().dram_gbps, 0.0);
+        QVERIFY(!bare.recordedStaticReport("replay_saxpy", hash).has_value());
+        QCOMPARE(bare.prepareMeasure(r)().measurement.speedup, 2.5);
+    }
+
     void unknownProgramIsNotRecorded_data() {
         QTest::addColumn<QString>("edit");
         QTest::newRow("edited source") << "source";

@@ -68,7 +68,7 @@ private slots:
         Recorder rec;
         runner->setEventCallback(rec.fn());
         const SearchSummary s = runner->runHere();
-        QCOMPARE(s.state, std::string("finished"));
+        QCOMPARE(s.state, RunState::Finished);
         QVERIFY2(s.reason.find("measurement budget") != std::string::npos, s.reason.c_str());
         QCOMPARE(s.progress.measurements, int64_t(14));
         QCOMPARE(rec.events.front().kind, SearchEvent::Kind::RunStarted);
@@ -133,7 +133,7 @@ private slots:
         Recorder rec;
         runner->setEventCallback(rec.fn());
         const SearchSummary s = runner->runHere();
-        QCOMPARE(s.state, std::string("finished"));
+        QCOMPARE(s.state, RunState::Finished);
         QCOMPARE(s.progress.measurements, int64_t(16));
         QVERIFY2(s.progress.forecasts > 2 * s.progress.measurements,
                  (std::to_string(s.progress.forecasts) + " forecasts").c_str());
@@ -236,7 +236,7 @@ private slots:
         Recorder rec;
         runner->setEventCallback(rec.fn());
         const SearchSummary s = runner->runHere();
-        QCOMPARE(s.state, std::string("finished"));
+        QCOMPARE(s.state, RunState::Finished);
         QCOMPARE(s.progress.measurements, int64_t(20));
         int batches = 0, waited = 0, unsure = 0;
         std::map<int64_t, double> p_above;  // of the batch being gated
@@ -348,7 +348,7 @@ private slots:
         runner->post(stop);
         runner->wait();
         const SearchSummary s = runner->summary();
-        QCOMPARE(s.state, std::string("finished"));
+        QCOMPARE(s.state, RunState::Finished);
         QCOMPARE(s.reason, std::string("stopped by request"));
 
         RunStore store = RunStore::open(path);
@@ -391,11 +391,11 @@ private slots:
         // A new run in the same file is refused: it would mix two searches.
         auto again = make_search_runner(config("row_sum", GatingKind::Selective, "local", 10), cli::resources_dir(),
                                         path, false);
-        QCOMPARE(again->runHere().state, std::string("failed"));
+        QCOMPARE(again->runHere().state, RunState::Failed);
         auto second = make_search_runner(config("row_sum", GatingKind::Selective, "local", 18), cli::resources_dir(),
                                          path, true);
         const SearchSummary b = second->runHere();
-        QCOMPARE(b.state, std::string("finished"));
+        QCOMPARE(b.state, RunState::Finished);
         QCOMPARE(b.run_id, a.run_id);
         QCOMPARE(b.progress.measurements, int64_t(18));
         QVERIFY(b.best_speedup >= a.best_speedup);
