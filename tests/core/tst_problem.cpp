@@ -244,6 +244,25 @@ private Q_SLOTS:
         QVERIFY2(msg.find("at most 1048576 are accepted") != std::string::npos, msg.c_str());
     }
 
+    void longKernelbenchNameNeitherCrashesNorFloods() {
+        // Half a megabyte of name: checked in one pass (a std::regex here recursed per character and overflowed).
+        const std::string name(500000, 'a');
+        const std::string ok = validJson(R"("flops": "M * N",)", "\"flops\": \"M * N\", \"kernelbench\": \"level1/1_" +
+                                                                    name + ".py\",");
+        Problem::parse(ok, "long/problem.json");
+        const std::string bad = validJson(R"("flops": "M * N",)", "\"flops\": \"M * N\", \"kernelbench\": \"level1/1_" +
+                                                                     name + "-.py\",");
+        const std::string msg = errorOf([&] { Problem::parse(bad, "long/problem.json"); });
+        QVERIFY2(msg.find("expected a KernelBench problem file") != std::string::npos, msg.c_str());
+        QVERIFY2(msg.size() < 1000, "untrusted text is quoted shortened");
+        for (const char* wrong : {"level1/_Softmax.py", "level1/23_.py", "level0/23_Softmax.py", "level1/23Softmax.py",
+                                  "level1/23_Soft max.py", "level12/23_Softmax.py"}) {
+            const std::string text =
+                validJson(R"("flops": "M * N",)", std::string("\"flops\": \"M * N\", \"kernelbench\": \"") + wrong + "\",");
+            QVERIFY2(errorOf([&] { Problem::parse(text, "k/problem.json"); }).find("expected a KernelBench problem file") != std::string::npos, wrong);
+        }
+    }
+
     void missingFileIsAnError() {
         const std::string msg = errorOf([] { Problem::load(kData + "/problems/no_such_problem"); });
         QVERIFY2(msg.find("no_such_problem: cannot read the file") != std::string::npos, msg.c_str());
