@@ -407,6 +407,17 @@ std::vector<ProgramPair> LocalForecaster::pairsOf(const std::vector<Program>& pr
                 out.push_back({b, a});
         }
     }
+    if (options.max_pairs > 0 && out.size() > options.max_pairs) {
+        std::vector<ProgramPair> small, large;
+        for (const ProgramPair& pr : out)
+            (packs[programs[pr.candidate].pack].size() <= options.all_pairs_up_to ? small : large).push_back(pr);
+        const size_t keep = options.max_pairs > small.size() ? options.max_pairs - small.size() : 0;
+        for (size_t i = 0; i < keep && i < large.size(); ++i)
+            std::swap(large[i], large[i + static_cast<size_t>(rng() % (large.size() - i))]);
+        large.resize(std::min(keep, large.size()));
+        out = std::move(small);
+        out.insert(out.end(), large.begin(), large.end());
+    }
     return out;
 }
 
