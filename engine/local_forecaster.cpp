@@ -599,7 +599,7 @@ void LocalForecaster::learn(const std::vector<LabelledExample>& examples) {
 
 nlohmann::json LocalForecaster::checkpointState() const {
     std::lock_guard lock(m_mutex);
-    return {{"examples", m_examples.size()}, {"trained_on", m_model ? m_model->examples : size_t{0}}};
+    return {{"examples", m_programs.size()}, {"trained_on", m_model ? m_model->examples : size_t{0}}};
 }
 
 void LocalForecaster::restoreState(const nlohmann::json& state) {
@@ -609,20 +609,20 @@ void LocalForecaster::restoreState(const nlohmann::json& state) {
     const size_t examples = state.value("examples", size_t{0});
     const size_t trained = state.value("trained_on", size_t{0});
     // Other examples than at the checkpoint: nothing to match, the next forecast retrains on what there is.
-    if (examples != m_examples.size() || trained > examples)
+    if (examples != m_programs.size() || trained > examples)
         return;
     if (trained == 0) {
         m_model.reset();
     } else if (!m_model || m_model->examples != trained) {
-        std::vector<LabelledExample> later(m_examples.begin() + static_cast<std::ptrdiff_t>(trained), m_examples.end());
-        m_examples.resize(trained);
+        std::vector<Program> later(m_programs.begin() + static_cast<std::ptrdiff_t>(trained), m_programs.end());
+        m_programs.resize(trained);
         try {
             retrainLocked();
         } catch (...) {
-            m_examples.insert(m_examples.end(), later.begin(), later.end());
+            m_programs.insert(m_programs.end(), later.begin(), later.end());
             throw;
         }
-        m_examples.insert(m_examples.end(), later.begin(), later.end());
+        m_programs.insert(m_programs.end(), later.begin(), later.end());
     }
     m_pending = examples - trained;
 }
@@ -798,8 +798,8 @@ void LocalForecaster::retrainLocked() {
         const Program& c = m_programs[pairs[r].candidate];
         const Program& a = m_programs[pairs[r].anchor];
         const double e = c.y - a.y - oof[r];
-        sums[seen[r]][c.text == a.text] += e * e;
-        ++counts[seen[r]][c.text == a.text];
+        sums[seen[r] != 0][c.text == a.text] += e * e;
+        ++counts[seen[r] != 0][c.text == a.text];
         pooled += e * e;
         ++scored;
     }
@@ -826,7 +826,7 @@ void LocalForecaster::retrainLocked() {
         const size_t r = scored_rows[j];
         const Program& c = m_programs[pairs[r].candidate];
         const Program& a = m_programs[pairs[r].anchor];
-        calib.emplace_back(oof[r], model->rms[seen[r]][c.text == a.text]);
+        calib.emplace_back(oof[r], model->rms[seen[r] != 0][c.text == a.text]);
         true_bins.push_back(m_options.scheme.binOf(std::exp(c.y - a.y)));
     }
     for (int known = 0; known < 2; ++known) {
