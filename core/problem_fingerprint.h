@@ -7,9 +7,9 @@
 
 namespace kerncast {
 
-// A hash of problem.json without its prose ("description", "pytorch") in canonical form (sorted keys, one number
-// format), followed by the reference kernel's text. `problem` is a problem folder or its problem.json. Throws
-// Error (file) when either file cannot be read or problem.json is not a JSON object.
+// A hash of problem.json without its prose ("description", "pytorch", "kernelbench") in canonical form (sorted
+// keys, one number format), followed by the reference kernel's text. `problem` is a problem folder or its
+// problem.json. Throws Error (file) when either file cannot be read or problem.json is not a JSON object.
 std::string problem_fingerprint(const std::string& problem);
 
 }  // namespace kerncast

@@ -408,6 +408,17 @@ std::vector<ProgramPair> LocalForecaster::pairsOf(const std::vector<Program>& pr
                 out.push_back({b, a});
         }
     }
+    if (options.max_pairs > 0 && out.size() > options.max_pairs) {
+        std::vector<ProgramPair> small, large;
+        for (const ProgramPair& pr : out)
+            (packs[programs[pr.candidate].pack].size() <= options.all_pairs_up_to ? small : large).push_back(pr);
+        const size_t keep = options.max_pairs > small.size() ? options.max_pairs - small.size() : 0;
+        for (size_t i = 0; i < keep && i < large.size(); ++i)
+            std::swap(large[i], large[i + static_cast<size_t>(rng() % (large.size() - i))]);
+        large.resize(std::min(keep, large.size()));
+        out = std::move(small);
+        out.insert(out.end(), large.begin(), large.end());
+    }
     return out;
 }
 
@@ -788,8 +799,8 @@ void LocalForecaster::retrainLocked() {
         const Program& c = m_programs[pairs[r].candidate];
         const Program& a = m_programs[pairs[r].anchor];
         const double e = c.y - a.y - oof[r];
-        sums[seen[r]][c.text == a.text] += e * e;
-        ++counts[seen[r]][c.text == a.text];
+        sums[seen[r] != 0][c.text == a.text] += e * e;
+        ++counts[seen[r] != 0][c.text == a.text];
         pooled += e * e;
         ++scored;
     }
@@ -816,7 +827,7 @@ void LocalForecaster::retrainLocked() {
         const size_t r = scored_rows[j];
         const Program& c = m_programs[pairs[r].candidate];
         const Program& a = m_programs[pairs[r].anchor];
-        calib.emplace_back(oof[r], model->rms[seen[r]][c.text == a.text]);
+        calib.emplace_back(oof[r], model->rms[seen[r] != 0][c.text == a.text]);
         true_bins.push_back(m_options.scheme.binOf(std::exp(c.y - a.y)));
     }
     for (int known = 0; known < 2; ++known) {

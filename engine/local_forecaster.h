@@ -88,6 +88,9 @@ struct LocalPairOptions {
     size_t all_pairs_up_to = 24;  // a pack of at most this many programs gives all its pairs
     size_t neighbours = 3;        // same text, one tunable different
     size_t random = 2;            // any other program of the pack
+    // Most pairs in all: beyond it the pairs of large packs are thinned at random (small packs keep theirs), so that
+    // a retrain with every recording stays under 2 s (kerncast-bench-leave-one-out prints the time).
+    size_t max_pairs = 12000;
 };
 
 // A training pair: indices into the learned programs (the examples given to local_training_pairs()).

@@ -2,6 +2,17 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>CandidateRow</name>
+    <message>
+        <source>vs parent #%1</source>
+        <translation>gegenüber Elternkandidat #%1</translation>
+    </message>
+    <message>
+        <source>vs reference</source>
+        <translation>gegenüber der Referenz</translation>
+    </message>
+</context>
+<context>
     <name>CommandLine</name>
     <message>
         <source>Kerncast: forecast-guided evolutionary search over CUDA kernels.</source>
@@ -378,16 +389,16 @@
         <translation>%1 — %2</translation>
     </message>
     <message>
-        <source>%1× (expected bin %2)</source>
-        <translation>%1× (erwartete Klasse %2)</translation>
+        <source>%1× %2 (expected bin %3)</source>
+        <translation>%1× %2 (erwartete Klasse %3)</translation>
     </message>
     <message>
         <source>no forecast yet</source>
         <translation>noch keine Prognose</translation>
     </message>
     <message>
-        <source>%1× — bin %2 (%3)</source>
-        <translation>%1× — Klasse %2 (%3)</translation>
+        <source>%1× %2 — bin %3 (%4); %5× over the reference</source>
+        <translation>%1× %2 — Klasse %3 (%4); %5× gegenüber der Referenz</translation>
     </message>
     <message>
         <source>not measured</source>
@@ -413,12 +424,12 @@
         <translation>Prognostizierte vs. gemessene Beschleunigung</translation>
     </message>
     <message>
-        <source>Expected speedup (forecast)</source>
-        <translation>Erwartete Beschleunigung (Prognose)</translation>
+        <source>Expected speedup vs anchor (forecast)</source>
+        <translation>Erwartete Beschleunigung gegenüber dem Anker (Prognose)</translation>
     </message>
     <message>
-        <source>Measured speedup</source>
-        <translation>Gemessene Beschleunigung</translation>
+        <source>Measured speedup vs the same anchor</source>
+        <translation>Gemessene Beschleunigung gegenüber demselben Anker</translation>
     </message>
     <message>
         <source>Forecast = measured</source>
@@ -431,6 +442,10 @@
     <message>
         <source>Selected candidate</source>
         <translation>Ausgewählter Kandidat</translation>
+    </message>
+    <message>
+        <source>Selected candidate (%1)</source>
+        <translation>Ausgewählter Kandidat (%1)</translation>
     </message>
     <message>
         <source>Confidence</source>
@@ -980,9 +995,9 @@
     </message>
     <message>
         <source>Predicted bin %1 (%2) with probability %3%
-Expected speedup %4×</source>
+Expected speedup %4× %5</source>
         <translation>Vorhergesagte Klasse %1 (%2) mit Wahrscheinlichkeit %3 %
-Erwartete Beschleunigung %4×</translation>
+Erwartete Beschleunigung %4× %5</translation>
     </message>
     <message>
         <source>The surrogate&apos;s most likely speedup bin and its probability</source>

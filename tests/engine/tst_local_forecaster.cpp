@@ -388,6 +388,17 @@ private Q_SLOTS:
         QCOMPARE(again.size(), pairs.size());
         for (size_t i = 0; i < pairs.size(); ++i)
             QVERIFY(again[i].candidate == pairs[i].candidate && again[i].anchor == pairs[i].anchor);
+        // A cap on the pairs thins the large packs and keeps a small pack's pairs.
+        LocalPairOptions capped;
+        capped.max_pairs = 300;
+        auto with_small = ex;
+        for (const auto& e : synthetic_examples({{1, 1}, {2, 2}, {4, 3}, {8, 4}, {16, 5}}))
+            with_small.push_back(e);
+        const auto thinned = local_training_pairs(with_small, 7, capped);
+        QCOMPARE(thinned.size(), size_t {300});
+        QCOMPARE(std::count_if(thinned.begin(), thinned.end(),
+                               [&](const ProgramPair& p) { return with_small[p.candidate].query.pack == "synthetic"; }),
+                 std::ptrdiff_t {10});
         // A small pack (a run's first measurements) gives every pair.
         const auto few = local_training_pairs(synthetic_examples({{1, 1}, {2, 2}, {4, 3}, {8, 4}, {16, 5}}), 7);
         QCOMPARE(few.size(), size_t {10});
