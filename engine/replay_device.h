@@ -61,6 +61,8 @@ public:
     DeviceFingerprint fingerprint() const override;
     // Looks the candidate up in <folder>/<problem name>.jsonl. Throws Error (file:line) for a malformed recording.
     MeasureOutcome measure(const MeasureRequest& request, const ProgressFn& progress = {}) override;
+    // The same look-up by the problem's name (a replay worker gets problem.json's text, not its folder).
+    MeasureOutcome lookup(const std::string& problem_name, const ProgramRef& candidate) const;
 
     // The recording of a problem (loaded once, then kept), or nullptr when none exists.
     std::shared_ptr<const Recording> recording(const std::string& problem_name) const;

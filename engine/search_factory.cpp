@@ -8,6 +8,7 @@
 #include "engine/llm_forecaster.h"
 #include "engine/llm_mutators.h"
 #include "engine/local_forecaster.h"
+#include "engine/measurement_pool.h"
 #include "engine/replay_device.h"
 
 #include <filesystem>
@@ -41,7 +42,7 @@ LlmConfig llm_config(const SearchConfig& cfg) {
 
 // The folder whose recordings teach the local surrogate: the replay device's own, else default_recordings_folder.
 std::string recordings_folder(const Device& device, const std::string& resources_dir) {
-    if (auto* replay = dynamic_cast<const ReplayDevice*>(&device))
+    if (const ReplayDevice* replay = replay_recordings_of(device))
         return replay->folder();
     // A real GPU: the recordings of the same model when there are some, so the surrogate starts from its hardware.
     return default_recordings_folder(resources_dir, device.fingerprint().slug());
@@ -55,8 +56,13 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
     if (resume) {
         cfg = stored_search_config(run_path);
         cfg.budgets.measurements = std::max(cfg.budgets.measurements, config.budgets.measurements);
+        // A resumed run may measure on other workers than the killed one did (the store keeps which measured what).
+        if (pool_requested(config.pool))
+            cfg.pool = config.pool;
     }
-    std::unique_ptr<Device> device = open_device(cfg.device, resources_dir);
+    std::unique_ptr<Device> device = pool_requested(cfg.pool)
+                                         ? MeasurementPool::open(cfg.pool, cfg.device, resources_dir)
+                                         : open_device(cfg.device, resources_dir);
     const ProblemBundle bundle = load_problem_folder(cfg.problem_dir);
 
     std::unique_ptr<Surrogate> surrogate;

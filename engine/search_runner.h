@@ -9,6 +9,7 @@
 #include "core/run_store.h"
 #include "core/search_strategy.h"
 #include "engine/device.h"
+#include "engine/measurement_pool.h"
 #include "engine/mutators.h"
 #include "engine/search_events.h"
 #include "engine/surrogate.h"
@@ -58,6 +59,7 @@ struct SearchConfig {
                               // and measure the initial_family most promising
     int inspirations = 4;     // elites shown to the mutators
     nlohmann::json llm = nlohmann::json::object();  // endpoint, model, ... (never the API key)
+    PoolConfig pool;          // several workers, devices or hosts measure a batch in parallel (measurement_pool.h)
 };
 void to_json(nlohmann::json& j, const SearchConfig& c);
 SearchConfig search_config_from_json(const nlohmann::json& j);

@@ -5,6 +5,7 @@
 #include "core/run_store.h"
 #include "engine/replay_device.h"
 #include "widgets/device_list_model.h"
+#include "widgets/pool_view.h"
 #include "widgets/diff_view.h"
 #include "widgets/forecast_inspector.h"
 #include "widgets/forecast_scatter_plot.h"
@@ -309,6 +310,8 @@ void MainWindow::createPanels() {
     devicesLayout->addWidget(m_deviceView, 1);
     devicesLayout->addWidget(m_deviceNote);
     devicesLayout->addWidget(m_deviceDetails);
+    m_poolView = new PoolView(devicesPanel);
+    devicesLayout->addWidget(m_poolView, 1);
     connect(m_deviceView, &QTreeView::activated, this, [this](const QModelIndex& index) {
         if (index.data(DeviceListModel::UsableRole).toBool())
             setActiveDevice(index.data(DeviceListModel::IdRole).toString());
@@ -1164,6 +1167,7 @@ void MainWindow::onEvents(const SearchEventBatch& batch) {
         case SearchEvent::Kind::RunStarted:
             m_runId = e.run_id;
             m_population->setRunId(e.run_id);
+            m_poolView->clear();  // the new search's pool reports itself with its first batch
             break;
         case SearchEvent::Kind::CandidateProposed:
             if (e.candidate)
@@ -1184,6 +1188,10 @@ void MainWindow::onEvents(const SearchEventBatch& batch) {
                     m_progress.push_back({e.progress.measurements, e.progress.best_speedup});
             }
             candidatesChanged = true;
+            break;
+        case SearchEvent::Kind::Pool:
+            if (e.pool)
+                m_poolView->showSnapshot(*e.pool, QString::fromStdString(e.message));
             break;
         default:
             break;

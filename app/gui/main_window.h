@@ -37,6 +37,7 @@ class QTreeView;
 namespace kerncast {
 
 class DeviceListModel;
+class PoolView;
 class DiffView;
 class ForecastInspector;
 class ForecastScatterPlot;
@@ -208,6 +209,7 @@ private:
     QTreeView* m_deviceView = nullptr;
     QLabel* m_deviceNote = nullptr;
     QLabel* m_deviceDetails = nullptr;
+    PoolView* m_poolView = nullptr;
     QComboBox* m_programSelector = nullptr;
     QLabel* m_programPath = nullptr;
     QLabel* m_candidateTitle = nullptr;
