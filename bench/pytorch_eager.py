@@ -3,7 +3,8 @@
 
 Reads resources/problems/*/problem.json, builds the benchmark-case tensors the way the problem describes them
 (dtype, shape, init distribution), evaluates the problem's "pytorch" expression with CUDA events around it, flushing
-the L2 before every timed call as Kerncast's worker does, and prints one JSON line per problem plus a table on stderr.
+the L2 before every timed call as Kerncast's worker does, and prints one JSON line per problem plus a table on stderr. TF32 is off for cuBLAS and cuDNN (PyTorch leaves it on
+for cuDNN convolutions by default), so that fp32 problems are compared with fp32 library kernels.
 
     python3 bench/pytorch_eager.py [--problems DIR] [--only NAME ...] [--runs 50]
 """
@@ -78,6 +79,8 @@ def main():
     if not torch.cuda.is_available():
         print("pytorch_eager: no CUDA device visible to PyTorch", file=sys.stderr)
         return 2
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
     failures = 0
     rows = []
     for path in sorted(pathlib.Path(args.problems).glob("*/problem.json")):

@@ -135,6 +135,10 @@ void from_json(const nlohmann::json& j, Forecast& f) {
         raw[i] = p[i].get<double>();
     }
     f = Forecast::fromRaw(raw);
+    // A stored forecast was normalised when it was made; dividing it by its sum again would move its values by an
+    // ulp or two, enough to split ties between forecasts that were equal when scored live.
+    if (std::abs(f.raw_sum - 1.0) <= 1e-9)
+        f.probabilities = raw;
     // A stored raw_sum describes the surrogate's original output, which renormalising a stored (already
     // normalised) vector would lose.
     f.raw_sum = j.value("raw_sum", f.raw_sum);

@@ -19,21 +19,6 @@ constexpr std::array<const char*, 5> kRequiredStrings{"comparison_id", "pack", "
 constexpr const char* kSpeedup = "aggregated_speedup";
 constexpr const char* kTrueBin = "true_bin";
 
-std::string type_name(const nlohmann::json& value) {
-    if (value.is_number_integer())
-        return "an integer";
-    if (value.is_number())
-        return "a number";
-    if (value.is_string())
-        return "a string";
-    if (value.is_boolean())
-        return "a boolean";
-    if (value.is_null())
-        return "null";
-    if (value.is_array())
-        return "an array";
-    return "an object";
-}
 
 std::string trim(const std::string& text) {
     const auto first = text.find_first_not_of(" \t\r\n\f\v");
@@ -62,7 +47,7 @@ std::optional<ImportedPair> parse_line(const std::string& text, int line, const 
         return std::nullopt;
     }
     if (!j.is_object()) {
-        problem = "expected a JSON object, found " + type_name(j);
+        problem = "expected a JSON object, found " + json_type_name(j);
         return std::nullopt;
     }
 
@@ -77,7 +62,7 @@ std::optional<ImportedPair> parse_line(const std::string& text, int line, const 
             return std::nullopt;
         }
         if (!it->is_string()) {
-            problem = std::string("field \"") + kRequiredStrings[i] + "\" must be a string, found " + type_name(*it);
+            problem = std::string("field \"") + kRequiredStrings[i] + "\" must be a string, found " + json_type_name(*it);
             return std::nullopt;
         }
         *targets[i] = it->get<std::string>();
@@ -96,7 +81,7 @@ std::optional<ImportedPair> parse_line(const std::string& text, int line, const 
     if (!speedup->is_null()) {
         if (!speedup->is_number()) {
             problem = std::string("field \"") + kSpeedup + "\" must be a number or null, found " +
-                      type_name(*speedup);
+                      json_type_name(*speedup);
             return std::nullopt;
         }
         const double s = speedup->get<double>();
@@ -111,7 +96,7 @@ std::optional<ImportedPair> parse_line(const std::string& text, int line, const 
 
     if (const auto bin = j.find(kTrueBin); bin != j.end() && !bin->is_null()) {
         if (!bin->is_number_integer()) {
-            problem = std::string("field \"") + kTrueBin + "\" must be an integer, found " + type_name(*bin);
+            problem = std::string("field \"") + kTrueBin + "\" must be an integer, found " + json_type_name(*bin);
             return std::nullopt;
         }
         pair.source_true_bin = bin->get<int>();
@@ -129,6 +114,22 @@ std::optional<ImportedPair> parse_line(const std::string& text, int line, const 
 }
 
 }  // namespace
+
+std::string json_type_name(const nlohmann::json& value) {
+    if (value.is_number_integer())
+        return "an integer";
+    if (value.is_number())
+        return "a number";
+    if (value.is_string())
+        return "a string";
+    if (value.is_boolean())
+        return "a boolean";
+    if (value.is_null())
+        return "null";
+    if (value.is_array())
+        return "an array";
+    return "an object";
+}
 
 int ImportResult::binDisagreements() const {
     return static_cast<int>(std::count_if(pairs.begin(), pairs.end(), [](const ImportedPair& p) {
@@ -180,8 +181,9 @@ ImportResult import_forecasters_jsonl_file(const std::string& path, const BinSch
 int forecasters_bin(double speedup) {
     if (!std::isfinite(speedup) || speedup <= 0)
         return 0;
+    // Their SpeedupBin.from_speedup: math.floor(2 * math.log2(S)) + 4, clamped to [1, 8].
     const int bin = static_cast<int>(std::floor(2.0 * std::log2(speedup))) + 4;
-    return std::clamp(bin, 0, 7);
+    return std::clamp(bin, 1, kBinCount);
 }
 
 nlohmann::ordered_json to_forecasters_json(const ImportedPair& pair) {

@@ -58,8 +58,12 @@ ImportResult import_forecasters_jsonl(std::istream& in, const std::string& file_
 // Same, from a file. Throws kerncast::Error when the file cannot be read.
 ImportResult import_forecasters_jsonl_file(const std::string& path, const BinScheme& scheme, ImportMode mode);
 
-// Their bin for a speedup, floor(2*log2 S)+4 clamped to 0..7; used when exporting a pair that has no true_bin of
-// its own (one measured by Kerncast) so that their tools read it as they expect.
+// "an integer", "a number", "a string", "a boolean", "null", "an array" or "an object": for messages about a field.
+std::string json_type_name(const nlohmann::json& value);
+
+// Their bin for a speedup, clamp(floor(2*log2 S)+4, 1, 8) (their SpeedupBin.from_speedup); 0 for a speedup that
+// is not positive and finite. Used when exporting a pair that has no true_bin of its own (one measured by Kerncast)
+// so that their tools read it as they expect.
 int forecasters_bin(double speedup);
 
 // One pair as an eval-set object: the schema's fields, then `extra`. true_bin is the pair's source_true_bin, or

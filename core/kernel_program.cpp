@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -502,27 +503,76 @@ bool KernelProgram::isValid(const Bindings& values) const {
 
 namespace {
 
-// Visits the cartesian product in declared order (the last tunable varies fastest); stops when visit returns false.
+// Walks the tunables in declared order (the last varies fastest), checking each where condition as soon as every
+// tunable it reads has a value, so that a subtree no condition allows is never entered. Stops when visit returns
+// false. Throws Error when the walk would take more than kMaxEnumerationSteps steps.
 template <typename Visit>
-void for_each_combination(const std::vector<Tunable>& tunables, Visit visit) {
-    std::vector<size_t> index(tunables.size(), 0);
-    Bindings b;
-    for (;;) {
-        for (size_t i = 0; i < tunables.size(); ++i)
-            b[tunables[i].name] = tunables[i].values[index[i]];
-        if (!visit(b))
-            return;
-        size_t i = tunables.size();
-        while (i > 0) {
-            --i;
-            if (++index[i] < tunables[i].values.size())
-                break;
-            index[i] = 0;
-            if (i == 0)
-                return;
+void for_each_valid(const KernelProgram& p, Visit visit) {
+    const std::vector<Tunable>& ts = p.tunables;
+    const size_t n = ts.size();
+    // checks[i]: the conditions that can be decided once tunables 0..i have values. A condition that reads a name
+    // that is no tunable cannot be evaluated and holds for no configuration (as in isValid()); it waits for the
+    // last tunable and fails there.
+    std::vector<std::vector<const Expr*>> checks(n);
+    for (const Tunable& t : ts) {
+        if (t.where.empty())
+            continue;
+        size_t level = 0;
+        for (const std::string& name : t.where.names()) {
+            const auto it = std::find_if(ts.begin(), ts.end(), [&](const Tunable& u) { return u.name == name; });
+            level = std::max(level, it == ts.end() ? n - 1 : static_cast<size_t>(it - ts.begin()));
         }
-        if (tunables.empty())
+        checks[level].push_back(&t.where);
+    }
+    if (n == 0) {
+        visit(Bindings{});
+        return;
+    }
+    auto holds = [](const Expr& e, const Bindings& b) {
+        try {
+            return e.eval(b) != 0;
+        } catch (const Error&) {
+            return false;  // cannot be evaluated for these values (division by zero, overflow): does not hold
+        }
+    };
+    std::vector<size_t> index(n, 0);
+    Bindings b;
+    size_t level = 0;
+    uint64_t steps = 0;
+    for (;;) {
+        // Assign ts[level] its current value and decide the conditions that became decidable.
+        b[ts[level].name] = ts[level].values[index[level]];
+        if (++steps > kMaxEnumerationSteps) {
+            double product = 1;
+            for (const Tunable& t : ts)
+                product *= static_cast<double>(t.values.size());
+            char count[32];
+            std::snprintf(count, sizeof count, "%.3g", product);
+            throw Error(SourceLocation{p.file, ts.front().line},
+                        "enumerating the family's configurations takes more than " +
+                            std::to_string(kMaxEnumerationSteps) + " steps (the tunables' values multiply to " +
+                            count + " combinations and the where conditions rule out too few of them early); give "
+                            "fewer values, or where conditions on the first tunables that rule out more");
+        }
+        bool ok = true;
+        for (const Expr* e : checks[level])
+            if (!holds(*e, b)) {
+                ok = false;
+                break;
+            }
+        if (ok && level + 1 < n) {
+            index[++level] = 0;
+            continue;
+        }
+        if (ok && !visit(b))
             return;
+        // Next value at this level, or back up.
+        while (++index[level] >= ts[level].values.size()) {
+            b.erase(ts[level].name);
+            if (level == 0)
+                return;
+            --level;
+        }
     }
 }
 
@@ -532,10 +582,31 @@ std::vector<Bindings> KernelProgram::configurations(size_t limit) const {
     std::vector<Bindings> out;
     if (limit == 0)
         return out;
-    for_each_combination(tunables, [&](const Bindings& b) {
-        if (isValid(b))
-            out.push_back(b);
+    for_each_valid(*this, [&](const Bindings& b) {
+        out.push_back(b);
         return out.size() < limit;
+    });
+    return out;
+}
+
+std::vector<Bindings> KernelProgram::compileCheckConfigurations(size_t all_up_to) const {
+    std::vector<Bindings> out = configurations(all_up_to + 1);
+    if (out.size() <= all_up_to)
+        return out;
+    // Greedy cover: each configuration that brings a value not seen yet is kept, until every value of every
+    // tunable has been seen (values that no valid configuration uses cost a full walk, bounded as above).
+    out.clear();
+    std::set<std::pair<std::string, int64_t>> missing;
+    for (const Tunable& t : tunables)
+        for (int64_t v : t.values)
+            missing.emplace(t.name, v);
+    for_each_valid(*this, [&](const Bindings& b) {
+        bool brings = false;
+        for (const auto& [name, value] : b)
+            brings |= missing.erase({name, value}) > 0;
+        if (brings)
+            out.push_back(b);
+        return !missing.empty();
     });
     return out;
 }
@@ -544,10 +615,9 @@ size_t KernelProgram::configurationCount(size_t limit) const {
     size_t n = 0;
     if (limit == 0)
         return 0;
-    for_each_combination(tunables, [&](const Bindings& b) {
-        if (isValid(b))
-            ++n;
-        return n < limit;
+    for_each_valid(*this, [&](const Bindings& b) {
+        (void)b;
+        return ++n < limit;
     });
     return n;
 }

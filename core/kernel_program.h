@@ -57,6 +57,9 @@ struct ResolvedScratch {
     int64_t elements = 0;
 };
 
+// The most tunable assignments configurations() examines before it gives up with an error.
+inline constexpr uint64_t kMaxEnumerationSteps = 2'000'000;
+
 struct KernelProgram {
     std::string file;    // shown in errors
     std::string source;  // the whole file, as compiled
@@ -78,10 +81,15 @@ struct KernelProgram {
     // True when every tunable is given, each value is one of its allowed values, and every where-condition holds.
     bool isValid(const Bindings& tunables) const;
     // Every valid combination, in a stable order (first tunable varies slowest, values in declared order); at most
-    // `limit` of them. One empty configuration when there are no tunables.
+    // `limit` of them. One empty configuration when there are no tunables. Where conditions are checked as soon as
+    // the tunables they read have values, so that ruled-out subtrees are skipped; a walk that would take more than
+    // kMaxEnumerationSteps steps throws Error (file:line of the first tunable) instead of running for hours.
     std::vector<Bindings> configurations(size_t limit = 1000000) const;
-    // Number of valid configurations (up to limit), without keeping them.
+    // Number of valid configurations (up to limit), without keeping them; throws as configurations() does.
     size_t configurationCount(size_t limit = 1000000) const;
+    // What `problems validate` compiles: every configuration when there are at most `all_up_to`, else a sample in
+    // which every value of every tunable appears (that some valid configuration uses).
+    std::vector<Bindings> compileCheckConfigurations(size_t all_up_to = 64) const;
 
     // Evaluates the launch plan for one case and one configuration. Throws Error "file:line: ..." for a grid or
     // block dimension <= 0 or over the hardware limits, more than 1024 threads per block, a size argument over

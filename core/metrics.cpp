@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 
 namespace kerncast {
@@ -14,6 +15,7 @@ namespace {
 constexpr int kReliabilityBuckets = 10;
 constexpr double kSumTolerance = 1e-6;
 constexpr double kProbabilityFloor = 1e-12;  // keeps nll finite when the true bin got probability 0
+constexpr double kTieTolerance = 1e-9;       // values this close are ties in AURC, Kendall's tau-b and top-k
 
 std::string format_number(double v, const char* format = "%.10g") {
     char buf[64];
@@ -120,6 +122,75 @@ double pack_top10_recovery(std::vector<std::pair<double, double>> expected_and_s
     return best_taken / best;
 }
 
+// Values that agree to 1e-9 are one value: a stored forecast read back (or summed in another order) can differ in
+// its last bits from an equal one, and that must not split a tie in AURC, Kendall's tau-b or the top-k ranking.
+// Each run of values within 1e-9 of its smallest member takes that member's value.
+void merge_near_ties(std::vector<double>& v) {
+    std::vector<size_t> order(v.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+    for (size_t i = 0; i < order.size();) {
+        const double anchor = v[order[i]];
+        size_t j = i + 1;
+        for (; j < order.size() && v[order[j]] - anchor <= kTieTolerance; ++j)
+            v[order[j]] = anchor;
+        i = j;
+    }
+}
+
+}  // namespace
+
+double brier_score(const std::array<double, kBinCount>& p, int truth) {
+    double squares = 0;
+    for (int b = 1; b <= kBinCount; ++b) {
+        const double y = b == truth ? 1.0 : 0.0;
+        squares += (p[b - 1] - y) * (p[b - 1] - y);
+    }
+    return squares;
+}
+
+double ranked_probability_score(const std::array<double, kBinCount>& p, int truth) {
+    double cdf_p = 0, sum = 0;
+    for (int b = 1; b < kBinCount; ++b) {  // F(8) is 1 on both sides
+        cdf_p += p[b - 1];
+        const double cdf_y = b >= truth ? 1.0 : 0.0;
+        sum += (cdf_p - cdf_y) * (cdf_p - cdf_y);
+    }
+    return sum / (kBinCount - 1);
+}
+
+double skill_score(double score, double baseline) {
+    return baseline > 0 ? 1.0 - score / baseline : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::string skill_text(double skill) { return std::isfinite(skill) ? format_number(skill, "%+.3f") : "n/a"; }
+
+std::string skill_text(const nlohmann::json& skill) {
+    return skill.is_number() ? skill_text(skill.get<double>()) : "n/a";
+}
+
+namespace {
+
+// The set's own true-bin frequencies as everyone's forecast: its Brier and CRPS, and the majority bin's accuracy.
+void add_climatology(const std::vector<int>& truths, ForecastMetrics& m) {
+    std::array<double, kBinCount> climatology{};
+    for (int t : truths)
+        climatology[t - 1] += 1;
+    const double total = static_cast<double>(truths.size());
+    m.majority_accuracy = *std::max_element(climatology.begin(), climatology.end()) / total;
+    for (double& q : climatology)
+        q /= total;
+    double brier = 0, crps = 0;
+    for (int t : truths) {
+        brier += brier_score(climatology, t);
+        crps += ranked_probability_score(climatology, t);
+    }
+    m.brier_climatology = brier / total;
+    m.crps_climatology = crps / total;
+    m.brier_skill = skill_score(m.brier, m.brier_climatology);
+    m.crps_skill = skill_score(m.crps, m.crps_climatology);
+}
+
 }  // namespace
 
 int reliability_bucket_of(double confidence) {
@@ -200,11 +271,14 @@ ForecastMetrics compute_metrics(const std::vector<ScoredForecast>& forecasts, co
     const size_t n = forecasts.size();
     std::vector<double> confidence(n), expected(n), speedup(n);
     std::vector<bool> correct(n);
+    std::vector<int> truths(n);
     std::map<std::string, std::vector<std::pair<double, double>>> packs;
     double accurate = 0, near = 0, brier = 0, crps = 0, nll = 0;
     for (size_t i = 0; i < n; ++i) {
         const auto& p = forecasts[i].probabilities;
-        const int truth = scheme.binOf(forecasts[i].true_speedup);
+        const int truth = forecasts[i].true_bin >= 1 && forecasts[i].true_bin <= kBinCount
+                              ? forecasts[i].true_bin
+                              : scheme.binOf(forecasts[i].true_speedup);
         const int predicted = predicted_bin(p);
         confidence[i] = p[predicted - 1];
         expected[i] = expected_bin(p);
@@ -213,33 +287,27 @@ ForecastMetrics compute_metrics(const std::vector<ScoredForecast>& forecasts, co
         accurate += correct[i] ? 1 : 0;
         near += std::abs(predicted - truth) <= 1 ? 1 : 0;
 
-        double squares = 0, cdf_p = 0, crps_sum = 0;
-        for (int b = 1; b <= kBinCount; ++b) {
-            const double y = b == truth ? 1.0 : 0.0;
-            squares += (p[b - 1] - y) * (p[b - 1] - y);
-            cdf_p += p[b - 1];
-            if (b < kBinCount) {  // F(8) is 1 on both sides
-                const double cdf_y = b >= truth ? 1.0 : 0.0;
-                crps_sum += (cdf_p - cdf_y) * (cdf_p - cdf_y);
-            }
-        }
-        brier += squares;
-        crps += crps_sum / (kBinCount - 1);
+        truths[i] = truth;
+        brier += brier_score(p, truth);
+        crps += ranked_probability_score(p, truth);
         nll += -std::log(std::max(p[truth - 1], kProbabilityFloor));
 
         ReliabilityBucket& bucket = m.reliability[reliability_bucket_of(confidence[i])];
         ++bucket.count;
         bucket.accuracy += correct[i] ? 1 : 0;  // sums for now, means below
         bucket.mean_confidence += confidence[i];
-
-        packs[forecasts[i].pack].emplace_back(expected[i], speedup[i]);
     }
+    merge_near_ties(confidence);
+    merge_near_ties(expected);
+    for (size_t i = 0; i < n; ++i)
+        packs[forecasts[i].pack].emplace_back(expected[i], speedup[i]);
     const double total = static_cast<double>(n);
     m.accuracy = accurate / total;
     m.off_by_one = near / total;
     m.brier = brier / total;
     m.crps = crps / total;
     m.nll = nll / total;
+    add_climatology(truths, m);
 
     for (ReliabilityBucket& bucket : m.reliability) {
         if (bucket.count == 0)
@@ -283,6 +351,12 @@ ForecastMetrics compute_metrics(const std::vector<ScoredForecast>& forecasts, co
     return m;
 }
 
+namespace {
+
+nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+}  // namespace
+
 nlohmann::json metrics_json(const ForecastMetrics& metrics) {
     nlohmann::json per_pack = nlohmann::json::object();
     for (const auto& [pack, recovery] : metrics.top10_recovery_per_pack)
@@ -297,7 +371,12 @@ nlohmann::json metrics_json(const ForecastMetrics& metrics) {
               {"ece", metrics.ece},
               {"aurc", metrics.aurc},
               {"kendall_tau_b", metrics.kendall_tau_b},
-              {"top10_recovery", metrics.top10_recovery}}},
+              {"top10_recovery", metrics.top10_recovery},
+              {"majority_accuracy", metrics.majority_accuracy},
+              {"brier_climatology", metrics.brier_climatology},
+              {"brier_skill", finite_or_null(metrics.brier_skill)},
+              {"crps_climatology", metrics.crps_climatology},
+              {"crps_skill", finite_or_null(metrics.crps_skill)}}},
             {"per_pack_top10", per_pack}};
 }
 

@@ -413,7 +413,7 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
         return p;
     }
     c.onlyKeys(root, "", {"name", "description", "sizes", "buffers", "scalars", "tolerance", "flops", "bytes",
-                          "reference", "pytorch"});
+                          "reference", "pytorch", "kernelbench"});
 
     c.check([&] {
         p.name = c.string(c.require(root, "", "name"), "/name");
@@ -433,6 +433,16 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
     c.check([&] {
         if (root.contains("pytorch"))
             p.pytorch = c.string(root["pytorch"], "/pytorch");
+    });
+    c.check([&] {
+        // Documentation for readers comparing with KernelBench; only its form is checked.
+        if (!root.contains("kernelbench"))
+            return;
+        const std::string file = c.string(root["kernelbench"], "/kernelbench");
+        static const std::regex form(R"(level[1-9]/[0-9]+_[A-Za-z0-9_]+\.py)");
+        if (!std::regex_match(file, form))
+            throw FieldError{"/kernelbench", "expected a KernelBench problem file like \"level1/23_Softmax.py\", found \"" +
+                                                 file + "\""};
     });
 
     // Sizes first: every expression below is checked against their names.

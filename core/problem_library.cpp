@@ -37,7 +37,13 @@ void check_program(const KernelProgram& k, const Problem& problem, bool is_refer
                             "the reference must have no tunables: every speedup is measured against one fixed program");
     if (errors.size() != before)
         return;  // resolving a plan with unknown names would only repeat the same errors
-    const auto configs = k.configurations(kResolveCheckLimit);
+    std::vector<Bindings> configs;
+    try {
+        configs = k.configurations(kResolveCheckLimit);
+    } catch (const Error& e) {  // too large a space to enumerate
+        errors.push_back(e);
+        return;
+    }
     if (configs.empty()) {
         errors.emplace_back(SourceLocation{k.file, k.tunables.empty() ? 0 : k.tunables.front().line},
                             "no combination of tunable values satisfies every where condition");

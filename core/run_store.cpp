@@ -8,6 +8,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <utility>
 
@@ -381,9 +382,64 @@ sqlite::Database open_database(const std::string& path, OpenMode mode) {
     return database;
 }
 
+// "file:" URI of a path with immutable=1: SQLite then reads the file without the WAL index beside it, which it
+// cannot create on read-only storage, and takes no locks.
+std::string immutable_uri(const std::string& path) {
+    std::string uri = "file:";
+    for (const char c : std::filesystem::absolute(path).string()) {
+        if (c == '%' || c == '?' || c == '#') {
+            char hex[4];
+            std::snprintf(hex, sizeof hex, "%%%02X", static_cast<unsigned char>(c));
+            uri += hex;
+        } else {
+            uri += c;
+        }
+    }
+    return uri + "?immutable=1";
+}
+
+// For viewing and export: nothing is written, not even the header's journal mode, so a run on read-only storage
+// (a mounted archive, a shared folder) opens, and a file's bytes never change by being looked at.
+sqlite::Database open_database_read_only(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        throw Error(SourceLocation{path, 0}, "no run store here: the file does not exist");
+    auto check_header = [&](sqlite::Database& database) {
+        sqlite3_busy_timeout(database.handle(), 10000);
+        const int64_t app_id = database.queryInt("PRAGMA application_id", "reading the file header").value_or(0);
+        const int64_t version = database.queryInt("PRAGMA user_version", "reading the schema version").value_or(0);
+        if (app_id != kApplicationId)
+            throw Error(SourceLocation{path, 0}, "not a Kerncast run store (application id " +
+                                                     std::to_string(app_id) + ")");
+        if (version != kLatestVersion)
+            throw Error(SourceLocation{path, 0},
+                        "the run store has schema version " + std::to_string(version) + ", this build reads " +
+                            std::to_string(kLatestVersion) + (version > kLatestVersion
+                                                                  ? "; open it with a newer Kerncast"
+                                                                  : "; open it once where it is writable (e.g. resume "
+                                                                    "it) to bring it up to date"));
+    };
+    try {
+        sqlite::Database database(path, SQLITE_OPEN_READONLY);
+        check_header(database);
+        return database;
+    } catch (const Error&) {
+        // On read-only storage a file in WAL mode cannot be read this way (its WAL index cannot be created);
+        // nobody can be writing there, so the file is read as immutable. A file that is not ours fails again here
+        // with the same message.
+        sqlite::Database database(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, immutable_uri(path));
+        check_header(database);
+        return database;
+    }
+}
+
 }  // namespace
 
 int RunStore::schemaVersion() { return kLatestVersion; }
+
+RunStore RunStore::openReadOnly(const std::string& path) {
+    return RunStore(std::make_unique<Impl>(open_database_read_only(path)));
+}
 
 RunStore::RunStore(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 RunStore::RunStore(RunStore&&) noexcept = default;

@@ -98,6 +98,10 @@ public:
 
     // Opens an existing store (error if the file does not exist), bringing an older schema up to date.
     static RunStore open(const std::string& path);
+    // Opens an existing store for reading only (viewing, export): nothing in the file is written, and a store on
+    // read-only storage opens too. Writes through it fail with "the store is read-only". A store of an older
+    // schema must first be opened writable (it is not migrated here).
+    static RunStore openReadOnly(const std::string& path);
     // Creates a new store (error if the file already exists).
     static RunStore create(const std::string& path);
     // Opens the store, creating it if the file does not exist.

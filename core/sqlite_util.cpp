@@ -32,8 +32,8 @@ void raise(sqlite3* db, int rc, const std::string& path, const std::string& oper
     }
 }
 
-Database::Database(const std::string& path, int flags) : m_path(path) {
-    const int rc = sqlite3_open_v2(path.c_str(), &m_db, flags, nullptr);
+Database::Database(const std::string& path, int flags, const std::string& uri) : m_path(path) {
+    const int rc = sqlite3_open_v2(uri.empty() ? path.c_str() : uri.c_str(), &m_db, flags, nullptr);
     if (rc != SQLITE_OK) {
         sqlite3* db = std::exchange(m_db, nullptr);
         try {

@@ -22,8 +22,9 @@ class Statement;
 class Database {
 public:
     Database() = default;
-    // Opens (flags are sqlite3_open_v2 flags). Throws kerncast::Error.
-    Database(const std::string& path, int flags);
+    // Opens (flags are sqlite3_open_v2 flags). Throws kerncast::Error. With a `uri` (and SQLITE_OPEN_URI in flags)
+    // that is what is opened; `path` is still what errors name.
+    Database(const std::string& path, int flags, const std::string& uri = {});
     ~Database();
     Database(Database&& other) noexcept;
     Database& operator=(Database&& other) noexcept;

@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "core/forecasters_import.h"
 #include "core/problem_library.h"
+#include "core/forecasters_datasets.h"
 #include "core/run_store.h"
 #include "engine/atomic_file.h"
 #include "engine/forecast_query.h"
@@ -74,8 +75,11 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
     };
     const BinScheme scheme = BinScheme::gfV2();
     report_progress("import", 0, 1);
+    if (a.true_bins != "scheme" && a.true_bins != "file")
+        throw Error("--true-bins must be \"file\" or \"scheme\", found \"" + a.true_bins + "\"");
     const ImportResult imported =
-        import_forecasters_jsonl_file(a.pairs, scheme, a.strict ? ImportMode::Strict : ImportMode::Skip);
+        import_forecasters_dataset_file(a.pairs, forecasters_dataset_from_string(a.dataset), scheme,
+                                        a.strict ? ImportMode::Strict : ImportMode::Skip);
     for (const auto& issue : imported.issues)
         say(a.pairs + ":" + std::to_string(issue.line) + ": skipped: " + issue.message);
     EvaluationResult result;
@@ -159,6 +163,15 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
             continue;
         }
         ScoredForecast s{results[i].forecast->probabilities, *pairs[i].speedup, pairs[i].pack};
+        if (a.true_bins == "file") {
+            if (!pairs[i].source_true_bin || *pairs[i].source_true_bin < 1 || *pairs[i].source_true_bin > kBinCount) {
+                ++result.unlabelled;
+                say("pair " + pairs[i].comparison_id + " (line " + std::to_string(pairs[i].line) +
+                    "): left out: --true-bins file needs a true_bin of 1..8 in the file");
+                continue;
+            }
+            s.true_bin = *pairs[i].source_true_bin;
+        }
         scored.push_back(s);
         per_pack[s.pack].push_back(s);
     }
@@ -172,6 +185,11 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
         out["per_pack"][pack] = pj;
     }
     out["surrogate"] = surrogate_id;
+    out["true_bins"] = a.true_bins;
+    out["true_bins_rule"] = a.true_bins == "file"
+                                ? "the file's true_bin (clamp(floor(2*log2 S)+4, 1, 8), as the GPU Forecasters paper)"
+                                : "the bin of S under " + scheme.id() + " (edges 0.25 0.5 0.71 1 1.41 2 4)";
+    out["unlabelled_pairs"] = result.unlabelled;
     out["failed_forecasts"] = result.failed_forecasts;
     out["skipped_lines"] = imported.issues.size();
     out["failed_candidates"] = result.failed_candidates;

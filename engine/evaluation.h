@@ -27,6 +27,10 @@ struct EvaluationOptions {
     std::string recordings;         // local: the recording folder it learns from; "" for the first one
     std::string resources_dir;      // problems/, recordings/, prompts/
     bool strict = false;            // stop at the first malformed line instead of skipping it
+    std::string dataset = "eval-set";  // what `pairs` holds: eval-set, rl-pool, discovery-pairs or puct-events
+    // What a forecast is scored against: "scheme", the bin of the pair's speedup under our scheme (gf-v2); or
+    // "file", the file's own true_bin (their clamp(floor(2*log2 S)+4, 1, 8)), as the GPU Forecasters paper scores.
+    std::string true_bins = "scheme";
 };
 
 struct EvaluationResult {
@@ -38,6 +42,7 @@ struct EvaluationResult {
     std::string store_path;
     int failed_forecasts = 0;   // pairs whose forecast failed (their lines went to the message callback)
     int failed_candidates = 0;  // pairs without a speedup (failed candidates), left out
+    int unlabelled = 0;         // with --true-bins file: pairs without a true_bin of their own, left out
 };
 
 // A line for the user: "<file>:<line>: skipped: ..." for a malformed pair line, "pair <id> (line N): forecast

@@ -280,6 +280,43 @@ std::string ceilings_path(const std::string& uuid) {
     return (base / "kerncast" / ("ceilings-" + uuid + ".json")).string();
 }
 
+constexpr unsigned char kGuardByte = 0xA5;
+
+// Device memory for `bytes` followed by a guard zone of kGuardBytes holding kGuardByte.
+CUresult alloc_guarded(CUdeviceptr* ptr, size_t bytes) {
+    const auto& a = cuda::api();
+    const CUresult rc = a.cuMemAlloc_v2(ptr, bytes + kGuardBytes);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    const CUresult set = a.cuMemsetD8_v2(*ptr + bytes, kGuardByte, kGuardBytes);
+    if (set != CUDA_SUCCESS) {
+        a.cuMemFree_v2(*ptr);
+        *ptr = 0;
+    }
+    return set;
+}
+
+// Empty when the guard zone after `bytes` at `ptr` is intact; else what changed, and the zone is re-armed.
+std::string guard_damage(CUdeviceptr ptr, size_t bytes, const std::string& what) {
+    const auto& a = cuda::api();
+    unsigned char host[kGuardBytes];
+    check(a.cuMemcpyDtoH_v2(host, ptr + bytes, kGuardBytes), ("reading the guard zone after " + what).c_str());
+    size_t changed = 0, first = 0, last = 0;
+    for (size_t i = 0; i < kGuardBytes; ++i) {
+        if (host[i] != kGuardByte) {
+            if (changed++ == 0)
+                first = i;
+            last = i;
+        }
+    }
+    if (!changed)
+        return {};
+    check(a.cuMemsetD8_v2(ptr + bytes, kGuardByte, kGuardBytes), ("re-arming the guard zone after " + what).c_str());
+    return "wrote past the end of " + what + ": " + std::to_string(changed) + " of the " +
+           std::to_string(kGuardBytes) + " bytes after its last element changed (from byte " + std::to_string(first) +
+           " to byte " + std::to_string(last) + " past the end)";
+}
+
 }  // namespace
 
 // ---- conversions ----------------------------------------------------------------------------------------------
@@ -342,17 +379,25 @@ CaseBuffers::CaseBuffers(GpuSession& session, const Problem& problem, const Bind
             Buffer b;
             b.spec = &spec;
             b.elements = spec.elements(sizes);
-            const size_t bytes = static_cast<size_t>(std::max<int64_t>(spec.bytes(sizes), 1));
-            const CUresult rc = a.cuMemAlloc_v2(&b.ptr, bytes);
-            if (rc == CUDA_ERROR_OUT_OF_MEMORY)
-                throw LaunchError("buffer " + spec.name + " needs " + std::to_string(bytes) +
-                                  " bytes of device memory, more than is free");
-            check(rc, ("allocating buffer " + spec.name).c_str());
+            const size_t bytes = static_cast<size_t>(std::max<int64_t>(spec.bytes(sizes), 0));
+            auto allocate_copy = [&](CUdeviceptr* ptr, const char* whose) {
+                const CUresult rc = alloc_guarded(ptr, bytes);
+                if (rc == CUDA_ERROR_OUT_OF_MEMORY)
+                    throw LaunchError(std::string(whose) + "buffer " + spec.name + " needs " + std::to_string(bytes) +
+                                      " bytes of device memory, more than is free");
+                check(rc, ("allocating buffer " + spec.name).c_str());
+            };
+            allocate_copy(&b.ptr, "");
             m_buffers.push_back(b);
+            if (spec.role != Role::In)
+                allocate_copy(&m_buffers.back().ref_ptr, "the reference's copy of ");
         }
     } catch (...) {
-        for (const Buffer& b : m_buffers)
+        for (const Buffer& b : m_buffers) {
             a.cuMemFree_v2(b.ptr);
+            if (b.ref_ptr)
+                a.cuMemFree_v2(b.ref_ptr);
+        }
         throw;
     }
 }
@@ -360,8 +405,11 @@ CaseBuffers::CaseBuffers(GpuSession& session, const Problem& problem, const Bind
 CaseBuffers::~CaseBuffers() {
     if (!cuda::available())
         return;
-    for (const Buffer& b : m_buffers)
+    for (const Buffer& b : m_buffers) {
         cuda::api().cuMemFree_v2(b.ptr);
+        if (b.ref_ptr)
+            cuda::api().cuMemFree_v2(b.ref_ptr);
+    }
     for (const auto& [name, ptr] : m_shadow)
         cuda::api().cuMemFree_v2(ptr);
 }
@@ -381,10 +429,9 @@ CUdeviceptr CaseBuffers::shadow(const Buffer& b) {
     return p;
 }
 
-void CaseBuffers::snapshot(bool outputs) {
+void CaseBuffers::snapshotInputs() {
     for (const Buffer& b : m_buffers) {
-        const bool is_output = b.spec->role != Role::In;
-        if (is_output != outputs)
+        if (b.spec->role != Role::In)
             continue;
         const size_t bytes = static_cast<size_t>(b.spec->bytes(m_sizes));
         check(cuda::api().cuMemcpyDtoDAsync_v2(shadow(b), b.ptr, bytes, m_session.m_util_stream),
@@ -392,27 +439,38 @@ void CaseBuffers::snapshot(bool outputs) {
     }
 }
 
-void CaseBuffers::snapshotOutputs() {
-    snapshot(true);
-}
-
-void CaseBuffers::snapshotInputs() {
-    snapshot(false);
+std::string CaseBuffers::guardDamage(Side side) {
+    m_session.synchronize();
+    for (const Buffer& b : m_buffers) {
+        const bool input = b.spec->role == Role::In;
+        if (!input && side == Side::Reference && !b.ref_ptr)
+            continue;
+        const std::string what = input || side == Side::Candidate ? b.spec->name : "the reference's " + b.spec->name;
+        std::string damage =
+            guard_damage(input ? b.ptr : b.at(side), static_cast<size_t>(b.spec->bytes(m_sizes)), what);
+        if (!damage.empty())
+            return damage;
+    }
+    return {};
 }
 
 DeviceVerdict CaseBuffers::verifyOnDevice(const Tolerance& tolerance) {
     const auto& a = cuda::api();
     DeviceVerdict verdict;
     for (const Buffer& b : m_buffers) {
-        auto it = m_shadow.find(b.spec->name);
-        if (it == m_shadow.end())
-            throw Error("buffer " + b.spec->name + " has no snapshot to verify against");
+        CUdeviceptr theirs = b.ref_ptr;
+        if (b.spec->role == Role::In) {
+            auto it = m_shadow.find(b.spec->name);
+            if (it == m_shadow.end())
+                throw Error("input " + b.spec->name + " has no snapshot to verify against");
+            theirs = it->second;
+        }
         m_session.synchronize();
         check(a.cuMemsetD8_v2(m_session.m_check, 0, GpuSession::kCheckSlots * 8), "clearing the verification counters");
         CUdeviceptr counters = m_session.m_check, sums = m_session.m_check + 6 * 8, maxbits = m_session.m_check + 7 * 8;
         auto n = static_cast<unsigned long long>(b.elements);
         int dtype = static_cast<int>(b.spec->dtype);
-        CUdeviceptr mine = b.ptr, theirs = it->second;
+        CUdeviceptr mine = b.ptr;
         const unsigned grid = m_session.utilGrid(b.elements);
         if (b.spec->role == Role::In) {
             auto bytes = static_cast<unsigned long long>(b.spec->bytes(m_sizes));
@@ -456,14 +514,14 @@ DeviceVerdict CaseBuffers::verifyOnDevice(const Tolerance& tolerance) {
     return verdict;
 }
 
-CUdeviceptr CaseBuffers::pointer(const std::string& name) const {
+CUdeviceptr CaseBuffers::pointer(const std::string& name, Side side) const {
     for (const Buffer& b : m_buffers)
         if (b.spec->name == name)
-            return b.ptr;
+            return b.at(side);
     throw Error("no buffer named '" + name + "' in problem " + m_problem.name);
 }
 
-void CaseBuffers::fill(const Buffer& b, uint64_t seed) {
+void CaseBuffers::fill(CUdeviceptr ptr, const Buffer& b, uint64_t seed) {
     const InitSpec& init = b.spec->init;
     int dtype = static_cast<int>(b.spec->dtype);
     int dist = dist_code(init);
@@ -480,94 +538,118 @@ void CaseBuffers::fill(const Buffer& b, uint64_t seed) {
             throw Error("buffer " + b.spec->name + ": randint needs lo < hi, found lo " + std::to_string(p0) +
                         " and hi " + std::to_string(p1));
     }
-    CUdeviceptr ptr = b.ptr;
     void* params[] = {&ptr, &dtype, &dist, &n, &key, &p0, &p1};
     m_session.launchUtil(m_session.m_fill, m_session.utilGrid(b.elements), 256, params);
 }
 
 void CaseBuffers::fillInputs(uint64_t seed) {
-    for (const Buffer& b : m_buffers)
-        if (b.spec->role != Role::Out)
-            fill(b, seed);
+    for (const Buffer& b : m_buffers) {
+        if (b.spec->role == Role::Out)
+            continue;
+        fill(b.ptr, b, seed);
+        if (b.ref_ptr)
+            fill(b.ref_ptr, b, seed);
+    }
 }
 
-void CaseBuffers::fillInOuts(uint64_t seed) {
+void CaseBuffers::fillInOuts(uint64_t seed, Side side) {
     for (const Buffer& b : m_buffers)
         if (b.spec->role == Role::InOut)
-            fill(b, seed);
+            fill(b.at(side), b, seed);
 }
 
-void CaseBuffers::poisonOutputs() {
+void CaseBuffers::poisonOutputs(Side side) {
     for (const Buffer& b : m_buffers)
         if (b.spec->role == Role::Out)
-            check(cuda::api().cuMemsetD8Async(b.ptr, 0xff, static_cast<size_t>(b.spec->bytes(m_sizes)),
+            check(cuda::api().cuMemsetD8Async(b.at(side), 0xff, static_cast<size_t>(b.spec->bytes(m_sizes)),
                                               m_session.m_util_stream),
                   ("poisoning output " + b.spec->name).c_str());
 }
 
-std::vector<double> CaseBuffers::read(const std::string& name) const {
-    for (const Buffer& b : m_buffers) {
-        if (b.spec->name != name)
-            continue;
-        m_session.synchronize();
-        const size_t n = static_cast<size_t>(b.elements);
-        std::vector<unsigned char> raw(static_cast<size_t>(b.spec->bytes(m_sizes)));
-        if (!raw.empty())
-            check(cuda::api().cuMemcpyDtoH_v2(raw.data(), b.ptr, raw.size()), ("reading buffer " + name).c_str());
-        std::vector<double> out(n);
-        const unsigned char* p = raw.data();
-        switch (b.spec->dtype) {
-        case DType::F32:
-            for (size_t i = 0; i < n; ++i) {
-                float v;
-                std::memcpy(&v, p + 4 * i, 4);
-                out[i] = v;
-            }
-            break;
-        case DType::F64:
-            std::memcpy(out.data(), p, 8 * n);
-            break;
-        case DType::F16:
-        case DType::BF16:
-            for (size_t i = 0; i < n; ++i) {
-                uint16_t v;
-                std::memcpy(&v, p + 2 * i, 2);
-                out[i] = b.spec->dtype == DType::F16 ? half_to_double(v) : bfloat16_to_double(v);
-            }
-            break;
-        case DType::I32:
-            for (size_t i = 0; i < n; ++i) {
-                int32_t v;
-                std::memcpy(&v, p + 4 * i, 4);
-                out[i] = v;
-            }
-            break;
-        case DType::U8:
-            for (size_t i = 0; i < n; ++i)
-                out[i] = p[i];
-            break;
-        }
-        if (!is_integer(b.spec->dtype)) {
-            // A poisoned float keeps its bytes through the widening above only approximately (f32 -> f64 sets
-            // the low payload bits to zero); make it the canonical pattern the verifier looks for.
-            const size_t width = dtype_size(b.spec->dtype);
-            for (size_t i = 0; i < n; ++i) {
-                bool all_ff = true;
-                for (size_t k = 0; k < width && all_ff; ++k)
-                    all_ff = p[width * i + k] == 0xff;
-                if (all_ff)
-                    out[i] = poison_value(b.spec->dtype);
-            }
-        }
-        return out;
-    }
+void CaseBuffers::poisonOutputs() {
+    poisonOutputs(Side::Reference);
+    poisonOutputs(Side::Candidate);
+}
+
+std::vector<double> CaseBuffers::read(const std::string& name, Side side) const {
+    for (const Buffer& b : m_buffers)
+        if (b.spec->name == name)
+            return readFrom(b.at(side), b);
     throw Error("no buffer named '" + name + "' in problem " + m_problem.name);
 }
 
-BufferValues CaseBuffers::readAll() const {
+BufferValues CaseBuffers::readInputSnapshot() const {
+    BufferValues out;
+    for (const Buffer& b : m_buffers) {
+        if (b.spec->role != Role::In)
+            continue;
+        const auto it = m_shadow.find(b.spec->name);
+        if (it == m_shadow.end())
+            throw Error("input " + b.spec->name + " has no snapshot");
+        out[b.spec->name] = readFrom(it->second, b);
+    }
+    return out;
+}
+
+std::vector<double> CaseBuffers::readFrom(CUdeviceptr ptr, const Buffer& b) const {
+    const std::string& name = b.spec->name;
+    m_session.synchronize();
+    const size_t n = static_cast<size_t>(b.elements);
+    std::vector<unsigned char> raw(static_cast<size_t>(b.spec->bytes(m_sizes)));
+    if (!raw.empty())
+        check(cuda::api().cuMemcpyDtoH_v2(raw.data(), ptr, raw.size()), ("reading buffer " + name).c_str());
+    std::vector<double> out(n);
+    const unsigned char* p = raw.data();
+    switch (b.spec->dtype) {
+    case DType::F32:
+        for (size_t i = 0; i < n; ++i) {
+            float v;
+            std::memcpy(&v, p + 4 * i, 4);
+            out[i] = v;
+        }
+        break;
+    case DType::F64:
+        std::memcpy(out.data(), p, 8 * n);
+        break;
+    case DType::F16:
+    case DType::BF16:
+        for (size_t i = 0; i < n; ++i) {
+            uint16_t v;
+            std::memcpy(&v, p + 2 * i, 2);
+            out[i] = b.spec->dtype == DType::F16 ? half_to_double(v) : bfloat16_to_double(v);
+        }
+        break;
+    case DType::I32:
+        for (size_t i = 0; i < n; ++i) {
+            int32_t v;
+            std::memcpy(&v, p + 4 * i, 4);
+            out[i] = v;
+        }
+        break;
+    case DType::U8:
+        for (size_t i = 0; i < n; ++i)
+            out[i] = p[i];
+        break;
+    }
+    if (!is_integer(b.spec->dtype)) {
+        // A poisoned float keeps its bytes through the widening above only approximately (f32 -> f64 sets
+        // the low payload bits to zero); make it the canonical pattern the verifier looks for.
+        const size_t width = dtype_size(b.spec->dtype);
+        for (size_t i = 0; i < n; ++i) {
+            bool all_ff = true;
+            for (size_t k = 0; k < width && all_ff; ++k)
+                all_ff = p[width * i + k] == 0xff;
+            if (all_ff)
+                out[i] = poison_value(b.spec->dtype);
+        }
+    }
+    return out;
+}
+
+BufferValues CaseBuffers::readAll(Side side) const {
     BufferValues out;
     for (const Buffer& b : m_buffers)
-        out[b.spec->name] = read(b.spec->name);
+        out[b.spec->name] = read(b.spec->name, side);
     return out;
 }
 
@@ -607,6 +689,17 @@ void PreparedProgram::launch(CUstream stream) {
             throw LaunchError(where + " failed: " + cuda::error_name(rc) + " (" + cuda::error_string(rc) + ")");
         }
     }
+}
+
+std::string PreparedProgram::guardDamage() {
+    m_session.synchronize();
+    for (const Scratch& s : m_scratch) {
+        std::string damage = guard_damage(s.ptr, static_cast<size_t>(s.spec.elements) * dtype_size(s.spec.dtype),
+                                          "scratch " + s.spec.name);
+        if (!damage.empty())
+            return damage;
+    }
+    return {};
 }
 
 void PreparedProgram::poisonScratch() {
@@ -756,7 +849,7 @@ std::unique_ptr<CaseBuffers> GpuSession::allocate(const Problem& problem, const 
 
 std::unique_ptr<PreparedProgram> GpuSession::prepare(const GpuModule& module, const KernelProgram& program,
                                                      const Problem& problem, CaseBuffers& buffers,
-                                                     const Bindings& tunables) {
+                                                     const Bindings& tunables, Side side) {
     const auto& a = cuda::api();
     std::unique_ptr<PreparedProgram> prepared(new PreparedProgram(*this));
     prepared->m_file = program.file;
@@ -767,8 +860,8 @@ std::unique_ptr<PreparedProgram> GpuSession::prepare(const GpuModule& module, co
     for (const ResolvedScratch& s : program.resolveScratch(problem, buffers.sizes(), tunables)) {
         PreparedProgram::Scratch sc;
         sc.spec = s;
-        const size_t bytes = std::max<size_t>(static_cast<size_t>(s.elements) * dtype_size(s.dtype), 1);
-        const CUresult rc = a.cuMemAlloc_v2(&sc.ptr, bytes);
+        const size_t bytes = static_cast<size_t>(s.elements) * dtype_size(s.dtype);
+        const CUresult rc = alloc_guarded(&sc.ptr, bytes);
         if (rc == CUDA_ERROR_OUT_OF_MEMORY)
             throw LaunchError(program.file + ": scratch " + s.name + " needs " + std::to_string(bytes) +
                               " bytes of device memory, more than is free");
@@ -808,7 +901,7 @@ std::unique_ptr<PreparedProgram> GpuSession::prepare(const GpuModule& module, co
             uint64_t slot = 0;
             switch (arg.kind) {
             case ResolvedArg::Kind::Buffer:
-                slot = buffers.pointer(arg.name);
+                slot = buffers.pointer(arg.name, side);
                 break;
             case ResolvedArg::Kind::Scratch: {
                 auto it = std::find_if(prepared->m_scratch.begin(), prepared->m_scratch.end(),

@@ -56,13 +56,22 @@ private:
     std::string m_what;
 };
 
-// Device memory for every buffer of a problem at one case's sizes.
+// Which program a buffer copy belongs to: the reference and the candidate never share an output (or inout), so
+// neither can find the other's answer already in place. Inputs are shared.
+enum class Side { Reference, Candidate };
+
+// Bytes after every device buffer (and scratch) holding a known pattern; a run that changes them wrote past the
+// end of that buffer.
+inline constexpr size_t kGuardBytes = 4096;
+
 struct DeviceVerdict {
     bool ok = false;
     double max_abs = 0;
     double max_rel = 0;
 };
 
+// Device memory for every buffer of a problem at one case's sizes: inputs once, outputs and inouts once per side,
+// each followed by a guard zone.
 class CaseBuffers {
 public:
     ~CaseBuffers();
@@ -70,41 +79,50 @@ public:
     CaseBuffers& operator=(const CaseBuffers&) = delete;
 
     const Bindings& sizes() const { return m_sizes; }
-    CUdeviceptr pointer(const std::string& name) const;
-    // Fills inputs and inouts from the seed (asynchronous on the session's utility stream).
+    // The candidate's copy by default; inputs are the same on both sides.
+    CUdeviceptr pointer(const std::string& name, Side side = Side::Candidate) const;
+    // Fills inputs and both sides' inouts from the seed (asynchronous on the session's utility stream).
     void fillInputs(uint64_t seed);
-    // Only the inouts: before each timed run, so that a program that accumulates into them sees the same values.
-    void fillInOuts(uint64_t seed);
-    // 0xFF bytes into every out buffer.
+    // Only one side's inouts: before each timed run, so that a program that accumulates into them sees the same
+    // values.
+    void fillInOuts(uint64_t seed, Side side);
+    // 0xFF bytes into every out buffer of one side, or of both.
+    void poisonOutputs(Side side);
     void poisonOutputs();
-    // Synchronises and copies one buffer back, widened to double.
-    std::vector<double> read(const std::string& name) const;
-    BufferValues readAll() const;
+    // Synchronises and copies one buffer (of one side) back, widened to double.
+    std::vector<double> read(const std::string& name, Side side = Side::Candidate) const;
+    BufferValues readAll(Side side = Side::Candidate) const;
     BufferValues readInputs() const;  // in and inout
 
-    // Verification on the device for large cases: snapshot the reference's outputs, snapshot the inputs before
-    // the candidate runs, then compare with the Verifier's rules. A verdict that is not ok carries no reason:
-    // re-check on the host to word it.
-    void snapshotOutputs();
+    // Verification on the device for large cases: snapshot the inputs before the programs run, run the reference
+    // and the candidate, then compare the candidate's outputs with the reference's by the Verifier's rules. A
+    // verdict that is not ok carries no reason: re-check on the host to word it.
     void snapshotInputs();
+    BufferValues readInputSnapshot() const;  // the inputs (role in) as last snapshot
     DeviceVerdict verifyOnDevice(const Tolerance& tolerance);
+
+    // Synchronises and checks the guard zones after the inputs and after one side's outputs: empty when intact,
+    // else "wrote past the end of y: ..." for the first damaged one (which is re-armed).
+    std::string guardDamage(Side side);
 
 private:
     friend class GpuSession;
     struct Buffer {
         const BufferSpec* spec = nullptr;
         int64_t elements = 0;
-        CUdeviceptr ptr = 0;
+        CUdeviceptr ptr = 0;      // the candidate's copy (the only one for inputs)
+        CUdeviceptr ref_ptr = 0;  // the reference's copy of an out or inout
+        CUdeviceptr at(Side side) const { return side == Side::Reference && ref_ptr ? ref_ptr : ptr; }
     };
     CaseBuffers(GpuSession& session, const Problem& problem, const Bindings& sizes);
-    void fill(const Buffer& b, uint64_t seed);
+    void fill(CUdeviceptr ptr, const Buffer& b, uint64_t seed);
+    std::vector<double> readFrom(CUdeviceptr ptr, const Buffer& b) const;
     CUdeviceptr shadow(const Buffer& b);
-    void snapshot(bool outputs);
     GpuSession& m_session;
     const Problem& m_problem;
     Bindings m_sizes;
     std::vector<Buffer> m_buffers;
-    std::map<std::string, CUdeviceptr> m_shadow;  // snapshots for verifyOnDevice
+    std::map<std::string, CUdeviceptr> m_shadow;  // input snapshots for verifyOnDevice
 };
 
 // A program's launch plan resolved for one case and bound to that case's buffers, ready to launch repeatedly.
@@ -118,6 +136,8 @@ public:
     void launch(CUstream stream = nullptr);
     // 0xFF bytes into the scratch buffers: their contents are undefined at the start of every run.
     void poisonScratch();
+    // Synchronises and checks the guard zones after the scratch buffers; empty when intact.
+    std::string guardDamage();
     size_t launchCount() const { return m_launches.size(); }
     std::vector<std::string> kernelNames() const;
 
@@ -168,8 +188,10 @@ public:
     std::unique_ptr<CaseBuffers> allocate(const Problem& problem, const Bindings& sizes);
     // Resolves the plan, looks up kernels, checks shared memory and parameter counts, allocates scratch.
     // Throws LaunchError for what the program's author must fix, Error for plan-evaluation errors.
+    // `side` picks the copies of the outputs the program writes.
     std::unique_ptr<PreparedProgram> prepare(const GpuModule& module, const KernelProgram& program,
-                                             const Problem& problem, CaseBuffers& buffers, const Bindings& tunables);
+                                             const Problem& problem, CaseBuffers& buffers, const Bindings& tunables,
+                                             Side side = Side::Candidate);
 
     // Writes 2x the L2 size with a kernel on the utility stream, so the next run starts with a cold cache.
     void flushL2();

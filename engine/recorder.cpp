@@ -4,8 +4,10 @@
 
 #include "core/candidate.h"
 #include "core/error.h"
+#include "core/problem_fingerprint.h"
 #include "core/problem_library.h"
 #include "engine/gpu_device.h"
+#include "engine/replay_device.h"
 
 #include <filesystem>
 #include <fstream>
@@ -27,14 +29,6 @@ ProgramRef program_ref(const KernelProgram& k, const Bindings& tunables = {}) {
     return p;
 }
 
-std::string family_label(const KernelProgram& family, const Bindings& config) {
-    // Declared order, as a person reads the file ("BLOCK=256 VEC=4"), not the map's alphabetical one.
-    std::string label = "family";
-    for (const auto& t : family.tunables)
-        if (auto it = config.find(t.name); it != config.end())
-            label += " " + t.name + "=" + std::to_string(it->second);
-    return label;
-}
 
 // The lines already recorded in an interrupted recording, after cutting off a last line that a crash left
 // half-written. Throws when the file belongs to another device or problem.
@@ -62,12 +56,26 @@ std::set<std::string> resume_existing(const fs::path& file, const RecordingHeade
                     "this recording was made for problem '" + existing.header.problem + "' on device " +
                         existing.header.device.uuid + ", not '" + header.problem + "' on " + header.device.uuid +
                         "; move it away or record into another folder (--out)");
+    if (existing.header.problem_fingerprint != header.problem_fingerprint)
+        throw Error(SourceLocation{file.string(), 1},
+                    "this recording measured another definition of problem '" + header.problem +
+                        "' (problem.json or its reference changed since); move it away or record into another "
+                        "folder (--out)");
     for (const auto& e : existing.entries)
         done.insert(e.source_hash);
     return done;
 }
 
 }  // namespace
+
+std::string family_label(const KernelProgram& family, const Bindings& config) {
+    // Declared order, as a person reads the file ("BLOCK=256 VEC=4"), not the map's alphabetical one.
+    std::string label = "family";
+    for (const auto& t : family.tunables)
+        if (auto it = config.find(t.name); it != config.end())
+            label += " " + t.name + "=" + std::to_string(it->second);
+    return label;
+}
 
 std::vector<RecordItem> recording_plan(const std::string& problem_dir, size_t limit) {
     const ProblemBundle bundle = load_problem_folder(problem_dir);
@@ -90,11 +98,15 @@ std::vector<RecordItem> recording_plan(const std::string& problem_dir, size_t li
 
 RecordSummary record_problem(Device& device, const std::string& problem_dir, const RecordOptions& options,
                              const std::function<void(const RecordProgress&)>& progress) {
+    if (dynamic_cast<const ReplayDevice*>(&device))
+        throw Error("a recording is measured on a GPU (--device cuda:N); " + device.id() +
+                    " only answers from recordings already made and would record nothing but not_recorded entries");
     const ProblemBundle bundle = load_problem_folder(problem_dir);
     const auto items = recording_plan(problem_dir, options.limit);
 
     RecordingHeader header;
     header.problem = bundle.problem.name;
+    header.problem_fingerprint = problem_fingerprint(problem_dir);
     header.device = device.fingerprint();
     header.ceilings = options.ceilings;
     header.pytorch_eager_us = options.pytorch_eager_us;

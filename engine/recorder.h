@@ -3,6 +3,7 @@
 // the recording format the replay device reads (docs/formats.md "Recording"). Lines are appended and flushed one by
 // one, so a crash or a kill loses at most the program being measured; recording again resumes where it stopped.
 
+#include "core/kernel_program.h"
 #include "engine/device.h"
 #include "engine/replay_device.h"
 #include "engine/worker_protocol.h"
@@ -45,6 +46,9 @@ struct RecordItem {
     ProgramRef program;
 };
 std::vector<RecordItem> recording_plan(const std::string& problem_dir, size_t limit);
+
+// "family K=V ..." with the tunables in the family's declared order: how a recording labels a configuration.
+std::string family_label(const KernelProgram& family, const Bindings& config);
 
 // Throws Error when the problem is invalid or the file cannot be written, or when an existing file was recorded on
 // another device (it is never mixed).

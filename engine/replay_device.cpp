@@ -2,6 +2,7 @@
 
 #include "core/candidate.h"
 #include "core/error.h"
+#include "core/problem_fingerprint.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -52,6 +53,8 @@ RecordingHeader parse_header(const nlohmann::json& j, const SourceLocation& wher
             h.device = j["device"].get<DeviceFingerprint>();
         if (j.contains("ceilings"))
             h.ceilings = j["ceilings"].get<DeviceCeilings>();
+        if (j.contains("problem_fingerprint"))
+            h.problem_fingerprint = j["problem_fingerprint"].get<std::string>();
         if (j.contains("pytorch_eager_us") && j["pytorch_eager_us"].is_number())
             h.pytorch_eager_us = j["pytorch_eager_us"].get<double>();
     } catch (const nlohmann::json::exception& e) {
@@ -144,6 +147,8 @@ nlohmann::json recording_header_json(const RecordingHeader& header) {
                         {"problem", header.problem},
                         {"device", header.device},
                         {"ceilings", header.ceilings}};
+    if (!header.problem_fingerprint.empty())
+        j["problem_fingerprint"] = header.problem_fingerprint;
     if (header.pytorch_eager_us)
         j["pytorch_eager_us"] = *header.pytorch_eager_us;
     return j;
@@ -206,13 +211,15 @@ std::shared_ptr<const Recording> ReplayDevice::recording(const std::string& prob
 }
 
 MeasureOutcome ReplayDevice::measure(const MeasureRequest& request, const ProgressFn& progress) {
-    MeasureOutcome out = lookup(problem_name(request.problem_dir), request.candidate);
+    MeasureOutcome out = lookup(problem_name(request.problem_dir),
+                                [&] { return kerncast::problem_fingerprint(request.problem_dir); }, request.candidate);
     if (progress)
         progress("done");
     return out;
 }
 
-MeasureOutcome ReplayDevice::lookup(const std::string& name, const ProgramRef& candidate) const {
+MeasureOutcome ReplayDevice::lookup(const std::string& name, const std::function<std::string()>& problem_fingerprint,
+                                    const ProgramRef& candidate) const {
     MeasureOutcome out;
     out.measurement.device = m_header.device;
     out.measurement.device_kind = "replay";
@@ -221,6 +228,18 @@ MeasureOutcome ReplayDevice::lookup(const std::string& name, const ProgramRef& c
         out.measurement.status = Status::NotRecorded;
         out.measurement.reason = "no recording of problem '" + name + "' on " + id() + " (looked for " +
                                  (fs::path(m_folder) / (name + ".jsonl")).string() + ")";
+        return out;
+    }
+    const std::string fingerprint = problem_fingerprint();
+    if (fingerprint != rec->header.problem_fingerprint) {
+        out.measurement.status = Status::NotRecorded;
+        out.measurement.reason =
+            rec->header.problem_fingerprint.empty()
+                ? "the recording " + rec->file + " does not say which definition of problem '" + name +
+                      "' it measured (no problem_fingerprint in its header); record it again"
+                : "problem '" + name + "' is not the one recorded on " + id() + ": its definition (problem.json or " +
+                      "reference) has fingerprint " + fingerprint + ", the recording's is " +
+                      rec->header.problem_fingerprint + "; the replay device answers only for the recorded definition";
         return out;
     }
     const std::string hash = content_hash(candidate.source, candidate.tunables);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,6 +23,9 @@ namespace kerncast {
 
 struct RecordingHeader {
     std::string problem;
+    // problem_fingerprint() of the definition that was measured; empty in recordings made before it existed, which
+    // the replay device then refuses to answer from.
+    std::string problem_fingerprint;
     DeviceFingerprint device;
     DeviceCeilings ceilings;
     std::optional<double> pytorch_eager_us;
@@ -59,10 +63,13 @@ public:
 
     std::string id() const override;  // "replay:<folder name>"
     DeviceFingerprint fingerprint() const override;
-    // Looks the candidate up in <folder>/<problem name>.jsonl. Throws Error (file:line) for a malformed recording.
+    // Looks the candidate up in <folder>/<problem name>.jsonl. not_recorded when the problem's definition is not the
+    // recorded one (problem_fingerprint). Throws Error (file:line) for a malformed recording.
     MeasureOutcome measure(const MeasureRequest& request, const ProgressFn& progress = {}) override;
-    // The same look-up by the problem's name (a replay worker gets problem.json's text, not its folder).
-    MeasureOutcome lookup(const std::string& problem_name, const ProgramRef& candidate) const;
+    // The same look-up by the problem's name and the fingerprint of its definition (a replay worker gets problem.json's
+    // text and the reference, not the folder); the fingerprint is asked for only when a recording exists.
+    MeasureOutcome lookup(const std::string& problem_name, const std::function<std::string()>& problem_fingerprint,
+                          const ProgramRef& candidate) const;
 
     // The recording of a problem (loaded once, then kept), or nullptr when none exists.
     std::shared_ptr<const Recording> recording(const std::string& problem_name) const;

@@ -1,6 +1,7 @@
 #include "engine/replay_worker_server.h"
 
 #include "core/error.h"
+#include "core/problem_fingerprint.h"
 
 #include <chrono>
 #include <filesystem>
@@ -70,7 +71,14 @@ bool ReplayWorkerServer::handleLine(const std::string& line, int* exit_code) {
     Measurement m;
     try {
         reply(make_progress(*id, "time"));
-        m = m_replay.lookup(problem, {payload.candidate.source, payload.candidate.file, payload.candidate.tunables})
+        m = m_replay
+                .lookup(
+                    problem,
+                    [&] {
+                        return problem_fingerprint_of(payload.problem_json, payload.reference.source,
+                                                      payload.problem_file);
+                    },
+                    {payload.candidate.source, payload.candidate.file, payload.candidate.tunables})
                 .measurement;
         if (m_options.wall_time_scale > 0 && m.status != Status::NotRecorded)
             std::this_thread::sleep_for(

@@ -35,6 +35,11 @@ struct SearchProgress {
     double calibration_accuracy = 0;
     double calibration_ece = 0;
     double calibration_aurc = 0;
+    // The same set's trivial baselines (core/metrics.h): without them a forecaster that always names the common bin
+    // looks accurate. Skill scores are NaN when every outcome fell in one bin.
+    double calibration_majority_accuracy = 0;
+    double calibration_brier_skill = 0;
+    double calibration_crps_skill = 0;
 };
 
 struct SearchEvent {

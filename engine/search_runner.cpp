@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/metrics.h"
+#include "core/suspect_review.h"
 #include "engine/compiler.h"
 #include "engine/forecast_query.h"
 #include "engine/replay_device.h"
@@ -35,6 +36,9 @@ SearchBudgets search_budgets_from_json(const nlohmann::json& j) {
     b.wall_s = j.value("wall_s", b.wall_s);
     if (b.measurements < 1)
         throw Error("the measurement budget must be at least 1");
+    if (b.forecasts < 0 || b.tokens < 0 || !(b.cost_usd >= 0) || !(b.wall_s >= 0))
+        throw Error("budgets: 'forecasts', 'tokens', 'cost_usd' and 'wall_s' must not be negative (0: no limit), "
+                    "got " + j.dump());
     return b;
 }
 
@@ -93,6 +97,7 @@ const char* to_string(SearchCommand::Kind kind) {
     case K::SubmitKernel: return "submit_kernel";
     case K::ForceMeasure: return "force_measure";
     case K::SetGating: return "gating_changed";
+    case K::Review: return "review";
     }
     return "unknown";
 }
@@ -165,6 +170,7 @@ struct SearchRunner::State {
     std::map<int64_t, Cand> cands;
     std::set<std::string> seen;
     std::vector<int64_t> recent_failures;
+    std::set<int64_t> accepted_suspects;  // suspect results a person accepted: they enter the archive
     std::optional<double> reference_us;
     std::vector<StaticReport> reference_report;  // the reference candidate's, for every forecast query
     std::vector<ScoredForecast> scored;
@@ -304,6 +310,9 @@ private:
     MutationExample exampleOf(int64_t id) const;
     void staticReport(Cand& c);
     void noteMeasured(int64_t id, bool restoring);
+    bool admit(int64_t id, const Measurement& m);
+    void noteNewBest(int64_t id, double speedup);
+    void review(const SearchCommand& c);
     void updateCalibration();
 
     SearchRunner::State& s;
@@ -620,38 +629,22 @@ void Loop::updateCalibration() {
     s.progress.calibration_accuracy = mm.accuracy;
     s.progress.calibration_ece = mm.ece;
     s.progress.calibration_aurc = mm.aurc;
+    s.progress.calibration_majority_accuracy = mm.majority_accuracy;
+    s.progress.calibration_brier_skill = mm.brier_skill;
+    s.progress.calibration_crps_skill = mm.crps_skill;
 }
 
 // Book-keeping after a measurement (also when a resumed run replays its stored ones).
 void Loop::noteMeasured(int64_t id, bool restoring) {
     Cand& c = s.cands.at(id);
     const Measurement& m = *c.measurement;
-    const bool ok = m.status == Status::Ok && m.speedup > 0 && std::isfinite(m.speedup);
+    const bool accepted = m.status == Status::Suspect && s.accepted_suspects.count(id);
+    const bool ok = (m.status == Status::Ok || accepted) && m.speedup > 0 && std::isfinite(m.speedup);
     if (c.c.mutator == Mutator::Reference && m.candidate)
         s.reference_us = m.candidate->median_us;
     bool improved = false;
     if (ok) {
-        s.strategy.addMeasured(id, c.c.parent_id, m.speedup, expandable(c.c));
-        if (m.speedup > s.progress.best_speedup) {
-            s.progress.best_speedup = m.speedup;
-            s.progress.best_candidate = id;
-            improved = true;
-        }
-        if (c.forecast) {
-            ScoredForecast sf;
-            sf.probabilities = c.forecast->probabilities;
-            sf.true_speedup = m.speedup;
-            sf.pack = s.bundle.problem.name;
-            s.scored.push_back(sf);
-            updateCalibration();
-        }
-        if (s.surrogate) {
-            try {
-                s.surrogate->learn({LabelledExample{queryFor(c), m.speedup}});
-            } catch (const Error&) {
-                // a query that cannot be built teaches nothing; the measurement itself is stored
-            }
-        }
+        improved = admit(id, m);
     } else {
         s.recent_failures.push_back(id);
     }
@@ -665,13 +658,67 @@ void Loop::noteMeasured(int64_t id, bool restoring) {
     e.measurement = m;
     e.speedup = ok ? m.speedup : 0;
     emit(std::move(e));
-    if (improved) {
-        s.store->addEvent(s.run_id, "new_best", {{"candidate", id}, {"speedup", m.speedup}});
-        SearchEvent b;
-        b.kind = SearchEvent::Kind::NewBest;
-        b.candidate_id = id;
-        b.speedup = m.speedup;
-        emit(std::move(b));
+    if (improved)
+        noteNewBest(id, m.speedup);
+}
+
+// A correct measurement (or an accepted suspect one) enters the archive, the calibration and the surrogate's
+// training. True when it is the run's new best.
+bool Loop::admit(int64_t id, const Measurement& m) {
+    Cand& c = s.cands.at(id);
+    bool improved = false;
+    s.strategy.addMeasured(id, c.c.parent_id, m.speedup, expandable(c.c));
+    if (m.speedup > s.progress.best_speedup) {
+        s.progress.best_speedup = m.speedup;
+        s.progress.best_candidate = id;
+        improved = true;
+    }
+    if (c.forecast) {
+        ScoredForecast sf;
+        sf.probabilities = c.forecast->probabilities;
+        sf.true_speedup = m.speedup;
+        sf.pack = s.bundle.problem.name;
+        s.scored.push_back(sf);
+        updateCalibration();
+    }
+    if (s.surrogate) {
+        try {
+            s.surrogate->learn({LabelledExample{queryFor(c), m.speedup}});
+        } catch (const Error&) {
+            // a query that cannot be built teaches nothing; the measurement itself is stored
+        }
+    }
+    return improved;
+}
+
+void Loop::noteNewBest(int64_t id, double speedup) {
+    s.store->addEvent(s.run_id, "new_best", {{"candidate", id}, {"speedup", speedup}});
+    SearchEvent b;
+    b.kind = SearchEvent::Kind::NewBest;
+    b.candidate_id = id;
+    b.speedup = speedup;
+    emit(std::move(b));
+}
+
+// A person's verdict on a suspect result, recorded as a "review" event; an accepted one enters the archive now.
+void Loop::review(const SearchCommand& c) {
+    try {
+        const SuspectReview r = record_suspect_review(*s.store, s.run_id, c.candidate_id, c.accept);
+        emitSimple(SearchEvent::Kind::Command, std::string("review: candidate ") + std::to_string(c.candidate_id) +
+                                                   (r.accepted ? " accepted" : " rejected"));
+        if (!r.accepted || s.accepted_suspects.count(c.candidate_id)) {
+            if (!r.accepted && s.accepted_suspects.erase(c.candidate_id))
+                emitSimple(SearchEvent::Kind::Command, "review: candidate " + std::to_string(c.candidate_id) +
+                                                           " stays in the archive until the run is resumed");
+            return;
+        }
+        s.accepted_suspects.insert(c.candidate_id);
+        Cand& cand = s.cands.at(c.candidate_id);
+        if (admit(c.candidate_id, *cand.measurement))
+            noteNewBest(c.candidate_id, cand.measurement->speedup);
+    } catch (const Error& e) {
+        s.store->addEvent(s.run_id, "review", {{"candidate", c.candidate_id}, {"ignored", e.what()}});
+        emitSimple(SearchEvent::Kind::Command, std::string("review ignored: ") + e.what());
     }
 }
 
@@ -769,6 +816,7 @@ void Loop::restore() {
         else if (ev.kind == "unban_parent")
             s.strategy.unban(p.value("candidate", int64_t{0}));
     }
+    s.accepted_suspects = accepted_suspects(s.store->events(s.run_id));
     std::vector<int64_t> pending, unforecast;
     for (Candidate& c : s.store->candidates(s.run_id)) {
         Cand cand;
@@ -1035,8 +1083,11 @@ void Loop::applyCommand(const SearchCommand& c) {
         message += ": " + describe(c.gating);
         break;
     case K::SubmitKernel:
-    case K::ForceMeasure: break;
+    case K::ForceMeasure:
+    case K::Review: break;
     }
+    if (c.kind == K::Review)
+        return review(c);
     if (c.kind == K::SubmitKernel) {
         payload = {{"parent", c.candidate_id}, {"source_chars", c.source.size()}};
         s.store->addEvent(s.run_id, to_string(c.kind), payload);

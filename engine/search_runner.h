@@ -71,12 +71,14 @@ struct SearchCommand {
         SubmitKernel,   // source (+ parent candidate_id, 0 for a root): compiled, forecast, gated like any child
         ForceMeasure,   // candidate_id
         SetGating,      // gating
+        Review,         // candidate_id, accept: a person's verdict on a suspect result
     };
     Kind kind = Kind::Pause;
     int64_t candidate_id = 0;
     std::string source;
     std::map<std::string, int64_t> tunables;
     GatingConfig gating;
+    bool accept = false;  // Review
 };
 const char* to_string(SearchCommand::Kind kind);
 

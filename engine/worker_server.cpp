@@ -223,32 +223,54 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
         ctx.doing = "allocating the buffers of " + label;
         b.buffers = gpu.allocate(problem, sizes);
         ctx.doing = "preparing the reference's launch plan for " + label;
-        b.ref = gpu.prepare(*ctx.ref_module, ctx.ref_program, problem, *b.buffers, p.reference.tunables);
+        b.ref = gpu.prepare(*ctx.ref_module, ctx.ref_program, problem, *b.buffers, p.reference.tunables,
+                            Side::Reference);
         ctx.doing = "preparing the candidate's launch plan for " + label;
-        b.cand = gpu.prepare(*ctx.cand_module, ctx.cand_program, problem, *b.buffers, p.candidate.tunables);
+        b.cand = gpu.prepare(*ctx.cand_module, ctx.cand_program, problem, *b.buffers, p.candidate.tunables,
+                             Side::Candidate);
         return b;
     };
-    // Reference then candidate on the same fresh inputs; returns the verifier's verdict.
-    auto check_seed_on_host = [&](Bound& b, uint64_t seed) {
-        const std::string where = b.label + ", seed " + std::to_string(seed);
+    // A write past the end of a buffer, found in the guard zones after one program's run. The reference's is the
+    // problem's fault and stops the measurement; the candidate's makes it incorrect.
+    auto guard_failure = [&](Bound& b, Side side, const std::string& where) {
+        PreparedProgram& prog = side == Side::Reference ? *b.ref : *b.cand;
+        std::string damage = b.buffers->guardDamage(side);
+        if (damage.empty())
+            damage = prog.guardDamage();
+        if (!damage.empty() && side == Side::Reference)
+            throw Error(where + ": the reference " + damage + "; the problem's reference needs fixing");
+        VerifyResult r;
+        if (!damage.empty()) {
+            r.ok = false;
+            r.reason = where + ": " + damage;
+        }
+        return r;
+    };
+    // Reference then candidate on the same fresh inputs, each into its own outputs; the outputs of both are
+    // poisoned first.
+    auto run_both = [&](Bound& b, const std::string& where) {
         ctx.doing = "running the reference (" + where + ")";
-        b.buffers->fillInputs(seed);
         b.buffers->poisonOutputs();
         b.ref->poisonScratch();
-        gpu.synchronize();
-        b.ref->launch();
-        gpu.synchronize();
-        const BufferValues expected = b.buffers->readAll();
-        ctx.doing = "running the candidate (" + where + ")";
-        b.buffers->fillInputs(seed);
-        const BufferValues before = b.buffers->readInputs();
-        b.buffers->poisonOutputs();
         b.cand->poisonScratch();
         gpu.synchronize();
+        b.ref->launch();
+        guard_failure(b, Side::Reference, where);
+        ctx.doing = "running the candidate (" + where + ")";
         b.cand->launch();
         gpu.synchronize();
-        const BufferValues got = b.buffers->readAll();
+        return guard_failure(b, Side::Candidate, where);
+    };
+    // Returns the verifier's verdict.
+    auto check_seed_on_host = [&](Bound& b, uint64_t seed) {
+        const std::string where = b.label + ", seed " + std::to_string(seed);
+        b.buffers->fillInputs(seed);
+        const BufferValues before = b.buffers->readInputs();
+        if (VerifyResult past_end = run_both(b, where); !past_end.ok)
+            return past_end;
         ctx.doing = "verifying (" + where + ")";
+        const BufferValues expected = b.buffers->readAll(Side::Reference);
+        const BufferValues got = b.buffers->readAll(Side::Candidate);
         VerifyResult r = verifier.verify(problem, got, expected, before);
         if (!r.ok)
             r.reason = where + ": " + r.reason;
@@ -264,22 +286,10 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
         if (elements < kDeviceVerifyElements)
             return check_seed_on_host(b, seed);
         const std::string where = b.label + ", seed " + std::to_string(seed);
-        ctx.doing = "running the reference (" + where + ")";
-        b.buffers->fillInputs(seed);
-        b.buffers->poisonOutputs();
-        b.ref->poisonScratch();
-        gpu.synchronize();
-        b.ref->launch();
-        gpu.synchronize();
-        b.buffers->snapshotOutputs();
-        ctx.doing = "running the candidate (" + where + ")";
         b.buffers->fillInputs(seed);
         b.buffers->snapshotInputs();
-        b.buffers->poisonOutputs();
-        b.cand->poisonScratch();
-        gpu.synchronize();
-        b.cand->launch();
-        gpu.synchronize();
+        if (VerifyResult past_end = run_both(b, where); !past_end.ok)
+            return past_end;
         ctx.doing = "verifying on the device (" + where + ")";
         const DeviceVerdict v = b.buffers->verifyOnDevice(problem.tolerance);
         if (v.ok) {
@@ -350,10 +360,14 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
     struct Samples {
         std::vector<double> primary, events;
     };
-    // One timed run: cold L2, then the plan alone on its stream between two events.
-    auto timed_run = [&](PreparedProgram& prog, const char* who, Samples* out) {
+    // One timed run: this program's outputs and scratch poisoned (its inouts refilled), so that no launch finds
+    // its answer already in place, then a cold L2, then the plan alone on its stream between two events.
+    auto timed_run = [&](PreparedProgram& prog, Side side, Samples* out) {
+        const char* who = side == Side::Reference ? "reference" : "candidate";
         ctx.doing = std::string("timing the ") + who + " (" + bench.label + ")";
-        bench.buffers->fillInOuts(1);
+        bench.buffers->poisonOutputs(side);
+        bench.buffers->fillInOuts(1, side);
+        prog.poisonScratch();
         gpu.flushL2();
         gpu.synchronize();
         if (use_cupti)
@@ -396,15 +410,16 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
     };
     auto time_both = [&](Samples& ref, Samples& cand) {
         const auto t0 = Clock::now();
+        bench.buffers->snapshotInputs();  // for check_last_timed
         for (int w = 0; w < opt.warmup; ++w) {
-            timed_run(*bench.ref, "reference", nullptr);
-            timed_run(*bench.cand, "candidate", nullptr);
+            timed_run(*bench.ref, Side::Reference, nullptr);
+            timed_run(*bench.cand, Side::Candidate, nullptr);
         }
         const double cap_ms = 2 * opt.time_cap_ms;  // the cap is per program; both share the loop
         const auto loop_t0 = Clock::now();
         for (int n = 1;; ++n) {
-            timed_run(*bench.ref, "reference", &ref);
-            timed_run(*bench.cand, "candidate", &cand);
+            timed_run(*bench.ref, Side::Reference, &ref);
+            timed_run(*bench.cand, Side::Candidate, &cand);
             const bool precise = n >= std::min(kMinTimedRuns, opt.max_runs) &&
                                  stats::rel_std_error(ref.primary) <= opt.target_rse &&
                                  stats::rel_std_error(cand.primary) <= opt.target_rse;
@@ -412,6 +427,37 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
                 break;
         }
         return ms_since(t0);
+    };
+    // The last timed launch of each program left its outputs in its own buffers, on the inputs of seed 1: the
+    // candidate's must match the reference's, the inputs must be unchanged and the guard zones intact. A program
+    // that skipped work during timing (trusting what it found in its outputs) fails here.
+    auto check_last_timed = [&]() -> VerifyResult {
+        const std::string where = "the candidate's last timed launch (" + bench.label + ")";
+        ctx.doing = "checking " + where;
+        if (VerifyResult past_end = guard_failure(bench, Side::Candidate, where); !past_end.ok)
+            return past_end;
+        guard_failure(bench, Side::Reference, "the reference's last timed launch (" + bench.label + ")");
+        if (bench.buffers->verifyOnDevice(problem.tolerance).ok)
+            return {};
+        // Word it on the host from the same buffers; the inputs as they were before timing are the snapshot's.
+        const BufferValues snapshot = bench.buffers->readInputSnapshot();
+        const BufferValues expected = bench.buffers->readAll(Side::Reference);
+        const BufferValues got = bench.buffers->readAll(Side::Candidate);
+        BufferValues before;
+        for (const BufferSpec& spec : problem.buffers)
+            if (spec.role != Role::Out)
+                before[spec.name] = spec.role == Role::InOut ? got.at(spec.name) : snapshot.at(spec.name);
+        VerifyResult r = verifier.verify(problem, got, expected, before);
+        if (r.ok)  // the device saw a difference the host does not: report it rather than pass it
+            r.reason = "the comparison on the GPU failed";
+        r.ok = false;
+        r.reason = where + ": " + r.reason;
+        return r;
+    };
+    auto fail_after_timing = [&](const std::string& reason) {
+        m.status = Status::Incorrect;
+        m.reason = reason;
+        m.speedup = 0;
     };
     auto record_times = [&](const Samples& ref, const Samples& cand) {
         m.reference = stats::summarize(ref.primary, ref.events);
@@ -425,6 +471,8 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
     m.time_ms = time_both(ref_samples, cand_samples);
     m.clocks_after = gpu.clocks();
     record_times(ref_samples, cand_samples);
+    if (const VerifyResult r = check_last_timed(); !r.ok)
+        return fail_after_timing(r.reason);
 
     // 3. Fresh values in the same buffers: a program that caches its result across calls fails here.
     const auto post_t0 = Clock::now();
@@ -457,6 +505,8 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
         m.time_ms += time_both(ref2, cand2);
         m.clocks_after = gpu.clocks();
         record_times(ref2, cand2);
+        if (const VerifyResult r = check_last_timed(); !r.ok)
+            return fail_after_timing(r.reason);
         m.reverified = true;
     }
     m.verify_ms += ms_since(post_t0);

@@ -35,6 +35,14 @@
         <translation>Unerwartetes Argument: %1</translation>
     </message>
     <message>
+        <source>Give the run file once: as an argument or with --run, not both</source>
+        <translation>Die Laufdatei nur einmal angeben: als Argument oder mit --run, nicht beides</translation>
+    </message>
+    <message>
+        <source>A run file to open (as --run).</source>
+        <translation>Eine Laufdatei zum Öffnen (wie --run).</translation>
+    </message>
+    <message>
         <source>Resources folder not found: %1</source>
         <translation>Ressourcenordner nicht gefunden: %1</translation>
     </message>
@@ -354,6 +362,26 @@
     <message>
         <source>Measure on the Device</source>
         <translation>Auf dem Gerät messen</translation>
+    </message>
+    <message>
+        <source>Accept Suspect Result</source>
+        <translation>Verdächtiges Ergebnis annehmen</translation>
+    </message>
+    <message>
+        <source>Reject Suspect Result</source>
+        <translation>Verdächtiges Ergebnis verwerfen</translation>
+    </message>
+    <message>
+        <source>Review failed: %1</source>
+        <translation>Prüfung fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Candidate %1 accepted: it enters the archive</source>
+        <translation>Kandidat %1 angenommen: er kommt ins Archiv</translation>
+    </message>
+    <message>
+        <source>Candidate %1 rejected: it stays out of the archive</source>
+        <translation>Kandidat %1 verworfen: er bleibt außerhalb des Archivs</translation>
     </message>
     <message>
         <source>Forecast Inspector</source>

@@ -131,4 +131,15 @@ void ReliabilityPlot::setBuckets(const std::vector<ReliabilityBucket>& buckets, 
     replot();
 }
 
+void ReliabilityPlot::setMetrics(const ForecastMetrics& metrics) {
+    setBuckets(metrics.reliability, metrics.ece);
+    if (m_forecastCount == 0)
+        return;
+    const QLocale locale = this->locale();
+    setTitleText(tr("Reliability (ECE = %1; accuracy %2, majority bin %3)")
+                     .arg(locale.toString(metrics.ece, 'f', 3), locale.toString(metrics.accuracy, 'f', 2),
+                          locale.toString(metrics.majority_accuracy, 'f', 2)));
+    replot();
+}
+
 }  // namespace kerncast

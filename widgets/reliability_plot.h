@@ -24,7 +24,9 @@ public:
     // The buckets as compute_metrics() makes them (10 of them over [0, 1]) and the expected calibration error.
     // Empty buckets draw no bar; no forecast at all shows the placeholder.
     void setBuckets(const std::vector<ReliabilityBucket>& buckets, double ece);
-    void setMetrics(const ForecastMetrics& metrics) { setBuckets(metrics.reliability, metrics.ece); }
+    // As setBuckets, with the set's accuracy and its majority-bin baseline in the title: a diagram that looks
+    // calibrated says little when always naming the common bin would be as accurate.
+    void setMetrics(const ForecastMetrics& metrics);
     void clear() { setBuckets({}, 0); }
 
     int64_t forecastCount() const { return m_forecastCount; }

@@ -42,6 +42,9 @@ CommandLine parse_command_line(const QStringList& arguments, QString* helpText) 
     parser.addOption(quitAfter);
     parser.addOption(demo);
     parser.addOption(run);
+    parser.addPositionalArgument(QStringLiteral("run-file"),
+                                 QCoreApplication::translate("CommandLine", "A run file to open (as --run)."),
+                                 QStringLiteral("[run-file]"));
 
     CommandLine result;
     if (!parser.parse(arguments)) {
@@ -56,11 +59,18 @@ CommandLine parse_command_line(const QStringList& arguments, QString* helpText) 
                                                  QCoreApplication::applicationVersion() + QLatin1Char('\n');
         return result;
     }
-    if (!parser.positionalArguments().isEmpty()) {
-        result.error = QCoreApplication::translate("CommandLine", "Unexpected argument: %1")
-                           .arg(parser.positionalArguments().constFirst());
+    // `kerncast RUN_FILE` (how a file manager opens a run through the .desktop entry's Exec=kerncast %f) is --run.
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() > 1) {
+        result.error = QCoreApplication::translate("CommandLine", "Unexpected argument: %1").arg(positional.at(1));
         return result;
     }
+    if (!positional.isEmpty() && parser.isSet(run)) {
+        result.error = QCoreApplication::translate("CommandLine", "Give the run file once: as an argument or with "
+                                                                  "--run, not both");
+        return result;
+    }
+    const QString runArgument = positional.isEmpty() ? parser.value(run) : positional.constFirst();
 
     result.resourcesDir = parser.isSet(resources) ? parser.value(resources)
                                                   : QString::fromStdString(cli::resources_dir());
@@ -72,8 +82,8 @@ CommandLine parse_command_line(const QStringList& arguments, QString* helpText) 
     }
     result.screenshotFile = parser.value(screenshot);
     result.demo = parser.isSet(demo);
-    if (parser.isSet(run)) {
-        result.runFile = QFileInfo(parser.value(run)).absoluteFilePath();
+    if (!runArgument.isEmpty()) {
+        result.runFile = QFileInfo(runArgument).absoluteFilePath();
         if (!QFileInfo(result.runFile).isFile()) {
             result.error = QCoreApplication::translate("CommandLine", "Run file not found: %1").arg(result.runFile);
             return result;

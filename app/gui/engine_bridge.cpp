@@ -1,5 +1,7 @@
 #include "app/gui/engine_bridge.h"
 
+#include "core/suspect_review.h"
+
 #include <QFileInfo>
 #include <QRegularExpression>
 
@@ -249,6 +251,22 @@ void EngineBridge::submitKernel(const QString& source, qint64 parentId) {
 
 void EngineBridge::forceMeasure(qint64 candidateId) {
     post(command(SearchCommand::Kind::ForceMeasure, candidateId));
+}
+
+QString EngineBridge::review(const QString& runPath, qint64 candidateId, bool accept) {
+    if (isActive() && QFileInfo(runPath) == QFileInfo(m_runPath)) {
+        SearchCommand c = command(SearchCommand::Kind::Review, candidateId);
+        c.accept = accept;
+        post(c);
+        return {};
+    }
+    try {
+        RunStore store = RunStore::open(runPath.toStdString());
+        record_suspect_review(store, 0, candidateId, accept);
+        return {};
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
 }
 
 void EngineBridge::setGating(const GatingConfig& gating) {

@@ -93,6 +93,10 @@ public Q_SLOTS:
     void submitKernel(const QString& source, qint64 parentId);
     void forceMeasure(qint64 candidateId);
     void setGating(const kerncast::GatingConfig& gating);
+    // A person's verdict on a suspect result of the run in runPath: the live search admits an accepted one to the
+    // archive at once; a run that is only opened records the verdict in its file (read at its next resume).
+    // Returns an error message, or an empty string.
+    QString review(const QString& runPath, qint64 candidateId, bool accept);
 
 Q_SIGNALS:
     void started(quint64 session, const QString& runPath);

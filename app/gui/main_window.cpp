@@ -441,6 +441,11 @@ void MainWindow::createRunDocks() {
             ->setEnabled(steerable && !index.siblingAtColumn(PopulationModel::StatusColumn)
                                            .data(PopulationModel::MeasuredSpeedupRole)
                                            .isValid());
+        const bool suspect = index.data(PopulationModel::StatusRole).toString() == QLatin1String("suspect");
+        for (const bool accept : {true, false})
+            menu.addAction(accept ? tr("Accept Suspect Result") : tr("Reject Suspect Result"), this,
+                           [this, id, accept] { reviewSuspect(id, accept); })
+                ->setEnabled(suspect && !m_runPath.isEmpty());
         menu.exec(m_populationView->viewport()->mapToGlobal(pos));
     });
 
@@ -1268,15 +1273,22 @@ void MainWindow::showMetrics(const ForecastMetrics& metrics) {
     m_riskCoverage->setMetrics(m_metrics);
     const QLocale locale;
     if (m_metrics.n > 0)
-        m_metricsLabel->setText(tr("%n measured forecast(s): accuracy %1, off by one %2, ECE %3, AURC %4, Brier %5, "
-                                   "Kendall τ-b %6",
+        m_metricsLabel->setText(tr("%n measured forecast(s): accuracy %1 (majority bin %2), off by one %3, ECE %4, "
+                                   "AURC %5, Kendall τ-b %6; Brier %7 (climatology %8, skill %9), CRPS %10 "
+                                   "(climatology %11, skill %12)",
                                    nullptr, static_cast<int>(m_metrics.n))
                                     .arg(locale.toString(m_metrics.accuracy, 'f', 3),
+                                         locale.toString(m_metrics.majority_accuracy, 'f', 3),
                                          locale.toString(m_metrics.off_by_one, 'f', 3),
                                          locale.toString(m_metrics.ece, 'f', 3),
                                          locale.toString(m_metrics.aurc, 'f', 3),
+                                         locale.toString(m_metrics.kendall_tau_b, 'f', 3),
                                          locale.toString(m_metrics.brier, 'f', 3),
-                                         locale.toString(m_metrics.kendall_tau_b, 'f', 3)));
+                                         locale.toString(m_metrics.brier_climatology, 'f', 3),
+                                         QString::fromStdString(skill_text(m_metrics.brier_skill)))
+                                    .arg(locale.toString(m_metrics.crps, 'f', 4),
+                                         locale.toString(m_metrics.crps_climatology, 'f', 4),
+                                         QString::fromStdString(skill_text(m_metrics.crps_skill))));
     else
         m_metricsLabel->setText(m_population->rowCount() == 0 ? tr("No candidates yet.")
                                                               : tr("No measured candidate with a forecast yet."));
@@ -1376,6 +1388,16 @@ void MainWindow::showErrorDialog(const QString& title, const QString& message, c
     Q_EMIT errorShown(message);
 }
 
+void MainWindow::reviewSuspect(qint64 candidateId, bool accept) {
+    const QString error = m_bridge->review(m_runPath, candidateId, accept);
+    if (!error.isEmpty())
+        statusBar()->showMessage(tr("Review failed: %1").arg(error), 10000);
+    else if (accept)
+        statusBar()->showMessage(tr("Candidate %1 accepted: it enters the archive").arg(candidateId), 8000);
+    else
+        statusBar()->showMessage(tr("Candidate %1 rejected: it stays out of the archive").arg(candidateId), 8000);
+}
+
 void MainWindow::openRun(const QString& path) {
     if (m_bridge->isActive()) {
         showErrorDialog(tr("Search running"), tr("Stop the running search before opening another run."));
@@ -1437,6 +1459,9 @@ void MainWindow::showLoadedRun(LoadedRun run) {
     p.calibration_accuracy = m_metrics.accuracy;
     p.calibration_ece = m_metrics.ece;
     p.calibration_aurc = m_metrics.aurc;
+    p.calibration_majority_accuracy = m_metrics.majority_accuracy;
+    p.calibration_brier_skill = m_metrics.brier_skill;
+    p.calibration_crps_skill = m_metrics.crps_skill;
     m_runControl->showProgress(p);
     if (m_opened->config) {
         m_runControl->setGating(m_opened->config->gating);
@@ -1553,7 +1578,7 @@ RunStore* MainWindow::reader() {
         return nullptr;
     if (!m_reader) {
         try {
-            m_reader.emplace(RunStore::open(m_runPath.toStdString()));
+            m_reader.emplace(RunStore::openReadOnly(m_runPath.toStdString()));
         } catch (const std::exception&) {
             return nullptr;
         }

@@ -104,6 +104,8 @@ public:
     void openRun(const QString& path);
     // Continues the opened search run (its stored config) in the same file.
     bool resumeOpenedRun();
+    // A person's verdict on a suspect result of the shown run (DESIGN §5); the outcome goes to the status bar.
+    void reviewSuspect(qint64 candidateId, bool accept);
     // Scores a surrogate on a pair JSONL in the background, then opens the run file it wrote.
     void evaluatePairs(const EvaluationOptions& options);
     // Selects a candidate everywhere (table, tree, scatter) and shows it in the editor, diff and inspector.

@@ -1,5 +1,6 @@
 #include "app/gui/run_control_panel.h"
 
+#include "core/metrics.h"
 #include "widgets/device_list_model.h"
 #include "widgets/pool_settings_widget.h"
 #include "widgets/problem_list_model.h"
@@ -457,9 +458,13 @@ void RunControlPanel::showProgress(const SearchProgress& p) {
                               .arg(p.best_candidate)
                         : tr("Best speedup: none yet"));
     m_calibration->setText(p.calibration_n > 0
-                               ? tr("Surrogate on %1 measured: accuracy %2, ECE %3, AURC %4")
+                               ? tr("Surrogate on %1 measured: accuracy %2 (majority bin %3), skill over "
+                                    "climatology: Brier %4, CRPS %5; ECE %6, AURC %7")
                                      .arg(p.calibration_n)
                                      .arg(locale.toString(p.calibration_accuracy, 'f', 2),
+                                          locale.toString(p.calibration_majority_accuracy, 'f', 2),
+                                          QString::fromStdString(skill_text(p.calibration_brier_skill)),
+                                          QString::fromStdString(skill_text(p.calibration_crps_skill)),
                                           locale.toString(p.calibration_ece, 'f', 3),
                                           locale.toString(p.calibration_aurc, 'f', 3))
                                : QString());

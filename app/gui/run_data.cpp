@@ -29,7 +29,7 @@ LoadedRun loadRun(const QString& path) {
     LoadedRun out;
     out.path = path;
     try {
-        RunStore store = RunStore::open(path.toStdString());
+        RunStore store = RunStore::openReadOnly(path.toStdString());
         const std::vector<RunInfo> runs = store.runs();
         if (runs.empty()) {
             out.error = QStringLiteral("%1: the file holds no run").arg(path);

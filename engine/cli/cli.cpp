@@ -1,23 +1,36 @@
 #include "engine/cli/cli.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
 namespace kerncast::cli {
 
+namespace {
+constexpr int kUsageExit = 2;
+}  // namespace
+
 std::string resources_dir() {
+    namespace fs = std::filesystem;
+    // 1. An installed tree: <prefix>/bin/kerncast-cli finds <prefix>/share/kerncast, wherever the prefix was moved.
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    const fs::path installed = ec ? fs::path() : exe.parent_path().parent_path() / "share" / "kerncast";
+    if (!installed.empty() && fs::is_directory(installed / "problems"))
+        return installed.string();
+    // 2. Where the user points.
     if (const char* env = std::getenv("KERNCAST_RESOURCES"); env && *env)
         return env;
-    // Next to an installed binary first, then the source tree this binary was built from.
-    std::error_code ec;
-    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    // 3. A binary still in the build tree it was built in uses the source tree's resources.
     if (!ec) {
-        const auto installed = exe.parent_path().parent_path() / "share" / "kerncast" / "resources";
-        if (std::filesystem::is_directory(installed))
-            return installed.string();
+        const fs::path build = fs::weakly_canonical(KERNCAST_BUILD_DIR, ec);
+        const fs::path here = fs::weakly_canonical(exe, ec);
+        const auto mismatch = std::mismatch(build.begin(), build.end(), here.begin(), here.end());
+        if (!ec && mismatch.first == build.end())
+            return std::string(KERNCAST_SOURCE_DIR) + "/resources";
     }
-    return std::string(KERNCAST_SOURCE_DIR) + "/resources";
+    return installed.string();  // where an installed tree would hold them, so that errors say where we looked
 }
 
 int run(int argc, char** argv, std::ostream* out, std::ostream* err) {
@@ -41,11 +54,35 @@ int run(int argc, char** argv, std::ostream* out, std::ostream* err) {
     add_export_command(app, ctx);
     add_import_command(app, ctx);
     add_selftest_command(app, ctx);
+    add_review_command(app, ctx);
+
+    // The first word that is not an option names the command; CLI11 alone would only say that one is required.
+    for (int i = 1; i < argc; ++i) {
+        const std::string word = argv[i];
+        if (word.empty() || word[0] == '-')
+            continue;
+        bool known = false;
+        std::string names;
+        const CLI::App& root = app;
+        for (const CLI::App* sub : root.get_subcommands([](const CLI::App*) { return true; })) {
+            known = known || sub->get_name() == word;
+            names += (names.empty() ? "" : ", ") + sub->get_name();
+        }
+        if (!known) {
+            *ctx.err << "kerncast-cli: unknown command '" << word << "'; expected one of: " << names
+                     << "\nRun with --help for more information.\n";
+            return kUsageExit;
+        }
+        break;
+    }
 
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e, *ctx.out, *ctx.err);
+        // --help and --version are successes; every usage error exits 2 (the shell convention) with CLI11's
+        // message, rather than CLI11's own 100+ codes.
+        const int code = app.exit(e, *ctx.out, *ctx.err);
+        return code == 0 ? 0 : kUsageExit;
     } catch (const std::exception& e) {
         *ctx.err << "kerncast-cli: " << e.what() << "\n";
         return 1;

@@ -18,7 +18,8 @@ struct Context {
 // Runs the CLI; returns the process exit code. out/err default to std::cout/std::cerr.
 int run(int argc, char** argv, std::ostream* out = nullptr, std::ostream* err = nullptr);
 
-// Default resource folder (resources/ in the source tree, or $KERNCAST_RESOURCES).
+// The resource folder (problems/, recordings/, prompts/): <prefix>/share/kerncast beside an installed binary, else
+// $KERNCAST_RESOURCES, else the source tree's resources/ for a binary in its build tree; "" when none applies.
 std::string resources_dir();
 
 // Registration functions, one per cmd_*.cpp.
@@ -32,6 +33,7 @@ void add_record_command(CLI::App& app, Context& ctx);
 void add_export_command(CLI::App& app, Context& ctx);
 void add_selftest_command(CLI::App& app, Context& ctx);
 void add_import_command(CLI::App& app, Context& ctx);
+void add_review_command(CLI::App& app, Context& ctx);
 
 
 }  // namespace kerncast::cli

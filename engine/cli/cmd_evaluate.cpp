@@ -1,12 +1,15 @@
 // kerncast-cli evaluate --pairs F.jsonl --surrogate llm|local [--endpoint URL --model M] [--samples n]
-// [--concurrency c] [--report DIR] [--store FILE] [--json]: scores a surrogate on a labelled pair set (the GPU
-// Forecasters eval-set schema, or our own `export --format pairs-jsonl`). Prints the metrics over all pairs and per
+// [--concurrency c] [--report DIR] [--store FILE] [--true-bins file|scheme] [--dataset D] [--json]: scores a
+// surrogate on a labelled pair set (the GPU Forecasters eval-set schema or their other datasets, or our own
+// `export --format pairs-jsonl`). Prints the metrics over all pairs and per
 // pack; --report writes the reliability and risk-coverage tables; every forecast (distribution, reasoning, prompt)
 // is stored in a run file the GUI opens. Exit 0 when every pair was forecast, 2 when some forecasts failed, 1 when
 // nothing could be evaluated.
 #include "engine/cli/cli.h"
 #include "engine/cli/problem_arg.h"
 #include "engine/evaluation.h"
+
+#include "core/metrics.h"
 
 #include <nlohmann/json.hpp>
 
@@ -29,13 +32,18 @@ void run_evaluate(Context& ctx, EvaluationOptions a) {
         std::snprintf(buf, sizeof buf,
                       "%s on %lld pairs (%d forecasts failed, %d failed candidates left out)\n"
                       "accuracy %.3f  off-by-one %.3f  brier %.3f  crps %.4f  nll %.3f\n"
-                      "ece %.3f  aurc %.3f  kendall tau-b %.3f  top-10%% recovery %.3f\n",
+                      "ece %.3f  aurc %.3f  kendall tau-b %.3f  top-10%% recovery %.3f\n"
+                      "baselines on the same pairs: majority-bin accuracy %.3f  climatology brier %.3f, crps %.4f\n"
+                      "skill over climatology: brier %s  crps %s\n",
                       r.surrogate_id.c_str(), static_cast<long long>(r.metrics.n), r.failed_forecasts,
                       r.failed_candidates, m["accuracy"].get<double>(), m["off_by_one"].get<double>(),
                       m["brier"].get<double>(), m["crps"].get<double>(), m["nll"].get<double>(),
                       m["ece"].get<double>(), m["aurc"].get<double>(), m["kendall_tau_b"].get<double>(),
-                      m["top10_recovery"].get<double>());
+                      m["top10_recovery"].get<double>(), m["majority_accuracy"].get<double>(),
+                      m["brier_climatology"].get<double>(), m["crps_climatology"].get<double>(),
+                      skill_text(m["brier_skill"]).c_str(), skill_text(m["crps_skill"]).c_str());
         *ctx.out << buf;
+        *ctx.out << "true bins: " << out["true_bins_rule"].get<std::string>() << "\n";
         for (const auto& [pack, pj] : out["per_pack"].items()) {
             std::snprintf(buf, sizeof buf, "  %-24s n=%-5d accuracy %.3f  top-10%% recovery %.3f\n", pack.c_str(),
                           pj["n"].get<int>(), pj["metrics"]["accuracy"].get<double>(),
@@ -68,6 +76,14 @@ void add_evaluate_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--store", args->store, "Run file for the forecasts (default: beside the pairs file)");
     cmd->add_option("--recordings", args->recordings, "Recording folder the local surrogate learns from");
     cmd->add_flag("--strict", args->strict, "Stop at the first malformed line instead of skipping it");
+    cmd->add_option("--true-bins", args->true_bins,
+                    "Score against the file's own true_bin (file: their formula, as the paper's tables) or the bin "
+                    "of the speedup under our scheme (scheme)")
+        ->check(CLI::IsMember({"file", "scheme"}))
+        ->capture_default_str();
+    cmd->add_option("--dataset", args->dataset, "What --pairs holds: eval-set, rl-pool, discovery-pairs or puct-events")
+        ->check(CLI::IsMember({"eval-set", "rl-pool", "discovery-pairs", "puct-events"}))
+        ->capture_default_str();
     cmd->callback([&ctx, args] {
         try {
             run_evaluate(ctx, *args);

@@ -1,8 +1,11 @@
-// kerncast-cli export --run R --format pairs-jsonl|events-jsonl|kernel-tuner [--out FILE] [--run-id N]: a run as a
-// dataset (DESIGN §8). pairs-jsonl: every measured candidate becomes a (reference, candidate, hardware, speedup)
-// pair in the GPU Forecasters eval-set schema; events-jsonl: the run's log (candidates, forecasts, gating,
-// measurements, steering commands) in write order; kernel-tuner: the family configurations as a Kernel Tuner cache.
+// kerncast-cli export --run R --format F [--out FILE] [--run-id N], or export --recording FILE --format kernel-tuner:
+// a run (or a recording) as a dataset (DESIGN §8). pairs-jsonl: every measured candidate becomes a (reference,
+// candidate, hardware, speedup) row of the GPU Forecasters eval set (failed candidates are not rows there);
+// events-jsonl: the run's log (candidates, forecasts, gating, measurements, steering commands) in write order;
+// kernel-tuner: the family configurations as a Kernel Tuner cache; predictions-jsonl: the forecasts in the GPU
+// Forecasters predictions shape; rewards-jsonl: the reward components of each forecast for RL training.
 #include "engine/cli/cli.h"
+#include "engine/cli/export_datasets.h"
 #include "engine/cli/problem_arg.h"
 
 #include "core/bins.h"
@@ -29,6 +32,8 @@ namespace {
 
 struct ExportArgs {
     std::string run;
+    std::string recording;
+    std::string problem;
     std::string format;
     std::string out;
     int64_t run_id = 0;
@@ -42,7 +47,9 @@ std::string standalone_source(const Candidate& c) {
     return head + c.source;
 }
 
-void export_pairs(RunStore& store, const RunInfo& run, std::ostream& out) {
+// Returns the number of failed candidates left out.
+int export_pairs(RunStore& store, const RunInfo& run, const std::string& run_file, std::ostream& out) {
+    int failed = 0;
     std::string anchor;
     for (const auto& c : store.candidates(run.id))
         if (c.mutator == Mutator::Reference)
@@ -55,16 +62,24 @@ void export_pairs(RunStore& store, const RunInfo& run, std::ostream& out) {
             ms.back().measurement.status == Status::NotRecorded)
             continue;
         const Measurement& m = ms.back().measurement;
+        // Their eval-set rows are measured comparisons (a float speedup, a bin of 1..8): a failed candidate is not
+        // a row.
+        if (m.status != Status::Ok || !(m.speedup > 0)) {
+            ++failed;
+            continue;
+        }
         ImportedPair p;
         p.comparison_id = "run" + std::to_string(run.id) + "-c" + std::to_string(c.id);
         p.pack = run.problem;
         p.hardware = m.device.name;
         p.anchor_code = anchor;
         p.candidate_code = standalone_source(c);
-        if (m.status == Status::Ok && m.speedup > 0)
-            p.speedup = m.speedup;
-        p.true_bin = p.speedup ? scheme.binOf(*p.speedup) : 0;
-        p.extra = {{"problem_name", run.problem},
+        p.speedup = m.speedup;
+        p.true_bin = scheme.binOf(*p.speedup);
+        p.extra = {{"source_id", c.source_hash},
+                   {"source_search", fs::path(run_file).filename().string() + "#run" + std::to_string(run.id)},
+                   {"internal_experiment", run.name.empty() ? "kerncast-run" + std::to_string(run.id) : run.name},
+                   {"problem_name", run.problem},
                    {"candidate_label", c.label},
                    {"mutator", to_string(c.mutator)},
                    {"status", to_string(m.status)},
@@ -77,6 +92,7 @@ void export_pairs(RunStore& store, const RunInfo& run, std::ostream& out) {
         pairs.push_back(std::move(p));
     }
     export_forecasters_jsonl(out, pairs);
+    return failed;
 }
 
 void export_events(RunStore& store, const RunInfo& run, std::ostream& out) {
@@ -138,106 +154,76 @@ void export_events(RunStore& store, const RunInfo& run, std::ostream& out) {
         out << l.j.dump() << "\n";
 }
 
-void export_kernel_tuner(RunStore& store, const RunInfo& run, std::ostream& out) {
-    nlohmann::ordered_json doc;
-    std::vector<std::string> keys;
-    std::map<std::string, std::set<int64_t>> values;
-    nlohmann::ordered_json cache = nlohmann::ordered_json::object();
-    std::string device;
-    for (const auto& c : store.candidates(run.id)) {
-        if (c.mutator != Mutator::Parametric || c.tunables.empty())
-            continue;
-        const auto ms = store.measurementsFor(c.id);
-        if (ms.empty() || ms.back().measurement.status == Status::NotRecorded)
-            continue;
-        const Measurement& m = ms.back().measurement;
-        if (keys.empty())
-            for (const auto& [k, v] : c.tunables)
-                keys.push_back(k);
-        std::string key;
-        nlohmann::ordered_json entry;
-        for (const auto& k : keys) {
-            const int64_t v = c.tunables.count(k) ? c.tunables.at(k) : 0;
-            key += (key.empty() ? "" : ",") + std::to_string(v);
-            entry[k] = v;
-            values[k].insert(v);
-        }
-        if (m.status == Status::Ok && m.candidate) {
-            entry["time"] = m.candidate->median_us / 1000.0;
-            nlohmann::json times = nlohmann::json::array();
-            for (double t : m.candidate->samples_us)
-                times.push_back(t / 1000.0);
-            entry["times"] = times;
-        } else {
-            entry["time"] = m.status == Status::CompileError ? "CompilationFailedConfig" : "RuntimeFailedConfig";
-        }
-        entry["compile_time"] = m.compile_ms;
-        entry["verification_time"] = m.verify_ms;
-        entry["benchmark_time"] = m.time_ms;
-        entry["strategy_time"] = 0;
-        entry["framework_time"] = 0;
-        entry["timestamp"] = ms.back().created_at;
-        if (device.empty())
-            device = m.device.name;
-        cache[key] = entry;
-    }
-    if (keys.empty())
-        throw Error("the run measured no family configuration: a Kernel Tuner cache holds tunable configurations");
-    nlohmann::ordered_json params = nlohmann::ordered_json::object();
-    for (const auto& k : keys)
-        params[k] = std::vector<int64_t>(values[k].begin(), values[k].end());
-    doc["version"] = "1.0";
-    doc["device_name"] = device;
-    doc["kernel_name"] = run.problem;
-    doc["problem_size"] = run.problem;
-    doc["tune_params_keys"] = keys;
-    doc["tune_params"] = params;
-    doc["objective"] = "time";
-    doc["cache"] = cache;
-    out << doc.dump(1) << "\n";
-}
-
 void run_export(Context& ctx, const ExportArgs& a) {
-    if (!fs::exists(a.run))
-        throw Error(SourceLocation{a.run, 0}, "no such run file");
-    RunStore store = RunStore::open(a.run);
-    const auto runs = store.runs();
-    if (runs.empty())
-        throw Error(SourceLocation{a.run, 0}, "the file holds no run");
-    RunInfo run = runs.back();
-    if (a.run_id) {
-        auto r = store.run(a.run_id);
-        if (!r)
-            throw Error(SourceLocation{a.run, 0}, "no run with id " + std::to_string(a.run_id));
-        run = *r;
-    }
     std::ostringstream text;
-    if (a.format == "pairs-jsonl")
-        export_pairs(store, run, text);
-    else if (a.format == "events-jsonl")
-        export_events(store, run, text);
-    else
-        export_kernel_tuner(store, run, text);
+    nlohmann::json summary = {{"ok", true}, {"format", a.format}};
+    if (!a.recording.empty()) {
+        if (!a.run.empty())
+            throw Error("give --run or --recording, not both");
+        if (a.format != "kernel-tuner")
+            throw Error("--recording exports only --format kernel-tuner (a recording holds no forecasts)");
+        export_kernel_tuner_recording(a.recording, a.problem, text);
+    } else {
+        if (a.run.empty())
+            throw Error("give --run RUN_FILE (or --recording FILE with --format kernel-tuner)");
+        if (!fs::exists(a.run))
+            throw Error(SourceLocation{a.run, 0}, "no such run file");
+        RunStore store = RunStore::openReadOnly(a.run);
+        const auto runs = store.runs();
+        if (runs.empty())
+            throw Error(SourceLocation{a.run, 0}, "the file holds no run");
+        RunInfo run = runs.back();
+        if (a.run_id) {
+            auto r = store.run(a.run_id);
+            if (!r)
+                throw Error(SourceLocation{a.run, 0}, "no run with id " + std::to_string(a.run_id));
+            run = *r;
+        }
+        if (a.format == "pairs-jsonl") {
+            const int failed = export_pairs(store, run, a.run, text);
+            summary["failed_candidates_left_out"] = failed;
+            if (failed && !ctx.json)
+                *ctx.err << failed << " failed candidates left out (an eval-set row is a measured comparison)\n";
+        } else if (a.format == "events-jsonl") {
+            export_events(store, run, text);
+        } else if (a.format == "predictions-jsonl") {
+            summary["forecasts"] = export_predictions(store, run, text);
+        } else if (a.format == "rewards-jsonl") {
+            const int left_out = export_rewards(store, run, text);
+            summary["forecasts_left_out"] = left_out;
+            if (left_out && !ctx.json)
+                *ctx.err << left_out << " forecasts left out: their candidate failed or was never measured\n";
+        } else {
+            export_kernel_tuner_run(store, run, text);
+        }
+    }
     if (a.out.empty() || a.out == "-") {
         *ctx.out << text.str();
         return;
     }
     write_file_atomically(a.out, text.str());
+    summary["file"] = a.out;
     if (!ctx.json)
         *ctx.err << "wrote " << a.out << "\n";
     else
-        *ctx.out << nlohmann::json{{"ok", true}, {"file", a.out}, {"format", a.format}}.dump() << "\n";
+        *ctx.out << summary.dump() << "\n";
 }
 
 }  // namespace
 
 void add_export_command(CLI::App& app, Context& ctx) {
     auto args = std::make_shared<ExportArgs>();
-    auto* cmd = app.add_subcommand("export", "Export a run (pair JSONL, search events, Kernel Tuner cache)");
-    cmd->add_option("--run", args->run, "Run store file")->required();
-    cmd->add_option("--format", args->format, "pairs-jsonl, events-jsonl or kernel-tuner")
+    auto* cmd = app.add_subcommand(
+        "export", "Export a run or a recording (pair JSONL, search events, Kernel Tuner cache, predictions, rewards)");
+    cmd->add_option("--run", args->run, "Run store file");
+    cmd->add_option("--recording", args->recording,
+                    "Recording (.jsonl) to export every family configuration of, with --format kernel-tuner");
+    cmd->add_option("--problem", args->problem, "With --recording: the problem folder or name (default: the "
+                                                "recording's problem among the resources)");
+    cmd->add_option("--format", args->format,
+                    "pairs-jsonl, events-jsonl, kernel-tuner, predictions-jsonl or rewards-jsonl")
         ->required()
-        ->check(CLI::IsMember({"pairs-jsonl", "events-jsonl", "kernel-tuner"}));
+        ->check(CLI::IsMember({"pairs-jsonl", "events-jsonl", "kernel-tuner", "predictions-jsonl", "rewards-jsonl"}));
     cmd->add_option("--out", args->out, "Output file (default: standard output)");
     cmd->add_option("--run-id", args->run_id, "Which run of the file (default: the last)");
     cmd->callback([&ctx, args] {

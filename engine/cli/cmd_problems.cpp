@@ -4,6 +4,7 @@
 #include "engine/compiler.h"
 
 #include "core/error.h"
+#include "core/problem_fingerprint.h"
 #include "core/problem_library.h"
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,8 @@
 #include <filesystem>
 #include <future>
 #include <iomanip>
+#include <set>
+#include <thread>
 #include <ostream>
 
 namespace fs = std::filesystem;
@@ -26,6 +29,8 @@ struct ProblemsOptions {
     bool compile = true;
     std::string arch = "sm_90";
 };
+
+constexpr size_t kCompileEveryConfigurationUpTo = 64;
 
 std::string default_root() { return (fs::path(resources_dir()) / "problems").string(); }
 
@@ -128,8 +133,9 @@ std::vector<std::string> expand_paths(const ProblemsOptions& opt,
     return out;
 }
 
-// NVRTC compile checks for a folder whose formats are valid: the reference, every seed and the family's first
-// configuration. Compiles run on the compiler's pool, overlapping one another.
+// NVRTC compile checks for a folder whose formats are valid: the reference, every seed and the family's
+// configurations (all of them up to 64, else a sample holding every value of every tunable, so that a
+// static_assert failing at one corner is found). Compiles run on the compiler's pool, overlapping one another.
 void compile_checks(Compiler& compiler, const ProblemBundle& b, const std::string& arch, std::vector<Error>& errors) {
     struct Job {
         std::string file;
@@ -150,14 +156,14 @@ void compile_checks(Compiler& compiler, const ProblemBundle& b, const std::strin
     for (const auto& s : b.seeds)
         submit(s, s.configurations(1).empty() ? Bindings{} : s.configurations(1).front(), "");
     if (b.family) {
-        const auto first = b.family->configurations(1);
-        if (!first.empty()) {
+        for (const Bindings& config : b.family->compileCheckConfigurations(kCompileEveryConfigurationUpTo)) {
             std::string label;
-            for (const auto& [k, v] : first.front())
+            for (const auto& [k, v] : config)
                 label += (label.empty() ? "" : " ") + k + "=" + std::to_string(v);
-            submit(*b.family, first.front(), label);
+            submit(*b.family, config, label);
         }
     }
+    std::set<std::string> reported_errors;  // one family mistake fails many configurations: say it once per line
     for (auto& job : jobs) {
         const CompileResult& r = job.result.get();
         if (r.ok)
@@ -166,8 +172,11 @@ void compile_checks(Compiler& compiler, const ProblemBundle& b, const std::strin
         bool reported = false;
         for (const auto& d : r.diagnostics)
             if (d.severity == "error") {
-                errors.emplace_back(SourceLocation{d.file.empty() ? job.file : d.file, d.line}, d.message + suffix);
                 reported = true;
+                const std::string file = d.file.empty() ? job.file : d.file;
+                if (!reported_errors.insert(file + ":" + std::to_string(d.line) + ":" + d.message).second)
+                    continue;
+                errors.emplace_back(SourceLocation{file, d.line}, d.message + suffix);
             }
         if (!reported) {
             std::string log = r.log.substr(0, 600);
@@ -180,8 +189,9 @@ void run_validate(Context& ctx, const ProblemsOptions& opt) {
     std::vector<std::pair<std::string, Error>> unresolved;
     const auto folders = expand_paths(opt, unresolved);
     std::unique_ptr<Compiler> compiler;
+    // One NVRTC compile per core (more only queue), and at most 8 at once: each holds hundreds of MB.
     if (opt.compile)
-        compiler = std::make_unique<Compiler>();
+        compiler = std::make_unique<Compiler>("", std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
 
     nlohmann::json results = nlohmann::json::array();
     size_t invalid = 0, total_errors = 0;
@@ -240,6 +250,37 @@ void run_validate(Context& ctx, const ProblemsOptions& opt) {
              << "\n";
 }
 
+void run_fingerprint(Context& ctx, const ProblemsOptions& opt) {
+    std::vector<std::pair<std::string, Error>> unresolved;
+    const auto folders = expand_paths(opt, unresolved);
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& [path, e] : unresolved) {
+        rows.push_back({{"folder", path}, {"error", e.what()}});
+        ctx.exit_code = 1;
+    }
+    for (const auto& dir : folders) {
+        try {
+            rows.push_back({{"folder", dir},
+                            {"name", Problem::load(dir).name},
+                            {"problem_fingerprint", problem_fingerprint(dir)}});
+        } catch (const Error& e) {
+            rows.push_back({{"folder", dir}, {"error", e.what()}});
+            ctx.exit_code = 1;
+        }
+    }
+    if (ctx.json) {
+        *ctx.out << nlohmann::json{{"ok", ctx.exit_code == 0}, {"problems", rows}}.dump(2) << "\n";
+        return;
+    }
+    for (const auto& r : rows) {
+        if (r.contains("error"))
+            *ctx.err << r["error"].get<std::string>() << "\n";
+        else
+            *ctx.out << r["problem_fingerprint"].get<std::string>() << "  " << r["name"].get<std::string>() << "  "
+                     << r["folder"].get<std::string>() << "\n";
+    }
+}
+
 }  // namespace
 
 void add_problems_command(CLI::App& app, Context& ctx) {
@@ -259,6 +300,12 @@ void add_problems_command(CLI::App& app, Context& ctx) {
     validate->add_flag("!--no-compile", opt->compile, "Skip the NVRTC compile check");
     validate->add_option("--arch", opt->arch, "Architecture for the compile check")->capture_default_str();
     validate->callback([&ctx, opt] { run_validate(ctx, *opt); });
+
+    auto* fingerprint = cmd->add_subcommand(
+        "fingerprint", "Print the definition fingerprint of problems, as a recording's header stores it");
+    fingerprint->add_option("--root", opt->root, "Folder of problem folders (default: <resources>/problems)");
+    fingerprint->add_option("paths", opt->paths, "Problem folders, problem.json files or library problem names");
+    fingerprint->callback([&ctx, opt] { run_fingerprint(ctx, *opt); });
 }
 
 }  // namespace kerncast::cli

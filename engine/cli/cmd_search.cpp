@@ -3,13 +3,20 @@
 // terminal; with --json one summary object on stdout. Exit 0 when the search finished, 1 when it failed.
 #include "engine/cli/cli.h"
 #include "engine/cli/problem_arg.h"
+#include "engine/device.h"
 #include "engine/forecast_query.h"
 #include "engine/measurement_pool.h"
+#include "engine/replay_device.h"
 #include "engine/search_runner.h"
 
 #include "core/error.h"
+#include "core/fast_p.h"
+#include "core/metrics.h"
+#include "core/run_store.h"
 
 #include <nlohmann/json.hpp>
+
+#include <limits>
 
 #include <unistd.h>
 
@@ -76,6 +83,37 @@ void apply_pool_args(SearchConfig& cfg, const std::vector<std::string>& devices,
         cfg.pool = pool;
 }
 
+// KernelBench's fast_p for this one problem, against its reference and against PyTorch eager (the time the
+// recording holds for the problem's `pytorch` expression; unknown on a GPU or for a recording without it).
+nlohmann::json search_fast_p(const SearchConfig& cfg, const SearchSummary& s, const std::string& run_path) {
+    std::optional<double> vs_reference, vs_eager;
+    if (s.best_candidate && s.best_speedup > 0)
+        vs_reference = s.best_speedup;
+    std::vector<std::optional<double>> eager;
+    try {
+        RunStore store = RunStore::open(run_path);
+        const auto runs = store.runs();
+        const std::string device = cfg.device.empty() && !runs.empty() ? runs.back().device : cfg.device;
+        const std::string problem = runs.empty() ? "" : runs.back().problem;
+        std::optional<double> eager_us;
+        if (device.rfind("replay:", 0) == 0)
+            if (auto dev = open_device(device, resources_dir()); auto* replay = dynamic_cast<ReplayDevice*>(dev.get()))
+                if (auto rec = replay->recording(problem); rec && rec->header.pytorch_eager_us)
+                    eager_us = rec->header.pytorch_eager_us;
+        if (eager_us) {
+            std::optional<double> best_us;
+            if (s.best_candidate)
+                for (const auto& m : store.measurementsFor(s.best_candidate))
+                    if (m.measurement.status == Status::Ok && m.measurement.candidate)
+                        best_us = m.measurement.candidate->median_us;
+            eager.push_back(best_us && *best_us > 0 ? std::optional<double>(*eager_us / *best_us) : std::nullopt);
+        }
+    } catch (const std::exception&) {
+        // fast_p against eager is left unknown; the search itself succeeded
+    }
+    return {{"reference", fast_p_json({vs_reference})}, {"pytorch_eager", fast_p_json(eager)}};
+}
+
 void run_search(Context& ctx, SearchArgs& a) {
     if (a.run.empty())
         throw Error("--run FILE is required: the run store every step is written to");
@@ -139,6 +177,7 @@ void run_search(Context& ctx, SearchArgs& a) {
     if (ctx.json) {
         nlohmann::json j = summary_json(s);
         j["run"] = a.run;
+        j["fast_p"] = search_fast_p(cfg, s, a.run);
         *ctx.out << j.dump(2) << "\n";
     } else {
         char buf[512];
@@ -151,9 +190,12 @@ void run_search(Context& ctx, SearchArgs& a) {
         *ctx.out << buf;
         if (s.calibration.value("n", 0) > 0) {
             const auto& mm = s.calibration["metrics"];
-            std::snprintf(buf, sizeof buf, "surrogate on measured candidates (n=%d): accuracy %.2f, ECE %.3f, AURC %.3f\n",
-                          s.calibration.value("n", 0), mm.value("accuracy", 0.0), mm.value("ece", 0.0),
-                          mm.value("aurc", 0.0));
+            std::snprintf(buf, sizeof buf,
+                          "surrogate on measured candidates (n=%d): accuracy %.2f (majority bin %.2f), brier skill %s, "
+                          "crps skill %s, ECE %.3f, AURC %.3f\n",
+                          s.calibration.value("n", 0), mm.value("accuracy", 0.0), mm.value("majority_accuracy", 0.0),
+                          skill_text(mm["brier_skill"]).c_str(), skill_text(mm["crps_skill"]).c_str(),
+                          mm.value("ece", 0.0), mm.value("aurc", 0.0));
             *ctx.out << buf;
         }
     }
@@ -200,11 +242,16 @@ void add_search_command(CLI::App& app, Context& ctx) {
         ->capture_default_str();
     cmd->add_option("--mutator", args->mutators, "parametric, llm-rewrite, llm-diff (repeat for several)")
         ->capture_default_str();
-    cmd->add_option("--budget", args->budget, "Device measurements")->capture_default_str();
-    cmd->add_option("--forecast-budget", args->forecasts, "Forecasts (0: 100 per measurement)");
-    cmd->add_option("--token-budget", args->tokens, "LLM tokens (0: no limit)");
-    cmd->add_option("--cost-budget", args->cost, "LLM cost in USD (0: no limit)");
-    cmd->add_option("--time-budget", args->wall, "Wall time in seconds (0: no limit)");
+    // Out-of-range values are usage errors (CLI11 names the option and the range), never silently clamped.
+    cmd->add_option("--budget", args->budget, "Device measurements")
+        ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()))
+        ->capture_default_str();
+    cmd->add_option("--forecast-budget", args->forecasts, "Forecasts (0: 100 per measurement)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--token-budget", args->tokens, "LLM tokens (0: no limit)")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--cost-budget", args->cost, "LLM cost in USD (0: no limit)")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--time-budget", args->wall, "Wall time in seconds (0: no limit)")
+        ->check(CLI::NonNegativeNumber);
     cmd->add_option("--seed", args->seed, "Random seed (deterministic on the replay device)")->capture_default_str();
     cmd->add_option("--batch", args->batch, "Children proposed per parent (0: 8 for measure-all, 24 when gated)")
         ->check(CLI::Range(0, 100000))
@@ -213,10 +260,18 @@ void add_search_command(CLI::App& app, Context& ctx) {
                     "selective: most children of one parent measured per batch (0: 8)")
         ->check(CLI::Range(0, 100000))
         ->capture_default_str();
-    cmd->add_option("--top-k", args->top_k, "top-k: measured per parent")->capture_default_str();
-    cmd->add_option("--tau", args->tau, "selective: measure when confidence < tau")->capture_default_str();
-    cmd->add_option("--pi", args->pi, "selective: measure when P(S > best) >= pi")->capture_default_str();
-    cmd->add_option("--epsilon", args->epsilon, "Share of trusted candidates measured anyway")->capture_default_str();
+    cmd->add_option("--top-k", args->top_k, "top-k: measured per parent")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
+    cmd->add_option("--tau", args->tau, "selective: measure when confidence < tau")
+        ->check(CLI::Range(0.0, 1.0))
+        ->capture_default_str();
+    cmd->add_option("--pi", args->pi, "selective: measure when P(S > best) >= pi")
+        ->check(CLI::Range(0.0, 1.0))
+        ->capture_default_str();
+    cmd->add_option("--epsilon", args->epsilon, "Share of trusted candidates measured anyway")
+        ->check(CLI::Range(0.0, 1.0))
+        ->capture_default_str();
     cmd->add_option("--endpoint", args->endpoint, "OpenAI-compatible base URL (llm surrogate or mutators)");
     cmd->add_option("--model", args->model, "Model name at the endpoint");
     cmd->add_option("--run", args->run, "Run store file (SQLite)")->required();

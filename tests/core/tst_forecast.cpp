@@ -140,6 +140,21 @@ private Q_SLOTS:
             QVERIFY(near(back.probabilities[b], f.probabilities[b]));
         QVERIFY_THROWS_EXCEPTION(Error, nlohmann::json::parse(R"({"probabilities": [1, 2]})").get<Forecast>());
     }
+    void storedForecastIsNotRenormalisedOnRead() {
+        // A normalised vector whose sum is 1 only to within an ulp: dividing by that sum again moves its values.
+        const std::array<double, kBinCount> p{0.15, 0.15, 0.15, 0.15, 0.1, 0.1, 0.1, 0.1};
+        double sum = 0;
+        for (double v : p)
+            sum += v;
+        QVERIFY(sum != 1.0);  // the premise: it sums to 0.9999999999999999
+        const Forecast back = nlohmann::json{{"probabilities", p}, {"raw_sum", 3.0}}.get<Forecast>();
+        for (int b = 0; b < kBinCount; ++b)
+            QCOMPARE(back.probabilities[b], p[b]);  // bit for bit
+        QCOMPARE(back.raw_sum, 3.0);
+        // An unnormalised stored vector (an old file) is still normalised.
+        const Forecast scaled = nlohmann::json{{"probabilities", {2, 2, 0, 0, 0, 0, 0, 0}}}.get<Forecast>();
+        QCOMPARE(scaled.probabilities[0], 0.5);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestForecast)

@@ -224,15 +224,20 @@ private Q_SLOTS:
     void forecastersBinning_data() {
         QTest::addColumn<double>("speedup");
         QTest::addColumn<int>("bin");
-        QTest::newRow("0.1 clamps low") << 0.1 << 0;
-        QTest::newRow("0.25") << 0.25 << 0;
+        // Their SpeedupBin.from_speedup clamps to 1..8 (bin 0 is failure, never a speedup's bin).
+        QTest::newRow("0.1 clamps low to 1") << 0.1 << 1;
+        QTest::newRow("0.25") << 0.25 << 1;
+        QTest::newRow("0.35 (below 2^-1.5)") << 0.35 << 1;
+        QTest::newRow("0.36") << 0.36 << 1;
         QTest::newRow("0.5") << 0.5 << 2;
         QTest::newRow("0.99") << 0.99 << 3;
         QTest::newRow("1.0") << 1.0 << 4;
         QTest::newRow("1.41 (below sqrt 2)") << 1.41 << 4;
         QTest::newRow("1.42") << 1.42 << 5;
         QTest::newRow("2.0") << 2.0 << 6;
-        QTest::newRow("100 clamps high") << 100.0 << 7;
+        QTest::newRow("3.99") << 3.99 << 7;
+        QTest::newRow("4.0") << 4.0 << 8;
+        QTest::newRow("100 clamps high to 8") << 100.0 << 8;
     }
     void forecastersBinning() {
         QFETCH(double, speedup);

@@ -188,6 +188,71 @@ private Q_SLOTS:
         COMPARE_NEAR(m.top10_recovery, 0.18);
     }
 
+    void climatologyAndSkillByHand() {
+        // Case A: true bins 5 and 7, so climatology is 0.5/0.5 on bins 5 and 7.
+        // Its Brier per item: 0.5^2 + 0.5^2 = 0.5. Its CRPS: CDF 0,0,0,0,0.5,0.5,1; truth 5 -> 0.25+0.25+0 = 0.5,
+        // truth 7 -> 0.25+0.25+0 = 0.5; mean 0.5 / 7.
+        ForecastMetrics m = compute_metrics(caseA(), BinScheme::gfV2());
+        COMPARE_NEAR(m.majority_accuracy, 0.5);
+        COMPARE_NEAR(m.brier_climatology, 0.5);
+        COMPARE_NEAR(m.brier_skill, 1 - 1.0625 / 0.5);
+        COMPARE_NEAR(m.crps_climatology, 0.5 / 7);
+        COMPARE_NEAR(m.crps_skill, 1 - (5.3125 / 14) / (0.5 / 7));
+        // Case B: true bins 4, 4, 1, 8: climatology 0.25 / 0.5 / 0.25 on bins 1, 4, 8.
+        // Brier per item: 1 - (0.25^2 + 0.5^2 + 0.25^2) on average = 0.625.
+        // CRPS: CDF 0.25,0.25,0.25,0.75,0.75,0.75,0.75; truth 4 -> 3*0.0625 + 4*0.0625 = 0.4375 (twice);
+        // truth 1 -> 3*0.5625 + 4*0.0625 = 1.9375; truth 8 -> 3*0.0625 + 4*0.5625 = 2.4375; total 5.25 / 7 / 4.
+        m = compute_metrics(caseB(), BinScheme::gfV2());
+        COMPARE_NEAR(m.majority_accuracy, 0.5);
+        COMPARE_NEAR(m.brier_climatology, 0.625);
+        COMPARE_NEAR(m.brier_skill, 1 - 0.746875 / 0.625);  // worse than climatology on Brier ...
+        COMPARE_NEAR(m.crps_climatology, 5.25 / 28);
+        COMPARE_NEAR(m.crps_skill, 1 - 3.98125 / 5.25);  // ... better on the ordered score
+        const nlohmann::json j = metrics_json(m)["metrics"];
+        COMPARE_NEAR(j["brier_skill"].get<double>(), m.brier_skill);
+        COMPARE_NEAR(j["crps_climatology"].get<double>(), 5.25 / 28);
+        COMPARE_NEAR(j["majority_accuracy"].get<double>(), 0.5);
+    }
+
+    void repeatingTheCommonBinShowsNoSkill() {
+        // Nine of ten candidates are extreme speedups: answering "bin 8" always is 90% accurate and carries nothing.
+        std::vector<ScoredForecast> always8, climatology;
+        for (int i = 0; i < 10; ++i) {
+            const double speedup = i == 0 ? 0.9 : 5.0;
+            always8.push_back(scored(probs({{8, 1.0}}), speedup));
+            climatology.push_back(scored(probs({{4, 0.1}, {8, 0.9}}), speedup));
+        }
+        const ForecastMetrics a = compute_metrics(always8, BinScheme::gfV2());
+        COMPARE_NEAR(a.accuracy, 0.9);
+        COMPARE_NEAR(a.majority_accuracy, 0.9);
+        // Brier 2/10 = 0.2 against climatology's 1 - 0.81 - 0.01 = 0.18: skill -1/9.
+        COMPARE_NEAR(a.brier, 0.2);
+        COMPARE_NEAR(a.brier_climatology, 0.18);
+        COMPARE_NEAR(a.brier_skill, -1.0 / 9);
+        QVERIFY(a.crps_skill < 0);
+        const ForecastMetrics c = compute_metrics(climatology, BinScheme::gfV2());
+        COMPARE_NEAR(c.brier_skill, 0.0);
+        COMPARE_NEAR(c.crps_skill, 0.0);
+    }
+
+    void skillIsUndefinedWhenEveryOutcomeSharesABin() {
+        // Climatology is then perfect (Brier 0): no skill score can be formed, and JSON says null rather than 0 or 1.
+        const std::vector<ScoredForecast> f{scored(probs({{8, 1.0}}), 5.0), scored(probs({{7, 1.0}}), 6.0)};
+        const ForecastMetrics m = compute_metrics(f, BinScheme::gfV2());
+        COMPARE_NEAR(m.majority_accuracy, 1.0);
+        COMPARE_NEAR(m.brier_climatology, 0.0);
+        QVERIFY(std::isnan(m.brier_skill));
+        QVERIFY(std::isnan(m.crps_skill));
+        QVERIFY(metrics_json(m)["metrics"]["brier_skill"].is_null());
+        QVERIFY(metrics_json(m)["metrics"]["crps_skill"].is_null());
+        QVERIFY(std::isnan(skill_score(0.1, 0.0)));
+        QCOMPARE(skill_text(m.brier_skill), std::string("n/a"));
+        QCOMPARE(skill_text(metrics_json(m)["metrics"]["crps_skill"]), std::string("n/a"));
+        QCOMPARE(skill_text(-1.0 / 9), std::string("-0.111"));
+        QCOMPARE(skill_text(nlohmann::json(0.25)), std::string("+0.250"));
+        COMPARE_NEAR(skill_score(0.1, 0.4), 0.75);
+    }
+
     void perfectForecasterScoresPerfectly() {
         // One-hot on the true bin: nothing to lose anywhere.
         std::vector<ScoredForecast> f{scored(probs({{1, 1.0}}), 0.2), scored(probs({{4, 1.0}}), 0.9),
@@ -383,9 +448,10 @@ private Q_SLOTS:
         const ForecastMetrics m = compute_metrics(caseA(), BinScheme::gfV2());
         const nlohmann::json j = metrics_json(m);
         QCOMPARE(j["n"].get<int>(), 2);
-        QCOMPARE(j["metrics"].size(), size_t{9});
+        QCOMPARE(j["metrics"].size(), size_t{14});
         for (const char* key :
-             {"accuracy", "off_by_one", "brier", "crps", "nll", "ece", "aurc", "kendall_tau_b", "top10_recovery"})
+             {"accuracy", "off_by_one", "brier", "crps", "nll", "ece", "aurc", "kendall_tau_b", "top10_recovery",
+              "majority_accuracy", "brier_climatology", "brier_skill", "crps_climatology", "crps_skill"})
             QVERIFY2(j["metrics"].contains(key), key);
         COMPARE_NEAR(j["metrics"]["aurc"].get<double>(), 0.75);
         COMPARE_NEAR(j["per_pack_top10"]["p"].get<double>(), 0.4);
@@ -411,6 +477,27 @@ private Q_SLOTS:
                              "0.7,0.8,1,0,0.75\n"
                              "0.8,0.9,0,0,0\n"
                              "0.9,1,0,0,0\n"));
+    }
+
+    void valuesWithin1e9AreTies() {
+        // Two forecasts with equal confidence, one right and one wrong, plus a confident right one. When the second
+        // confidence is higher by 1e-12 (what renormalising a stored vector again can do), it must still tie: the
+        // split would let the wrong one enter first and raise AURC from 2/9 to 5/18, and turn the tied pair into a
+        // discordant one for Kendall's tau-b.
+        auto make = [](double shift) {
+            ScoredForecast right{{0, 0, 0, 0.6, 0.4, 0, 0, 0}, 0.9, "p"};                   // bin 4, true bin 4
+            ScoredForecast wrong{{0, 0, 0, 0.6 + shift, 0.4 - shift, 0, 0, 0}, 1.7, "p"};  // bin 4, true bin 6
+            ScoredForecast sure{{0, 0, 0, 0, 0.9, 0.1, 0, 0}, 1.2, "p"};                    // bin 5, true bin 5
+            return std::vector<ScoredForecast>{right, wrong, sure};
+        };
+        const ForecastMetrics tied = compute_metrics(make(0), BinScheme::gfV2());
+        const ForecastMetrics near = compute_metrics(make(1e-12), BinScheme::gfV2());
+        QCOMPARE(tied.aurc, 2.0 / 9.0);
+        QCOMPARE(near.aurc, tied.aurc);
+        QCOMPARE(near.kendall_tau_b, tied.kendall_tau_b);
+        QCOMPARE(near.risk_coverage.size(), tied.risk_coverage.size());
+        // A real difference (1e-6) is not a tie.
+        QVERIFY(compute_metrics(make(1e-6), BinScheme::gfV2()).aurc > tied.aurc);
     }
 };
 

@@ -95,6 +95,14 @@ private Q_SLOTS:
         QCOMPARE(p.reference_file, std::string("reference.cu"));
     }
 
+    void namesItsKernelBenchCounterpart() {
+        const std::string text = validJson(R"("flops": "M * N",)",
+                                           R"("flops": "M * N", "kernelbench": "level1/47_Sum_reduction_over_a_dimension.py",)");
+        std::vector<Error> errors;
+        Problem::parse(text, "scale/problem.json", errors);
+        QVERIFY2(errors.empty(), errors.empty() ? "" : errors.front().what());
+    }
+
     void dtypes_data() {
         QTest::addColumn<QString>("name");
         QTest::addColumn<int>("size");
@@ -195,6 +203,11 @@ private Q_SLOTS:
                                            << "buffers: expected at least one buffer with role out or inout";
         QTest::newRow("misspelled sizes") << R"(  "sizes": {)" << R"(  "sizez": {)" << 3 << "sizez: unknown field; expected one of";
         QTest::newRow("not an object") << QString::fromStdString(validJson()) << "[1, 2]" << 1 << "expected a JSON object";
+        QTest::newRow("kernelbench not a problem file")
+            << R"("flops": "M * N",)" << R"("flops": "M * N", "kernelbench": "23_Softmax",)" << 13
+            << "kernelbench: expected a KernelBench problem file like \"level1/23_Softmax.py\", found \"23_Softmax\"";
+        QTest::newRow("kernelbench not a string") << R"("flops": "M * N",)" << R"("flops": "M * N", "kernelbench": 23,)" << 13
+                                                  << "kernelbench: expected a string, found 23";
         QTest::newRow("truncated JSON") << R"("bytes": "4 * M * N + 8 * M")" << R"("bytes": )" << 15 << "invalid JSON";
     }
     void malformedInline() {

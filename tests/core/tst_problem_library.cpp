@@ -4,8 +4,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 using namespace kerncast;
 namespace fs = std::filesystem;
@@ -143,6 +146,36 @@ private Q_SLOTS:
         QFETCH(QString, folder);
         const auto errors = validate_problem_folder(folder.toStdString());
         QVERIFY2(errors.empty(), joined(errors).c_str());
+    }
+
+    // The shipped library keeps one problem for each operator family of KernelBench's level 1 that it is meant to
+    // cover, and every shipped problem names the PyTorch eager call that its recordings are compared with.
+    void shippedLibraryCoversKernelBenchFamilies() {
+        const std::string root = std::string(KERNCAST_SOURCE_DIR) + "/resources/problems";
+        std::set<std::string> named;
+        for (const auto& f : list_problem_folders(root)) {
+            const Problem p = Problem::load(f);
+            QVERIFY2(!p.pytorch.empty(), (p.name + " names no PyTorch eager call").c_str());
+            const auto json = nlohmann::json::parse(p.json_text);
+            if (json.contains("kernelbench")) {
+                const std::string kb = json["kernelbench"].get<std::string>();
+                QVERIFY2(named.insert(kb).second, (kb + " is named twice").c_str());
+            }
+        }
+        const char* families[] = {
+            "level1/63_conv_standard_2D__square_input__square_kernel.py",  // 2-D convolution
+            "level1/82_conv_depthwise_2D_square_input_square_kernel.py",   // depthwise convolution
+            "level1/42_Max_Pooling_2D.py", "level1/45_Average_Pooling_2D.py",
+            "level1/40_LayerNorm.py", "level1/33_BatchNorm.py", "level1/35_GroupNorm_.py", "level1/24_LogSoftmax.py",
+            "level1/51_Argmax_over_a_dimension.py", "level1/48_Mean_reduction_over_a_dimension.py",
+            "level1/53_Min_reduction_over_a_dimension.py", "level1/3_Batched_matrix_multiplication.py",
+            "level1/17_Matmul_with_transposed_B.py", "level1/12_Matmul_with_diagonal_matrices_.py",
+            "level1/91_cumsum_reverse.py", "level1/94_MSELoss.py", "level1/96_HuberLoss.py", "level1/98_KLDivLoss.py",
+            "level1/25_Swish.py", "level1/29_Softplus.py",
+        };
+        for (const char* f : families)
+            QVERIFY2(named.count(f), (std::string("no shipped problem names ") + f).c_str());
+        QVERIFY(list_problem_folders(root).size() >= 33);
     }
 };
 

@@ -3,6 +3,7 @@
 
 #include <sqlite3.h>
 
+#include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -543,6 +544,56 @@ private Q_SLOTS:
 
         RunStore moved = std::move(store);  // the owner may hand the store over, e.g. to the runner thread
         QCOMPARE(moved.candidates(run_id).size(), size_t{4});
+    }
+
+    // Viewing and export open a run read-only: the file's bytes stay as they were, writes are refused with a clear
+    // error, and a run whose folder does not let SQLite make its WAL index (read-only storage; here a directory
+    // stands where the index file would go) still opens for reading.
+    void readOnlyOpenWritesNothing() {
+        const auto file = path("readonly.sqlite");
+        int64_t run_id = 0;
+        {
+            auto store = RunStore::create(file);
+            RunInfo run;
+            run.name = "archived";
+            run_id = store.addRun(run);
+            Candidate c = make_candidate("kept");
+            store.addCandidate(run_id, c);
+        }
+        auto bytes = [&] {
+            QFile f(QString::fromStdString(file));
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        };
+        const QByteArray before = bytes();
+        QVERIFY(!before.isEmpty());
+        {
+            auto store = RunStore::openReadOnly(file);
+            QCOMPARE(store.candidates(run_id).size(), size_t{1});
+            QCOMPARE(store.runs().front().name, std::string("archived"));
+            try {
+                store.addEvent(run_id, "note", {});
+                QFAIL("a write through a read-only store succeeded");
+            } catch (const Error& e) {
+                QVERIFY2(std::string(e.what()).find("read-only") != std::string::npos, e.what());
+            }
+        }
+        QCOMPARE(bytes(), before);
+
+        // SQLite leaves the (empty) WAL files of a reader beside the file; a directory takes the index's place.
+        QFile::remove(QString::fromStdString(file + "-wal"));
+        QFile::remove(QString::fromStdString(file + "-shm"));
+        QVERIFY(QDir().mkpath(QString::fromStdString(file + "-shm")));
+        QVERIFY_THROWS_EXCEPTION(Error, RunStore::open(file));
+        {
+            auto store = RunStore::openReadOnly(file);
+            QCOMPARE(store.candidates(run_id).front().label, std::string("kept"));
+        }
+        QCOMPARE(bytes(), before);
+        QVERIFY(QDir().rmdir(QString::fromStdString(file + "-shm")));
+
+        QVERIFY_THROWS_EXCEPTION(Error, RunStore::openReadOnly(path("no-such-run.sqlite")));
+        std::ofstream(path("not-a-store.sqlite")) << "hello";
+        QVERIFY_THROWS_EXCEPTION(Error, RunStore::openReadOnly(path("not-a-store.sqlite")));
     }
 
     void committedRowsSurviveSigkill() {

@@ -106,6 +106,83 @@ private Q_SLOTS:
         QCOMPARE(k.tunable("ITEMS")->where.text(), std::string("BLOCK * ITEMS <= 2048"));
     }
 
+    // Conditions are checked as soon as their tunables have values; the result is exactly the filtered cartesian
+    // product, in its order.
+    void prunedEnumerationIsTheFilteredProduct_data() { countsValidCombinations_data(); }
+    void prunedEnumerationIsTheFilteredProduct() {
+        QFETCH(QString, tunables);
+        const auto k = withTunables(tunables);
+        std::vector<Bindings> product{Bindings{}};
+        for (const Tunable& t : k.tunables) {
+            std::vector<Bindings> next;
+            for (const Bindings& b : product)
+                for (int64_t v : t.values) {
+                    Bindings c = b;
+                    c[t.name] = v;
+                    next.push_back(c);
+                }
+            product = next;
+        }
+        std::vector<Bindings> valid;
+        for (const Bindings& b : product)
+            if (k.isValid(b))
+                valid.push_back(b);
+        QCOMPARE(k.configurations(), valid);
+    }
+
+    // 10^7 combinations, more than the enumeration will walk: a condition on the first tunable that nothing passes
+    // ends it at once (without pruning this would hit the cap and throw).
+    void earlyConditionPrunesAHugeSpace() {
+        const QString ten = QStringLiteral(" 1 2 3 4 5 6 7 8 9 10");
+        const auto k = withTunables("A" + ten + " where A > 10;B" + ten + ";C" + ten + ";D" + ten + ";E" + ten +
+                                    ";F" + ten + ";G" + ten);
+        QCOMPARE(k.configurationCount(), size_t{0});
+        const auto half = withTunables("A" + ten + " where A == 3;B" + ten + " where B <= 2;C" + ten + ";D" + ten +
+                                       ";E" + ten + ";F" + ten + " where F == 1;G" + ten);
+        QCOMPARE(half.configurationCount(), size_t{2 * 1000 * 10});
+    }
+
+    // A space the conditions cannot prune early is not walked for an hour: a clear error names the file and line.
+    void hugeUnprunableSpaceIsAnError() {
+        const QString ten = QStringLiteral(" 1 2 3 4 5 6 7 8 9 10");
+        const auto k = withTunables("A" + ten + ";B" + ten + ";C" + ten + ";D" + ten + ";E" + ten + ";F" + ten +
+                                    ";G" + ten + " where A + B + C + D + E + F + G < 0");
+        try {
+            k.configurationCount();
+            QFAIL("expected an error");
+        } catch (const Error& e) {
+            QCOMPARE(e.where().file, std::string("k.cu"));
+            QCOMPARE(e.where().line, 2);  // the first tunable
+            QVERIFY2(std::string(e.what()).find("more than 2000000 steps") != std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find("1e+07 combinations") != std::string::npos, e.what());
+        }
+    }
+
+    // What `problems validate` compiles: all of a small family, else a sample with every value of every tunable.
+    void compileCheckSample() {
+        const auto small = withTunables("A 1 2 3 4 5 6 7 8;B 1 2 3 4 5 6 7 8");
+        QCOMPARE(small.compileCheckConfigurations(), small.configurations());
+        QCOMPARE(small.compileCheckConfigurations().size(), size_t{64});
+
+        const auto big = withTunables("A 1 2 3 4 5 6 7 8 9;B 1 2 3 4 5 6 7 8 9 where A * B <= 40;C 0 1");
+        QVERIFY(big.configurationCount() > 64);
+        const auto sample = big.compileCheckConfigurations();
+        QVERIFY2(sample.size() <= 20, qPrintable(QString::number(sample.size())));
+        for (const Tunable& t : big.tunables)
+            for (int64_t v : t.values) {
+                bool seen = false;
+                for (const Bindings& b : sample)
+                    seen |= b.at(t.name) == v;
+                QVERIFY2(seen, qPrintable(QStringLiteral("%1=%2 is never compiled")
+                                              .arg(QString::fromStdString(t.name))
+                                              .arg(v)));
+            }
+        for (const Bindings& b : sample)
+            QVERIFY(big.isValid(b));
+        // The first configuration is always among them.
+        QCOMPARE(sample.front(), big.configurations(1).front());
+    }
+
     void negativeAndLargeValues() {
         const auto k = withTunables("OFF -4 0 4;BIG 4294967296");
         QCOMPARE(k.configurations().size(), size_t{3});

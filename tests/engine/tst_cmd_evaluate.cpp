@@ -60,8 +60,11 @@ private slots:
         const auto j = nlohmann::json::parse(r.out);
         QCOMPARE(j["n"].get<int>(), 12);
         for (const char* key : {"accuracy", "off_by_one", "brier", "crps", "nll", "ece", "aurc", "kendall_tau_b",
-                                "top10_recovery"})
+                                "top10_recovery", "majority_accuracy", "brier_climatology", "crps_climatology"})
             QVERIFY2(j["metrics"].contains(key) && j["metrics"][key].is_number(), key);
+        // Skill scores are numbers, or null where every pair fell in one bin.
+        for (const char* key : {"brier_skill", "crps_skill"})
+            QVERIFY2(j["metrics"].contains(key) && (j["metrics"][key].is_number() || j["metrics"][key].is_null()), key);
         QVERIFY(j["per_pack"].contains("saxpy"));
         QCOMPARE(j["per_pack"]["saxpy"]["n"].get<int>(), 12);
         for (const char* f : {"metrics.json", "reliability.csv", "reliability.json", "risk_coverage.csv",
@@ -103,6 +106,39 @@ private slots:
             prompts += e.kind == "prompt";
         QCOMPARE(prompts, 12);
         QCOMPARE(j["metrics"]["accuracy"].get<double>(), sevens / 12.0);
+        // A forecaster that always names bin 7 is as accurate as the majority bin at best, and no constant forecast
+        // beats the set's own frequencies on the Brier score: its skill is never above 0.
+        QVERIFY(j["metrics"]["accuracy"].get<double>() <= j["metrics"]["majority_accuracy"].get<double>());
+        if (!j["metrics"]["brier_skill"].is_null())
+            QVERIFY(j["metrics"]["brier_skill"].get<double>() <= 1e-12);
+    }
+
+    void trueBinsFromTheFileOrTheScheme() {
+        // Every answer says bin 4. The file's true bins are theirs (floor(2*log2 S)+4): 1.2x and 1.0x are bin 4
+        // there, while gf-v2 puts 1.2x in bin 5; so the file scores 2 of the 5 measured pairs right, the scheme 1.
+        LoopbackHttpServer server;
+        server.setHandler([](const HttpRequestSeen&) { return HttpAnswer::json(tool_answer(4)); });
+        const std::string pairs = KERNCAST_TEST_DATA "/forecasters/pairs.jsonl";
+        auto eval = [&](const char* bins) {
+            auto r = run_cli({"evaluate", "--pairs", pairs, "--surrogate", "llm", "--endpoint", server.baseUrl(),
+                              "--model", "m", "--true-bins", bins, "--store",
+                              m_dir.filePath(QString("bins-%1.sqlite").arg(bins)).toStdString(), "--json"});
+            if (r.code != 0)
+                qWarning("%s", (r.out + r.err).c_str());
+            return nlohmann::json::parse(r.out);
+        };
+        const auto file = eval("file");
+        QCOMPARE(file["true_bins"].get<std::string>(), std::string("file"));
+        QVERIFY(file["true_bins_rule"].get<std::string>().find("floor(2*log2 S)+4") != std::string::npos);
+        QCOMPARE(file["n"].get<int>(), 5);  // the failed candidate has no bin at all
+        QCOMPARE(file["metrics"]["accuracy"].get<double>(), 2.0 / 5.0);
+        const auto scheme = eval("scheme");
+        QCOMPARE(scheme["true_bins"].get<std::string>(), std::string("scheme"));
+        QCOMPARE(scheme["metrics"]["accuracy"].get<double>(), 1.0 / 5.0);
+
+        auto r = run_cli({"evaluate", "--pairs", pairs, "--surrogate", "llm", "--true-bins", "mine"});
+        QCOMPARE(r.code, 2);  // a usage error
+        QVERIFY2(r.err.find("--true-bins") != std::string::npos, r.err.c_str());
     }
 
     void failingEndpointIsReportedNotFatal() {

@@ -4,7 +4,9 @@
 
 #include "core/bins.h"
 #include "core/forecasters_import.h"
+#include "core/error.h"
 #include "core/run_store.h"
+#include "engine/search_runner.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -69,6 +71,9 @@ private slots:
         QCOMPARE(j["trajectory"].size(), size_t(12));
         QCOMPARE(j["trajectory"].back()["best_speedup"].get<double>(), j["best_speedup"].get<double>());
         QVERIFY(j["calibration"].contains("n"));
+        if (j["calibration"]["n"].get<int>() > 0)
+            for (const char* key : {"majority_accuracy", "brier_skill", "crps_skill", "brier_climatology"})
+                QVERIFY2(j["calibration"]["metrics"].contains(key), key);
         QVERIFY(j["best_speedup"].get<double>() > 1.0);
 
         // Errors are plain: an unknown problem, a taken run file, a bad policy.
@@ -161,18 +166,69 @@ private slots:
         r = run_cli({"export", "--run", run, "--format", "kernel-tuner", "--out", kt});
         QVERIFY2(r.code == 0, r.err.c_str());
         const auto doc = nlohmann::json::parse(read(kt));
-        QCOMPARE(doc["tune_params_keys"], (nlohmann::json{"BLOCK", "ITEMS", "VEC"}));
+        // Kernel Tuner checks these against its own arguments: the family's declared tunable order, the kernel
+        // function's name and the benchmark sizes (not the problem's name).
+        QCOMPARE(doc["tune_params_keys"], (nlohmann::json{"BLOCK", "VEC", "ITEMS"}));
+        QCOMPARE(doc["kernel_name"].get<std::string>(), std::string("saxpy_family"));
+        QCOMPARE(doc["problem_size"], (nlohmann::json{67108864}));
+        QCOMPARE(doc["tune_params"]["BLOCK"], (nlohmann::json{64, 128, 256, 512, 1024}));
         QVERIFY(!doc["cache"].empty());
         for (const auto& [key, entry] : doc["cache"].items()) {
             QVERIFY(entry["time"].is_number());
             QVERIFY(entry["time"].get<double>() > 0.01 && entry["time"].get<double>() < 10);  // ms
-            QCOMPARE(key, std::to_string(entry["BLOCK"].get<int>()) + "," + std::to_string(entry["ITEMS"].get<int>()) +
-                              "," + std::to_string(entry["VEC"].get<int>()));
+            QCOMPARE(key, std::to_string(entry["BLOCK"].get<int>()) + "," + std::to_string(entry["VEC"].get<int>()) +
+                              "," + std::to_string(entry["ITEMS"].get<int>()));
         }
 
         r = run_cli({"export", "--run", dir.filePath("missing.sqlite").toStdString(), "--format", "pairs-jsonl"});
         QCOMPARE(r.code, 1);
         QVERIFY(r.err.find("missing.sqlite") != std::string::npos);
+    }
+
+    // Budgets below zero (or a measurement budget below one), tau/pi/epsilon outside [0, 1] and top-k below one are
+    // usage errors that name the option; no run file is started.
+    void outOfRangeSettingsAreUsageErrors_data() {
+        QTest::addColumn<QString>("option");
+        QTest::addColumn<QString>("value");
+        QTest::newRow("negative budget") << "--budget" << "-1";
+        QTest::newRow("zero budget") << "--budget" << "0";
+        QTest::newRow("negative forecast budget") << "--forecast-budget" << "-5";
+        QTest::newRow("negative token budget") << "--token-budget" << "-1";
+        QTest::newRow("negative cost budget") << "--cost-budget" << "-0.5";
+        QTest::newRow("negative time budget") << "--time-budget" << "-1";
+        QTest::newRow("tau above 1") << "--tau" << "1.5";
+        QTest::newRow("tau below 0") << "--tau" << "-0.1";
+        QTest::newRow("pi above 1") << "--pi" << "2";
+        QTest::newRow("epsilon below 0") << "--epsilon" << "-0.01";
+        QTest::newRow("top-k 0") << "--top-k" << "0";
+    }
+    void outOfRangeSettingsAreUsageErrors() {
+        QFETCH(QString, option);
+        QFETCH(QString, value);
+        QTemporaryDir dir;
+        const std::string run = dir.filePath("s.sqlite").toStdString();
+        const auto r = run_cli({"search", "--problem", "saxpy", "--device", "replay:nvidia-h200", "--surrogate", "none",
+                                "--run", run, option.toStdString(), value.toStdString()});
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.find(option.toStdString()) != std::string::npos, r.err.c_str());
+        QVERIFY(!QFile::exists(QString::fromStdString(run)));
+    }
+
+    // The same limits hold for a stored configuration (a run file edited or written by another program).
+    void storedSettingsOutOfRangeAreRefused_data() {
+        QTest::addColumn<QString>("json");
+        QTest::newRow("negative tokens") << R"({"problem_dir": "p", "budgets": {"tokens": -1}})";
+        QTest::newRow("negative wall time") << R"({"problem_dir": "p", "budgets": {"wall_s": -3}})";
+        QTest::newRow("zero measurements") << R"({"problem_dir": "p", "budgets": {"measurements": 0}})";
+        QTest::newRow("tau") << R"({"problem_dir": "p", "gating": {"tau": 1.5}})";
+        QTest::newRow("epsilon") << R"({"problem_dir": "p", "gating": {"epsilon": -1}})";
+        QTest::newRow("top-k") << R"({"problem_dir": "p", "gating": {"top_k": 0}})";
+    }
+    void storedSettingsOutOfRangeAreRefused() {
+        QFETCH(QString, json);
+        QVERIFY_THROWS_EXCEPTION(Error, search_config_from_json(nlohmann::json::parse(json.toStdString())));
+        // The same file with the value in range is accepted.
+        QVERIFY(!search_config_from_json(nlohmann::json::parse(R"({"problem_dir": "p"})")).problem_dir.empty());
     }
 };
 

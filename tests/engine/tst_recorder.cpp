@@ -1,7 +1,14 @@
 // What `kerncast-cli record` measures: the reference, every seed, and the family's configurations (all, or an even
 // sample when a limit is given).
+#include "core/error.h"
 #include "core/kernel_program.h"
 #include "engine/recorder.h"
+#include "engine/replay_device.h"
+
+#include <QTemporaryDir>
+
+#include <fstream>
+#include <sstream>
 
 #include <QTest>
 
@@ -11,6 +18,29 @@ using namespace kerncast;
 
 namespace {
 const std::string kFixture = KERNCAST_TEST_DATA "/problems/saxpy_fixture";
+const std::string kData = KERNCAST_TEST_DATA;
+
+// Stands in for a GPU in the recorder's file handling: it answers from the fixture recording, as the H100 that
+// made it did, but it is not the replay device (which record refuses).
+class RecordedGpu : public Device {
+public:
+    RecordedGpu() : m_replay(kData + "/recordings/test-h100") {}
+    std::string id() const override { return "cuda:0"; }
+    DeviceFingerprint fingerprint() const override { return m_replay.fingerprint(); }
+    MeasureOutcome measure(const MeasureRequest& request, const ProgressFn& progress) override {
+        return m_replay.measure(request, progress);
+    }
+
+private:
+    ReplayDevice m_replay;
+};
+
+std::string readText(const std::string& path) {
+    std::ifstream in(path);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
 }
 
 class TestRecorder : public QObject {
@@ -55,6 +85,84 @@ private Q_SLOTS:
         QCOMPARE(sampled.back(), configs.back());
         std::set<std::map<std::string, int64_t>> unique(sampled.begin(), sampled.end());
         QCOMPARE(unique.size(), sampled.size());
+    }
+
+    void recordThenResume() {
+        QTemporaryDir dir;
+        RecordedGpu gpu;
+        RecordOptions options;
+        options.out_dir = dir.path().toStdString();
+        options.pytorch_eager_us = 71.4;
+        const std::string problem = kData + "/problems/replay_saxpy";
+        RecordSummary s = record_problem(gpu, problem, options, {});
+        QCOMPARE(s.measured, size_t{6});  // reference, 1 seed, 4 family configurations
+        QCOMPARE(s.failed, size_t{1});    // the one recorded as incorrect
+        const std::string file = options.out_dir + "/nvidia-h100-80gb-hbm3/replay_saxpy.jsonl";
+        QCOMPARE(s.file, file);
+
+        // What was recorded replays to the same measurements as the original recording, for the same definition.
+        const auto copy = Recording::load(file);
+        const auto original = Recording::load(kData + "/recordings/test-h100/replay_saxpy.jsonl");
+        QCOMPARE(copy.header.problem_fingerprint, original.header.problem_fingerprint);
+        QCOMPARE(copy.entries.size(), original.entries.size());
+        for (const auto& e : original.entries) {
+            const auto* c = copy.find(e.source_hash);
+            QVERIFY(c);
+            QCOMPARE(c->label, e.label);
+            QVERIFY(nlohmann::json(c->measurement)["candidate"] == nlohmann::json(e.measurement)["candidate"]);
+        }
+        QCOMPARE(*copy.header.pytorch_eager_us, 71.4);
+
+        // A second run resumes: nothing is measured twice.
+        s = record_problem(gpu, problem, options, {});
+        QCOMPARE(s.measured, size_t{0});
+        QCOMPARE(s.skipped, size_t{6});
+
+        // Cut the file in the middle of its last line, as a kill during a write would: only that line is redone.
+        const std::string text = readText(file);
+        std::ofstream(file, std::ios::trunc) << text.substr(0, text.size() - 40);
+        s = record_problem(gpu, problem, options, {});
+        QCOMPARE(s.measured, size_t{1});
+        QCOMPARE(s.skipped, size_t{5});
+        QCOMPARE(Recording::load(file).entries.size(), size_t{6});
+    }
+
+    // A recording of another definition of the problem is not continued: its measurements would not apply.
+    void resumeRefusesAnotherDefinition() {
+        QTemporaryDir dir;
+        RecordedGpu gpu;
+        RecordOptions options;
+        options.out_dir = dir.path().toStdString();
+        QDir().mkpath(dir.filePath("nvidia-h100-80gb-hbm3"));
+        std::string text = readText(kData + "/recordings/test-h100/replay_saxpy.jsonl");
+        const auto at = text.find("\"problem_fingerprint\":\"") + 23;
+        text.replace(at, 4, "0000");
+        const std::string file = options.out_dir + "/nvidia-h100-80gb-hbm3/replay_saxpy.jsonl";
+        std::ofstream(file) << text;
+        try {
+            record_problem(gpu, kData + "/problems/replay_saxpy", options, {});
+            QFAIL("expected an error");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("measured another definition") != std::string::npos, e.what());
+        }
+        QCOMPARE(readText(file), text);
+    }
+
+    // Recording on the replay device would write a file of not_recorded entries: it is refused, and nothing is
+    // written.
+    void recordRefusesTheReplayDevice() {
+        QTemporaryDir out;
+        ReplayDevice replay(KERNCAST_TEST_DATA "/recordings/test-h100");
+        RecordOptions options;
+        options.out_dir = out.path().toStdString();
+        try {
+            record_problem(replay, KERNCAST_TEST_DATA "/problems/replay_saxpy", options, {});
+            QFAIL("expected an error");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("replay:test-h100 only answers from recordings") != std::string::npos,
+                     e.what());
+        }
+        QVERIFY(QDir(out.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries).isEmpty());
     }
 };
 

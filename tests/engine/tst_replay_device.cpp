@@ -134,6 +134,66 @@ private Q_SLOTS:
         QVERIFY(m.reason.find("never_recorded") != std::string::npos);
     }
 
+    // The recording holds the fingerprint of the problem definition it measured: an edited problem (sizes,
+    // tolerance, reference) is not the recorded one and gets no numbers; prose does not count.
+    void definitionChangeIsNotRecorded_data() {
+        QTest::addColumn<QString>("from");
+        QTest::addColumn<QString>("to");
+        QTest::addColumn<bool>("replays");
+        QTest::newRow("benchmark size") << R"({"N": 16777216})" << R"({"N": 1000000000000})" << false;
+        QTest::newRow("tolerance") << R"("rtol": 1e-5)" << R"("rtol": 1e-3)" << false;
+        QTest::newRow("buffer role") << R"("role": "inout")" << R"("role": "out")" << false;
+        QTest::newRow("reference") << "reference.cu" << "reference.cu" << false;
+        QTest::newRow("description") << "the problem the replay fixture recording was made for"
+                                     << "reworded" << true;
+        QTest::newRow("unchanged") << "" << "" << true;
+    }
+    void definitionChangeIsNotRecorded() {
+        QFETCH(QString, from);
+        QFETCH(QString, to);
+        QFETCH(bool, replays);
+        QTemporaryDir dir;
+        std::string json = read(kProblem + "/problem.json");
+        std::string reference = read(kProblem + "/reference.cu");
+        if (from == "reference.cu")
+            reference += "// edited\n";
+        else if (!from.isEmpty()) {
+            const auto at = json.find(from.toStdString());
+            QVERIFY(at != std::string::npos);
+            json.replace(at, from.size(), to.toStdString());
+        }
+        write(dir.filePath("problem.json"), json);
+        write(dir.filePath("reference.cu"), reference);
+        ReplayDevice d(kFolder);
+        auto req = request("family.cu", {{"BLOCK", 256}, {"ITEMS", 1}});
+        req.problem_dir = dir.path().toStdString();
+        const auto m = d.measure(req).measurement;
+        if (replays) {
+            QCOMPARE(m.status, Status::Ok);
+            return;
+        }
+        QCOMPARE(m.status, Status::NotRecorded);
+        QVERIFY2(m.reason.find("is not the one recorded") != std::string::npos, m.reason.c_str());
+        QVERIFY2(m.reason.find("fingerprint") != std::string::npos, m.reason.c_str());
+        QCOMPARE(m.speedup, 0.0);
+    }
+
+    // A recording made before headers carried the fingerprint answers nothing: nobody can tell what it measured.
+    void recordingWithoutFingerprintIsNotRecorded() {
+        QTemporaryDir dir;
+        QDir().mkpath(dir.filePath("gpu"));
+        std::string text = read(kFolder + "/replay_saxpy.jsonl");
+        const auto at = text.find(",\"problem_fingerprint\":\"");
+        QVERIFY(at != std::string::npos && at < text.find('\n'));
+        text.erase(at, text.find('"', text.find(':', at) + 2) + 1 - at);
+        write(dir.filePath("gpu/replay_saxpy.jsonl"), text);
+        ReplayDevice d(dir.filePath("gpu").toStdString());
+        QVERIFY(d.header().problem_fingerprint.empty());
+        const auto m = d.measure(request("reference.cu")).measurement;
+        QCOMPARE(m.status, Status::NotRecorded);
+        QVERIFY2(m.reason.find("no problem_fingerprint") != std::string::npos, m.reason.c_str());
+    }
+
     void deterministic() {
         ReplayDevice a(kFolder), b(kFolder);
         const auto req = request("family.cu", {{"BLOCK", 256}, {"ITEMS", 1}});

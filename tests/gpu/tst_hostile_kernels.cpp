@@ -28,13 +28,24 @@ private:
             qFatal("cannot read %s", qPrintable(path));
         return f.readAll().toStdString();
     }
-    ProgramPayload program(const QString& path, const std::string& file) {
+    // "SKIP=1,TRUST=0" -> {SKIP: 1, TRUST: 0}
+    static std::map<std::string, int64_t> parseTunables(const QString& text) {
+        std::map<std::string, int64_t> out;
+        for (const QString& item : text.split(u',', Qt::SkipEmptyParts)) {
+            const QStringList kv = item.split(u'=');
+            out[kv.value(0).toStdString()] = kv.value(1).toLongLong();
+        }
+        return out;
+    }
+    ProgramPayload program(const QString& path, const std::string& file, const QString& tunables = {}) {
         ProgramPayload p;
         p.source = readFile(path);
         p.file = file;
+        p.tunables = parseTunables(tunables);
         CompileRequest req;
         req.source = p.source;
         req.file_name = file;
+        req.defines = p.tunables;
         req.arch = m_arch;
         const CompileResult r = m_compiler->compile(req);
         if (!r.ok)
@@ -42,13 +53,16 @@ private:
         p.cubin = r.cubin;
         return p;
     }
-    MeasurePayload payload(const QString& candidatePath) {
+    MeasurePayload payload(const QString& candidatePath, const QString& tunables = {}, QString problemDir = {}) {
+        if (problemDir.isEmpty())
+            problemDir = m_problemDir;
         MeasurePayload p;
-        p.problem_file = (m_problemDir + "/problem.json").toStdString();
-        p.problem_json = readFile(m_problemDir + "/problem.json");
-        p.reference = program(m_problemDir + "/reference.cu", "reference.cu");
-        p.candidate = candidatePath.isEmpty() ? p.reference
-                                              : program(candidatePath, QFileInfo(candidatePath).fileName().toStdString());
+        p.problem_file = (problemDir + "/problem.json").toStdString();
+        p.problem_json = readFile(problemDir + "/problem.json");
+        p.reference = program(problemDir + "/reference.cu", "reference.cu");
+        p.candidate = candidatePath.isEmpty()
+                          ? p.reference
+                          : program(candidatePath, QFileInfo(candidatePath).fileName().toStdString(), tunables);
         // Enough to exercise every stage without spending long on timing precision.
         p.options.seeds = 3;
         p.options.warmup = 2;
@@ -79,21 +93,35 @@ private Q_SLOTS:
         QTest::addColumn<QString>("reason");  // a fragment the reason must contain
         QTest::addColumn<double>("deadline");
         QTest::addColumn<bool>("restarts");   // the worker must have been replaced
+        QTest::addColumn<QString>("tunables");
         QTest::newRow("out-of-bounds write") << "oob_write.cu" << "crashed" << "CUDA_ERROR_ILLEGAL_ADDRESS" << 120.0
-                                             << true;
-        QTest::newRow("trap") << "traps.cu" << "crashed" << "CUDA_ERROR_" << 120.0 << true;
-        QTest::newRow("never terminates") << "never_ends.cu" << "timeout" << "" << 15.0 << true;
+                                             << true << QString();
+        QTest::newRow("trap") << "traps.cu" << "crashed" << "CUDA_ERROR_" << 120.0 << true << QString();
+        QTest::newRow("never terminates") << "never_ends.cu" << "timeout" << "" << 15.0 << true << QString();
         QTest::newRow("writes part of the output") << "partial_write.cu" << "incorrect" << "not written" << 120.0
-                                                   << false;
-        QTest::newRow("writes NaN") << "writes_nan.cu" << "incorrect" << "not finite" << 120.0 << false;
-        QTest::newRow("writes a constant") << "constant.cu" << "incorrect" << "is constant" << 120.0 << false;
+                                                   << false << QString();
+        QTest::newRow("writes NaN") << "writes_nan.cu" << "incorrect" << "not finite" << 120.0 << false << QString();
+        QTest::newRow("writes a constant") << "constant.cu" << "incorrect" << "is constant" << 120.0 << false << QString();
         QTest::newRow("modifies an input") << "modifies_input.cu" << "incorrect" << "input x was modified" << 120.0
-                                           << false;
-        QTest::newRow("caches its result") << "caches_result.cu" << "incorrect" << "result cached across runs"
-                                           << 120.0 << false;
+                                           << false << QString();
+        // Its later calls return at once: the last timed launch finds its poisoned output untouched.
+        QTest::newRow("caches its result") << "caches_result.cu" << "incorrect" << "the candidate's last timed launch"
+                                           << 120.0 << false << QString();
         QTest::newRow("too much shared memory") << "too_much_smem.cu" << "launch_error"
-                                                << "bytes of dynamic shared memory" << 120.0 << false;
-        QTest::newRow("printf flood") << "printf_flood.cu" << "ok" << "" << 120.0 << false;
+                                                << "bytes of dynamic shared memory" << 120.0 << false << QString();
+        QTest::newRow("printf flood") << "printf_flood.cu" << "ok" << "" << 120.0 << false << QString();
+        QTest::newRow("writes past the end of its output") << "writes_past_end.cu" << "incorrect"
+                                                           << "wrote past the end of z: 64 of the 4096 bytes"
+                                                           << 120.0 << false << QString();
+        // Skipping work when the output is believed to hold the answer already: the timed launches find poison
+        // in their own outputs, and the last one's output is checked.
+        const char* skips[] = {"all of its work", "one block in ten", "one block"};
+        const char* trusts[] = {"its own previous launch", "the previous launch on the same inputs"};
+        for (int skip = 0; skip < 3; ++skip)
+            for (int trust = 0; trust < 2; ++trust)
+                QTest::addRow("skips %s, trusting %s", skips[skip], trusts[trust])
+                    << "stale_output.cu" << "incorrect" << "the candidate's last timed launch" << 120.0 << false
+                    << QStringLiteral("SKIP=%1,TRUST=%2").arg(skip).arg(trust);
     }
     void hostile() {
         QFETCH(QString, file);
@@ -101,10 +129,11 @@ private Q_SLOTS:
         QFETCH(QString, reason);
         QFETCH(double, deadline);
         QFETCH(bool, restarts);
+        QFETCH(QString, tunables);
         const int restarts_before = m_worker->restarts();
 
-        const Measurement m = m_worker->measure(payload(QStringLiteral(KERNCAST_TEST_DATA "/hostile/") + file),
-                                                deadline);
+        const Measurement m = m_worker->measure(
+            payload(QStringLiteral(KERNCAST_TEST_DATA "/hostile/") + file, tunables), deadline);
         qInfo("%s -> %s: %s", qPrintable(file), to_string(m.status), m.reason.c_str());
         QCOMPARE(QString(to_string(m.status)), status);
         QVERIFY2(QString::fromStdString(m.reason).contains(reason), m.reason.c_str());
@@ -120,6 +149,27 @@ private Q_SLOTS:
         QVERIFY2(ordinary.speedup > 0.8 && ordinary.speedup < 1.25, qPrintable(QString::number(ordinary.speedup)));
         QCOMPARE(ordinary.device_kind, std::string("cuda"));
         QVERIFY(!ordinary.device.uuid.empty());
+    }
+
+    // The GELU cheat that skips a chunk in ten when a few of its outputs already hold the right values: it never
+    // finds them (its outputs are its own, poisoned before every timed launch), so it is either incorrect or timed
+    // doing all the work, which its honest twin (CHEAT=0) shows. On shared, never-reset outputs it measured 12%
+    // faster than the twin.
+    void staleGeluIsTimedHonestly() {
+        const QString gelu = QStringLiteral(KERNCAST_SOURCE_DIR "/resources/problems/gelu");
+        const QString file = QStringLiteral(KERNCAST_TEST_DATA "/hostile/stale_gelu.cu");
+        const Measurement honest = m_worker->measure(payload(file, QStringLiteral("CHEAT=0"), gelu), 120);
+        QVERIFY2(honest.status == Status::Ok, honest.reason.c_str());
+        const Measurement cheat = m_worker->measure(payload(file, QStringLiteral("CHEAT=1"), gelu), 120);
+        qInfo("honest %.4gx, cheat %s %.4gx: %s", honest.speedup, to_string(cheat.status), cheat.speedup,
+              cheat.reason.c_str());
+        if (cheat.status == Status::Ok)
+            QVERIFY2(cheat.speedup < honest.speedup * 1.04,
+                     qPrintable(QStringLiteral("the cheat measured %1x against the honest %2x")
+                                    .arg(cheat.speedup)
+                                    .arg(honest.speedup)));
+        else
+            QCOMPARE(QString(to_string(cheat.status)), QStringLiteral("incorrect"));
     }
 
     void cleanupTestCase() {

@@ -21,6 +21,7 @@
 #include <QSpinBox>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLocale>
 #include <QSettings>
@@ -411,6 +412,19 @@ private Q_SLOTS:
         QCOMPARE(cl.screenshotFile, screenshot);
         QCOMPARE(cl.quitAfterSeconds, quitAfter);
         QCOMPARE(cl.demo, arguments.contains(QStringLiteral("--demo")));
+    }
+
+    void runFileAsArgument() {
+        // `kerncast RUN_FILE`, as the desktop entry's Exec=kerncast %f starts it, opens the run like --run.
+        const QString file = QStringLiteral(KERNCAST_TEST_DATA "/forecasters/pairs.jsonl");
+        const QStringList base{QStringLiteral("kerncast"), QStringLiteral("--resources"), m_resources->path()};
+        const auto cl = parse_command_line(base + QStringList{file});
+        QVERIFY2(cl.error.isEmpty(), qPrintable(cl.error));
+        QCOMPARE(cl.runFile, QFileInfo(file).absoluteFilePath());
+        QVERIFY(!parse_command_line(base + QStringList{file, QStringLiteral("--run"), file}).error.isEmpty());
+        QVERIFY(!parse_command_line(base + QStringList{file, file}).error.isEmpty());
+        QVERIFY(parse_command_line(base + QStringList{QStringLiteral("/nonexistent/run.sqlite")})
+                    .error.contains(QStringLiteral("/nonexistent/run.sqlite")));
     }
 };
 

@@ -84,10 +84,13 @@ private Q_SLOTS:
         ForecastMetrics metrics;
         metrics.reliability = tenBuckets();
         metrics.ece = 0.071;
+        metrics.accuracy = 0.9;
+        metrics.majority_accuracy = 0.9;
         ReliabilityPlot plot;
         plot.setLocale(QLocale::c());
         plot.setMetrics(metrics);
-        QCOMPARE(plot.title(), QStringLiteral("Reliability (ECE = 0.071)"));
+        // The accuracy stands beside what always naming the most common bin would have scored.
+        QCOMPARE(plot.title(), QStringLiteral("Reliability (ECE = 0.071; accuracy 0.90, majority bin 0.90)"));
         QCOMPARE(plot.accuracyBars()->data()->size(), 8);
     }
 
