@@ -1,12 +1,11 @@
 #include "app/gui/command_line.h"
 #include "app/gui/main_window.h"
+#include "app/gui/translations.h"
 
 #include <QApplication>
 #include <QIcon>
-#include <QLibraryInfo>
 #include <QLocale>
 #include <QTimer>
-#include <QTranslator>
 
 #include <cstdio>
 
@@ -49,15 +48,14 @@ int main(int argc, char** argv) {
     QApplication::setApplicationDisplayName(QStringLiteral("Kerncast"));
     QApplication::setApplicationVersion(QStringLiteral(KERNCAST_VERSION));
 
-    QTranslator qtTranslator, translator;
-    if (qtTranslator.load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
-                          QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
-        QApplication::installTranslator(&qtTranslator);
-    if (translator.load(QLocale(), QStringLiteral("kerncast"), QStringLiteral("_"), QStringLiteral(":/i18n")))
-        QApplication::installTranslator(&translator);
-
+    // The system's language first, so that --help speaks it; then the one --language names, if any.
+    kerncast::install_translations(QLocale());
     QString helpText;
-    const auto options = kerncast::parse_command_line(QApplication::arguments(), &helpText);
+    auto options = kerncast::parse_command_line(QApplication::arguments(), &helpText);
+    if (!options.language.isEmpty()) {
+        kerncast::install_translations(kerncast::language_locale(options.language, nullptr));
+        options = kerncast::parse_command_line(QApplication::arguments(), &helpText);
+    }
     if (options.helpShown) {
         std::fputs(qPrintable(helpText), stdout);
         return 0;

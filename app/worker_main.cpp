@@ -1,4 +1,4 @@
-// kerncast-worker: one process per GPU, newline-delimited JSON on stdin/stdout (DESIGN §5).
+// kerncast-worker: one process per GPU, newline-delimited JSON on stdin/stdout (ARCHITECTURE §5).
 //   kerncast-worker [--gpu N] [--kernel-printf-to-stderr] [--die-with-parent]
 //   kerncast-worker --replay DEVICE [--resources DIR] [--wall-time SCALE] [--die-with-parent]
 //   kerncast-worker --list-gpus

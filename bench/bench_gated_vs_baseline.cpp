@@ -221,8 +221,8 @@ int main(int argc, char** argv) {
                 run_one(pr.problem, device, GatingKind::MeasureAll, pr.seed, budget, stem + "-baseline.sqlite");
             const SearchSummary gated =
                 run_one(pr.problem, device, GatingKind::Selective, pr.seed, budget, stem + "-gated.sqlite");
-            if (base.state != "finished" || gated.state != "finished") {
-                pr.error = base.state != "finished" ? base.reason : gated.reason;
+            if (base.state != RunState::Finished || gated.state != RunState::Finished) {
+                pr.error = base.state != RunState::Finished ? base.reason : gated.reason;
             } else {
                 pr.baseline_best = base.best_speedup;
                 pr.gated_best = gated.best_speedup;

@@ -261,7 +261,7 @@ int main(int argc, char** argv) {
                     e.speedup = m.speedup;
                 }
             }
-            e.progress.state = "running";
+            e.progress.state = RunState::Running;
             e.progress.measurements = seq / 5;
             e.progress.budget_measurements = 1000000;
             bridge->pushEvent(e);

@@ -1,5 +1,5 @@
 #pragma once
-// Speedup bins (DESIGN §3): one scheme for prompts, parsing and scoring.
+// Speedup bins (ARCHITECTURE §4): one scheme for prompts, parsing and scoring.
 
 #include <nlohmann/json.hpp>
 

@@ -2,7 +2,9 @@
 
 #include "core/error.h"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <utility>
 
@@ -54,6 +56,60 @@ std::string content_hash(const std::string& source, const std::map<std::string, 
     std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(a),
                   static_cast<unsigned long long>(b));
     return buf;
+}
+
+std::string normalized_source(const std::string& source) {
+    // Comments out (literals respected), line by line afterwards.
+    std::string code;
+    for (size_t i = 0; i < source.size();) {
+        const char c = source[i];
+        if (c == '"' || c == '\'') {
+            const size_t start = i++;
+            while (i < source.size() && source[i] != c && source[i] != '\n')
+                i += source[i] == '\\' ? 2 : 1;
+            i = std::min(i + 1, source.size());
+            code.append(source, start, i - start);
+        } else if (source.compare(i, 2, "//") == 0) {
+            const size_t end = std::min(source.find('\n', i), source.size());
+            if (source.compare(i, 12, "// @kerncast") == 0 || source.compare(i, 11, "//@kerncast") == 0)
+                code.append(source, i, end - i);  // the launch plan is part of the program
+            i = end;
+        } else if (source.compare(i, 2, "/*") == 0) {
+            const size_t end = source.find("*/", i + 2);
+            i = end == std::string::npos ? source.size() : end + 2;
+            code += ' ';
+        } else {
+            code += c;
+            ++i;
+        }
+    }
+    // Each line's spacing collapsed, blank lines dropped.
+    std::string out;
+    size_t from = 0;
+    while (from <= code.size()) {
+        const size_t end = std::min(code.find('\n', from), code.size());
+        std::string line;
+        bool space = false;
+        for (size_t k = from; k < end; ++k) {
+            const unsigned char ch = static_cast<unsigned char>(code[k]);
+            if (std::isspace(ch)) {
+                space = !line.empty();
+            } else {
+                if (space)
+                    line += ' ';
+                space = false;
+                line += static_cast<char>(ch);
+            }
+        }
+        if (!line.empty())
+            out += (out.empty() ? "" : "\n") + line;
+        from = end + 1;
+    }
+    return out;
+}
+
+std::string normalized_hash(const std::string& source, const std::map<std::string, int64_t>& tunables) {
+    return content_hash(normalized_source(source), tunables);
 }
 
 void to_json(nlohmann::json& j, const Candidate& c) {

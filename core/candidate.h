@@ -36,6 +36,13 @@ struct Candidate {
 // and the compile cache key on it.
 std::string content_hash(const std::string& source, const std::map<std::string, int64_t>& tunables);
 
+// The program text with what does not change the compiled kernel taken out: comments (but not the `// @kerncast`
+// lines, which are the launch plan) and differences in spacing. Two LLM answers that differ only there are the same
+// candidate.
+std::string normalized_source(const std::string& source);
+// content_hash(normalized_source(source), tunables): what duplicates are found by.
+std::string normalized_hash(const std::string& source, const std::map<std::string, int64_t>& tunables);
+
 void to_json(nlohmann::json& j, const Candidate& c);
 void from_json(const nlohmann::json& j, Candidate& c);
 

@@ -1,5 +1,8 @@
 #include "core/expr.h"
 
+#include "core/untrusted_json.h"
+
+#include <algorithm>
 #include <cctype>
 #include <limits>
 #include <vector>
@@ -12,12 +15,19 @@ struct Expr::Node {
     std::string name;  // Name: the identifier; Unary/Binary: the operator; Call: the function
     std::vector<std::shared_ptr<const Node>> children;
     size_t begin = 0, end = 0;  // span in the source text, so evaluation errors can quote the failing part
+    int depth = 1;              // of the tree below and including this node
 };
 
 namespace {
 
 using NodePtr = std::shared_ptr<const Expr::Node>;
 using Kind = Expr::Node::Kind;
+
+// Parsing, evaluation and destruction recurse once per level of the tree; an expression comes from files and from
+// kernels an LLM wrote, so its length and depth are capped far above anything a launch plan needs.
+constexpr size_t kMaxChars = 4096;
+constexpr int kMaxNesting = 64;     // parentheses, function calls and unary operators inside each other
+constexpr int kMaxTreeDepth = 256;  // also long chains such as 1+1+1+...
 
 bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -28,6 +38,10 @@ public:
         : m_text(text), m_where(where), m_conditions(allow_conditions) {}
 
     NodePtr parseAll() {
+        if (m_text.size() > kMaxChars)
+            throw Error(m_where, "expected an expression of at most " + std::to_string(kMaxChars) +
+                                     " characters, found " + std::to_string(m_text.size()) + ": '" +
+                                     shorten_for_message(m_text, 60) + "'");
         skipSpace();
         if (m_pos >= m_text.size())
             fail("expected an expression");
@@ -44,8 +58,20 @@ public:
 
 private:
     [[noreturn]] void fail(const std::string& what) const {
-        throw Error(m_where, what + " at column " + std::to_string(m_pos + 1) + " in '" + std::string(m_text) + "'");
+        throw Error(m_where, what + " at column " + std::to_string(m_pos + 1) + " in '" +
+                                 shorten_for_message(m_text, 200) + "'");
     }
+
+    // Counts one level of nesting for the life of a recursive descent.
+    struct Nesting {
+        explicit Nesting(Parser& p) : parser(p) {
+            if (++parser.m_nesting > kMaxNesting)
+                parser.fail("expected at most " + std::to_string(kMaxNesting) +
+                            " levels of parentheses, calls and signs inside each other");
+        }
+        ~Nesting() { --parser.m_nesting; }
+        Parser& parser;
+    };
 
     void skipSpace() {
         while (m_pos < m_text.size() && std::isspace(static_cast<unsigned char>(m_text[m_pos])))
@@ -64,9 +90,16 @@ private:
         return false;
     }
 
-    static NodePtr make(Kind kind, std::string name, std::vector<NodePtr> children, size_t begin, size_t end,
-                        int64_t value = 0) {
+    NodePtr make(Kind kind, std::string name, std::vector<NodePtr> children, size_t begin, size_t end,
+                 int64_t value = 0) const {
+        int depth = 0;
+        for (const auto& c : children)
+            depth = std::max(depth, c->depth);
+        if (depth + 1 > kMaxTreeDepth)
+            fail("expected an expression at most " + std::to_string(kMaxTreeDepth) +
+                 " operations deep (split it, or use min/max)");
         auto n = std::make_shared<Expr::Node>();
+        n->depth = depth + 1;
         n->kind = kind;
         n->name = std::move(name);
         n->children = std::move(children);
@@ -99,6 +132,7 @@ private:
     }
 
     NodePtr parseOr() {
+        const Nesting nesting(*this);
         if (!m_conditions)
             return parseAdditive();
         return parseLevel({"||"}, &Parser::parseAnd);
@@ -114,6 +148,7 @@ private:
         const size_t begin = m_pos;
         if (peek("-")) {
             ++m_pos;
+            const Nesting nesting(*this);
             auto operand = parseUnary();
             return make(Kind::Unary, "-", {operand}, begin, m_pos);
         }
@@ -121,6 +156,7 @@ private:
             if (!m_conditions)
                 fail("expected a number, a name or '(' ('!' is only allowed in where conditions)");
             ++m_pos;
+            const Nesting nesting(*this);
             auto operand = parseUnary();
             return make(Kind::Unary, "!", {operand}, begin, m_pos);
         }
@@ -190,6 +226,7 @@ private:
     const SourceLocation& m_where;
     bool m_conditions;
     size_t m_pos = 0;
+    int m_nesting = 0;
 };
 
 struct Evaluator {

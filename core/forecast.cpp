@@ -30,13 +30,17 @@ Forecast Forecast::fromRaw(const std::array<double, kBinCount>& raw) {
     }
     if (sum <= 0)
         throw Error("forecast: every probability is zero; expected a distribution over the 8 bins");
+    if (!std::isfinite(sum))
+        throw Error("forecast: the probabilities sum past the largest double; expected a distribution over the 8 bins");
     Forecast f;
     f.raw_sum = sum;
     for (size_t i = 0; i < raw.size(); ++i)
         f.probabilities[i] = raw[i] / sum;
     size_t best = 0;
+    // Ties go to the lower bin, and so do near-ties that only rounding tells apart (a program forecast against
+    // itself is symmetric about S = 1, the upper edge of bin 4, but bin 5 is a hair wider in log space).
     for (size_t i = 1; i < raw.size(); ++i)
-        if (f.probabilities[i] > f.probabilities[best])
+        if (f.probabilities[i] > f.probabilities[best] * (1 + 1e-9))
             best = i;
     f.predicted_bin = static_cast<int>(best) + 1;
     return f;
@@ -109,6 +113,16 @@ double Forecast::probabilityAbove(const BinScheme& scheme, double speedup) const
     return std::clamp(p, 0.0, 1.0);
 }
 
+double Forecast::probabilityAboveReference(const BinScheme& scheme, double speedup) const {
+    const double anchor = anchor_speedup > 0 && std::isfinite(anchor_speedup) ? anchor_speedup : 1.0;
+    return probabilityAbove(scheme, speedup / anchor);
+}
+
+double Forecast::expectedLogSpeedupOverReference(const BinScheme& scheme) const {
+    const double anchor = anchor_speedup > 0 && std::isfinite(anchor_speedup) ? anchor_speedup : 1.0;
+    return std::log(anchor) + (log_mean ? *log_mean : expectedLogSpeedup(scheme));
+}
+
 void to_json(nlohmann::json& j, const Forecast& f) {
     j = nlohmann::json{{"surrogate_id", f.surrogate_id}, {"scheme_id", f.scheme_id},
                        {"probabilities", f.probabilities}, {"raw_sum", f.raw_sum},
@@ -116,6 +130,8 @@ void to_json(nlohmann::json& j, const Forecast& f) {
                        {"prompt_hash", f.prompt_hash},       {"tokens_in", f.tokens_in},
                        {"tokens_out", f.tokens_out},         {"latency_ms", f.latency_ms},
                        {"cost_usd", f.cost_usd}};
+    j["anchor_id"] = f.anchor_id;
+    j["anchor_speedup"] = f.anchor_speedup;
     if (f.log_mean && f.log_sigma) {
         j["log_mean"] = *f.log_mean;
         j["log_sigma"] = *f.log_sigma;
@@ -152,6 +168,10 @@ void from_json(const nlohmann::json& j, Forecast& f) {
     f.tokens_out = j.value("tokens_out", int64_t{0});
     f.latency_ms = j.value("latency_ms", 0.0);
     f.cost_usd = j.value("cost_usd", 0.0);
+    f.anchor_id = j.value("anchor_id", int64_t{0});
+    f.anchor_speedup = j.value("anchor_speedup", 1.0);
+    if (!(f.anchor_speedup > 0) || !std::isfinite(f.anchor_speedup))
+        throw Error("forecast: \"anchor_speedup\" must be a positive number, found " + std::to_string(f.anchor_speedup));
     if (j.contains("log_mean") && j.contains("log_sigma") && j["log_mean"].is_number() && j["log_sigma"].is_number()) {
         f.log_mean = j["log_mean"].get<double>();
         f.log_sigma = j["log_sigma"].get<double>();

@@ -1,5 +1,5 @@
 #pragma once
-// A surrogate's forecast of one candidate's speedup: a distribution over the 8 bins of a scheme (DESIGN §3).
+// A surrogate's forecast of one candidate's speedup: a distribution over the 8 bins of a scheme (ARCHITECTURE §4).
 
 #include "core/bins.h"
 
@@ -18,7 +18,7 @@ struct Forecast {
     std::string scheme_id = "gf-v2";
     std::array<double, kBinCount> probabilities{};  // renormalised to sum 1; index 0 is bin 1
     double raw_sum = 0;              // the sum before renormalisation, kept for diagnostics
-    int predicted_bin = 0;           // argmax (ties to the lower bin), 1..8; 0 when empty
+    int predicted_bin = 0;           // argmax (ties, up to a relative 1e-9, to the lower bin), 1..8; 0 when empty
     std::string reasoning;
     std::string prompt_hash;
     int64_t tokens_in = 0;
@@ -29,6 +29,12 @@ struct Forecast {
     // deviation: the bins end at 4x, so beyond the last edge only these tell two fast candidates apart.
     std::optional<double> log_mean;
     std::optional<double> log_sigma;
+    // The anchor (DESIGN §3): the probabilities are of S = t_anchor / t_candidate, where the anchor is the measured
+    // parent (anchor_id, its candidate id in the run) or the reference (anchor_id 0). anchor_speedup is the anchor's
+    // measured speedup over the reference (1 for the reference), so the speedup over the reference is
+    // anchor_speedup * S.
+    int64_t anchor_id = 0;
+    double anchor_speedup = 1;
 
     // Builds a forecast from raw (possibly unnormalised) probabilities. Negative or non-finite values, or an
     // all-zero vector, throw kerncast::Error. Sets probabilities, raw_sum and predicted_bin.
@@ -46,6 +52,13 @@ struct Forecast {
     // P(speedup > threshold): from the continuous prediction when there is one (normal in log space), else assuming
     // uniform mass in log space within each bin.
     double probabilityAbove(const BinScheme& scheme, double speedup) const;
+
+    // The same over the reference: P(anchor_speedup * S > speedup), and the expected natural-log speedup over the
+    // reference (log anchor_speedup + log_mean, or + expectedLogSpeedup without a continuous prediction). Gating
+    // compares these with the best measured speedup.
+    double probabilityAboveReference(const BinScheme& scheme, double speedup) const;
+    double expectedLogSpeedupOverReference(const BinScheme& scheme) const;
+    bool anchoredOnReference() const { return anchor_id == 0; }
 };
 
 void to_json(nlohmann::json& j, const Forecast& f);

@@ -1,6 +1,8 @@
 #include "core/forecasters_import.h"
+#include "core/text_util.h"
 
 #include "core/error.h"
+#include "core/untrusted_json.h"
 
 #include <algorithm>
 #include <array>
@@ -20,32 +22,16 @@ constexpr const char* kSpeedup = "aggregated_speedup";
 constexpr const char* kTrueBin = "true_bin";
 
 
-std::string trim(const std::string& text) {
-    const auto first = text.find_first_not_of(" \t\r\n\f\v");
-    if (first == std::string::npos)
-        return {};
-    const auto last = text.find_last_not_of(" \t\r\n\f\v");
-    return text.substr(first, last - first + 1);
-}
-
 // Parses one non-blank line; returns the pair or the reason the line is malformed.
 std::optional<ImportedPair> parse_line(const std::string& text, int line, const BinScheme& scheme,
                                        std::string& problem) {
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        // nlohmann's messages start with "[json.exception.parse_error.101] "; keep the column and what was
-        // expected, drop the library prefix.
-        std::string what = e.what();
-        if (const auto at = what.find("] "); at != std::string::npos)
-            what = what.substr(at + 2);
-        if (e.id == 406)  // number overflow: the line is JSON, but a number in it is not a finite double
-            problem = "a number is not finite (" + what + ")";
-        else
-            problem = "not JSON (" + what + ")";
+    std::string invalid;
+    const std::optional<nlohmann::json> parsed = try_parse_untrusted_json(text, &invalid);
+    if (!parsed) {
+        problem = "not JSON (" + invalid + ")";
         return std::nullopt;
     }
+    const nlohmann::json& j = *parsed;
     if (!j.is_object()) {
         problem = "expected a JSON object, found " + json_type_name(j);
         return std::nullopt;

@@ -5,7 +5,8 @@
 //   {"comparison_id": "...", "pack": "...", "anchor_code": "...", "candidate_code": "...", "hardware": "...",
 //    "aggregated_speedup": 1.7 | null, "true_bin": 5, ...any other fields...}
 // aggregated_speedup is null when the candidate failed. Their true_bin is floor(2*log2 S)+4, a partition that differs
-// from the one our forecasts use (DESIGN §3), so the true bin is recomputed with our scheme and theirs is kept aside.
+// from the one our forecasts use (ARCHITECTURE §4), so the true bin is recomputed with our scheme and theirs is kept
+// aside.
 
 #include "core/bins.h"
 

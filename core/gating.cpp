@@ -109,7 +109,7 @@ std::vector<GatingOutcome> decide_gating(const GatingConfig& config, const std::
             continue;
         const Forecast& f = *batch[i].forecast;
         out[i].confidence = f.maxProbability();
-        out[i].p_above_best = best_speedup > 0 ? f.probabilityAbove(scheme, best_speedup) : 1.0;
+        out[i].p_above_best = best_speedup > 0 ? f.probabilityAboveReference(scheme, best_speedup) : 1.0;
     }
     auto audit = [&](GatingOutcome& o) {
         if (config.epsilon > 0 && rng.uniform() < config.epsilon) {
@@ -131,7 +131,7 @@ std::vector<GatingOutcome> decide_gating(const GatingConfig& config, const std::
         // Equal expected bins (e.g. everything in the last bin) are told apart by the continuous prediction when
         // the surrogate gives one.
         auto mean = [&](size_t i) {
-            return batch[i].forecast && batch[i].forecast->log_mean ? *batch[i].forecast->log_mean : 0.0;
+            return batch[i].forecast ? batch[i].forecast->expectedLogSpeedupOverReference(scheme) : 0.0;
         };
         std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
             return expected(a) != expected(b) ? expected(a) > expected(b) : mean(a) > mean(b);
@@ -177,7 +177,7 @@ std::vector<GatingOutcome> decide_gating(const GatingConfig& config, const std::
                 o.reason = buf;
             } else {
                 const Forecast& f = *batch[i].forecast;
-                const double expected = std::exp(f.log_mean ? *f.log_mean : f.expectedLogSpeedup(scheme));
+                const double expected = std::exp(f.expectedLogSpeedupOverReference(scheme));
                 o.decision = expected <= best_speedup ? GatingDecision::Discard : GatingDecision::Trust;
                 std::snprintf(buf, sizeof buf, "trusted: confidence %.2f, P(S > best %.3g) = %.2f < pi %.2f",
                               o.confidence, best_speedup, o.p_above_best, config.pi);

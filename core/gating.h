@@ -1,5 +1,5 @@
 #pragma once
-// Gating policies (DESIGN §6): which forecast candidates go to the device. Pure logic, so the same decisions come
+// Gating policies (ARCHITECTURE §6): which forecast candidates go to the device. Pure logic, so the same decisions come
 // out for the same forecasts and random state, on any machine.
 
 #include "core/bins.h"

@@ -1,4 +1,5 @@
 #include "core/kernel_program.h"
+#include "core/text_util.h"
 
 #include <algorithm>
 #include <cctype>
@@ -15,6 +16,15 @@ namespace {
 
 constexpr const char* kDirectives = "launch, scratch, tunable";
 
+// A kernel program may come from an LLM: the parse is linear and its output bounded, far above what a real launch
+// plan needs.
+constexpr size_t kMaxSourceBytes = size_t{1} << 20;
+constexpr size_t kMaxDirectiveChars = 8192;
+constexpr size_t kMaxLaunches = 64;
+constexpr size_t kMaxScratch = 64;
+constexpr size_t kMaxTunables = 32;
+constexpr size_t kMaxTunableValues = 256;
+
 bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
@@ -22,22 +32,6 @@ bool is_identifier(const std::string& s) {
     return !s.empty() && is_ident_start(s[0]) && std::all_of(s.begin(), s.end(), is_ident_char);
 }
 
-std::string trim(std::string_view s) {
-    size_t b = 0, e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b])))
-        ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1])))
-        --e;
-    return std::string(s.substr(b, e - b));
-}
-
-template <typename Container>
-std::string join(const Container& names) {
-    std::string out;
-    for (const auto& n : names)
-        out += (out.empty() ? "" : ", ") + std::string(n);
-    return out.empty() ? "none" : out;
-}
 
 std::string describe(const Bindings& b) {
     std::string out;
@@ -259,6 +253,10 @@ Tunable parse_tunable(LineReader& r, const SourceLocation& where) {
             r.setPos(value_pos);
             r.fail("tunable " + t.name + " lists the value " + w + " twice");
         }
+        if (t.values.size() == kMaxTunableValues) {
+            r.setPos(value_pos);
+            r.fail("tunable " + t.name + " lists more than " + std::to_string(kMaxTunableValues) + " values");
+        }
         t.values.push_back(v);
     }
     if (t.values.empty())
@@ -334,7 +332,7 @@ void check_names(const Expr& e, const std::set<std::string>& allowed, const std:
     for (const auto& n : e.names())
         if (!allowed.count(n))
             errors.emplace_back(SourceLocation{file, line}, what + ": unknown name '" + n + "' in '" + e.text() +
-                                                                "' (" + allowed_desc + ": " + join(allowed) + ")");
+                                                                "' (" + allowed_desc + ": " + join_names(allowed) + ")");
 }
 
 }  // namespace
@@ -343,6 +341,10 @@ KernelProgram KernelProgram::parse(const std::string& source, const std::string&
     KernelProgram p;
     p.file = file_name;
     p.source = source;
+    if (source.size() > kMaxSourceBytes)
+        throw Error(SourceLocation{file_name, 0}, "expected a kernel program of at most " +
+                                                      std::to_string(kMaxSourceBytes >> 20) + " MiB, found " +
+                                                      std::to_string(source.size()) + " bytes");
     std::set<std::string> names;  // scratch and tunables share one namespace with each other
     std::istringstream in(source);
     std::string line;
@@ -359,20 +361,30 @@ KernelProgram KernelProgram::parse(const std::string& source, const std::string&
         pos += tag.size();
         const SourceLocation where{file_name, number};
         LineReader r(line, pos, where);
+        if (line.size() > kMaxDirectiveChars)
+            throw Error(where, "expected a @kerncast line of at most " + std::to_string(kMaxDirectiveChars) +
+                                   " characters, found " + std::to_string(line.size()));
         if (pos < line.size() && !std::isspace(static_cast<unsigned char>(line[pos])))
             r.fail("expected a space after @kerncast");
         if (r.atEnd())
             r.fail(std::string("expected a directive (") + kDirectives + ") after @kerncast");
         const size_t directive_pos = r.pos();
         const std::string directive = r.word();
+        const auto at_most = [&](size_t count, size_t limit, const char* what) {
+            if (count >= limit)
+                throw Error(where, "expected at most " + std::to_string(limit) + " " + what + " lines");
+        };
         if (directive == "launch") {
+            at_most(p.launches.size(), kMaxLaunches, "launch");
             p.launches.push_back(parse_launch(r, where));
         } else if (directive == "scratch") {
+            at_most(p.scratch.size(), kMaxScratch, "scratch");
             auto s = parse_scratch(r, where);
             if (!names.insert(s.name).second)
                 throw Error(where, "scratch " + s.name + ": the name is already declared by a scratch or tunable line");
             p.scratch.push_back(std::move(s));
         } else if (directive == "tunable") {
+            at_most(p.tunables.size(), kMaxTunables, "tunable");
             auto t = parse_tunable(r, where);
             if (!names.insert(t.name).second)
                 throw Error(where, "tunable " + t.name + " is declared twice (or clashes with a scratch buffer)");
@@ -454,14 +466,14 @@ std::vector<Error> KernelProgram::validationErrors(const Problem& problem) const
                                         "=value, not as arguments");
             else
                 errors.emplace_back(SourceLocation{file, l.line},
-                                    what + ": unknown argument '" + a + "'; expected a buffer (" + join(buffers) +
-                                        "), scratch (" + join(scratchNames) + "), scalar (" + join(scalars) +
-                                        ") or size (" + join(sizes) + ")");
+                                    what + ": unknown argument '" + a + "'; expected a buffer (" + join_names(buffers) +
+                                        "), scratch (" + join_names(scratchNames) + "), scalar (" + join_names(scalars) +
+                                        ") or size (" + join_names(sizes) + ")");
         }
         if (!kernels.count(l.kernel))
             errors.emplace_back(SourceLocation{file, l.line},
                                 what + ": no __global__ function '" + l.kernel + "' in the source (found: " +
-                                    join(kernels) + ")");
+                                    join_names(kernels) + ")");
     }
     return errors;
 }
@@ -630,7 +642,7 @@ Bindings merged_bindings(const KernelProgram& p, const Bindings& sizes, const Bi
             std::vector<std::string> declared;
             for (const auto& t : p.tunables)
                 declared.push_back(t.name);
-            throw Error(SourceLocation{p.file, 0}, "unknown tunable '" + name + "' (declared: " + join(declared) + ")");
+            throw Error(SourceLocation{p.file, 0}, "unknown tunable '" + name + "' (declared: " + join_names(declared) + ")");
         }
     for (const auto& t : p.tunables) {
         const auto it = tunables.find(t.name);

@@ -1,5 +1,5 @@
 #pragma once
-// Forecast quality metrics with exact definitions (issue "Surrogates", DESIGN §6). The true bin comes from the
+// Forecast quality metrics with exact definitions (ARCHITECTURE §6). The true bin comes from the
 // measured speedup with the active scheme; the predicted bin is the argmax (ties to the lower bin); confidence is
 // the largest probability.
 

@@ -1,4 +1,6 @@
 #include "core/problem.h"
+#include "core/untrusted_json.h"
+#include "core/text_util.h"
 
 #include <nlohmann/json.hpp>
 
@@ -9,13 +11,37 @@
 #include <fstream>
 #include <limits>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 
 namespace kerncast {
 
 using nlohmann::json;
+
+namespace {
+
+// "levelL/N_Name.py" (L 1-9, N digits, Name of letters, digits and '_'). Checked by hand rather than with
+// std::regex, whose matcher recurses once per character and overflows the stack on a long untrusted string.
+bool is_kernelbench_file(const std::string& s) {
+    const auto digit = [](char ch) { return ch >= '0' && ch <= '9'; };
+    const auto word = [&](char ch) { return digit(ch) || ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'); };
+    if (s.size() < 12 || s.compare(0, 5, "level") != 0 || s[5] < '1' || s[5] > '9' || s[6] != '/' ||
+        s.compare(s.size() - 3, 3, ".py") != 0)
+        return false;
+    size_t i = 7;
+    const size_t end = s.size() - 3;
+    const size_t digits_from = i;
+    while (i < end && digit(s[i]))
+        ++i;
+    if (i == digits_from || i + 1 >= end || s[i] != '_')
+        return false;
+    for (++i; i < end; ++i)
+        if (!word(s[i]))
+            return false;
+    return true;
+}
+
+}  // namespace
 
 namespace {
 
@@ -137,13 +163,6 @@ bool is_identifier(const std::string& s) {
     return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
-std::string join(const std::set<std::string>& names) {
-    std::string out;
-    for (const auto& n : names)
-        out += (out.empty() ? "" : ", ") + n;
-    return out.empty() ? "none" : out;
-}
-
 std::string describe(const json& v) {
     if (v.is_string())
         return v.dump();
@@ -190,7 +209,7 @@ public:
         std::set<std::string> names(known.begin(), known.end());
         for (const auto& [key, v] : obj.items())
             if (!names.count(key))
-                report(pointer + "/" + key, "unknown field; expected one of " + join(names));
+                report(pointer + "/" + key, "unknown field; expected one of " + join_names(names));
     }
 
     const json& require(const json& obj, const std::string& pointer, const char* key) {
@@ -236,7 +255,7 @@ public:
                                           describe(v)};
         for (const auto& name : e.names())
             if (!allowed.count(name))
-                throw FieldError{pointer, "unknown size '" + name + "' in '" + e.text() + "' (sizes: " + join(allowed) + ")"};
+                throw FieldError{pointer, "unknown size '" + name + "' in '" + e.text() + "' (sizes: " + join_names(allowed) + ")"};
         return e;
     }
 
@@ -388,21 +407,10 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
 
     json root;
     try {
-        root = json::parse(json_text);
-    } catch (const json::parse_error& e) {
-        // nlohmann reports "... parse error at line L, column C: what"; keep its position and the reason.
-        const std::string what = e.what();
-        static const std::regex position(R"(at line (\d+), column (\d+): (.*))");
-        std::smatch m;
-        if (std::regex_search(what, m, position)) {
-            errors.emplace_back(SourceLocation{file_name, std::stoi(m[1])},
-                                "invalid JSON at column " + m[2].str() + ": " + m[3].str());
-        } else {
-            int line = 1;
-            for (size_t i = 0; i + 1 < e.byte && i < json_text.size(); ++i)
-                line += json_text[i] == '\n';
-            errors.emplace_back(SourceLocation{file_name, line}, "invalid JSON: " + what);
-        }
+        // A problem file is small; nesting and length are capped so that nothing after the parse recurses deeply.
+        root = parse_untrusted_json(json_text, SourceLocation{file_name, 1}, JsonLimits{64, size_t{1} << 20});
+    } catch (const Error& e) {
+        errors.push_back(e);
         return p;
     }
 
@@ -439,10 +447,9 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
         if (!root.contains("kernelbench"))
             return;
         const std::string file = c.string(root["kernelbench"], "/kernelbench");
-        static const std::regex form(R"(level[1-9]/[0-9]+_[A-Za-z0-9_]+\.py)");
-        if (!std::regex_match(file, form))
+        if (!is_kernelbench_file(file))
             throw FieldError{"/kernelbench", "expected a KernelBench problem file like \"level1/23_Softmax.py\", found \"" +
-                                                 file + "\""};
+                                                 shorten_for_message(file) + "\""};
     });
 
     // Sizes first: every expression below is checked against their names.
@@ -462,8 +469,8 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
             c.check([&] {
                 Bindings b = parse_case(c, corr[i], ptr);
                 if (keys(b) != keys(p.benchmark))
-                    throw FieldError{ptr, "names sizes {" + join(keys(b)) + "}, but the benchmark case names {" +
-                                              join(keys(p.benchmark)) + "}; every case names the same sizes"};
+                    throw FieldError{ptr, "names sizes {" + join_names(keys(b)) + "}, but the benchmark case names {" +
+                                              join_names(keys(p.benchmark)) + "}; every case names the same sizes"};
                 p.correctness.push_back(std::move(b));
             });
         }
@@ -599,7 +606,9 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
         }
     });
 
-    for (auto [key, target] : {std::pair<const char*, Expr*>{"flops", &p.flops}, {"bytes", &p.bytes}}) {
+    for (const auto& field : {std::pair<const char*, Expr*>{"flops", &p.flops}, {"bytes", &p.bytes}}) {
+        const char* key = field.first;  // named locals: clang before 16 cannot capture structured bindings
+        Expr* target = field.second;
         c.check([&] {
             const std::string ptr = std::string("/") + key;
             *target = c.expr(c.require(root, "", key), ptr, sizeNames, "an expression over sizes");

@@ -1,4 +1,5 @@
 #include "core/problem_fingerprint.h"
+#include "core/text_util.h"
 
 #include "core/candidate.h"
 #include "core/error.h"
@@ -13,19 +14,6 @@ namespace fs = std::filesystem;
 
 namespace kerncast {
 
-namespace {
-
-std::string read_text(const fs::path& file, const std::string& what) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
-        throw Error(SourceLocation{file.string(), 0}, "cannot read " + what);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-}  // namespace
-
 std::string problem_fingerprint_of(const std::string& problem_json, const std::string& reference_source,
                                    const std::string& file) {
     nlohmann::json j;
@@ -38,6 +26,7 @@ std::string problem_fingerprint_of(const std::string& problem_json, const std::s
         throw Error(SourceLocation{file, 0}, "expected a JSON object");
     j.erase("description");
     j.erase("pytorch");
+    j.erase("kernelbench");  // a pointer for readers, like the prose: naming it changes nothing measured
     return content_hash(j.dump() + "\n" + reference_source, {});
 }
 
@@ -46,15 +35,14 @@ std::string problem_fingerprint(const std::string& problem) {
     std::error_code ec;
     if (fs::is_directory(file, ec))
         file /= "problem.json";
-    const std::string text = read_text(file, "the problem definition");
-    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-    const auto ref = j.is_object() ? j.find("reference") : j.end();
-    const std::string reference_name =
-        j.is_object() && ref != j.end() && ref->is_string() ? ref->get<std::string>() : "reference.cu";
+    const std::string text = read_text_file(file.string(), "the problem definition");
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (!j.is_object())
-        return problem_fingerprint_of(text, "", file.string());  // throws with what is wrong
-    return problem_fingerprint_of(text, read_text(file.parent_path() / reference_name, "the reference kernel"),
-                                  file.string());
+        return problem_fingerprint_of(text, "", file.string());  // throws: not JSON, or not an object
+    const auto ref = j.find("reference");
+    const std::string reference_name = ref != j.end() && ref->is_string() ? ref->get<std::string>() : "reference.cu";
+    const std::string reference = read_text_file((file.parent_path() / reference_name).string(), "the reference kernel");
+    return problem_fingerprint_of(text, reference, file.string());
 }
 
 }  // namespace kerncast

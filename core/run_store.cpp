@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/sqlite_util.h"
+#include "core/untrusted_json.h"
 
 #include <sqlite3.h>
 
@@ -25,7 +26,7 @@ struct Migration {
 };
 
 // Ordered; each brings the schema from version - 1 to version. Never edit a released entry: add a new one.
-constexpr std::array<Migration, 2> kMigrations{{
+constexpr std::array<Migration, 4> kMigrations{{
     {1, R"sql(
 CREATE TABLE runs (
     id         INTEGER PRIMARY KEY,
@@ -137,6 +138,35 @@ CREATE INDEX imported_pairs_by_run ON imported_pairs(run_id, id);
 ALTER TABLE forecasts ADD COLUMN log_mean REAL;
 ALTER TABLE forecasts ADD COLUMN log_sigma REAL;
 )sql"},
+    // A forecast is of a candidate against its anchor (DESIGN §3): the measured parent, or the reference. Forecasts
+    // of older runs have no anchor and read as forecasts against the reference.
+    {3, R"sql(
+ALTER TABLE forecasts ADD COLUMN anchor_id INTEGER;
+ALTER TABLE forecasts ADD COLUMN anchor_speedup REAL;
+)sql"},
+    // One row per request to a language model, forecasts and mutations alike: what was asked, what came back and
+    // what it cost, so that a resumed run counts its tokens and cost from the file and a person can read any call.
+    {4, R"sql(
+CREATE TABLE llm_calls (
+    id           INTEGER PRIMARY KEY,
+    run_id       INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    kind         TEXT NOT NULL CHECK (kind IN ('forecast', 'mutate_rewrite', 'mutate_diff')),
+    candidate_id INTEGER REFERENCES candidates(id) ON DELETE CASCADE,
+    model        TEXT NOT NULL,
+    prompt       TEXT NOT NULL,
+    reply        TEXT NOT NULL,
+    reasoning    TEXT NOT NULL,
+    tokens_in    INTEGER NOT NULL,
+    tokens_out   INTEGER NOT NULL,
+    cost_usd     REAL NOT NULL,
+    latency_ms   REAL NOT NULL,
+    outcome      TEXT NOT NULL,
+    error        TEXT NOT NULL DEFAULT '',
+    created_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+CREATE INDEX llm_calls_by_run ON llm_calls(run_id, id);
+CREATE INDEX llm_calls_by_candidate ON llm_calls(candidate_id);
+)sql"},
 }};
 
 constexpr int kLatestVersion = kMigrations.back().version;
@@ -147,11 +177,10 @@ std::string dump(const nlohmann::json& j) {
 }
 
 nlohmann::json parse_column(const std::string& text, const std::string& path, const std::string& what) {
-    try {
-        return nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(SourceLocation{path, 0}, "corrupt " + what + " in the store: " + e.what());
-    }
+    std::string invalid;
+    if (auto j = try_parse_untrusted_json(text, &invalid))
+        return std::move(*j);
+    throw Error(SourceLocation{path, 0}, "corrupt " + what + " in the store: " + invalid);
 }
 
 std::string normalized_key(const std::string& key) {
@@ -207,6 +236,12 @@ void strip_secrets_at(nlohmann::json& value, const std::string& where, std::vect
         for (size_t i = 0; i < value.size(); ++i)
             strip_secrets_at(value[i], where + "/" + std::to_string(i), removed);
     }
+}
+
+// A model's reply may hold bytes that are not UTF-8; SQLite TEXT would keep them, but every reader (JSON exports,
+// the GUI) expects UTF-8, so they are replaced once here.
+std::string valid_utf8(const std::string& text) {
+    return nlohmann::json::parse(dump(nlohmann::json(text))).get<std::string>();
 }
 
 std::optional<double> positive_or_null(double value) {
@@ -604,8 +639,8 @@ int64_t RunStore::addForecast(int64_t candidate_id, const Forecast& f) {
         const int64_t run_id = m_impl->requireCandidate(candidate_id, operation);
         auto stmt = m_impl->db.prepare(
             "INSERT INTO forecasts (candidate_id, surrogate_id, scheme_id, p1, p2, p3, p4, p5, p6, p7, p8, raw_sum, "
-            "predicted_bin, reasoning, prompt_hash, tokens_in, tokens_out, latency_ms, cost_usd, log_mean, log_sigma) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "predicted_bin, reasoning, prompt_hash, tokens_in, tokens_out, latency_ms, cost_usd, log_mean, log_sigma, "
+            "anchor_id, anchor_speedup) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             operation);
         stmt.bind(1, candidate_id).bind(2, f.surrogate_id).bind(3, f.scheme_id);
         for (int b = 0; b < kBinCount; ++b)
@@ -613,6 +648,7 @@ int64_t RunStore::addForecast(int64_t candidate_id, const Forecast& f) {
         stmt.bind(12, f.raw_sum).bind(13, f.predicted_bin).bind(14, f.reasoning).bind(15, f.prompt_hash);
         stmt.bind(16, f.tokens_in).bind(17, f.tokens_out).bind(18, f.latency_ms).bind(19, f.cost_usd);
         stmt.bind(20, f.log_mean).bind(21, f.log_sigma);
+        stmt.bind(22, f.anchor_id).bind(23, f.anchor_speedup);
         return m_impl->insert(stmt, "forecasts", run_id);
     });
 }
@@ -647,6 +683,70 @@ int64_t RunStore::addEvent(int64_t run_id, const std::string& kind, const nlohma
         stmt.bind(1, run_id).bind(2, kind).bind(3, dump(clean));
         return m_impl->insert(stmt, "events", run_id);
     });
+}
+
+void RunStore::rollBackRun(int64_t run_id, int64_t last_candidate, int64_t last_forecast, int64_t last_measurement,
+                           int64_t last_event, const std::vector<std::string>& keep_kinds) {
+    const std::string operation = "rolling the run back to its last checkpoint";
+    m_impl->write(operation, [&] {
+        m_impl->requireRun(run_id, operation);
+        const auto run_rows = [&](const std::string& sql, int64_t above) {
+            auto stmt = m_impl->db.prepare(sql, operation);
+            stmt.bind(1, run_id).bind(2, above);
+            stmt.step();
+        };
+        const std::string of_run = " IN (SELECT id FROM candidates WHERE run_id = ?1)";
+        run_rows("DELETE FROM measurements WHERE candidate_id" + of_run + " AND id > ?2", last_measurement);
+        run_rows("DELETE FROM forecasts WHERE candidate_id" + of_run + " AND id > ?2", last_forecast);
+        run_rows("DELETE FROM static_reports WHERE candidate_id IN (SELECT id FROM candidates WHERE run_id = ?1 AND "
+                 "id > ?2)",
+                 last_candidate);
+        // The table exists from schema version 4 on; a call of a deleted candidate keeps its cost, not the link.
+        if (m_impl->db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'llm_calls'", operation)
+                .step())
+            run_rows("UPDATE llm_calls SET candidate_id = NULL WHERE candidate_id IN (SELECT id FROM candidates "
+                     "WHERE run_id = ?1 AND id > ?2)",
+                     last_candidate);
+        run_rows("DELETE FROM candidates WHERE run_id = ?1 AND id > ?2", last_candidate);
+        std::string keep = "''";
+        for (size_t i = 0; i < keep_kinds.size(); ++i)
+            keep += ", ?" + std::to_string(i + 3);
+        auto events = m_impl->db.prepare("DELETE FROM events WHERE run_id = ?1 AND id > ?2 AND kind NOT IN (" + keep +
+                                             ")",
+                                         operation);
+        events.bind(1, run_id).bind(2, last_event);
+        for (size_t i = 0; i < keep_kinds.size(); ++i)
+            events.bind(static_cast<int>(i + 3), keep_kinds[i]);
+        events.step();
+        return int64_t{0};
+    });
+}
+
+int64_t RunStore::addLlmCall(int64_t run_id, LlmCall& call) {
+    const std::string operation = "adding a " + call.kind + " call to the language model";
+    if (call.kind != "forecast" && call.kind != "mutate_rewrite" && call.kind != "mutate_diff")
+        throw Error(SourceLocation{path(), 0}, operation + " failed: the kind must be forecast, mutate_rewrite or "
+                                                           "mutate_diff, not '" + call.kind + "'");
+    if (call.outcome.empty())
+        throw Error(SourceLocation{path(), 0}, operation + " failed: the call has no outcome");
+    call.id = m_impl->write(operation, [&] {
+        m_impl->requireRun(run_id, operation);
+        if (call.candidate_id > 0 && m_impl->requireCandidate(call.candidate_id, operation) != run_id)
+            throw Error(SourceLocation{path(), 0}, operation + " failed: candidate " +
+                                                       std::to_string(call.candidate_id) + " is not of run " +
+                                                       std::to_string(run_id));
+        auto stmt = m_impl->db.prepare(
+            "INSERT INTO llm_calls (run_id, kind, candidate_id, model, prompt, reply, reasoning, tokens_in, "
+            "tokens_out, cost_usd, latency_ms, outcome, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            operation);
+        stmt.bind(1, run_id).bind(2, call.kind).bindIdOrNull(3, call.candidate_id).bind(4, call.model);
+        stmt.bind(5, valid_utf8(call.prompt)).bind(6, valid_utf8(call.reply)).bind(7, valid_utf8(call.reasoning));
+        stmt.bind(8, call.tokens_in).bind(9, call.tokens_out).bind(10, call.cost_usd).bind(11, call.latency_ms);
+        stmt.bind(12, call.outcome).bind(13, valid_utf8(call.error));
+        return m_impl->insert(stmt, "llm_calls", run_id);
+    });
+    call.run_id = run_id;
+    return call.id;
 }
 
 void RunStore::addImportedPairs(int64_t run_id, const std::vector<ImportedPair>& pairs, const std::string& scheme_id) {
@@ -766,7 +866,7 @@ namespace {
 constexpr const char* kForecastColumns =
     "t.id, t.candidate_id, t.surrogate_id, t.scheme_id, t.p1, t.p2, t.p3, t.p4, t.p5, t.p6, t.p7, t.p8, t.raw_sum, "
     "t.predicted_bin, t.reasoning, t.prompt_hash, t.tokens_in, t.tokens_out, t.latency_ms, t.cost_usd, t.created_at, "
-    "t.log_mean, t.log_sigma";
+    "t.log_mean, t.log_sigma, t.anchor_id, t.anchor_speedup";
 
 StoredForecast forecast_row(const sqlite::Statement& stmt) {
     StoredForecast s;
@@ -789,6 +889,11 @@ StoredForecast forecast_row(const sqlite::Statement& stmt) {
     if (!stmt.isNull(21) && !stmt.isNull(22)) {
         f.log_mean = stmt.real(21);
         f.log_sigma = stmt.real(22);
+    }
+    // NULL in runs made before forecasts had anchors: those were forecasts against the reference.
+    if (!stmt.isNull(23) && !stmt.isNull(24) && stmt.real(24) > 0) {
+        f.anchor_id = stmt.int64(23);
+        f.anchor_speedup = stmt.real(24);
     }
     return s;
 }
@@ -893,6 +998,19 @@ int64_t RunStore::forecastCount(int64_t run_id) {
     return stmt.step() ? stmt.int64(0) : 0;
 }
 
+RunStore::ForecastUsage RunStore::forecastUsage(int64_t run_id) {
+    auto stmt = m_impl->db.prepare("SELECT coalesce(sum(t.tokens_in + t.tokens_out), 0), coalesce(sum(t.cost_usd), 0) "
+                                   "FROM forecasts t JOIN candidates c ON c.id = t.candidate_id WHERE c.run_id = ?",
+                                   "summing forecast usage");
+    stmt.bind(1, run_id);
+    ForecastUsage usage;
+    if (stmt.step()) {
+        usage.tokens = stmt.int64(0);
+        usage.cost_usd = stmt.real(1);
+    }
+    return usage;
+}
+
 std::vector<RunEvent> RunStore::events(int64_t run_id) {
     auto stmt = m_impl->db.prepare("SELECT id, run_id, ts, kind, payload FROM events WHERE run_id = ? ORDER BY id",
                                    "reading events");
@@ -902,6 +1020,58 @@ std::vector<RunEvent> RunStore::events(int64_t run_id) {
         out.push_back({stmt.int64(0), stmt.int64(1), stmt.text(2), stmt.text(3),
                        parse_column(stmt.text(4), path(), "event payload")});
     return out;
+}
+
+std::vector<LlmCall> RunStore::llmCalls(int64_t run_id, int64_t candidate_id) {
+    auto stmt = m_impl->db.prepare(
+        std::string("SELECT id, run_id, kind, candidate_id, model, prompt, reply, reasoning, tokens_in, tokens_out, "
+                    "cost_usd, latency_ms, outcome, error, created_at FROM llm_calls WHERE run_id = ?") +
+            (candidate_id > 0 ? " AND candidate_id = ?" : "") + " ORDER BY id",
+        "reading calls to the language model");
+    stmt.bind(1, run_id);
+    if (candidate_id > 0)
+        stmt.bind(2, candidate_id);
+    std::vector<LlmCall> out;
+    while (stmt.step()) {
+        LlmCall c;
+        c.id = stmt.int64(0);
+        c.run_id = stmt.int64(1);
+        c.kind = stmt.text(2);
+        c.candidate_id = stmt.optionalInt64(3).value_or(0);
+        c.model = stmt.text(4);
+        c.prompt = stmt.text(5);
+        c.reply = stmt.text(6);
+        c.reasoning = stmt.text(7);
+        c.tokens_in = stmt.int64(8);
+        c.tokens_out = stmt.int64(9);
+        c.cost_usd = stmt.real(10);
+        c.latency_ms = stmt.real(11);
+        c.outcome = stmt.text(12);
+        c.error = stmt.text(13);
+        c.created_at = stmt.text(14);
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+LlmTotals RunStore::llmTotals(int64_t run_id) {
+    auto stmt = m_impl->db.prepare(
+        "SELECT count(*), coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0), coalesce(sum(cost_usd), 0), "
+        "coalesce(sum(outcome <> 'ok'), 0), coalesce(sum(outcome = 'truncated'), 0), "
+        "coalesce(sum(outcome = 'deferred'), 0) FROM llm_calls WHERE run_id = ?",
+        "summing calls to the language model");
+    stmt.bind(1, run_id);
+    LlmTotals t;
+    if (stmt.step()) {
+        t.calls = stmt.int64(0);
+        t.tokens_in = stmt.int64(1);
+        t.tokens_out = stmt.int64(2);
+        t.cost_usd = stmt.real(3);
+        t.not_ok = stmt.int64(4);
+        t.truncated = stmt.int64(5);
+        t.deferred = stmt.int64(6);
+    }
+    return t;
 }
 
 std::vector<ImportedPair> RunStore::importedPairs(int64_t run_id) {

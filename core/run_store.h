@@ -1,6 +1,7 @@
 #pragma once
-// The run store (DESIGN §8): one SQLite file per run holding the run's settings, its candidates and their lineage,
-// static reports, forecasts, measurements and the event log (every steering command), plus imported eval pairs.
+// The run store (ARCHITECTURE §8): one SQLite file per run holding the run's settings, its candidates and their
+// lineage, static reports, forecasts, measurements and the event log (every steering command), plus imported eval
+// pairs.
 //
 // Durability is the point: WAL with synchronous=FULL, so a row whose write returned survives a SIGKILL or a power
 // cut, and a run is resumed by opening its file again. Observers hear about a row only after its transaction
@@ -66,6 +67,37 @@ struct MeasurementOutcome {
     Status status = Status::Ok;
     double speedup = 0;  // 0 for a failure
     std::string device_kind;
+};
+
+// One request to a language model (DESIGN §6): a forecast or a mutation, with what was sent and received, what it
+// cost and how it ended. candidate_id is the candidate forecast or proposed (0 when a mutation produced none).
+struct LlmCall {
+    int64_t id = 0;      // set by addLlmCall
+    int64_t run_id = 0;  // set by addLlmCall
+    std::string kind;    // "forecast", "mutate_rewrite" or "mutate_diff"
+    int64_t candidate_id = 0;
+    std::string model;
+    std::string prompt;     // the whole request's messages as the model saw them
+    std::string reply;      // the reply's content or tool arguments, as received
+    std::string reasoning;  // the reply's reasoning field(s), when the server returns them
+    int64_t tokens_in = 0;
+    int64_t tokens_out = 0;
+    double cost_usd = 0;
+    double latency_ms = 0;
+    std::string outcome;  // "ok", "deferred", "truncated", "failed", ...
+    std::string error;    // what went wrong, for an outcome other than ok
+    std::string created_at;
+};
+
+// A run's calls to language models summed up (what a resumed run starts its token and cost counters from).
+struct LlmTotals {
+    int64_t calls = 0;
+    int64_t tokens_in = 0;
+    int64_t tokens_out = 0;
+    double cost_usd = 0;
+    int64_t not_ok = 0;     // calls whose outcome is not "ok"
+    int64_t truncated = 0;  // outcome "truncated": cut by the token limit
+    int64_t deferred = 0;   // outcome "deferred": a forecast declined in favour of a measurement
 };
 
 struct RunEvent {
@@ -151,6 +183,14 @@ public:
     int64_t addMeasurement(int64_t candidate_id, const Measurement& measurement);
     // The payload goes through strip_secrets too: a steering command never carries a key into the store.
     int64_t addEvent(int64_t run_id, const std::string& kind, const nlohmann::json& payload);
+    // Takes a run back to a consistent point (a resumed search's last checkpoint): deletes its candidates, forecasts
+    // and measurements whose ids are above the given ones (static reports of deleted candidates with them) and its
+    // events above last_event, except those of the kinds in keep_kinds. Calls to language models stay (they were
+    // made and paid for); those of deleted candidates lose the candidate. One transaction.
+    void rollBackRun(int64_t run_id, int64_t last_candidate, int64_t last_forecast, int64_t last_measurement,
+                     int64_t last_event, const std::vector<std::string>& keep_kinds);
+    // Sets call.id and call.run_id. The kind must be one of the three; a candidate must belong to the run.
+    int64_t addLlmCall(int64_t run_id, LlmCall& call);
     // Stores the pairs with their source line, our bin (scheme_id names its scheme) and the file's own bin.
     void addImportedPairs(int64_t run_id, const std::vector<ImportedPair>& pairs,
                           const std::string& scheme_id = "gf-v2");
@@ -170,9 +210,18 @@ public:
     std::unordered_map<int64_t, std::vector<StoredForecast>> forecastsOfRun(int64_t run_id);
     std::unordered_map<int64_t, std::vector<StoredMeasurement>> measurementsOfRun(int64_t run_id);
     int64_t forecastCount(int64_t run_id);  // every forecast of the run, re-forecasts included
+    // What the run's forecasts used: LLM tokens (in + out) and cost, re-forecasts included.
+    struct ForecastUsage {
+        int64_t tokens = 0;
+        double cost_usd = 0;
+    };
+    ForecastUsage forecastUsage(int64_t run_id);
     std::vector<MeasurementOutcome> measurementOutcomes(int64_t run_id);  // in id order
     std::vector<RunEvent> events(int64_t run_id);
     std::vector<ImportedPair> importedPairs(int64_t run_id);
+    // The run's calls, or only those of one candidate when candidate_id > 0.
+    std::vector<LlmCall> llmCalls(int64_t run_id, int64_t candidate_id = 0);
+    LlmTotals llmTotals(int64_t run_id);
 
     // SQLite's own consistency check: "ok", or what is wrong, one finding per line.
     std::string integrityCheck();

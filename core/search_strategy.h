@@ -1,7 +1,7 @@
 #pragma once
-// Parent selection over the elite archive (DESIGN §7): PUCT max-reward, islands with migration, greedy hill-climb.
-// Only measured, correct candidates enter the archive; nothing trusted on a forecast alone does. Pure logic: the
-// same archive, visits and random state give the same parent.
+// Parent selection over the elite archive (ARCHITECTURE §7): PUCT max-reward, islands with migration, greedy
+// hill-climb. Only measured, correct candidates enter the archive; nothing trusted on a forecast alone does. Pure
+// logic: the same archive, visits and random state give the same parent.
 
 #include "core/gating.h"
 

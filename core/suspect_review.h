@@ -1,5 +1,5 @@
 #pragma once
-// A person's verdict on a `suspect` measurement (DESIGN §5): a time below the roofline floor is physically
+// A person's verdict on a `suspect` measurement (ARCHITECTURE §5): a time below the roofline floor is physically
 // implausible, so it stays out of the elite archive until someone who checked the kernel accepts it, or rejects it.
 // The verdict is a "review" event in the run's log; the runner admits an accepted candidate to the archive (at
 // once in a live run, from the log when a run is resumed). A later review of the same candidate replaces an

@@ -1,6 +1,6 @@
 #pragma once
 // A device measures candidates: a real GPU (through an isolated kerncast-worker process) or the replay device
-// (answers from recordings). Both give the same Measurement values (DESIGN §5).
+// (answers from recordings). Both give the same Measurement values (ARCHITECTURE §5).
 
 #include "core/measurement.h"
 #include "core/static_report.h"
@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,13 @@ struct MeasureOutcome {
     std::string compile_log;                  // non-empty on compile errors (mapped to the file's lines)
 };
 
+// Measured peak rates of a device: with a problem's FLOP and byte counts they give the roofline floor.
+struct DeviceCeilings {
+    double dram_gbps = 0;
+    double fp32_tflops = 0;
+    int64_t l2_bytes = 0;
+};
+
 class Device {
 public:
     virtual ~Device() = default;
@@ -55,6 +63,28 @@ public:
     virtual std::string id() const = 0;
     virtual DeviceFingerprint fingerprint() const = 0;
     virtual MeasureOutcome measure(const MeasureRequest& request, const ProgressFn& progress = {}) = 0;
+
+    // Capabilities beyond measure(). Callers ask these instead of casting to a concrete device; the defaults fit a
+    // device that has none of them.
+
+    // Measured peak rates; zeros where unknown.
+    virtual DeviceCeilings ceilings() const { return {}; }
+    // A device that answers from recordings: their folder (what the local surrogate must not learn from); "" when
+    // it measures for real.
+    virtual std::string recordingsFolder() const { return {}; }
+    // The static report recorded for a program (by content hash) of a problem, made by the real compiler on the
+    // recording machine; nullopt when the device has no recording of it.
+    virtual std::optional<std::vector<StaticReport>> recordedStaticReport(const std::string& problem,
+                                                                          const std::string& source_hash) const {
+        (void)problem;
+        (void)source_hash;
+        return std::nullopt;
+    }
+    // Starts what can be done ahead of the measurement (a GPU compiles on the engine's pool while it measures the
+    // previous program) and returns the call that measures. The default defers everything to that call.
+    virtual std::function<MeasureOutcome()> prepareMeasure(const MeasureRequest& request) {
+        return [this, request] { return measure(request); };
+    }
 };
 
 struct DeviceListing {

@@ -6,20 +6,49 @@
 #include "core/problem_library.h"
 #include "core/forecasters_datasets.h"
 #include "core/run_store.h"
-#include "engine/atomic_file.h"
+#include "core/text_util.h"
 #include "engine/forecast_query.h"
 #include "engine/llm_forecaster.h"
 #include "engine/local_forecaster.h"
+#include "engine/unified_diff.h"
 
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 
 namespace fs = std::filesystem;
 
 namespace kerncast {
 
 namespace {
+
+// Our exports prepend a family configuration's tunables as #define lines so that a pair stands alone; the program
+// the problem knows is the text after them (the tunables come back as -D defines).
+std::string without_defines(const std::string& code, const std::map<std::string, int64_t>& tunables) {
+    const std::string head = program_with_defines("", tunables);
+    return !head.empty() && code.rfind(head, 0) == 0 ? code.substr(head.size()) : code;
+}
+
+// The anchor of one of our exported pairs when it is not the reference (extra: anchor_id, anchor_label,
+// anchor_tunables, anchor_speedup, anchor_static_report).
+std::optional<ForecastAnchor> exported_anchor(const ImportedPair& p) {
+    const auto& x = p.extra;
+    if (!x.contains("anchor_id") || !x["anchor_id"].is_number_integer() || x["anchor_id"].get<int64_t>() <= 0)
+        return std::nullopt;
+    ForecastAnchor a;
+    a.is_reference = false;
+    a.candidate_id = x["anchor_id"].get<int64_t>();
+    a.label = x.value("anchor_label", std::string("parent"));
+    if (x.contains("anchor_tunables") && x["anchor_tunables"].is_object())
+        a.tunables = x["anchor_tunables"].get<std::map<std::string, int64_t>>();
+    a.source = without_defines(p.anchor_code, a.tunables);
+    if (x.contains("anchor_speedup") && x["anchor_speedup"].is_number() && x["anchor_speedup"].get<double>() > 0)
+        a.speedup = x["anchor_speedup"].get<double>();
+    if (x.contains("anchor_static_report") && x["anchor_static_report"].is_array())
+        a.static_report = x["anchor_static_report"].get<std::vector<StaticReport>>();
+    return a;
+}
 
 // A pair of one of our problems (our own exports) gets the full query; any other pair what its fields say.
 ForecastQuery query_for(const ImportedPair& p, const std::map<std::string, Problem>& problems) {
@@ -35,7 +64,10 @@ ForecastQuery query_for(const ImportedPair& p, const std::map<std::string, Probl
             QueryContext ctx;
             if (p.extra.contains("reference_time_us") && p.extra["reference_time_us"].is_number())
                 ctx.reference_time_us = p.extra["reference_time_us"].get<double>();
-            ForecastQuery q = build_forecast_query(it->second, p.candidate_code, tunables, report, ctx);
+            if (const auto anchor = exported_anchor(p))
+                ctx.anchor = anchor;
+            ForecastQuery q = build_forecast_query(it->second, without_defines(p.candidate_code, tunables), tunables,
+                                                   report, ctx);
             q.hardware = p.hardware;
             return q;
         } catch (const std::exception&) {
@@ -44,12 +76,20 @@ ForecastQuery query_for(const ImportedPair& p, const std::map<std::string, Probl
     }
     ForecastQuery q;
     q.pack = p.pack;
-    q.problem_name = p.extra.value("problem_name", p.pack);
+    q.problem_name = p.pack;
+    if (p.extra.contains("problem_name")) {
+        if (!p.extra["problem_name"].is_string())
+            throw Error("\"problem_name\" must be a string, found " + std::string(p.extra["problem_name"].type_name()));
+        q.problem_name = p.extra["problem_name"].get<std::string>();
+    }
     if (p.extra.contains("problem_description") && p.extra["problem_description"].is_string())
         q.problem_description = p.extra["problem_description"].get<std::string>();
     q.reference_source = p.anchor_code;
     q.candidate_source = p.candidate_code;
     q.hardware = p.hardware;
+    // A foreign pair's anchor is its anchor_code; what it was measured against is all the pair says of it.
+    q.anchor.label = "anchor";
+    q.anchor.source = p.anchor_code;
     return q;
 }
 
@@ -103,31 +143,47 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
         } catch (const std::exception&) {
         }
     }
-    std::vector<ForecastQuery> queries;
-    for (const auto& p : pairs)
-        queries.push_back(query_for(p, problems));
-
+    // One malformed pair fails its own forecast, never the evaluation: only the pairs whose query could be built
+    // are asked (`asked[k]` is the pair of queries[k]).
     std::vector<ForecastResult> results(pairs.size());
     std::vector<std::string> prompts(pairs.size());
+    std::vector<ForecastQuery> queries;
+    std::vector<size_t> asked;
+    for (size_t i = 0; i < pairs.size(); ++i) {
+        try {
+            queries.push_back(query_for(pairs[i], problems));
+            asked.push_back(i);
+        } catch (const std::exception& e) {
+            results[i].error = std::string("the pair cannot be asked: ") + e.what();
+        }
+    }
     std::string surrogate_id;
+    LlmConfig llm_cfg;
     if (a.surrogate == "llm") {
-        LlmConfig cfg;
-        cfg.endpoint = a.endpoint;
-        cfg.model = a.model;
-        cfg.concurrency = a.concurrency;
-        cfg.timeout_s = a.timeout_s;
-        cfg.api_key = LlmConfig::resolveApiKey();
+        nlohmann::json overrides = a.llm.is_object() ? a.llm : nlohmann::json::object();
+        if (!a.endpoint.empty())
+            overrides["endpoint"] = a.endpoint;
+        if (!a.model.empty())
+            overrides["model"] = a.model;
+        if (a.concurrency > 0)
+            overrides["concurrency"] = a.concurrency;
+        if (a.timeout_s > 0)
+            overrides["timeout_s"] = a.timeout_s;
+        LlmConfig cfg = LlmConfig::loadSettings(overrides);
+        llm_cfg = cfg;
         if (cfg.endpoint.empty() || cfg.model.empty())
-            throw Error("--surrogate llm needs --endpoint URL and --model NAME");
+            throw Error("--surrogate llm needs --endpoint URL and --model NAME (or both in " +
+                        LlmConfig::settingsPath() + ")");
         LlmForecasterOptions options;
         options.samples = a.samples;
+        options.abstain = a.abstain;
         LlmForecaster llm(cfg, a.resources_dir + "/prompts", options);
         surrogate_id = llm.id();
         report_progress("forecast", 0, 1);
         auto outcomes = llm.forecastWithDetails(queries);
-        for (size_t i = 0; i < outcomes.size(); ++i) {
-            results[i] = outcomes[i].result;
-            prompts[i] = outcomes[i].prompt.text();
+        for (size_t k = 0; k < outcomes.size() && k < asked.size(); ++k) {
+            results[asked[k]] = outcomes[k].result;
+            prompts[asked[k]] = outcomes[k].prompt.text();
         }
         report_progress("forecast", 1, 1);
     } else {
@@ -148,7 +204,7 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
                 qs.push_back(queries[i]);
             auto rs = local.forecast(qs);
             for (size_t k = 0; k < idx.size() && k < rs.size(); ++k)
-                results[idx[k]] = rs[k];
+                results[asked[idx[k]]] = rs[k];
             report_progress("forecast", ++done, by_pack.size());
         }
     }
@@ -156,6 +212,10 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
     std::vector<ScoredForecast> scored;
     std::map<std::string, std::vector<ScoredForecast>> per_pack;
     for (size_t i = 0; i < pairs.size(); ++i) {
+        if (results[i].deferred) {
+            ++result.deferred;  // an abstention: measured, not forecast
+            continue;
+        }
         if (!results[i].forecast) {
             ++result.failed_forecasts;
             say("pair " + pairs[i].comparison_id + " (line " + std::to_string(pairs[i].line) +
@@ -191,6 +251,18 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
                                 : "the bin of S under " + scheme.id() + " (edges 0.25 0.5 0.71 1 1.41 2 4)";
     out["unlabelled_pairs"] = result.unlabelled;
     out["failed_forecasts"] = result.failed_forecasts;
+    out["deferred"] = result.deferred;
+    // Abstentions over the pairs asked; beside it the trivial baseline: abstaining on nothing scores every pair.
+    out["abstain_rate"] = pairs.empty() ? 0.0 : double(result.deferred) / double(pairs.size());
+    int64_t tokens = 0, truncated = 0;
+    double cost = 0;
+    for (const auto& r : results)
+        for (const auto& call : r.calls) {
+            tokens += call.tokens_in + call.tokens_out;
+            cost += call.cost_usd;
+            truncated += call.outcome == "truncated";
+        }
+    out["llm"] = {{"tokens", tokens}, {"cost_usd", cost}, {"truncated", truncated}};
     out["skipped_lines"] = imported.issues.size();
     out["failed_candidates"] = result.failed_candidates;
 
@@ -206,7 +278,10 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
         run.surrogate = surrogate_id;
         run.gating = "evaluation";
         run.config = {{"kind", "evaluation"}, {"pairs", fs::absolute(a.pairs).string()}, {"surrogate", a.surrogate},
-                      {"endpoint", a.endpoint}, {"model", a.model}, {"samples", a.samples}};
+                      {"endpoint", llm_cfg.endpoint}, {"model", llm_cfg.model}, {"samples", a.samples},
+                      {"abstain", a.abstain}};
+        if (a.surrogate == "llm")
+            run.config["llm"] = llm_cfg;
         store.addRun(run);
         auto tx = store.transaction();
         store.addImportedPairs(run.id, imported.pairs, scheme.id());
@@ -225,7 +300,12 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
             if (results[i].forecast)
                 store.addForecast(c.id, *results[i].forecast);
             else
-                store.addEvent(run.id, "forecast_failed", {{"candidate", c.id}, {"error", results[i].error}});
+                store.addEvent(run.id, results[i].deferred ? "forecast_deferred" : "forecast_failed",
+                               {{"candidate", c.id}, {"error", results[i].error}});
+            for (LlmCall call : results[i].calls) {
+                call.candidate_id = c.id;
+                store.addLlmCall(run.id, call);
+            }
             if (!prompts[i].empty())
                 store.addEvent(run.id, "prompt", {{"candidate", c.id}, {"prompt", prompts[i]}});
         }

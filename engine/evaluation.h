@@ -17,11 +17,14 @@ namespace kerncast {
 struct EvaluationOptions {
     std::string pairs;              // the pair JSONL file
     std::string surrogate = "local";  // local | llm
-    std::string endpoint;           // llm: OpenAI-compatible base URL
-    std::string model;              // llm: model name at the endpoint
+    // llm: the settings file (LlmConfig::loadSettings) with these on top; empty or 0 leaves the setting.
+    std::string endpoint;           // OpenAI-compatible base URL
+    std::string model;              // model name at the endpoint
+    int concurrency = 0;            // requests in flight
+    double timeout_s = 0;           // seconds per request attempt
+    nlohmann::json llm = nlohmann::json::object();  // further LlmConfig fields (profile, prices, max_tokens...)
     int samples = 1;                // llm: requests per pair, averaged
-    int concurrency = 8;            // llm: requests in flight
-    double timeout_s = 120;         // llm: seconds per request attempt
+    bool abstain = false;           // llm: predict or defer; a deferral is an abstention, not a failure
     std::string report;             // folder for metrics.json and the reliability/risk-coverage tables; "" for none
     std::string store;              // run file for the forecasts; "" for <pairs>.<surrogate>-eval[-N].sqlite
     std::string recordings;         // local: the recording folder it learns from; "" for the first one
@@ -41,6 +44,7 @@ struct EvaluationResult {
     std::string surrogate_id;
     std::string store_path;
     int failed_forecasts = 0;   // pairs whose forecast failed (their lines went to the message callback)
+    int deferred = 0;           // pairs the surrogate declined to forecast (abstentions; "abstain_rate" in json)
     int failed_candidates = 0;  // pairs without a speedup (failed candidates), left out
     int unlabelled = 0;         // with --true-bins file: pairs without a true_bin of their own, left out
 };

@@ -34,6 +34,23 @@ double eval_or_zero(const Expr& e, const Bindings& sizes) {
     return e.empty() ? 0.0 : static_cast<double>(e.eval(sizes));
 }
 
+std::vector<LaunchShape> resolved_launches(const Problem& problem, const std::string& source,
+                                           const std::map<std::string, int64_t>& tunables, const char* file) {
+    std::vector<LaunchShape> out;
+    const KernelProgram program = KernelProgram::parse(source, file);
+    for (const ResolvedLaunch& r : program.resolve(problem, problem.benchmark, tunables)) {
+        LaunchShape shape;
+        shape.kernel = r.kernel;
+        for (int d = 0; d < 3; ++d) {
+            shape.grid[d] = r.grid[d];
+            shape.block[d] = r.block[d];
+        }
+        shape.dynamic_smem = r.smem;
+        out.push_back(shape);
+    }
+    return out;
+}
+
 ForecastQuery make_query(const Problem& problem, const std::string& reference_source,
                          const std::string& candidate_source, const std::map<std::string, int64_t>& tunables,
                          const std::vector<StaticReport>& report, const QueryContext& context) {
@@ -46,21 +63,34 @@ ForecastQuery make_query(const Problem& problem, const std::string& reference_so
     q.tunables = tunables;
     q.static_report = report;
     q.reference_static_report = context.reference_static_report;
-    const KernelProgram program = KernelProgram::parse(candidate_source, "candidate.cu");
-    for (const ResolvedLaunch& r : program.resolve(problem, problem.benchmark, tunables)) {
-        LaunchShape shape;
-        shape.kernel = r.kernel;
-        for (int d = 0; d < 3; ++d) {
-            shape.grid[d] = r.grid[d];
-            shape.block[d] = r.block[d];
-        }
-        shape.dynamic_smem = r.smem;
-        q.launches.push_back(shape);
-    }
+    q.launches = resolved_launches(problem, candidate_source, tunables, "candidate.cu");
     q.problem_bytes = eval_or_zero(problem.bytes, problem.benchmark);
     q.problem_flops = eval_or_zero(problem.flops, problem.benchmark);
     q.reference_time_us = context.reference_time_us;
     q.parent_speedup = context.parent_speedup;
+    if (context.anchor && !context.anchor->is_reference) {
+        q.anchor = *context.anchor;
+        try {
+            q.anchor.launches = resolved_launches(problem, q.anchor.source, q.anchor.tunables, "anchor.cu");
+        } catch (const Error&) {
+            q.anchor.launches.clear();  // a measured anchor ran, so this is only a plan the parser no longer reads
+        }
+        if (!q.parent_speedup)
+            q.parent_speedup = q.anchor.speedup;
+    } else {
+        q.anchor = ForecastAnchor {};
+        q.anchor.label = "reference";
+        q.anchor.source = reference_source;
+        q.anchor.static_report = context.reference_static_report;
+        q.anchor.time_us = context.reference_time_us;
+        if (!reference_source.empty()) {
+            try {
+                q.anchor.launches = resolved_launches(problem, reference_source, {}, "reference.cu");
+            } catch (const Error&) {
+                q.anchor.launches.clear();
+            }
+        }
+    }
     if (context.device) {
         q.hardware = hardware_description(*context.device);
         q.hardware_table = hardware_table(*context.device, context.ceilings);
@@ -69,6 +99,21 @@ ForecastQuery make_query(const Problem& problem, const std::string& reference_so
 }
 
 }  // namespace
+
+ForecastAnchor measured_anchor(const Candidate& candidate, const std::vector<StaticReport>& report,
+                               const Measurement& measurement) {
+    ForecastAnchor a;
+    a.candidate_id = candidate.id;
+    a.is_reference = false;
+    a.label = candidate.label;
+    a.source = candidate.source;
+    a.tunables = candidate.tunables;
+    a.static_report = report;
+    a.speedup = measurement.speedup;
+    if (measurement.candidate && measurement.candidate->median_us > 0)
+        a.time_us = measurement.candidate->median_us;
+    return a;
+}
 
 std::string hardware_description(const DeviceFingerprint& device) {
     std::string s = device.name.empty() ? "unknown GPU" : device.name;

@@ -3,6 +3,7 @@
 // recordings (docs/formats.md "Recording"). The search runner, the CLI and the benchmarks all go through these, so
 // a surrogate sees the same fields however a candidate reached it.
 
+#include "core/candidate.h"
 #include "core/measurement.h"
 #include "core/problem.h"
 #include "core/static_report.h"
@@ -23,9 +24,18 @@ struct QueryContext {
     std::vector<StaticReport> reference_static_report;
     std::optional<double> reference_time_us;  // the reference's measured median on this device
     std::optional<double> parent_speedup;  // the parent's measured speedup
+    // The anchor when it is not the reference: a measured parent (candidate_id, label, source, tunables,
+    // static_report, speedup, time_us; its launches are resolved here). Without one the query is anchored on the
+    // reference. parent_speedup is set from it when not given.
+    std::optional<ForecastAnchor> anchor;
     std::optional<DeviceFingerprint> device;  // fills hardware and hardware_table
     std::optional<DeviceCeilings> ceilings;  // adds the measured peaks to hardware_table
 };
+
+// A measured candidate as the anchor its children are forecast against (DESIGN §3): its id, label, program, static
+// report, measured speedup over the reference and time (the measurement must be ok with a positive speedup).
+ForecastAnchor measured_anchor(const Candidate& candidate, const std::vector<StaticReport>& report,
+                               const Measurement& measurement);
 
 // "NVIDIA H200 (cc 9.0, 132 SMs)".
 std::string hardware_description(const DeviceFingerprint& device);
@@ -33,7 +43,8 @@ std::string hardware_description(const DeviceFingerprint& device);
 // {"dram_gbps", "fp32_tflops"}. Zero or empty fingerprint fields are left out.
 nlohmann::json hardware_table(const DeviceFingerprint& device, const std::optional<DeviceCeilings>& ceilings = {});
 
-// Fills pack and problem fields (pack = problem name), the reference source (read from the problem folder when it
+// Fills pack and problem fields (pack = problem name), the anchor (context.anchor, else the reference with its
+// static report, plan and time), the reference source (read from the problem folder when it
 // has one), the candidate's launch plan evaluated at the benchmark case (KernelProgram::resolve) and the roofline
 // numbers (the problem's bytes and flops expressions at the benchmark case). Throws kerncast::Error, naming the
 // file and line, when the candidate's plan does not parse or does not resolve: such a candidate cannot be
@@ -82,7 +93,7 @@ std::vector<RecordedProblem> recorded_problems(const std::string& recordings_dir
                                                std::vector<std::string>* skipped = nullptr);
 
 // Every example of recorded_problems() EXCEPT the recording of `excluded_problem`: a surrogate used on the replay
-// device must never learn from the recording the device answers from (DESIGN §6).
+// device must never learn from the recording the device answers from (ARCHITECTURE §6).
 // The recordings of the embedded default replay device (replay:nvidia-h200).
 inline constexpr const char* kDefaultRecordings = "nvidia-h200";
 // The recording folder a local surrogate learns from when none is named, under <resources_dir>/recordings:

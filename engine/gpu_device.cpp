@@ -1,4 +1,5 @@
 #include "engine/gpu_device.h"
+#include "core/text_util.h"
 
 #include "core/error.h"
 #include "core/kernel_program.h"
@@ -13,15 +14,6 @@ namespace fs = std::filesystem;
 namespace kerncast {
 
 namespace {
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(SourceLocation{path.string(), 0}, "cannot read the file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 CompileRequest compile_request(const ProgramRef& program, const std::string& arch) {
     CompileRequest r;
@@ -54,7 +46,7 @@ std::string read_problem_json(const std::string& problem_dir, std::string* path)
         file /= "problem.json";
     if (path)
         *path = fs::absolute(file).string();
-    return read_text(file);
+    return read_text_file(file.string());
 }
 
 std::string find_worker_executable() {
@@ -114,6 +106,10 @@ std::string GpuDevice::id() const { return m_id; }
 DeviceFingerprint GpuDevice::fingerprint() const { return m_hello.device; }
 
 DeviceCeilings GpuDevice::ceilings() const { return m_hello.ceilings; }
+
+std::function<MeasureOutcome()> GpuDevice::prepareMeasure(const MeasureRequest& request) {
+    return [this, prepared = prepare(request)] { return measurePrepared(prepared); };
+}
 
 std::string GpuDevice::arch() const {
     return "sm_" + std::to_string(m_hello.device.cc_major) + std::to_string(m_hello.device.cc_minor);

@@ -1,7 +1,7 @@
 #pragma once
 // A real GPU ("cuda:N"). Kernel programs are compiled here, in the engine's compile pool, for the device's
 // architecture; the cubins go to an isolated kerncast-worker process that verifies and times them, so a kernel
-// that crashes or hangs costs a worker restart, never the engine (DESIGN §5).
+// that crashes or hangs costs a worker restart, never the engine (ARCHITECTURE §5).
 
 #include "engine/compiler.h"
 #include "engine/device.h"
@@ -48,7 +48,8 @@ public:
 
     // "sm_90" for compute capability 9.0.
     std::string arch() const;
-    DeviceCeilings ceilings() const;
+    DeviceCeilings ceilings() const override;
+    std::function<MeasureOutcome()> prepareMeasure(const MeasureRequest& request) override;
     WorkerSupervisor& supervisor() { return *m_worker; }
     Compiler& compiler() { return *m_compiler; }
 

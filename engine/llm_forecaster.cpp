@@ -1,6 +1,9 @@
 #include "engine/llm_forecaster.h"
 
+#include "engine/unified_diff.h"
+
 #include "core/error.h"
+#include "core/untrusted_json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -193,6 +196,38 @@ std::string probabilityKeysText(const BinScheme& scheme) {
     return out.substr(0, out.size() - 1);
 }
 
+// The anchor (DESIGN §3): the program the candidate is forecast against.
+std::string anchorLabel(const ForecastQuery& q) {
+    if (q.anchor.is_reference)
+        return "the reference";
+    std::string s = q.anchor.candidate_id ? "parent #" + std::to_string(q.anchor.candidate_id) : std::string("parent");
+    return q.anchor.label.empty() ? s : s + " (" + q.anchor.label + ")";
+}
+
+std::string anchorCode(const ForecastQuery& q) {
+    const std::string& source = q.anchor.is_reference && q.anchor.source.empty() ? q.reference_source : q.anchor.source;
+    return source.empty() ? source : program_with_defines(source, q.anchor.tunables);
+}
+
+std::string anchorTime(const ForecastQuery& q) {
+    std::optional<double> t = q.anchor.time_us;
+    if (!t && q.anchor.is_reference)
+        t = q.reference_time_us;
+    if (!t && q.reference_time_us && q.anchor.speedup > 0)
+        t = *q.reference_time_us / q.anchor.speedup;
+    return t ? formatNumber(*t, "%.2f") + " us" : "(not measured)";
+}
+
+// The candidate as a unified diff against its anchor, both with their tunables as #define lines.
+std::string candidateDiff(const ForecastQuery& q) {
+    const std::string anchor = anchorCode(q);
+    if (anchor.empty())
+        return "(no anchor code to compare with)";
+    const std::string diff
+        = unified_diff(anchor, program_with_defines(q.candidate_source, q.tunables), "anchor.cu", "candidate.cu");
+    return diff.empty() ? "(the candidate is the same program as its anchor)" : diff;
+}
+
 Values placeholderValues(const ForecastQuery& q, const BinScheme& scheme) {
     return {
         {"problem", problemText(q)},
@@ -208,6 +243,14 @@ Values placeholderValues(const ForecastQuery& q, const BinScheme& scheme) {
         {"problem_flops", q.problem_flops > 0 ? countText(q.problem_flops) : kNotGiven},
         {"reference_time", q.reference_time_us ? formatNumber(*q.reference_time_us, "%.2f") + " us" : "(not measured)"},
         {"parent_speedup", q.parent_speedup ? formatNumber(*q.parent_speedup, "%.3g") + "x" : "(not measured)"},
+        {"anchor_label", anchorLabel(q)},
+        {"anchor_code", orNotGiven(anchorCode(q))},
+        {"anchor_time", anchorTime(q)},
+        {"anchor_speedup", formatNumber(q.anchor.is_reference ? 1.0 : q.anchor.speedup, "%.3g") + "x"},
+        {"anchor_static_report", staticReportText(q.anchor.is_reference && q.anchor.static_report.empty()
+                                                      ? q.reference_static_report
+                                                      : q.anchor.static_report)},
+        {"candidate_diff", candidateDiff(q)},
         {"hardware", orNotGiven(q.hardware)},
         {"hardware_table", hardwareTableText(q.hardware_table)},
         {"bin_table", scheme.promptTable()},
@@ -218,65 +261,16 @@ Values placeholderValues(const ForecastQuery& q, const BinScheme& scheme) {
 
 // ---- Replies ----------------------------------------------------------------------------------------------------
 
-// The end of the JSON object starting at text[open] ('{'), strings and escapes respected; npos if unbalanced.
-size_t objectEnd(const std::string& text, size_t open) {
-    int depth = 0;
-    bool inString = false;
-    for (size_t i = open; i < text.size(); ++i) {
-        const char c = text[i];
-        if (inString) {
-            if (c == '\\')
-                ++i;
-            else if (c == '"')
-                inString = false;
-        } else if (c == '"') {
-            inString = true;
-        } else if (c == '{') {
-            ++depth;
-        } else if (c == '}' && --depth == 0) {
-            return i;
-        }
-    }
-    return std::string::npos;
-}
-
-// The last ```json fenced block of a reply, or else its last top-level {...} that parses.
 json jsonFromText(const std::string& text) {
-    std::optional<std::string> lastJsonBlock;
-    for (size_t at = text.find("```"); at != std::string::npos;) {
-        const size_t lineEnd = text.find('\n', at);
-        if (lineEnd == std::string::npos)
-            break;
-        std::string tag = text.substr(at + 3, lineEnd - at - 3);
-        tag.erase(tag.find_last_not_of(" \r\t") + 1);
-        std::transform(tag.begin(), tag.end(), tag.begin(), [](unsigned char c) { return std::tolower(c); });
-        const size_t close = text.find("```", lineEnd);
-        if (close == std::string::npos)
-            break;
-        if (tag == "json")
-            lastJsonBlock = text.substr(lineEnd + 1, close - lineEnd - 1);
-        at = text.find("```", close + 3);
+    json j;
+    try {
+        j = json_object_from_text(text);
+    } catch (const Error& e) {
+        notParsed(e.what());
     }
-    if (lastJsonBlock) {
-        json j = json::parse(*lastJsonBlock, nullptr, false);
-        if (j.is_discarded() || !j.is_object())
-            notParsed("the last ```json block is not a JSON object: " + snippet(*lastJsonBlock));
-        return j;
-    }
-    std::vector<std::pair<size_t, size_t>> objects;
-    for (size_t i = text.find('{'); i != std::string::npos; i = text.find('{', i + 1)) {
-        const size_t end = objectEnd(text, i);
-        if (end == std::string::npos)
-            continue;
-        objects.emplace_back(i, end);
-        i = end;
-    }
-    for (auto it = objects.rbegin(); it != objects.rend(); ++it) {
-        json j = json::parse(text.substr(it->first, it->second - it->first + 1), nullptr, false);
-        if (!j.is_discarded() && j.is_object())
-            return j;
-    }
-    notParsed("no tool call and no JSON object in the reply: " + snippet(text));
+    if (j.is_null())
+        notParsed("no tool call and no JSON object in the reply: " + snippet(text));
+    return j;
 }
 
 double numberField(const json& args, const std::string& key) {
@@ -330,7 +324,8 @@ std::vector<std::string> LlmForecaster::placeholderNames() {
             "candidate_code", "static_report",   "reference_static_report", "launches",
             "tunables",       "problem_bytes",   "problem_flops",           "reference_time",
             "parent_speedup", "hardware",        "hardware_table",          "bin_table",
-            "tool_name",      "probability_keys"};
+            "tool_name",      "probability_keys", "anchor_label",         "anchor_code",
+            "anchor_time",    "anchor_speedup",  "anchor_static_report",    "candidate_diff"};
 }
 
 ordered_json LlmForecaster::toolDefinition(const BinScheme& scheme) {
@@ -362,7 +357,34 @@ ordered_json LlmForecaster::toolDefinition(const BinScheme& scheme) {
     return {{"type", "function"}, {"function", function}};
 }
 
+ordered_json LlmForecaster::deferToolDefinition() {
+    ordered_json parameters = {
+        {"type", "object"},
+        {"properties",
+         {{"reasoning",
+           {{"type", "string"},
+            {"description", "Why the candidate's speedup cannot be forecast with confidence from what is given."}}}}},
+        {"required", ordered_json::array({"reasoning"})},
+        {"additionalProperties", false}};
+    ordered_json function = {{"name", kDeferToolName},
+                             {"description",
+                              "Decline to forecast and ask for the candidate to be measured on the GPU instead. Use "
+                              "it only when no forecast would be informative."},
+                             {"parameters", parameters}};
+    return {{"type", "function"}, {"function", function}};
+}
+
 RuntimeEstimate LlmForecaster::parseReply(const ChatResult& reply) {
+    for (const auto& c : reply.tool_calls)
+        if (c.name == kDeferToolName) {
+            RuntimeEstimate e;
+            e.deferred = true;
+            const json args = json::parse(c.arguments, nullptr, false);
+            if (args.is_object() && args.contains("reasoning"))
+                e.reasoning = args["reasoning"].is_string() ? args["reasoning"].get<std::string>()
+                                                            : args["reasoning"].dump();
+            return e;
+        }
     const ToolCall* call = nullptr;
     for (const auto& c : reply.tool_calls)
         if (c.name == kToolName) {
@@ -372,9 +394,9 @@ RuntimeEstimate LlmForecaster::parseReply(const ChatResult& reply) {
     if (!call && !reply.tool_calls.empty())
         call = &reply.tool_calls.front();
     if (call) {
-        const json args = json::parse(call->arguments, nullptr, false);
-        if (!args.is_discarded() && args.is_object())
-            return estimateFrom(args);
+        const auto args = try_parse_untrusted_json(call->arguments);
+        if (args && args->is_object())
+            return estimateFrom(*args);
         // A broken tool call may still come with the answer written out in the text.
         try {
             return estimateFrom(jsonFromText(reply.content));
@@ -432,7 +454,8 @@ std::vector<LlmForecastOutcome> LlmForecaster::forecastWithDetails(const std::ve
         r.messages = {{"system", outcomes[q].prompt.system}, {"user", outcomes[q].prompt.user}};
         if (m_options.use_tools) {
             r.tools = ordered_json::array({toolDefinition(m_options.scheme)});
-            r.tool_choice = {{"type", "function"}, {"function", {{"name", kToolName}}}};
+            if (m_options.abstain)
+                r.tools.push_back(deferToolDefinition());
         }
         for (int s = 0; s < n; ++s) {
             r.sample_index = s;
@@ -446,6 +469,8 @@ std::vector<LlmForecastOutcome> LlmForecaster::forecastWithDetails(const std::ve
         std::vector<Forecast> parsed;  // renormalised per sample, so a sample in percent weighs as much as any
         std::vector<int> statedBins;
         std::string firstReasoning;
+        std::string deferReason;
+        int deferrals = 0;
         Forecast total;
         for (int s = 0; s < n; ++s) {
             ForecastSample sample {std::move(replies[q * n + s]), {}};
@@ -454,26 +479,46 @@ std::vector<LlmForecastOutcome> LlmForecaster::forecastWithDetails(const std::ve
             total.tokens_out += reply.tokens_out;
             total.cost_usd += reply.cost_usd;
             total.latency_ms = std::max(total.latency_ms, reply.latency_ms);  // the samples run side by side
+            LlmCall call = llm_call_from(reply, "forecast", m_config.model);
+            if (call.prompt.empty())
+                call.prompt = outcome.prompt.text();
             if (!reply.ok) {
                 sample.parse_error = reply.error;
+                outcome.result.truncated += reply.truncated ? 1 : 0;
             } else {
                 try {
                     const RuntimeEstimate e = parseReply(reply);
-                    Forecast f;
-                    try {
-                        f = Forecast::fromRaw(e.probabilities);
-                    } catch (const Error& bad) {
-                        notParsed(bad.what());
+                    if (e.deferred) {
+                        ++deferrals;
+                        call.outcome = "deferred";
+                        if (deferReason.empty())
+                            deferReason = e.reasoning.empty() ? reply.reasoning : e.reasoning;
+                        sample.parse_error = "deferred to a measurement";
+                    } else {
+                        Forecast f;
+                        try {
+                            f = Forecast::fromRaw(e.probabilities);
+                        } catch (const Error& bad) {
+                            notParsed(bad.what());
+                        }
+                        if (parsed.empty())
+                            firstReasoning = e.reasoning.empty() ? reply.reasoning : e.reasoning;
+                        parsed.push_back(f);
+                        statedBins.push_back(e.predicted_bin);
                     }
-                    if (parsed.empty())
-                        firstReasoning = e.reasoning;
-                    parsed.push_back(f);
-                    statedBins.push_back(e.predicted_bin);
                 } catch (const Error& e) {
                     sample.parse_error = e.what();
+                    call.outcome = "failed";
                 }
             }
+            call.error = call.outcome == "ok" || call.outcome == "deferred" ? "" : sample.parse_error;
+            outcome.result.calls.push_back(std::move(call));
             outcome.samples.push_back(std::move(sample));
+        }
+        if (parsed.empty() && deferrals > 0) {
+            outcome.result.deferred = true;
+            outcome.result.error = "deferred to a measurement: " + (deferReason.empty() ? std::string(kNotGiven) : deferReason);
+            continue;
         }
         if (parsed.empty()) {
             if (n == 1) {
@@ -508,6 +553,8 @@ std::vector<LlmForecastOutcome> LlmForecaster::forecastWithDetails(const std::ve
         f.tokens_out = total.tokens_out;
         f.cost_usd = total.cost_usd;
         f.latency_ms = total.latency_ms;
+        f.anchor_id = queries[q].anchor.is_reference ? 0 : queries[q].anchor.candidate_id;
+        f.anchor_speedup = queries[q].anchor.is_reference ? 1.0 : queries[q].anchor.speedup;
         outcome.result.forecast = f;
     }
     return outcomes;

@@ -1,5 +1,5 @@
 #pragma once
-// The LLM surrogate (DESIGN §6): asks an OpenAI-compatible endpoint for a distribution over the 8 speedup bins
+// The LLM surrogate (ARCHITECTURE §6): asks an OpenAI-compatible endpoint for a distribution over the 8 speedup bins
 // through one tool, `submit_kernel_runtime_estimate` (the GPU Forecasters tool, so that their data and ours are
 // comparable), with a fenced JSON block in the reply as the fallback for endpoints without tool calls.
 //
@@ -20,6 +20,9 @@ struct LlmForecasterOptions {
     int samples = 1;  // requests per query; the parsed ones are averaged
     BinScheme scheme = BinScheme::gfV2();  // the bins of the prompt's table and of the tool's 8 probabilities
     bool use_tools = true;  // false: no tools in the request; the reply's JSON block is read
+    // Predict or defer (the paper's abstain mode): a second tool, defer_to_measurement, lets the model decline; a
+    // deferral asks for a measurement and counts as an abstention.
+    bool abstain = false;
 };
 
 // The two messages sent for one query.
@@ -36,6 +39,7 @@ struct RuntimeEstimate {
     std::array<double, kBinCount> probabilities {};  // index 0 is bin 1
     int predicted_bin = 0;  // 1..8 as stated; 0 when the reply did not state one
     std::string reasoning;
+    bool deferred = false;  // the model called defer_to_measurement (probabilities are then all 0)
 };
 
 // One sample's answer as the endpoint gave it, for an inspector or a log.
@@ -74,11 +78,15 @@ public:
     // bin order whatever the scheme; the descriptions carry the scheme's own ranges.
     static nlohmann::ordered_json toolDefinition(const BinScheme& scheme);
     static constexpr const char* kToolName = "submit_kernel_runtime_estimate";
+    // The abstain mode's second tool: {"reasoning": why the model would rather see a measurement}.
+    static nlohmann::ordered_json deferToolDefinition();
+    static constexpr const char* kDeferToolName = "defer_to_measurement";
     static const std::array<std::string, kBinCount>& probabilityKeys();
     static std::vector<std::string> placeholderNames();
 
     // Reads one reply: the tool call's arguments, or else the last ```json block (or bare JSON object) of the
-    // text. Throws kerncast::Error "reply did not parse: ..." with a snippet of what was read.
+    // text; a call of defer_to_measurement is a deferral. Throws kerncast::Error "reply did not parse: ..." with a
+    // snippet of what was read.
     static RuntimeEstimate parseReply(const ChatResult& reply);
 
 private:

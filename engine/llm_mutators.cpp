@@ -1,4 +1,5 @@
 #include "engine/llm_mutators.h"
+#include "core/text_util.h"
 
 #include "core/error.h"
 #include "core/kernel_program.h"
@@ -13,13 +14,7 @@ namespace kerncast {
 namespace {
 
 std::string read_template(const std::string& dir, const std::string& name) {
-    const std::string path = dir + "/" + name;
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(SourceLocation{path, 0}, "cannot read the prompt template");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return read_text_file(dir + "/" + name, "the prompt template");
 }
 
 void replace_all(std::string& text, const std::string& key, const std::string& value) {
@@ -174,7 +169,11 @@ std::vector<Proposal> LlmMutator::propose(const MutationContext& ctx, int count,
         p.tokens_out = r.tokens_out;
         p.cost_usd = r.cost_usd;
         p.raw_reply = r.content;
+        LlmCall call = llm_call_from(r, m_mode == Mode::Rewrite ? "mutate_rewrite" : "mutate_diff",
+                                     m_client->config().model);
         try {
+            if (r.truncated)
+                throw Error(r.error);
             if (!r.ok)
                 throw Error("the endpoint failed: " + r.error);
             std::string source;
@@ -196,12 +195,13 @@ std::vector<Proposal> LlmMutator::propose(const MutationContext& ctx, int count,
             c.parent_id = ctx.parent.candidate.id;
             c.generation = ctx.generation;
             c.source_hash = content_hash(c.source, c.tunables);
-            if (ctx.seen && ctx.seen->count(c.source_hash))
-                throw Error("the answer repeats a kernel the run has already seen");
             p.child = std::move(c);
         } catch (const Error& e) {
             p.failure = e.what();
+            call.outcome = r.truncated ? "truncated" : "failed";
+            call.error = p.failure;
         }
+        p.call = std::move(call);
         out.push_back(std::move(p));
     }
     return out;

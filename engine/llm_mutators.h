@@ -1,9 +1,9 @@
 #pragma once
-// LLM mutators (DESIGN §1): a full rewrite of the parent kernel program, or SEARCH/REPLACE edits of it, asked of an
-// OpenAI-compatible endpoint through LlmClient. The prompt shows the problem, the parent with its measured speedup
-// and static report, and a few inspirations (elites and recent failures with their errors). An answer that does
-// not parse, an edit whose SEARCH text is not in the parent, or a program whose launch plan does not parse becomes
-// a Proposal with a failure, never an exception.
+// LLM mutators (ARCHITECTURE §3): a full rewrite of the parent kernel program, or SEARCH/REPLACE edits of it, asked of
+// an OpenAI-compatible endpoint through LlmClient. The prompt shows the problem, the parent with its measured speedup
+// and static report, and a few inspirations (elites and recent failures with their errors). An answer that does not
+// parse, an edit whose SEARCH text is not in the parent, or a program whose launch plan does not parse becomes a
+// Proposal with a failure, never an exception.
 
 #include "engine/llm_client.h"
 #include "engine/mutators.h"
@@ -26,6 +26,7 @@ public:
 
     // The two prompt messages for a context (the system text, then the user text).
     std::pair<std::string, std::string> renderPrompt(const MutationContext& ctx) const;
+    LlmClient& client() { return *m_client; }
 
 private:
     Mode m_mode;

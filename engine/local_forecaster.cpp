@@ -107,20 +107,6 @@ double log_or_nan(const std::optional<double>& v) {
     return v && *v > 0 && std::isfinite(*v) ? std::log(*v) : kNaN;
 }
 
-// A portable draw for fold assignment (std::uniform_int_distribution differs between
-// standard libraries, and a seed must give the same folds everywhere).
-uint64_t draw(std::mt19937_64& rng, uint64_t bound) {
-    return rng() % bound;
-}
-
-double normal_cdf(double z) {
-    return 0.5 * std::erfc(-z / std::sqrt(2.0));
-}
-
-double mean_of(const std::vector<double>& v) {
-    return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-}
-
 }  // namespace
 
 const std::vector<std::string>& local_feature_names() {
@@ -246,46 +232,331 @@ std::array<double, kBinCount> speedup_bins(double mu, double sigma, const BinSch
 
 // ---------------------------------------------------------------------------------------------------------------
 
+namespace {
+
+// Positions in local_features() of the pack-level features (the same for every program of a pack) and of the
+// program's own; parent.log_speedup is a property of a lineage, not of a program, and stays out of pairs.
+struct FeatureLayout {
+    std::vector<size_t> pack;
+    std::vector<size_t> program;
+    FeatureLayout() {
+        const auto& names = local_feature_names();
+        for (size_t i = 0; i < names.size(); ++i) {
+            if (names[i].rfind("problem.", 0) == 0 || names[i] == "ref.log_time_us")
+                pack.push_back(i);
+            else if (names[i] != "parent.log_speedup" && names[i] != "src.is_reference")
+                program.push_back(i);
+        }
+    }
+};
+const FeatureLayout& layout() {
+    static const FeatureLayout l;
+    return l;
+}
+
+// Sign-preserving log: differences of it are log-ratios for sizes and counts, and still defined at zero.
+double slog(double x) {
+    return std::isfinite(x) ? std::copysign(std::log2(1.0 + std::fabs(x)), x) : kNaN;
+}
+
+size_t text_hash(const std::string& source) {
+    return std::hash<std::string> {}(source);
+}
+
+size_t program_key(const std::string& source, const std::map<std::string, int64_t>& tunables) {
+    size_t h = text_hash(source);
+    for (const auto& [name, value] : tunables) {
+        h ^= std::hash<std::string> {}(name) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+        h ^= std::hash<int64_t> {}(value) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    }
+    return h;
+}
+
+// The anchor of a query seen as a program: the query with the anchor's text, tunables, report and plan.
+ForecastQuery anchor_as_candidate(const ForecastQuery& q) {
+    ForecastQuery a = q;
+    a.candidate_source = q.anchor.source.empty() && q.anchor.is_reference ? q.reference_source : q.anchor.source;
+    a.tunables = q.anchor.tunables;
+    a.static_report = q.anchor.is_reference && q.anchor.static_report.empty() ? q.reference_static_report
+                                                                              : q.anchor.static_report;
+    a.launches = q.anchor.launches;
+    a.parent_speedup.reset();
+    return a;
+}
+
+}  // namespace
+
+// One program the model knows: a learned example, or either side of a query.
+struct LocalForecaster::Program {
+    std::string pack;
+    double y = 0;  // natural log of its speedup over the reference (learned examples only)
+    std::vector<double> features;  // local_features()
+    std::map<std::string, int64_t> tunables;
+    size_t text = 0;
+    size_t key = 0;  // text and tunables
+    bool reference = false;
+    std::optional<size_t> anchor_key;  // the measured program it was forecast against (not the reference)
+    double ref_log_us = kNaN;  // natural log of the pack's reference time
+    double floor_log_us = kNaN;  // natural log of the roofline floor: max(bytes / DRAM bandwidth, flops / peak)
+
+    static Program of(const ForecastQuery& q) {
+        Program p;
+        p.pack = q.pack;
+        p.features = local_features(q);
+        p.tunables = q.tunables;
+        p.text = text_hash(q.candidate_source);
+        p.key = program_key(q.candidate_source, q.tunables);
+        p.reference = !q.reference_source.empty() && q.candidate_source == q.reference_source && q.tunables.empty();
+        if (!q.anchor.is_reference && !q.anchor.source.empty())
+            p.anchor_key = program_key(q.anchor.source, q.anchor.tunables);
+        p.ref_log_us = log_or_nan(q.reference_time_us);
+        const auto ceiling = [&](const char* key) {
+            return q.hardware_table.is_object() && q.hardware_table.contains(key) && q.hardware_table[key].is_number()
+                       ? q.hardware_table[key].get<double>()
+                       : 0.0;
+        };
+        const double gbps = ceiling("dram_gbps"), tflops = ceiling("fp32_tflops");
+        double floor_us = 0;
+        if (gbps > 0 && q.problem_bytes > 0)
+            floor_us = std::max(floor_us, q.problem_bytes / (gbps * 1e3));
+        if (tflops > 0 && q.problem_flops > 0)
+            floor_us = std::max(floor_us, q.problem_flops / (tflops * 1e6));
+        p.floor_log_us = floor_us > 0 ? std::log(floor_us) : kNaN;
+        return p;
+    }
+};
+
+std::vector<ProgramPair> local_training_pairs(const std::vector<LabelledExample>& examples, uint64_t seed,
+                                              const LocalPairOptions& options) {
+    std::vector<LocalForecaster::Program> programs;
+    programs.reserve(examples.size());
+    for (const auto& e : examples)
+        programs.push_back(LocalForecaster::Program::of(e.query));
+    return LocalForecaster::pairsOf(programs, seed, options);
+}
+
+std::vector<ProgramPair> LocalForecaster::pairsOf(const std::vector<Program>& programs, uint64_t seed,
+                                                  const LocalPairOptions& options) {
+    std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ULL + 17);
+    std::map<std::string, std::vector<size_t>> packs;
+    for (size_t i = 0; i < programs.size(); ++i)
+        packs[programs[i].pack].push_back(i);
+    std::vector<ProgramPair> out;
+    for (const auto& [pack, members] : packs) {
+        const size_t n = members.size();
+        if (n < 2)
+            continue;
+        std::set<std::pair<size_t, size_t>> chosen;  // unordered: (lower index, higher index)
+        auto add = [&](size_t a, size_t b) {
+            if (a == b || programs[a].key == programs[b].key)
+                return;  // the same program measured twice teaches only the noise, which the identity rule knows
+            chosen.insert({std::min(a, b), std::max(a, b)});
+        };
+        if (n <= options.all_pairs_up_to) {
+            for (size_t i = 0; i < n; ++i)
+                for (size_t j = i + 1; j < n; ++j)
+                    add(members[i], members[j]);
+        } else {
+            std::map<size_t, size_t> by_key;
+            std::optional<size_t> reference;
+            for (size_t i : members) {
+                by_key.emplace(programs[i].key, i);
+                if (programs[i].reference && !reference)
+                    reference = i;
+            }
+            // Programs of one text whose tunables differ in exactly one name: what a parametric move makes.
+            std::map<std::pair<size_t, std::string>, std::vector<size_t>> without;
+            for (size_t i : members) {
+                for (const auto& [name, value] : programs[i].tunables) {
+                    size_t h = programs[i].text;
+                    for (const auto& [other, v] : programs[i].tunables)
+                        if (other != name)
+                            h ^= std::hash<std::string> {}(other) * 31 + std::hash<int64_t> {}(v) + (h << 6) + (h >> 2);
+                    without[{h, name}].push_back(i);
+                }
+            }
+            std::map<size_t, std::vector<size_t>> neighbours;
+            for (const auto& [k, group] : without)
+                for (size_t i : group)
+                    for (size_t j : group)
+                        if (i != j)
+                            neighbours[i].push_back(j);
+            for (size_t i : members) {
+                if (reference)
+                    add(i, *reference);
+                if (programs[i].anchor_key)
+                    if (const auto it = by_key.find(*programs[i].anchor_key); it != by_key.end())
+                        add(i, it->second);
+                if (auto it = neighbours.find(i); it != neighbours.end()) {
+                    auto& list = it->second;
+                    for (size_t k = 0; k < list.size() && k < options.neighbours; ++k) {
+                        const size_t j = k + static_cast<size_t>(rng() % (list.size() - k));
+                        std::swap(list[k], list[j]);
+                        add(i, list[k]);
+                    }
+                }
+                for (size_t k = 0; k < options.random; ++k)
+                    add(i, members[static_cast<size_t>(rng() % n)]);
+            }
+        }
+        for (const auto& [a, b] : chosen) {
+            // A seeded orientation: which side is the anchor carries no information.
+            if (rng() & 1)
+                out.push_back({a, b});
+            else
+                out.push_back({b, a});
+        }
+    }
+    return out;
+}
+
+namespace {
+
+// One booster for squared error on rows (optionally weighted), single-threaded and seeded.
+Booster train_booster(const std::vector<float>& data, const std::vector<float>& labels,
+                      const std::vector<float>& weights, size_t cols, const LocalForecasterOptions& o, uint64_t seed,
+                      int rounds) {
+    DMatrix train(data, labels.size(), cols);
+    check(XGDMatrixSetFloatInfo(train.handle, "label", labels.data(), labels.size()), "setting labels");
+    if (!weights.empty())
+        check(XGDMatrixSetFloatInfo(train.handle, "weight", weights.data(), weights.size()), "setting weights");
+    BoosterHandle handle = nullptr;
+    check(XGBoosterCreate(&train.handle, 1, &handle), "creating a booster");
+    Booster booster(handle);
+    const double base = labels.empty() ? 0.0 : std::accumulate(labels.begin(), labels.end(), 0.0) / labels.size();
+    const std::vector<std::pair<std::string, std::string>> params = {
+        {"booster", "gbtree"},
+        {"objective", "reg:squarederror"},
+        {"tree_method", "hist"},
+        {"nthread", "1"},
+        {"verbosity", "0"},
+        {"seed", std::to_string(seed)},
+        {"base_score", std::to_string(base)},
+        {"max_depth", std::to_string(o.max_depth)},
+        {"eta", std::to_string(o.eta)},
+        {"subsample", std::to_string(o.subsample)},
+        {"colsample_bytree", std::to_string(o.colsample)},
+        {"min_child_weight", std::to_string(o.min_child_weight)},
+        {"lambda", std::to_string(o.lambda)},
+    };
+    for (const auto& [name, value] : params)
+        check(XGBoosterSetParam(handle, name.c_str(), value.c_str()), name.c_str());
+    for (int round = 0; round < rounds; ++round)
+        check(XGBoosterUpdateOneIter(handle, round, train.handle), "boosting");
+    return booster;
+}
+
+
+}  // namespace
+
 struct LocalForecaster::Model {
-    using SourceKey = std::pair<std::string, size_t>;  // (pack, hash of the candidate source)
     struct Member {
         Booster booster;
-        std::map<std::string, double> offsets;  // pack -> shrunk mean log-speedup of this member's training rows
-        std::map<SourceKey, int> sources;  // examples of this member's training rows per (pack, source)
     };
-    std::vector<std::string> tunable_names;  // sorted; the t:<NAME> columns
+    std::vector<std::string> tunable_names;  // sorted; the c:<NAME> and d:<NAME> columns
     std::vector<Member> members;
-    std::map<std::string, int> pack_examples;
-    std::map<SourceKey, int> sources;  // every example
-    std::map<std::pair<std::string, bool>, double> sigma;  // (pack, novel source) -> shrunk out-of-fold RMS
-    double pooled_rms[2] = {kPriorSigma, kPriorSigma};  // by novel source
-    double offset_variance = kPriorSigma * kPriorSigma;  // of the pack offsets: what an unseen pack adds
-    double tau = 1.0;
+    std::map<std::string, int> pack_programs;  // learned programs per pack
+    // Out-of-fold RMS of log S by class: [pack seen][same program text].
+    double rms[2][2] = {{kPriorSigma, kPriorSigma}, {kPriorSigma, kPriorSigma}};
+    double identical_sigma = kIdenticalSigma;
+    // Calibration, for a pack never seen [0] and a known one [1]: a shrink of mu (the least-squares slope of the
+    // truth on the out-of-fold mu; a model that transfers badly is pulled towards "as fast as the anchor") and the
+    // temperature of sigma.
+    double slope[2] = {1.0, 1.0};
+    double temp[2] = {1.0, 1.0};
+    double tau = 1.0;  // the temperature of an unknown pack (reported)
     size_t examples = 0;
+    size_t pairs = 0;
 
-    size_t columns() const { return local_feature_names().size() + 2 + tunable_names.size(); }
+    size_t columns() const {
+        return layout().pack.size() + 2 * layout().program.size() + 5 + 2 * tunable_names.size();
+    }
+    std::vector<std::string> columnNames() const {
+        std::vector<std::string> names;
+        const auto& all = local_feature_names();
+        for (size_t i : layout().pack)
+            names.push_back(all[i]);
+        for (size_t i : layout().program)
+            names.push_back("candidate." + all[i]);
+        for (size_t i : layout().program)
+            names.push_back("diff." + all[i]);
+        names.insert(names.end(),
+                     {"pair.same_text", "candidate.is_reference", "anchor.is_reference", "anchor.log_speedup",
+                      "anchor.roofline_log"});
+        for (const auto& t : tunable_names) {
+            names.push_back("c:" + t);
+            names.push_back("d:" + t);
+        }
+        return names;
+    }
 
-    void appendRow(std::vector<float>& out, const std::vector<double>& fixed, double offset, int same_source,
-                   const std::map<std::string, int64_t>& tunables) const {
-        for (double v : fixed)
-            out.push_back(static_cast<float>(v));
-        out.push_back(static_cast<float>(offset));
-        out.push_back(static_cast<float>(same_source));
+    // One row: the candidate c against the anchor a.
+    void appendRow(std::vector<float>& out, const Program& c, const Program& a) const {
+        auto put = [&](double v) { out.push_back(static_cast<float>(v)); };
+        for (size_t i : layout().pack)
+            put(c.features[i]);
+        for (size_t i : layout().program)
+            put(c.features[i]);
+        for (size_t i : layout().program) {
+            const double x = c.features[i], y = a.features[i];
+            put(std::isfinite(x) && std::isfinite(y) ? slog(x) - slog(y) : kNaN);
+        }
+        put(c.text == a.text ? 1.0 : 0.0);
+        put(c.reference ? 1.0 : 0.0);
+        put(a.reference ? 1.0 : 0.0);
+        // How good the anchor already is: its speedup over the reference, and how close it is to the roofline floor
+        // (0 = at the floor). A parent near the floor has little room left, whatever the problem.
+        put(a.y);
+        put(std::isfinite(a.floor_log_us) && std::isfinite(a.ref_log_us) && std::isfinite(a.y)
+                ? a.floor_log_us - (a.ref_log_us - a.y)
+                : kNaN);
         for (const auto& name : tunable_names) {
-            const auto it = tunables.find(name);
-            out.push_back(it == tunables.end() ? std::numeric_limits<float>::quiet_NaN()
-                                               : static_cast<float>(it->second));
+            const auto ci = c.tunables.find(name);
+            const auto ai = a.tunables.find(name);
+            const double cv = ci == c.tunables.end() ? kNaN : static_cast<double>(ci->second);
+            const double av = ai == a.tunables.end() ? kNaN : static_cast<double>(ai->second);
+            put(slog(cv));
+            put(std::isfinite(cv) && std::isfinite(av) ? slog(cv) - slog(av) : kNaN);
         }
     }
 
-    // The residual scale of a query's class: its pack's (shrunk), or for a pack never seen the pooled one widened
-    // by how much pack levels differ.
-    double baseSigma(const std::string& pack, bool novel) const {
-        if (const auto it = sigma.find({pack, novel}); it != sigma.end())
-            return it->second;
-        return std::sqrt(pooled_rms[novel] * pooled_rms[novel] + offset_variance);
+    // The mean prediction of log S over the members.
+    double predictPair(const Program& c, const Program& a, std::vector<double>* each = nullptr) const {
+        std::vector<float> rows;
+        appendRow(rows, c, a);
+        double sum = 0;
+        for (const auto& m : members) {
+            const auto out = predict_rows(m.booster, rows, 1, columns());
+            const double v = static_cast<double>(out.at(0));
+            sum += v;
+            if (each)
+                each->push_back(v);
+        }
+        return members.empty() ? 0.0 : sum / static_cast<double>(members.size());
     }
+
+    // How much a query's pack is known: 0 for a pack never learned, towards 1 with more programs of it.
+    double seenWeight(const std::string& pack) const {
+        const auto it = pack_programs.find(pack);
+        const double m = it == pack_programs.end() ? 0.0 : static_cast<double>(it->second);
+        return m / (m + kSeenPrograms);
+    }
+    double baseSigma(const std::string& pack, bool same_text) const {
+        const double w = seenWeight(pack);
+        const double seen = rms[1][same_text], unseen = rms[0][same_text];
+        return std::sqrt(w * seen * seen + (1 - w) * unseen * unseen);
+    }
+
 };
+
+LocalForecasterOptions search_forecaster_options(uint64_t seed) {
+    LocalForecasterOptions options;
+    options.seed = seed;
+    options.members = 3;
+    options.rounds = 120;
+    options.retrain_after = 3;
+    return options;
+}
 
 LocalForecaster::LocalForecaster(LocalForecasterOptions options) : m_options(std::move(options)) {
     if (m_options.members < 2)
@@ -304,9 +575,45 @@ void LocalForecaster::learn(const std::vector<LabelledExample>& examples) {
             throw Error("local-xgb: example " + std::to_string(i + 1) + " (pack '" + examples[i].query.pack
                         + "') has speedup " + std::to_string(examples[i].speedup)
                         + "; only measured, correct programs (speedup > 0) can be learned from");
+    std::vector<Program> programs;
+    for (const auto& e : examples) {
+        programs.push_back(Program::of(e.query));
+        programs.back().y = std::log(e.speedup);
+    }
     std::lock_guard lock(m_mutex);
-    m_examples.insert(m_examples.end(), examples.begin(), examples.end());
+    m_programs.insert(m_programs.end(), std::make_move_iterator(programs.begin()),
+                      std::make_move_iterator(programs.end()));
     m_pending += examples.size();
+}
+
+nlohmann::json LocalForecaster::checkpointState() const {
+    std::lock_guard lock(m_mutex);
+    return {{"examples", m_examples.size()}, {"trained_on", m_model ? m_model->examples : size_t{0}}};
+}
+
+void LocalForecaster::restoreState(const nlohmann::json& state) {
+    if (!state.is_object())
+        return;
+    std::lock_guard lock(m_mutex);
+    const size_t examples = state.value("examples", size_t{0});
+    const size_t trained = state.value("trained_on", size_t{0});
+    // Other examples than at the checkpoint: nothing to match, the next forecast retrains on what there is.
+    if (examples != m_examples.size() || trained > examples)
+        return;
+    if (trained == 0) {
+        m_model.reset();
+    } else if (!m_model || m_model->examples != trained) {
+        std::vector<LabelledExample> later(m_examples.begin() + static_cast<std::ptrdiff_t>(trained), m_examples.end());
+        m_examples.resize(trained);
+        try {
+            retrainLocked();
+        } catch (...) {
+            m_examples.insert(m_examples.end(), later.begin(), later.end());
+            throw;
+        }
+        m_examples.insert(m_examples.end(), later.begin(), later.end());
+    }
+    m_pending = examples - trained;
 }
 
 void LocalForecaster::retrain() {
@@ -316,7 +623,20 @@ void LocalForecaster::retrain() {
 
 size_t LocalForecaster::exampleCount() const {
     std::lock_guard lock(m_mutex);
-    return m_examples.size();
+    return m_programs.size();
+}
+
+std::map<std::string, int> LocalForecaster::packPrograms() const {
+    std::lock_guard lock(m_mutex);
+    std::map<std::string, int> out;
+    for (const auto& p : m_programs)
+        ++out[p.pack];
+    return out;
+}
+
+size_t LocalForecaster::pairCount() const {
+    std::lock_guard lock(m_mutex);
+    return m_model ? m_model->pairs : 0;
 }
 
 double LocalForecaster::lastRetrainSeconds() const {
@@ -331,141 +651,107 @@ double LocalForecaster::temperature() const {
 
 double LocalForecaster::pooledResidualRms() const {
     std::lock_guard lock(m_mutex);
-    return m_model
-        ? std::sqrt(
-            0.5 * (m_model->pooled_rms[0] * m_model->pooled_rms[0] + m_model->pooled_rms[1] * m_model->pooled_rms[1]))
-        : kPriorSigma;
+    return m_model ? m_model->rms[0][0] : kPriorSigma;
 }
 
 std::vector<std::string> LocalForecaster::columns() const {
     std::lock_guard lock(m_mutex);
-    if (!m_model)
-        return {};
-    std::vector<std::string> names = local_feature_names();
-    names.push_back("pack.offset");
-    names.push_back("pack.same_source");
-    for (const auto& t : m_model->tunable_names)
-        names.push_back("t:" + t);
-    return names;
+    return m_model ? m_model->columnNames() : std::vector<std::string> {};
 }
 
 void LocalForecaster::retrainLocked() {
     m_pending = 0;
-    if (m_examples.empty()) {
-        m_model.reset();
-        return;
-    }
     const auto started = std::chrono::steady_clock::now();
-    const size_t n = m_examples.size();
     auto model = std::make_unique<Model>();
-    model->examples = n;
-
+    model->examples = m_programs.size();
     std::set<std::string> tunable_names;
-    std::vector<std::vector<double>> fixed(n);
-    std::vector<double> y(n);
-    std::vector<Model::SourceKey> source(n);
-    for (size_t i = 0; i < n; ++i) {
-        const ForecastQuery& q = m_examples[i].query;
-        fixed[i] = local_features(q);
-        y[i] = std::log(m_examples[i].speedup);
-        source[i] = {q.pack, std::hash<std::string> {}(q.candidate_source)};
-        for (const auto& [name, value] : q.tunables)
+    std::vector<double> self_noise;  // log speedup of the reference timed against itself
+    for (const auto& p : m_programs) {
+        ++model->pack_programs[p.pack];
+        for (const auto& [name, value] : p.tunables)
             tunable_names.insert(name);
-        ++model->pack_examples[q.pack];
-        ++model->sources[source[i]];
+        if (p.reference)
+            self_noise.push_back(p.y);
     }
     model->tunable_names.assign(tunable_names.begin(), tunable_names.end());
+    if (!self_noise.empty()) {
+        double s2 = 0;
+        for (double v : self_noise)
+            s2 += v * v;
+        // Shrunk towards the default with one pseudo-measurement; kept within a sane range of timing noise.
+        model->identical_sigma = std::clamp(std::sqrt((s2 + kIdenticalSigma * kIdenticalSigma) / (self_noise.size() + 1)),
+                                            0.002, 0.02);
+    }
+    const std::vector<ProgramPair> pairs = pairsOf(m_programs, m_options.seed, m_options.pairs);
+    model->pairs = pairs.size();
+    if (pairs.size() < 2) {
+        // Too little to learn a relation: the prior (and the identity rule, with the measured noise) stay.
+        model->members.clear();
+        m_model = std::move(model);
+        m_lastRetrainSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        return;
+    }
+    const size_t n = pairs.size();
     const size_t cols = model->columns();
-
-    // Folds: stratified by pack (a pack's examples, in seeded random order, are dealt round the folds), so every
-    // member sees most of every pack. With a single example there is one member and no out-of-fold prediction.
     const int folds = static_cast<int>(std::min<size_t>(static_cast<size_t>(m_options.members), n));
-    std::mt19937_64 rng(m_options.seed);
-    std::vector<uint64_t> key(n);
-    for (auto& k : key)
-        k = rng();
-    std::vector<size_t> order(n);
-    std::iota(order.begin(), order.end(), size_t {0});
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        const auto& pa = m_examples[a].query.pack;
-        const auto& pb = m_examples[b].query.pack;
-        return pa != pb ? pa < pb : (key[a] != key[b] ? key[a] < key[b] : a < b);
-    });
-    std::vector<int> fold(n);
-    const uint64_t start = draw(rng, static_cast<uint64_t>(folds));
-    for (size_t r = 0; r < n; ++r)
-        fold[order[r]] = static_cast<int>((start + r) % static_cast<uint64_t>(folds));
-    auto learns = [&](int k, size_t i) { return folds < 2 || fold[i] != k; };
 
-    // Members: member k learns every fold but k; its predictions on fold k are the out-of-fold predictions.
+    // Folds. Half of the packs (seeded) are held out whole by one fold: their out-of-fold forecasts are of a pack the
+    // member never saw, which is what a new problem is. The other packs' pairs are dealt at random: their
+    // out-of-fold forecasts are of a known pack. Each kind calibrates its own spread.
+    std::mt19937_64 rng(m_options.seed);
+    std::vector<std::string> pack_names;
+    for (const auto& [pack, count] : model->pack_programs)
+        pack_names.push_back(pack);
+    std::shuffle(pack_names.begin(), pack_names.end(), rng);
+    std::map<std::string, int> held_whole;  // pack -> its fold
+    if (pack_names.size() >= 3)
+        for (size_t i = 0; i < pack_names.size(); i += 2)
+            held_whole[pack_names[i]] = static_cast<int>((i / 2) % static_cast<size_t>(folds));
+    std::map<std::string, int> pack_rows;
+    for (const auto& pr : pairs)
+        ++pack_rows[m_programs[pr.candidate].pack];
+    std::vector<int> fold(n);
+    std::vector<char> seen(n);
+    std::vector<float> weight(n);
+    for (size_t r = 0; r < n; ++r) {
+        const std::string& pack = m_programs[pairs[r].candidate].pack;
+        const auto whole = held_whole.find(pack);
+        fold[r] = whole != held_whole.end() ? whole->second : static_cast<int>(rng() % static_cast<uint64_t>(folds));
+        seen[r] = whole == held_whole.end();
+        // A pack with few pairs (the run's own measurements) keeps some weight beside the recordings' thousands.
+        weight[r] = static_cast<float>(std::clamp(kSmallPackRows / pack_rows[pack], 1.0, 8.0));
+    }
+
     model->members.resize(static_cast<size_t>(folds));
     std::vector<double> oof(n, kNaN);
-    std::vector<char> oof_novel(n, 0);
     std::vector<std::string> errors(static_cast<size_t>(folds));
     auto train_member = [&](int k) {
         try {
-            Model::Member& member = model->members[static_cast<size_t>(k)];
-            std::map<std::string, std::pair<double, int>> sums;
-            for (size_t i = 0; i < n; ++i)
-                if (learns(k, i)) {
-                    auto& s = sums[source[i].first];
-                    s.first += y[i];
-                    ++s.second;
-                    ++member.sources[source[i]];
-                }
-            for (const auto& [pack, s] : sums)
-                member.offsets[pack] = s.first / (s.second + kOffsetShrink);
-
-            std::vector<float> data, labels, held_rows;
-            std::vector<size_t> held_out;
-            for (size_t i = 0; i < n; ++i) {
-                if (!learns(k, i)) {
-                    const auto it = member.offsets.find(source[i].first);
-                    const auto seen = member.sources.find(source[i]);
-                    const int same = seen == member.sources.end() ? 0 : seen->second;
-                    model->appendRow(held_rows, fixed[i], it == member.offsets.end() ? kNaN : it->second, same,
-                                     m_examples[i].query.tunables);
-                    held_out.push_back(i);
-                    oof_novel[i] = same == 0;
+            std::vector<float> data, labels, weights, held;
+            std::vector<size_t> held_rows;
+            data.reserve(n * cols);
+            for (size_t r = 0; r < n; ++r) {
+                const Program& c = m_programs[pairs[r].candidate];
+                const Program& a = m_programs[pairs[r].anchor];
+                if (fold[r] == k && folds > 1) {
+                    model->appendRow(held, c, a);
+                    held_rows.push_back(r);
                     continue;
                 }
-                const double offset = member.offsets.at(source[i].first);
-                // The other examples with this source: what a query of the same program would see.
-                model->appendRow(data, fixed[i], offset, member.sources.at(source[i]) - 1,
-                                 m_examples[i].query.tunables);
-                labels.push_back(static_cast<float>(y[i] - offset));
+                model->appendRow(data, c, a);
+                labels.push_back(static_cast<float>(c.y - a.y));
+                weights.push_back(weight[r]);
             }
-            DMatrix train(data, labels.size(), cols);
-            check(XGDMatrixSetFloatInfo(train.handle, "label", labels.data(), labels.size()), "setting labels");
-            BoosterHandle handle = nullptr;
-            check(XGBoosterCreate(&train.handle, 1, &handle), "creating a booster");
-            member.booster.reset(handle);
-            const double base = std::accumulate(labels.begin(), labels.end(), 0.0) / labels.size();
-            const std::vector<std::pair<std::string, std::string>> params = {
-                {"booster", "gbtree"},
-                {"objective", "reg:squarederror"},
-                {"tree_method", "hist"},
-                {"nthread", "1"},
-                {"verbosity", "0"},
-                {"seed", std::to_string(m_options.seed * 1000003ULL + static_cast<uint64_t>(k) * 7919ULL)},
-                {"base_score", std::to_string(base)},
-                {"max_depth", std::to_string(m_options.max_depth)},
-                {"eta", std::to_string(m_options.eta)},
-                {"subsample", std::to_string(m_options.subsample)},
-                {"colsample_bytree", std::to_string(m_options.colsample)},
-                {"min_child_weight", std::to_string(m_options.min_child_weight)},
-                {"lambda", std::to_string(m_options.lambda)},
-            };
-            for (const auto& [name, value] : params)
-                check(XGBoosterSetParam(handle, name.c_str(), value.c_str()), name.c_str());
-            for (int round = 0; round < m_options.rounds; ++round)
-                check(XGBoosterUpdateOneIter(handle, round, train.handle), "boosting");
-            if (!held_out.empty()) {
-                const auto pred = predict_rows(member.booster, held_rows, held_out.size(), cols);
-                for (size_t j = 0; j < held_out.size(); ++j) {
-                    const auto it = member.offsets.find(source[held_out[j]].first);
-                    oof[held_out[j]] = (it == member.offsets.end() ? 0.0 : it->second) + pred[j];
-                }
+            if (labels.empty())
+                throw Error("a fold holds every pair");
+            Model::Member& member = model->members[static_cast<size_t>(k)];
+            member.booster = train_booster(data, labels, weights, cols, m_options,
+                                           m_options.seed * 1000003ULL + static_cast<uint64_t>(k) * 7919ULL,
+                                           m_options.rounds);
+            if (!held_rows.empty()) {
+                const auto pred = predict_rows(member.booster, held, held_rows.size(), cols);
+                for (size_t j = 0; j < held_rows.size(); ++j)
+                    oof[held_rows[j]] = static_cast<double>(pred[j]);
             }
         } catch (const Error& e) {
             errors[static_cast<size_t>(k)] = e.what();
@@ -490,83 +776,88 @@ void LocalForecaster::retrainLocked() {
         if (!e.empty())
             throw Error(e);
 
-    // Residual scales from the out-of-fold predictions, per (pack, novel source) and pooled per novel source: a
-    // program whose text the pack has never shown is harder to place than one more configuration of a family.
-    std::map<std::pair<std::string, bool>, std::pair<double, int>> squares;
-    double pooled[2] = {0, 0};
-    int scored[2] = {0, 0};
-    for (size_t i = 0; i < n; ++i) {
-        if (!std::isfinite(oof[i]))
+    // Spread by class, from the out-of-fold residuals; a class with few residuals leans on the pooled RMS.
+    double sums[2][2] = {{0, 0}, {0, 0}};
+    int counts[2][2] = {{0, 0}, {0, 0}};
+    double pooled = 0;
+    int scored = 0;
+    for (size_t r = 0; r < n; ++r) {
+        if (!std::isfinite(oof[r]))
             continue;
-        const double e2 = (y[i] - oof[i]) * (y[i] - oof[i]);
-        const bool novel = oof_novel[i];
-        auto& s = squares[{source[i].first, novel}];
-        s.first += e2;
-        ++s.second;
-        pooled[novel] += e2;
-        ++scored[novel];
+        const Program& c = m_programs[pairs[r].candidate];
+        const Program& a = m_programs[pairs[r].anchor];
+        const double e = c.y - a.y - oof[r];
+        sums[seen[r]][c.text == a.text] += e * e;
+        ++counts[seen[r]][c.text == a.text];
+        pooled += e * e;
+        ++scored;
     }
-    const double all_rms
-        = scored[0] + scored[1] > 0 ? std::sqrt((pooled[0] + pooled[1]) / (scored[0] + scored[1])) : kPriorSigma;
-    for (int c = 0; c < 2; ++c) {
-        // A class with few residuals leans on the overall RMS the same way a pack leans on its class.
-        const double rms2 = (pooled[c] + kShrink * all_rms * all_rms) / (scored[c] + kShrink);
-        model->pooled_rms[c] = std::max(std::sqrt(rms2), 1e-3);
-    }
-    for (const auto& [pack, count] : model->pack_examples)
-        for (bool novel : {false, true}) {
-            const auto it = squares.find({pack, novel});
-            const double sum = it == squares.end() ? 0.0 : it->second.first;
-            const int m = it == squares.end() ? 0 : it->second.second;
-            const double pooled2 = model->pooled_rms[novel] * model->pooled_rms[novel];
-            model->sigma[{pack, novel}] = std::sqrt((sum + kShrink * pooled2) / (m + kShrink));
-        }
-    {
-        std::map<std::string, std::pair<double, int>> sums;
-        for (size_t i = 0; i < n; ++i) {
-            sums[source[i].first].first += y[i];
-            ++sums[source[i].first].second;
-        }
-        std::vector<double> levels;
-        for (const auto& [pack, s] : sums)
-            levels.push_back(s.first / (s.second + kOffsetShrink));
-        if (levels.size() >= 2) {
-            const double mean = mean_of(levels);
-            double var = 0;
-            for (double v : levels)
-                var += (v - mean) * (v - mean);
-            model->offset_variance = var / static_cast<double>(levels.size());
-        }
-    }
+    const double pooled_rms = scored > 0 ? std::sqrt(pooled / scored) : kPriorSigma;
+    for (int s = 0; s < 2; ++s)
+        for (int t = 0; t < 2; ++t)
+            model->rms[s][t] = std::max(
+                std::sqrt((sums[s][t] + kShrink * pooled_rms * pooled_rms) / (counts[s][t] + kShrink)), 1e-3);
+    // A pack never seen is never easier than a known one; with no pack held out whole (fewer than three packs) its
+    // spread is the known one's widened by half the prior's.
+    for (int t = 0; t < 2; ++t)
+        model->rms[0][t] = counts[0][t] == 0
+                               ? std::sqrt(model->rms[1][t] * model->rms[1][t] + 0.25 * kPriorSigma * kPriorSigma)
+                               : std::max(model->rms[0][t], model->rms[1][t]);
 
     // Temperature: the scale of sigma that makes the out-of-fold forecasts' true bins most likely.
-    std::vector<std::pair<double, double>> calib;  // (out-of-fold mu, base sigma)
+    std::vector<std::pair<double, double>> calib;  // (out-of-fold mu, its sigma before the temperature)
     std::vector<int> true_bins;
-    for (size_t i = 0; i < n; ++i)
-        if (std::isfinite(oof[i])) {
-            calib.emplace_back(oof[i], model->baseSigma(source[i].first, oof_novel[i]));
-            true_bins.push_back(m_options.scheme.binOf(m_examples[i].speedup));
-        }
-    if (calib.size() >= 2) {
+    std::vector<size_t> scored_rows;
+    for (size_t r = 0; r < n; ++r)
+        if (std::isfinite(oof[r]))
+            scored_rows.push_back(r);
+    for (size_t j = 0; j < scored_rows.size(); ++j) {
+        const size_t r = scored_rows[j];
+        const Program& c = m_programs[pairs[r].candidate];
+        const Program& a = m_programs[pairs[r].anchor];
+        calib.emplace_back(oof[r], model->rms[seen[r]][c.text == a.text]);
+        true_bins.push_back(m_options.scheme.binOf(std::exp(c.y - a.y)));
+    }
+    for (int known = 0; known < 2; ++known) {
+        std::vector<size_t> rows;
+        double xy = 0, xx = 0;
+        for (size_t j = 0; j < calib.size(); ++j)
+            if (seen[scored_rows[j]] == known) {
+                rows.push_back(j);
+                const Program& c = m_programs[pairs[scored_rows[j]].candidate];
+                const Program& a = m_programs[pairs[scored_rows[j]].anchor];
+                xy += calib[j].first * (c.y - a.y);
+                xx += calib[j].first * calib[j].first;
+            }
+        if (rows.size() < 20)
+            continue;
+        const double slope = xx > 0 ? std::clamp(xy / xx, 0.0, 1.0) : 1.0;
         auto nll = [&](double tau) {
             double total = 0;
-            for (size_t j = 0; j < calib.size(); ++j) {
-                const auto p = speedup_bins(calib[j].first, tau * calib[j].second, m_options.scheme, kFloor);
+            for (size_t j : rows) {
+                const auto p
+                    = speedup_bins(slope * calib[j].first, tau * calib[j].second, m_options.scheme, kFloor);
                 total -= std::log(p[static_cast<size_t>(true_bins[j] - 1)]);
             }
             return total;
         };
         double best_tau = 1.0, best = nll(1.0);
-        for (int g = 0; g <= 80; ++g) {
-            const double tau = std::exp(std::log(0.25) + g * (std::log(4.0) - std::log(0.25)) / 80.0);
+        for (int g = 0; g <= 60; ++g) {
+            const double tau = std::exp(std::log(0.25) + g * (std::log(4.0) - std::log(0.25)) / 60.0);
             const double v = nll(tau);
             if (v < best) {
                 best = v;
                 best_tau = tau;
             }
         }
-        model->tau = best_tau;
+        model->slope[known] = slope;
+        model->temp[known] = best_tau;
     }
+    if (std::none_of(seen.begin(), seen.end(), [](char v) { return v == 0; })) {
+        model->slope[0] = model->slope[1];
+        model->temp[0] = model->temp[1];
+    }
+    model->tau = model->temp[0];
 
     m_model = std::move(model);
     m_lastRetrainSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -574,42 +865,42 @@ void LocalForecaster::retrainLocked() {
 
 LocalForecaster::Prediction LocalForecaster::predict(const ForecastQuery& query) {
     std::lock_guard lock(m_mutex);
-    if (m_pending >= std::max<size_t>(1, m_options.retrain_after) || (!m_model && !m_examples.empty()))
+    if (m_pending >= std::max<size_t>(1, m_options.retrain_after) || (!m_model && !m_programs.empty()))
         retrainLocked();
     return predictLocked(query);
 }
 
 LocalForecaster::Prediction LocalForecaster::predictLocked(const ForecastQuery& query) const {
     Prediction p;
-    if (!m_model) {
-        p.log_speedup = log_or_nan(query.parent_speedup);
-        if (!std::isfinite(p.log_speedup))
-            p.log_speedup = 0;
+    const Program c = Program::of(query);
+    Program a = Program::of(anchor_as_candidate(query));
+    a.y = query.anchor.is_reference ? 0.0 : log_or_nan(query.anchor.speedup);
+    if (m_model)
+        if (const auto count = m_model->pack_programs.find(query.pack); count != m_model->pack_programs.end())
+            p.pack_examples = count->second;
+    const bool anchor_known = !(query.anchor.source.empty() && query.reference_source.empty());
+    if (anchor_known && c.key == a.key) {
+        // The candidate is its anchor: S is 1 up to the timing noise.
+        p.identical = true;
+        p.prior = !m_model;
+        p.log_speedup = 0;
+        p.sigma = m_model ? m_model->identical_sigma : kIdenticalSigma;
+        return p;
+    }
+    if (!m_model || m_model->members.empty()) {
+        p.log_speedup = 0;  // as fast as the anchor, widely
         return p;
     }
     const Model& model = *m_model;
-    const auto fixed = local_features(query);
-    const Model::SourceKey key {query.pack, std::hash<std::string> {}(query.candidate_source)};
-    std::vector<double> preds;
-    for (const auto& member : model.members) {
-        const auto offset = member.offsets.find(query.pack);
-        const auto seen = member.sources.find(key);
-        std::vector<float> row;
-        model.appendRow(row, fixed, offset == member.offsets.end() ? kNaN : offset->second,
-                        seen == member.sources.end() ? 0 : seen->second, query.tunables);
-        const auto out = predict_rows(member.booster, row, 1, model.columns());
-        preds.push_back((offset == member.offsets.end() ? 0.0 : offset->second) + out.at(0));
-    }
+    std::vector<double> each;
     p.prior = false;
-    p.log_speedup = mean_of(preds);
+    const double w = model.seenWeight(query.pack);
+    p.log_speedup = (w * model.slope[1] + (1 - w) * model.slope[0]) * model.predictPair(c, a, &each);
     double var = 0;
-    for (double v : preds)
+    for (double v : each)
         var += (v - p.log_speedup) * (v - p.log_speedup);
-    p.spread = std::sqrt(var / static_cast<double>(preds.size()));
-    const auto count = model.pack_examples.find(query.pack);
-    p.pack_examples = count == model.pack_examples.end() ? 0 : count->second;
-    const double base = model.baseSigma(query.pack, !model.sources.count(key));
-    p.sigma = model.tau * base;
+    p.spread = each.empty() ? 0.0 : std::sqrt(var / static_cast<double>(each.size()));
+    p.sigma = (w * model.temp[1] + (1 - w) * model.temp[0]) * model.baseSigma(query.pack, c.text == a.text);
     return p;
 }
 
@@ -617,7 +908,7 @@ std::vector<ForecastResult> LocalForecaster::forecast(const std::vector<Forecast
     std::vector<ForecastResult> results(queries.size());
     std::lock_guard lock(m_mutex);
     try {
-        if (m_pending >= std::max<size_t>(1, m_options.retrain_after) || (!m_model && !m_examples.empty()))
+        if (m_pending >= std::max<size_t>(1, m_options.retrain_after) || (!m_model && !m_programs.empty()))
             retrainLocked();
     } catch (const Error& e) {
         for (auto& r : results)
@@ -627,24 +918,36 @@ std::vector<ForecastResult> LocalForecaster::forecast(const std::vector<Forecast
     for (size_t i = 0; i < queries.size(); ++i) {
         const auto started = std::chrono::steady_clock::now();
         try {
-            const Prediction p = predictLocked(queries[i]);
+            const ForecastQuery& q = queries[i];
+            const Prediction p = predictLocked(q);
             Forecast f = Forecast::fromRaw(speedup_bins(p.log_speedup, p.sigma, m_options.scheme, kFloor));
             f.surrogate_id = id();
             f.scheme_id = m_options.scheme.id();
-            // The Gaussian itself, so that gating can compare candidates beyond the last bin edge.
+            // The distribution itself, so that gating can compare candidates beyond the last bin edge.
             f.log_mean = p.log_speedup;
             f.log_sigma = p.sigma;
-            char text[320];
-            if (p.prior)
+            f.anchor_id = q.anchor.is_reference ? 0 : q.anchor.candidate_id;
+            f.anchor_speedup = q.anchor.is_reference ? 1.0 : q.anchor.speedup;
+            const std::string against = q.anchor.is_reference
+                                            ? std::string("the reference")
+                                            : (q.anchor.candidate_id ? "parent #" + std::to_string(q.anchor.candidate_id)
+                                                                     : std::string("its anchor"));
+            char text[400];
+            if (p.identical)
                 std::snprintf(text, sizeof text,
-                              "local-xgb has no examples yet: a wide prior around %.2fx (log-speedup %.2f, sigma %.2f)",
-                              std::exp(p.log_speedup), p.log_speedup, p.sigma);
+                              "local-xgb: the candidate is the same program as %s, so S = 1x up to the timing noise "
+                              "(sigma %.3f)",
+                              against.c_str(), p.sigma);
+            else if (p.prior)
+                std::snprintf(text, sizeof text,
+                              "local-xgb has nothing to learn from yet: a wide prior around 1x against %s (sigma %.2f)",
+                              against.c_str(), p.sigma);
             else
                 std::snprintf(text, sizeof text,
-                              "local-xgb predicts %.2fx (log-speedup %.2f, sigma %.2f, member spread %.2f) from %zu "
-                              "examples, %d of pack '%s'",
-                              std::exp(p.log_speedup), p.log_speedup, p.sigma, p.spread, m_model->examples,
-                              p.pack_examples, queries[i].pack.c_str());
+                              "local-xgb predicts %.2fx against %s (log S %.2f, sigma %.2f, member spread %.2f) from "
+                              "%zu pairs of %zu programs, %d of pack '%s'",
+                              std::exp(p.log_speedup), against.c_str(), p.log_speedup, p.sigma, p.spread,
+                              m_model->pairs, m_model->examples, p.pack_examples, q.pack.c_str());
             f.reasoning = text;
             f.latency_ms
                 = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();

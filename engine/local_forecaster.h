@@ -1,37 +1,41 @@
 #pragma once
-// The local surrogate "local-xgb" (DESIGN §6): a learned model that needs no LLM, the embedded default.
+// The local surrogate "local-xgb" (ARCHITECTURE §6): a learned model that needs no LLM, the embedded default.
 //
-// Features (one row per query; a value that is unknown is NaN, which XGBoost routes along a learned default branch):
-//   the fixed list below (local_feature_names(), values from local_features()), then two model-level columns
-//   pack.offset       per-pack normalisation: the shrunk mean log-speedup of the pack's training examples (NaN for a
-//                     pack never seen), which also lets a tree tell packs apart by their level,
-//   pack.same_source  training examples of the pack with exactly this program text (a family's configurations share
-//                     one text; a seed or a rewrite is usually alone), and
-//   t:<NAME>          one column per tunable name seen in training (e.g. t:BLOCK), NaN where a program has no such
-//                     tunable.
+// What it forecasts. A query is a candidate against its anchor (engine/surrogate.h ForecastAnchor: the measured
+// parent, else the reference); the target is log S = log(t_anchor / t_candidate). It learns from measured programs
+// (learn(): a program and its speedup over the reference) and makes PAIRS of them: two programs of one pack
+// measured on one device give log S = log speedup_candidate - log speedup_anchor. All n^2 pairs of a recording
+// are too many to learn from at interactive speed, so pairs are sampled (local_training_pairs()): every program
+// against its pack's reference, against its measured parent when it had one, against up to `neighbours` programs
+// of the same text whose tunables differ in exactly one name (what a parametric move makes), and against `random`
+// others; a small pack (the run's first measurements) gives all its pairs.
 //
-// Model. The target is log(speedup) minus the pack's offset, so a family is learned from a share of its own
-// configurations, and what transfers between problems is how launch shape, resources and source text move a
-// program relative to its pack. An ensemble of K boosters is trained as a cross-validation ensemble: the examples
-// are dealt into K folds (stratified by pack, seeded) and member k learns every fold but k, with its offsets and
-// counts computed from those folds only. Every example thus has an out-of-fold prediction from the one member that
-// never saw it; a forecast's mu is the mean of the K members (their spread is reported).
+// Features of a pair (columns()): the pack's roofline numbers and reference time, the candidate's own program
+// features (local_features(): static report, launch plan, source text), the differences of every program feature
+// as log-ratios (slog(c) - slog(a), slog(x) = sign(x) log2(1 + |x|)), whether both share a program text, which side
+// is the reference, and per tunable name seen in training c:<NAME> (the candidate's value, as slog) and d:<NAME>
+// (the log-ratio against the anchor's). Relative features are what transfers to a problem never seen: "twice the
+// blocks", "the same text with half the items per thread".
 //
-// Distribution. log(speedup) ~ Normal(mu, sigma) integrated over the bins of the scheme, mixed with a uniform floor
-// of kFloor so that no bin is impossible. sigma = tau * s, where s is the RMS of out-of-fold residuals of the
-// query's class, (pack, novel program text or not), shrunk towards the pooled RMS of that class (kShrink
-// pseudo-examples): one more configuration of a known family is placed far better than a program text the pack has
-// never shown. A pack never seen gets the pooled RMS widened by the spread of pack offsets. The temperature tau is
-// CALIBRATED: chosen to minimise the negative log-likelihood of the true bins of the out-of-fold predictions.
-// The members' spread is deliberately not added to sigma: within one class sigma is then constant, so the
-// expected bin (what ranking and top-k gating use) is monotone in mu even where bin 8 saturates; with the spread
-// added, near-certain "extreme speedup" forecasts were ordered by spread rather than by predicted speedup.
+// Model. An ensemble of K boosters trained as a cross-validation ensemble; the forecast is antisymmetric by
+// construction, mu = mean_k (g_k(c, a) - g_k(a, c)) / 2, so swapping candidate and anchor negates it and a program
+// against itself is forecast at exactly 1x. Folds: half of the packs (seeded) are held out whole by one fold, the
+// other packs' pairs are dealt at random, so the out-of-fold residuals measure both a pack never seen and a known
+// one. A small pack's pairs are weighted up (up to 8x) so that the run's own measurements count beside the
+// recordings' thousands.
 //
-// With no examples a forecast is an honest wide prior: mu = log(parent speedup) when known, else 0 (as fast as the
-// reference), sigma = kPriorSigma. Training is deterministic for a given seed (each booster single-threaded and
-// seeded; members may train in parallel without changing the result). learn() only stores examples; the next
-// forecast retrains from scratch once options.retrain_after new examples arrived (boosted trees do not update
-// in place; a retrain on 2000 examples takes 1-2 s on one core, see kerncast-bench-surrogate-quality).
+// Distribution. log S ~ Logistic(mu, sigma) over the bins of the scheme, mixed with a uniform floor of kFloor.
+// sigma = tau * s, where s mixes the out-of-fold RMS of known and unknown packs (by pair class: same program text or
+// not) with the weight m / (m + kSeenPrograms), m the programs learned of the query's pack. The temperature tau is
+// CALIBRATED: chosen to minimise the negative log-likelihood of the out-of-fold true bins.
+//
+// Identity. A candidate that is the anchor's program (same text and tunables) is forecast at S = 1 with the timing
+// noise as its spread: the RMS log speedup of the references timed against themselves in what was learned (else
+// kIdenticalSigma). With nothing learned, any other pair gets a wide prior around 1x (kPriorSigma).
+//
+// Training is deterministic for a given seed. learn() only stores programs; the next forecast retrains from
+// scratch once options.retrain_after new ones arrived (kerncast-bench-leave-one-out prints the retrain time with
+// every recording).
 
 #include "core/bins.h"
 #include "engine/surrogate.h"
@@ -40,6 +44,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,27 +83,51 @@ const std::vector<std::string>& local_feature_names();
 // Values in the order of local_feature_names(); NaN where the query does not say.
 std::vector<double> local_features(const ForecastQuery& query);
 
+// How training pairs are sampled from the learned programs of each pack.
+struct LocalPairOptions {
+    size_t all_pairs_up_to = 24;  // a pack of at most this many programs gives all its pairs
+    size_t neighbours = 3;        // same text, one tunable different
+    size_t random = 2;            // any other program of the pack
+};
+
+// A training pair: indices into the learned programs (the examples given to local_training_pairs()).
+struct ProgramPair {
+    size_t candidate = 0;
+    size_t anchor = 0;
+};
+// The pairs the local forecaster learns from, for a set of examples (see the header comment): only within a pack,
+// never a program against itself, each unordered pair once, in a seeded orientation. Deterministic for a seed.
+std::vector<ProgramPair> local_training_pairs(const std::vector<LabelledExample>& examples, uint64_t seed,
+                                              const LocalPairOptions& options = {});
+
 struct LocalForecasterOptions {
     uint64_t seed = 1;
-    int members = 5;  // boosters = cross-validation folds (>= 2)
-    int rounds = 300;  // boosting rounds per member
-    int max_depth = 5;
-    double eta = 0.05;
+    int members = 4;  // boosters = cross-validation folds (>= 2)
+    int rounds = 150;  // boosting rounds per member
+    int max_depth = 6;
+    double eta = 0.08;
     double subsample = 0.8;
     double colsample = 0.8;
-    double min_child_weight = 1.0;
+    double min_child_weight = 2.0;
     double lambda = 1.0;
     int threads = 1;  // members trained at once (each booster uses one thread)
     size_t retrain_after = 1;  // new examples that make the next forecast retrain first
+    LocalPairOptions pairs;
     BinScheme scheme = BinScheme::gfV2();
 };
+
+// The options a search uses (retrains often: fewer, smaller boosters, a retrain every few measurements); the
+// leave-one-out benchmark scores the same.
+LocalForecasterOptions search_forecaster_options(uint64_t seed);
 
 class LocalForecaster : public Surrogate {
 public:
     static constexpr double kFloor = 0.005;  // uniform share mixed into every forecast
-    static constexpr double kShrink = 4.0;  // pseudo-examples pulling a pack's residual RMS to the pooled one
-    static constexpr double kOffsetShrink = 1.0;  // pseudo-examples at log-speedup 0 in a pack's offset
-    static constexpr double kPriorSigma = 1.0;  // log-speedup spread of the zero-example prior
+    static constexpr double kShrink = 4.0;  // pseudo-residuals pulling a class's RMS to the pooled one
+    static constexpr double kPriorSigma = 1.0;  // log-S spread of the prior (nothing learned)
+    static constexpr double kIdenticalSigma = 0.02;  // log-S spread of a program against itself (timing noise)
+    static constexpr double kSeenPrograms = 8.0;  // programs of a pack that make it half known
+    static constexpr double kSmallPackRows = 200.0;  // pairs below which a pack's pairs are weighted up
 
     explicit LocalForecaster(LocalForecasterOptions options = {});
     ~LocalForecaster() override;
@@ -108,40 +137,55 @@ public:
     std::string id() const override { return "local-xgb"; }
     // Retrains first when enough new examples arrived (options.retrain_after). Never throws for one query.
     std::vector<ForecastResult> forecast(const std::vector<ForecastQuery>& queries) override;
-    // Keeps the examples; training happens on the next forecast (or retrain()). Throws kerncast::Error for an
+    // Keeps the programs; training happens on the next forecast (or retrain()). Throws kerncast::Error for an
     // example whose speedup is not a positive finite number.
     void learn(const std::vector<LabelledExample>& examples) override;
     bool learns() const override { return true; }
+    // {"examples": learned so far, "trained_on": the examples the model was trained on}. restoreState, given the
+    // same examples again, trains on that many of them (the model the search had) and leaves the rest pending.
+    nlohmann::json checkpointState() const override;
+    void restoreState(const nlohmann::json& state) override;
 
-    // The model's belief about one query, before it becomes bins.
+    // The model's belief about one query (log S against its anchor), before it becomes bins.
     struct Prediction {
-        double log_speedup = 0;  // mu: natural log of the predicted speedup
+        double log_speedup = 0;  // mu: natural log of the predicted S
         double sigma = kPriorSigma;
         double spread = 0;  // standard deviation of the members' predictions
-        int pack_examples = 0;  // training examples of the query's pack
-        bool prior = true;  // no model yet: the zero-example prior
+        int pack_examples = 0;  // programs learned of the query's pack
+        bool prior = true;  // nothing learned yet
+        bool identical = false;  // the candidate is its anchor's program
     };
     Prediction predict(const ForecastQuery& query);
     double predictedLogSpeedup(const ForecastQuery& query) { return predict(query).log_speedup; }
 
-    // Trains now on every example learned so far (a no-op without examples).
+    // Trains now on every program learned so far.
     void retrain();
     size_t exampleCount() const;
+    // Programs learned per pack (what the model may know about each problem).
+    std::map<std::string, int> packPrograms() const;
+    size_t pairCount() const;  // pairs of the last retrain
     double lastRetrainSeconds() const;
-    // Calibration found at the last retrain: the temperature and the pooled out-of-fold RMS of log-speedup.
+    // Calibration found at the last retrain: the temperature and the out-of-fold RMS of log S for pairs of
+    // different program texts in packs never seen.
     double temperature() const;
     double pooledResidualRms() const;
-    // Column names of the trained model (fixed features, pack.offset, t:<NAME>...); empty before training.
+    // Column names of the trained model; empty before training.
     std::vector<std::string> columns() const;
+
+    struct Program;  // a learned program (defined in the .cpp)
 
 private:
     struct Model;
+    friend std::vector<ProgramPair> local_training_pairs(const std::vector<LabelledExample>&, uint64_t,
+                                                         const LocalPairOptions&);
+    static std::vector<ProgramPair> pairsOf(const std::vector<Program>& programs, uint64_t seed,
+                                            const LocalPairOptions& options);
     Prediction predictLocked(const ForecastQuery& query) const;
     void retrainLocked();
 
     LocalForecasterOptions m_options;
     mutable std::mutex m_mutex;
-    std::vector<LabelledExample> m_examples;
+    std::vector<Program> m_programs;
     size_t m_pending = 0;
     double m_lastRetrainSeconds = 0;
     std::unique_ptr<Model> m_model;

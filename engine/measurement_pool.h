@@ -64,6 +64,11 @@ public:
     std::string id() const override;  // the device id when every worker serves the same device, else a list
     DeviceFingerprint fingerprint() const override;
     MeasureOutcome measure(const MeasureRequest& request, const ProgressFn& progress = {}) override;
+    // A pool of replay workers: the recordings they answer from (the local surrogate must not learn from them).
+    std::string recordingsFolder() const override;
+    std::optional<std::vector<StaticReport>> recordedStaticReport(const std::string& problem,
+                                                                  const std::string& source_hash) const override;
+    DeviceCeilings ceilings() const override;
 
     struct Job {
         MeasureRequest request;

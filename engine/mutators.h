@@ -1,11 +1,12 @@
 #pragma once
-// Mutators propose children of a parent candidate (DESIGN §1, §7). The parametric mutator moves and crosses over a
-// family's tunables (the embedded default: offline, no LLM); the LLM mutators rewrite the kernel or edit it with
+// Mutators propose children of a parent candidate (ARCHITECTURE §3, §7). The parametric mutator moves and crosses over
+// a family's tunables (the embedded default: offline, no LLM); the LLM mutators rewrite the kernel or edit it with
 // SEARCH/REPLACE blocks. A kernel a person submits is a mutator too (Mutator::Human), handled by the runner.
 
 #include "core/candidate.h"
 #include "core/gating.h"
 #include "core/problem_library.h"
+#include "core/run_store.h"
 #include "core/static_report.h"
 
 #include <cstdint>
@@ -41,6 +42,7 @@ struct Proposal {
     int64_t tokens_in = 0, tokens_out = 0;
     double cost_usd = 0;
     std::string raw_reply;           // LLM mutators: the answer as received
+    std::optional<LlmCall> call;     // LLM mutators: the request behind it (kind mutate_rewrite or mutate_diff)
 };
 
 class CandidateMutator {
@@ -49,7 +51,8 @@ public:
     virtual Mutator kind() const = 0;
     // Whether this mutator can make children of the candidate (e.g. parametric needs the family's tunables).
     virtual bool canExpand(const Candidate& candidate, const ProblemBundle& problem) const = 0;
-    // Up to `count` proposals. Proposals whose child is a source hash in ctx.seen are not returned.
+    // Up to `count` proposals. The parametric mutator returns no child whose source hash is in ctx.seen; an LLM
+    // may repeat a kernel, which the runner then records as a duplicate of the original.
     virtual std::vector<Proposal> propose(const MutationContext& ctx, int count, SplitMix& rng) = 0;
 };
 

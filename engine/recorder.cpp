@@ -6,8 +6,6 @@
 #include "core/error.h"
 #include "core/problem_fingerprint.h"
 #include "core/problem_library.h"
-#include "engine/gpu_device.h"
-#include "engine/replay_device.h"
 
 #include <filesystem>
 #include <fstream>
@@ -98,7 +96,7 @@ std::vector<RecordItem> recording_plan(const std::string& problem_dir, size_t li
 
 RecordSummary record_problem(Device& device, const std::string& problem_dir, const RecordOptions& options,
                              const std::function<void(const RecordProgress&)>& progress) {
-    if (dynamic_cast<const ReplayDevice*>(&device))
+    if (!device.recordingsFolder().empty())
         throw Error("a recording is measured on a GPU (--device cuda:N); " + device.id() +
                     " only answers from recordings already made and would record nothing but not_recorded entries");
     const ProblemBundle bundle = load_problem_folder(problem_dir);
@@ -137,14 +135,12 @@ RecordSummary record_problem(Device& device, const std::string& problem_dir, con
         req.options = options.measure;
         return req;
     };
-    // On a GPU, every compile is queued on the pool up front so that NVRTC works while the GPU measures.
-    auto* gpu = dynamic_cast<GpuDevice*>(&device);
-    std::vector<std::optional<PreparedMeasure>> prepared(items.size());
-    if (gpu) {
-        for (size_t i = 0; i < items.size(); ++i)
-            if (!done.count(content_hash(items[i].program.source, items[i].program.tunables)))
-                prepared[i] = gpu->prepare(request_for(items[i]));
-    }
+    // Every measurement is prepared up front: on a GPU that queues the compiles on the pool, so that NVRTC works
+    // while the GPU measures.
+    std::vector<std::function<MeasureOutcome()>> prepared(items.size());
+    for (size_t i = 0; i < items.size(); ++i)
+        if (!done.count(content_hash(items[i].program.source, items[i].program.tunables)))
+            prepared[i] = device.prepareMeasure(request_for(items[i]));
     for (size_t i = 0; i < items.size(); ++i) {
         const auto& item = items[i];
         RecordProgress p;
@@ -159,9 +155,8 @@ RecordSummary record_problem(Device& device, const std::string& problem_dir, con
                 progress(p);
             continue;
         }
-        const MeasureOutcome outcome =
-            prepared[i] ? gpu->measurePrepared(*prepared[i]) : device.measure(request_for(item));
-        prepared[i].reset();
+        const MeasureOutcome outcome = prepared[i]();
+        prepared[i] = nullptr;
 
         RecordingEntry entry;
         entry.label = item.label;

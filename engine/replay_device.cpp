@@ -1,8 +1,10 @@
 #include "engine/replay_device.h"
+#include "core/text_util.h"
 
 #include "core/candidate.h"
 #include "core/error.h"
 #include "core/problem_fingerprint.h"
+#include "core/untrusted_json.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -15,27 +17,13 @@ namespace kerncast {
 
 namespace {
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(SourceLocation{path, 0}, "cannot read the file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 // The problem's name as problem.json gives it. Only the name is needed to find a recording, so a replay does not
 // depend on the rest of the problem being valid on this machine.
 std::string problem_name(const std::string& problem_dir) {
     fs::path file = problem_dir;
     if (fs::is_directory(file))
         file /= "problem.json";
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(read_file(file.string()));
-    } catch (const nlohmann::json::parse_error& e) {
-        throw Error(SourceLocation{file.string(), 0}, std::string("not valid JSON: ") + e.what());
-    }
+    const nlohmann::json j = parse_untrusted_json(read_text_file(file.string()), SourceLocation{file.string(), 1});
     if (!j.is_object() || !j.contains("name") || !j["name"].is_string())
         throw Error(SourceLocation{file.string(), 0}, "expected a string field \"name\"");
     return j["name"].get<std::string>();
@@ -92,7 +80,7 @@ RecordingEntry parse_entry(const nlohmann::json& j, const SourceLocation& where)
 }  // namespace
 
 Recording Recording::load(const std::string& path) {
-    return parse(read_file(path), path);
+    return parse(read_text_file(path), path);
 }
 
 Recording Recording::parse(const std::string& text, const std::string& file_name) {
@@ -108,13 +96,11 @@ Recording Recording::parse(const std::string& text, const std::string& file_name
         if (line.find_first_not_of(" \t\r") == std::string::npos)
             continue;
         const SourceLocation where{file_name, number};
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(line);
-        } catch (const nlohmann::json::parse_error& e) {
-            throw Error(where, std::string("not a JSON object (") + e.what() +
-                                   "); each line of a recording is one JSON object");
-        }
+        std::string invalid;
+        std::optional<nlohmann::json> parsed = try_parse_untrusted_json(line, &invalid);
+        if (!parsed)
+            throw Error(where, "not a JSON object (" + invalid + "); each line of a recording is one JSON object");
+        nlohmann::json j = std::move(*parsed);
         if (!j.is_object())
             throw Error(where, "expected a JSON object");
         if (!have_header) {
@@ -173,11 +159,15 @@ ReplayDevice::ReplayDevice(std::string folder) : m_folder(std::move(folder)) {
     std::ifstream in(first);
     std::string line;
     std::getline(in, line);
-    try {
-        m_header = parse_header(nlohmann::json::parse(line), SourceLocation{first, 1});
-    } catch (const nlohmann::json::parse_error& e) {
-        throw Error(SourceLocation{first, 1}, std::string("not a JSON header line (") + e.what() + ")");
-    }
+    m_header = parse_header(parse_untrusted_json(line, SourceLocation{first, 1}), SourceLocation{first, 1});
+}
+
+std::optional<std::vector<StaticReport>> ReplayDevice::recordedStaticReport(const std::string& problem,
+                                                                            const std::string& source_hash) const {
+    if (const auto rec = recording(problem))
+        if (const RecordingEntry* entry = rec->find(source_hash))
+            return entry->static_report;
+    return std::nullopt;
 }
 
 std::string ReplayDevice::id() const { return "replay:" + m_slug; }

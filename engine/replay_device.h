@@ -79,6 +79,11 @@ public:
     const RecordingHeader& header() const { return m_header; }
     const std::string& folder() const { return m_folder; }
 
+    DeviceCeilings ceilings() const override { return m_header.ceilings; }
+    std::string recordingsFolder() const override { return m_folder; }
+    std::optional<std::vector<StaticReport>> recordedStaticReport(const std::string& problem,
+                                                                  const std::string& source_hash) const override;
+
 private:
     std::string m_folder;
     std::string m_slug;

@@ -1,8 +1,9 @@
 #pragma once
-// What the search runner reports (DESIGN §1, §7): value types passed by copy through one callback, the same for
+// What the search runner reports (ARCHITECTURE §3, §7): value types passed by copy through one callback, the same for
 // the CLI and the GUI. Every event carries its run id and a sequence number so that receivers can drop stale ones.
 // Everything an event reports is already in the run store when the event is emitted.
 
+#include "core/run_state.h"
 #include "core/candidate.h"
 #include "core/forecast.h"
 #include "core/gating.h"
@@ -20,13 +21,17 @@ namespace kerncast {
 
 // Counters and live calibration after an event.
 struct SearchProgress {
-    std::string state = "idle";   // idle, running, paused, finished, failed
+    RunState state = RunState::Idle;
     int64_t candidates = 0;       // proposed so far
     int64_t forecasts = 0;
     int64_t measurements = 0;     // device measurements (incl. failures)
     int64_t budget_measurements = 0;
     int64_t tokens = 0;
     double cost_usd = 0;
+    int64_t llm_calls = 0;        // requests to language models (forecasts and mutations)
+    int64_t llm_truncated = 0;    // answers cut by the token limit
+    int64_t abstained = 0;        // forecasts the surrogate declined (predict-or-defer): measurement requests
+    int64_t duplicates = 0;       // proposed children identical to a candidate of the run (not forecast, not measured)
     double elapsed_s = 0;
     double best_speedup = 0;      // best measured correct speedup (0 before any)
     int64_t best_candidate = 0;

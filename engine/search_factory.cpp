@@ -42,8 +42,8 @@ LlmConfig llm_config(const SearchConfig& cfg) {
 
 // The folder whose recordings teach the local surrogate: the replay device's own, else default_recordings_folder.
 std::string recordings_folder(const Device& device, const std::string& resources_dir) {
-    if (const ReplayDevice* replay = replay_recordings_of(device))
-        return replay->folder();
+    if (std::string folder = device.recordingsFolder(); !folder.empty())
+        return folder;
     // A real GPU: the recordings of the same model when there are some, so the surrogate starts from its hardware.
     return default_recordings_folder(resources_dir, device.fingerprint().slug());
 }
@@ -53,9 +53,11 @@ std::string recordings_folder(const Device& device, const std::string& resources
 std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, const std::string& resources_dir,
                                                  const std::string& run_path, bool resume) {
     SearchConfig cfg = config;
-    if (resume) {
+    // A run file without a run (the search was killed before it stored its settings) starts over with `config`.
+    if (resume && (!fs::exists(run_path) || !RunStore::open(run_path).runs().empty())) {
         cfg = stored_search_config(run_path);
-        cfg.budgets.measurements = std::max(cfg.budgets.measurements, config.budgets.measurements);
+        // The runner extends the stored budgets by the larger ones given (and keeps them for later resumes).
+        cfg.budgets = extended_budgets(cfg.budgets, config.budgets);
         // A resumed run may measure on other workers than the killed one did (the store keeps which measured what).
         if (pool_requested(config.pool))
             cfg.pool = config.pool;
@@ -65,22 +67,24 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
                                          : open_device(cfg.device, resources_dir);
     const ProblemBundle bundle = load_problem_folder(cfg.problem_dir);
 
+    // One memory for every LLM client of the run: a shape one of them learns, the others use at once.
+    auto shapes = std::make_shared<RequestShapeMemory>();
     std::unique_ptr<Surrogate> surrogate;
     if (cfg.surrogate == "local") {
-        LocalForecasterOptions options;
-        options.seed = cfg.seed;
-        // A search retrains often: fewer, smaller boosters, and a retrain every few measurements.
-        options.members = 3;
-        options.rounds = 120;
-        options.retrain_after = 3;
-        auto local = std::make_unique<LocalForecaster>(options);
+        auto local = std::make_unique<LocalForecaster>(search_forecaster_options(cfg.seed));
         const std::string folder = recordings_folder(*device, resources_dir);
         if (!folder.empty())
             local->learn(examples_from_recordings_except(folder, (fs::path(resources_dir) / "problems").string(),
                                                          bundle.problem.name));
         surrogate = std::move(local);
     } else if (cfg.surrogate == "llm") {
-        surrogate = std::make_unique<LlmForecaster>(llm_config(cfg), (fs::path(resources_dir) / "prompts").string());
+        LlmForecasterOptions options;
+        options.samples = cfg.samples;
+        options.abstain = cfg.abstain;
+        auto llm = std::make_unique<LlmForecaster>(llm_config(cfg), (fs::path(resources_dir) / "prompts").string(),
+                                                   options);
+        llm->client().setShapeMemory(shapes);
+        surrogate = std::move(llm);
     } else if (cfg.surrogate != "none") {
         throw Error("unknown surrogate '" + cfg.surrogate + "' (expected local, llm or none)");
     }
@@ -89,15 +93,20 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
     for (const std::string& name : cfg.mutators) {
         if (name == "parametric")
             mutators.push_back(std::make_unique<ParametricMutator>());
-        else if (name == "llm-rewrite" || name == "llm-diff")
-            mutators.push_back(std::make_unique<LlmMutator>(
+        else if (name == "llm-rewrite" || name == "llm-diff") {
+            auto llm = std::make_unique<LlmMutator>(
                 name == "llm-rewrite" ? LlmMutator::Mode::Rewrite : LlmMutator::Mode::Diff, llm_config(cfg),
-                (fs::path(resources_dir) / "prompts").string()));
-        else
+                (fs::path(resources_dir) / "prompts").string());
+            llm->client().setShapeMemory(shapes);
+            mutators.push_back(std::move(llm));
+        } else {
             throw Error("unknown mutator '" + name + "' (expected parametric, llm-rewrite or llm-diff)");
+        }
     }
-    return std::make_unique<SearchRunner>(cfg, run_path, resume, std::move(device), std::move(surrogate),
-                                          std::move(mutators));
+    auto runner = std::make_unique<SearchRunner>(cfg, run_path, resume, std::move(device), std::move(surrogate),
+                                                 std::move(mutators));
+    runner->setRequestShapeMemory(shapes);
+    return runner;
 }
 
 }  // namespace kerncast

@@ -3,8 +3,11 @@
 #include "core/error.h"
 #include "core/metrics.h"
 #include "core/suspect_review.h"
+#include "core/untrusted_json.h"
 #include "engine/compiler.h"
 #include "engine/forecast_query.h"
+#include "engine/gpu_device.h"
+#include "engine/llm_client.h"
 #include "engine/replay_device.h"
 
 #include <algorithm>
@@ -12,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cmath>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -42,13 +46,27 @@ SearchBudgets search_budgets_from_json(const nlohmann::json& j) {
     return b;
 }
 
+SearchBudgets extended_budgets(const SearchBudgets& stored, const SearchBudgets& given) {
+    SearchBudgets b = stored;
+    b.measurements = std::max(stored.measurements, given.measurements);
+    // 0 is "no limit" (forecasts: 100 per measurement): a stored 0 stays, a given 0 extends nothing.
+    const auto larger = [](auto stored_value, auto given_value) {
+        return stored_value != 0 && given_value > stored_value ? given_value : stored_value;
+    };
+    b.forecasts = larger(stored.forecasts, given.forecasts);
+    b.tokens = larger(stored.tokens, given.tokens);
+    b.cost_usd = larger(stored.cost_usd, given.cost_usd);
+    b.wall_s = larger(stored.wall_s, given.wall_s);
+    return b;
+}
+
 void to_json(nlohmann::json& j, const SearchConfig& c) {
     j = {{"problem_dir", c.problem_dir}, {"device", c.device},     {"surrogate", c.surrogate},
          {"mutators", c.mutators},       {"gating", c.gating},     {"strategy", c.strategy},
          {"budgets", c.budgets},         {"seed", c.seed},         {"batch", c.batch},
          {"measure_per_parent", c.measure_per_parent},
          {"initial_family", c.initial_family}, {"initial_screen", c.initial_screen},
-         {"inspirations", c.inspirations}, {"llm", c.llm}};
+         {"inspirations", c.inspirations}, {"llm", c.llm}, {"samples", c.samples}, {"abstain", c.abstain}};
     if (pool_requested(c.pool))
         j["pool"] = c.pool;
 }
@@ -77,6 +95,10 @@ SearchConfig search_config_from_json(const nlohmann::json& j) {
         c.llm = j.value("llm", nlohmann::json::object());
         if (j.contains("pool"))
             c.pool = pool_config_from_json(j["pool"]);
+        c.samples = j.value("samples", c.samples);
+        c.abstain = j.value("abstain", c.abstain);
+        if (c.samples < 1)
+            throw Error("search settings: 'samples' must be at least 1");
     } catch (const nlohmann::json::exception& e) {
         throw Error(std::string("search settings: ") + e.what());
     }
@@ -125,7 +147,7 @@ nlohmann::json summary_json(const SearchSummary& s) {
     for (const auto& p : s.trajectory)
         traj.push_back({{"measurements", p.measurements}, {"best_speedup", p.best_speedup}});
     return {{"run_id", s.run_id},
-            {"state", s.state},
+            {"state", to_string(s.state)},
             {"reason", s.reason},
             {"best_speedup", s.best_speedup},
             {"best_candidate", s.best_candidate},
@@ -135,6 +157,11 @@ nlohmann::json summary_json(const SearchSummary& s) {
             {"candidates", s.progress.candidates},
             {"tokens", s.progress.tokens},
             {"cost_usd", s.progress.cost_usd},
+            {"llm_calls", s.progress.llm_calls},
+            {"llm_truncated", s.progress.llm_truncated},
+            {"abstained", s.progress.abstained},
+            {"abstain_rate", s.progress.forecasts > 0 ? double(s.progress.abstained) / double(s.progress.forecasts) : 0.0},
+            {"duplicates", s.progress.duplicates},
             {"elapsed_s", s.progress.elapsed_s},
             {"trajectory", traj},
             {"calibration", s.calibration}};
@@ -169,6 +196,17 @@ struct SearchRunner::State {
 
     std::map<int64_t, Cand> cands;
     std::set<std::string> seen;
+    // The last rows this run wrote, stored with every checkpoint: a resumed run goes back to the last checkpoint.
+    struct Rows {
+        int64_t candidate = 0, forecast = 0, measurement = 0;
+    } rows;
+    bool seeded = false;  // the reference, the seeds and the initial family (with its screen) are done
+    // Measurements of the interrupted session after its last checkpoint, by source hash: the resumed session redoes
+    // that step and takes these instead of measuring the same programs again.
+    std::map<std::string, std::deque<Measurement>> measured_before;
+    std::map<std::string, int64_t> by_normalized;  // normalized_hash -> the first candidate with it
+    std::vector<int64_t> last_added;  // the ids addChildren gave, in order (compile failures included)
+    std::shared_ptr<RequestShapeMemory> shapes;  // null: no LLM client learns shapes in this run
     std::vector<int64_t> recent_failures;
     std::set<int64_t> accepted_suspects;  // suspect results a person accepted: they enter the archive
     std::optional<double> reference_us;
@@ -239,6 +277,10 @@ void SearchRunner::wait() {
 
 SearchSummary SearchRunner::summary() const { return m->summary; }
 
+void SearchRunner::setRequestShapeMemory(std::shared_ptr<RequestShapeMemory> memory) {
+    m->shapes = std::move(memory);
+}
+
 namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -272,6 +314,7 @@ private:
 
     void openStore();
     void startFresh();
+    void storeProblem();
     void restore();
     void seedPopulation();
     bool budgetLeft(std::string& why) const;
@@ -307,6 +350,7 @@ private:
         return false;
     }
     ForecastQuery queryFor(const Cand& c) const;
+    std::optional<ForecastAnchor> anchorOf(const Cand& c) const;
     MutationExample exampleOf(int64_t id) const;
     void staticReport(Cand& c);
     void noteMeasured(int64_t id, bool restoring);
@@ -314,22 +358,56 @@ private:
     void noteNewBest(int64_t id, double speedup);
     void review(const SearchCommand& c);
     void updateCalibration();
+    // LLM accounting: stores each call (candidate 0 for none), counts its tokens, cost and outcome, and logs the
+    // request shapes the clients learned meanwhile.
+    void recordLlmCalls(std::vector<LlmCall> calls, int64_t candidate_id);
+    void noteRequestShapes();
+    void restoreLlmAccounting();
+    // Children whose normalized source and tunables match a candidate of the run (or an earlier child) are not
+    // added: each is logged as a "duplicate" event pointing at the original, with its LLM call (outcome
+    // "duplicate"). The others are returned with their calls.
+    std::vector<Candidate> dropDuplicates(std::vector<Candidate> children, std::vector<std::optional<LlmCall>>& calls,
+                                          int64_t parent);
 
     SearchRunner::State& s;
     SearchConfig& cfg;
 };
 
 void Loop::openStore() {
-    if (s.resume) {
-        if (!fs::exists(s.run_path))
+    if (!fs::exists(s.run_path)) {
+        if (s.resume)
             throw Error(SourceLocation{s.run_path, 0}, "no run file to resume");
-        s.store.emplace(RunStore::open(s.run_path));
-    } else {
-        if (fs::exists(s.run_path))
+        s.store.emplace(RunStore::create(s.run_path));
+        return;
+    }
+    s.store.emplace(RunStore::open(s.run_path));
+    if (!s.store->runs().empty()) {
+        if (!s.resume)
             throw Error(SourceLocation{s.run_path, 0},
                         "the run file exists already: pass --resume to continue it, or choose another file");
-        s.store.emplace(RunStore::create(s.run_path));
+        return;
     }
+    // A file without a run: the search was killed before it stored its settings. It starts over in the same file.
+    if (cfg.problem_dir.empty())
+        throw Error(SourceLocation{s.run_path, 0},
+                    "the run file holds no run (the search was stopped before it stored its settings): start it "
+                    "again with --problem and the other settings");
+    s.resume = false;
+}
+
+// The anchor a candidate is forecast against (DESIGN §3): its parent once the parent is measured correct, else the
+// reference (empty). A re-forecast after the parent's measurement therefore uses the parent.
+std::optional<ForecastAnchor> Loop::anchorOf(const Cand& c) const {
+    if (!c.c.parent_id)
+        return std::nullopt;
+    const auto p = s.cands.find(c.c.parent_id);
+    if (p == s.cands.end() || !p->second.measurement || p->second.measurement->status != Status::Ok
+        || !(p->second.measurement->speedup > 0) || !std::isfinite(p->second.measurement->speedup))
+        return std::nullopt;
+    const Cand& parent = p->second;
+    if (parent.c.mutator == Mutator::Reference)
+        return std::nullopt;
+    return measured_anchor(parent.c, parent.report, *parent.measurement);
 }
 
 ForecastQuery Loop::queryFor(const Cand& c) const {
@@ -337,11 +415,13 @@ ForecastQuery Loop::queryFor(const Cand& c) const {
     ctx.reference_static_report = s.reference_report;
     ctx.reference_time_us = s.reference_us;
     ctx.device = s.device->fingerprint();
-    if (c.c.parent_id) {
-        auto p = s.cands.find(c.c.parent_id);
-        if (p != s.cands.end() && p->second.measurement && p->second.measurement->status == Status::Ok)
-            ctx.parent_speedup = p->second.measurement->speedup;
-    }
+    // The roofline ceilings (measured DRAM bandwidth, FMA peak): the local surrogate judges how close an anchor is
+    // to the floor with them.
+    if (auto* replay = dynamic_cast<const ReplayDevice*>(s.device.get()))
+        ctx.ceilings = replay->header().ceilings;
+    else if (auto* gpu = dynamic_cast<const GpuDevice*>(s.device.get()))
+        ctx.ceilings = gpu->ceilings();
+    ctx.anchor = anchorOf(c);
     return build_forecast_query(s.bundle.problem, c.c.source, c.c.tunables, c.report, ctx);
 }
 
@@ -362,12 +442,9 @@ MutationExample Loop::exampleOf(int64_t id) const {
 // The static report: the recording's (made by the real compiler on the recording machine) when the replay device
 // knows the program, else a real NVRTC/nvJitLink compile here.
 void Loop::staticReport(Cand& c) {
-    if (const ReplayDevice* replay = replay_recordings_of(*s.device)) {
-        if (auto rec = replay->recording(s.bundle.problem.name))
-            if (const RecordingEntry* entry = rec->find(c.c.source_hash)) {
-                c.report = entry->static_report;
-                return;
-            }
+    if (auto recorded = s.device->recordedStaticReport(s.bundle.problem.name, c.c.source_hash)) {
+        c.report = std::move(*recorded);
+        return;
     }
     if (!s.compiler)
         s.compiler = std::make_unique<Compiler>();
@@ -391,6 +468,7 @@ void Loop::staticReport(Cand& c) {
 
 std::vector<int64_t> Loop::addChildren(std::vector<Candidate> children) {
     std::vector<int64_t> ids;
+    s.last_added.clear();
     for (auto& child : children) {
         if (child.source_hash.empty())
             child.source_hash = content_hash(child.source, child.tunables);
@@ -402,17 +480,22 @@ std::vector<int64_t> Loop::addChildren(std::vector<Candidate> children) {
             s.store->addCandidate(s.run_id, c.c);
             if (!c.report.empty())
                 s.store->addStaticReports(c.c.id, c.report);
+            int64_t measurement_row = 0;
             if (!c.compile_error.empty()) {
                 Measurement m;
                 m.status = Status::CompileError;
                 m.reason = c.compile_error;
                 m.device_kind = "compiler";
-                s.store->addMeasurement(c.c.id, m);
+                measurement_row = s.store->addMeasurement(c.c.id, m);
                 c.measurement = m;
             }
             tx.commit();
+            s.rows.candidate = c.c.id;
+            s.rows.measurement = std::max(s.rows.measurement, measurement_row);
         }
         s.seen.insert(c.c.source_hash);
+        s.by_normalized.emplace(normalized_hash(c.c.source, c.c.tunables), c.c.id);
+        s.last_added.push_back(c.c.id);
         if (c.c.mutator == Mutator::Reference)
             s.reference_report = c.report;
         ++s.progress.candidates;
@@ -435,14 +518,29 @@ std::vector<int64_t> Loop::addChildren(std::vector<Candidate> children) {
 
 const Forecast* Loop::recordForecast(int64_t id, const ForecastResult& result) {
     ++s.progress.forecasts;
-    if (!result.forecast) {
-        s.store->addEvent(s.run_id, "forecast_failed", {{"candidate", id}, {"error", result.error}});
+    const bool counted = !result.calls.empty();  // the calls carry the tokens and cost (failures' too)
+    recordLlmCalls(result.calls, id);
+    if (result.deferred) {
+        ++s.progress.abstained;
+        s.store->addEvent(s.run_id, "forecast_deferred", {{"candidate", id}, {"reason", result.error}});
         return nullptr;
     }
-    const Forecast& f = *result.forecast;
-    s.store->addForecast(id, f);
-    s.progress.tokens += f.tokens_in + f.tokens_out;
-    s.progress.cost_usd += f.cost_usd;
+    if (!result.forecast) {
+        // "asked": the surrogate was asked and failed, which counts as a forecast (a query that could not even be
+        // built does not); a resumed run counts these events.
+        s.store->addEvent(s.run_id, "forecast_failed", {{"candidate", id}, {"error", result.error}, {"asked", true}});
+        return nullptr;
+    }
+    Forecast f = *result.forecast;
+    // The runner chose the anchor; the stored forecast says which it was, whatever the surrogate filled in.
+    const std::optional<ForecastAnchor> anchor = anchorOf(s.cands.at(id));
+    f.anchor_id = anchor ? anchor->candidate_id : 0;
+    f.anchor_speedup = anchor ? anchor->speedup : 1.0;
+    s.rows.forecast = s.store->addForecast(id, f);
+    if (!counted) {
+        s.progress.tokens += f.tokens_in + f.tokens_out;
+        s.progress.cost_usd += f.cost_usd;
+    }
     s.cands[id].forecast = f;
     SearchEvent e;
     e.kind = SearchEvent::Kind::Forecast;
@@ -450,6 +548,78 @@ const Forecast* Loop::recordForecast(int64_t id, const ForecastResult& result) {
     e.forecast = f;
     emit(std::move(e));
     return &*s.cands[id].forecast;
+}
+
+void Loop::recordLlmCalls(std::vector<LlmCall> calls, int64_t candidate_id) {
+    for (LlmCall& call : calls) {
+        call.candidate_id = candidate_id;
+        s.store->addLlmCall(s.run_id, call);
+        ++s.progress.llm_calls;
+        s.progress.tokens += call.tokens_in + call.tokens_out;
+        s.progress.cost_usd += call.cost_usd;
+        s.progress.llm_truncated += call.outcome == "truncated";
+    }
+    noteRequestShapes();
+}
+
+void Loop::noteRequestShapes() {
+    if (!s.shapes)
+        return;
+    for (const auto& change : s.shapes->takeChanges())
+        s.store->addEvent(s.run_id, "llm_request_shape",
+                          {{"endpoint", change.endpoint}, {"model", change.model}, {"shape", change.shape},
+                           {"why", change.why}});
+}
+
+// Tokens, cost and counters of the calls stored so far (mutations included); a run written before llm_calls
+// existed counts its forecasts' tokens.
+void Loop::restoreLlmAccounting() {
+    const LlmTotals totals = s.store->llmTotals(s.run_id);
+    if (totals.calls == 0)
+        return;
+    s.progress.tokens = totals.tokens_in + totals.tokens_out;
+    s.progress.cost_usd = totals.cost_usd;
+    s.progress.llm_calls = totals.calls;
+    s.progress.llm_truncated = totals.truncated;
+    s.progress.abstained = totals.deferred;
+    s.progress.forecasts += totals.deferred;  // asked, though no forecast row was stored for them
+}
+
+std::vector<Candidate> Loop::dropDuplicates(std::vector<Candidate> children,
+                                            std::vector<std::optional<LlmCall>>& calls, int64_t parent) {
+    std::vector<Candidate> kept;
+    std::vector<std::optional<LlmCall>> kept_calls;
+    std::map<std::string, size_t> batch;  // normalized hash -> index in kept
+    for (size_t i = 0; i < children.size(); ++i) {
+        const std::string key = normalized_hash(children[i].source, children[i].tunables);
+        int64_t original = 0;
+        if (auto it = s.by_normalized.find(key); it != s.by_normalized.end())
+            original = it->second;
+        if (!original && !batch.count(key)) {
+            batch[key] = kept.size();
+            kept.push_back(std::move(children[i]));
+            kept_calls.push_back(std::move(calls[i]));
+            continue;
+        }
+        ++s.progress.duplicates;
+        nlohmann::json payload = {{"parent", parent},
+                                  {"mutator", to_string(children[i].mutator)},
+                                  {"label", children[i].label},
+                                  {"source_hash", content_hash(children[i].source, children[i].tunables)}};
+        if (original)
+            payload["original"] = original;
+        else
+            payload["original_in_batch"] = batch[key];  // its id is known once the batch is stored
+        s.store->addEvent(s.run_id, "duplicate", payload);
+        if (calls[i]) {
+            calls[i]->outcome = "duplicate";
+            calls[i]->error = original ? "duplicate of candidate " + std::to_string(original)
+                                       : "duplicate of another answer in the same batch";
+            recordLlmCalls({*calls[i]}, 0);
+        }
+    }
+    calls = std::move(kept_calls);
+    return kept;
 }
 
 void Loop::recordGating(int64_t id, GatingDecision decision, const std::string& reason, nlohmann::json extra) {
@@ -482,8 +652,7 @@ void Loop::capMeasured(const std::vector<GatingInput>& inputs, std::vector<Gatin
     if (chosen.size() <= cap)
         return;
     auto mean = [&](size_t i) {
-        const Forecast& f = *inputs[i].forecast;
-        return f.log_mean ? *f.log_mean : f.expectedLogSpeedup(s.scheme);
+        return inputs[i].forecast->expectedLogSpeedupOverReference(s.scheme);
     };
     std::stable_sort(chosen.begin(), chosen.end(), [&](size_t a, size_t b) {
         return outcomes[a].p_above_best != outcomes[b].p_above_best
@@ -506,6 +675,7 @@ void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) {
     std::vector<ForecastQuery> queries;
     std::vector<int64_t> asked;
     std::vector<GatingInput> inputs(ids.size());
+    std::set<int64_t> deferred;  // the surrogate asked for a measurement instead of forecasting
     if (s.surrogate && s.progress.forecasts < forecastBudget()) {
         for (int64_t id : ids) {
             try {
@@ -518,6 +688,8 @@ void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) {
         std::vector<ForecastResult> results = s.surrogate->forecast(queries);
         for (size_t i = 0; i < asked.size() && i < results.size(); ++i) {
             const int64_t id = asked[i];
+            if (results[i].deferred)
+                deferred.insert(id);
             if (const Forecast* f = recordForecast(id, results[i]))
                 inputs[static_cast<size_t>(std::find(ids.begin(), ids.end(), id) - ids.begin())].forecast = *f;
         }
@@ -532,6 +704,11 @@ void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) {
     } else {
         outcomes = decide_gating(s.gating, inputs, s.scheme, s.progress.best_speedup, s.rng);
         capMeasured(inputs, outcomes);
+        for (size_t i = 0; i < ids.size(); ++i)
+            if (deferred.count(ids[i])) {
+                outcomes[i].decision = GatingDecision::Measure;
+                outcomes[i].reason = "the forecaster deferred to a measurement";
+            }
     }
     std::vector<size_t> order;
     for (size_t i = 0; i < ids.size(); ++i) {
@@ -561,9 +738,17 @@ MeasureRequest Loop::requestFor(const Cand& c) const {
 }
 
 void Loop::measure(int64_t id) {
-    if (s.cands.at(id).measurement)
+    const Cand& c = s.cands.at(id);
+    if (c.measurement)
         return;
-    MeasureOutcome out = s.device->measure(requestFor(s.cands.at(id)));
+    MeasureOutcome out;
+    if (auto before = s.measured_before.find(c.c.source_hash);
+        before != s.measured_before.end() && !before->second.empty()) {
+        out.measurement = before->second.front();  // measured by the interrupted session after its checkpoint
+        before->second.pop_front();
+    } else {
+        out = s.device->measure(requestFor(c));
+    }
     applyMeasurement(id, out);
 }
 
@@ -574,7 +759,12 @@ void Loop::measureInOrder(const std::vector<int64_t>& ids) {
             s.progress.measurements + static_cast<int64_t>(todo.size()) < cfg.budgets.measurements)
             todo.push_back(id);
     auto* pool = dynamic_cast<MeasurementPool*>(s.device.get());
-    if (!pool || todo.size() < 2) {
+    // What an interrupted session measured after its checkpoint is taken from the store, in this order: one by one.
+    const bool measured_before = std::any_of(todo.begin(), todo.end(), [&](int64_t id) {
+        auto it = s.measured_before.find(s.cands.at(id).c.source_hash);
+        return it != s.measured_before.end() && !it->second.empty();
+    });
+    if (!pool || todo.size() < 2 || measured_before) {
         for (int64_t id : todo)
             measure(id);
         if (pool)
@@ -613,10 +803,12 @@ void Loop::recordPoolNotes(MeasurementPool& pool) {
 
 void Loop::applyMeasurement(int64_t id, MeasureOutcome& out) {
     Cand& c = s.cands.at(id);
-    s.store->addMeasurement(id, out.measurement);
+    s.rows.measurement = s.store->addMeasurement(id, out.measurement);
     c.measurement = out.measurement;
-    if (c.report.empty() && !out.static_report.empty())
+    if (c.report.empty() && !out.static_report.empty()) {
         c.report = out.static_report;
+        s.store->addStaticReports(id, c.report);  // a resumed run builds the same forecast queries from it
+    }
     ++s.progress.measurements;
     noteMeasured(id, false);
 }
@@ -676,7 +868,8 @@ bool Loop::admit(int64_t id, const Measurement& m) {
     if (c.forecast) {
         ScoredForecast sf;
         sf.probabilities = c.forecast->probabilities;
-        sf.true_speedup = m.speedup;
+        // The forecast was of S against its anchor: score it against the measured S.
+        sf.true_speedup = m.speedup / c.forecast->anchor_speedup;
         sf.pack = s.bundle.problem.name;
         s.scored.push_back(sf);
         updateCalibration();
@@ -733,18 +926,21 @@ void Loop::startFresh() {
     info.seed = static_cast<int64_t>(cfg.seed);
     info.config = cfg;
     s.run_id = s.store->addRun(info);
-    ProblemRecord pr;
-    pr.name = s.bundle.problem.name;
-    pr.dir = s.bundle.problem.dir;
-    pr.json = nlohmann::json::parse(s.bundle.problem.json_text, nullptr, false);
-    if (pr.json.is_discarded())
-        pr.json = nlohmann::json::object();
-    s.store->addProblem(pr);
+    storeProblem();
     s.rng = SplitMix(cfg.seed);
     s.gating = cfg.gating;
     s.strategy = SearchStrategy(cfg.strategy);
+    checkpoint();  // before the seeding: a run killed during it resumes from here
     emitSimple(SearchEvent::Kind::RunStarted, info.name);
     seedPopulation();
+}
+
+void Loop::storeProblem() {
+    ProblemRecord pr;
+    pr.name = s.bundle.problem.name;
+    pr.dir = s.bundle.problem.dir;
+    pr.json = try_parse_untrusted_json(s.bundle.problem.json_text).value_or(nlohmann::json::object());
+    s.store->addProblem(pr);
 }
 
 void Loop::seedPopulation() {
@@ -773,25 +969,54 @@ void Loop::seedPopulation() {
         forecastAndGate(addChildren(roots), true);
         screenInitial(addChildren(configs), family);
     }
+    s.seeded = true;
     checkpoint();
 }
 
+// Resuming goes back to the last checkpoint: what the interrupted session wrote after it (part of an iteration, or
+// of the seeding and the initial screen) is taken out of the file and done again, so that the run continues exactly
+// as it would have without the interruption. Its measurements are kept aside and reused for the same programs, so
+// that no program is measured twice. The state is rebuilt from the file in the order it was written: measurements
+// in measurement order (the trajectory, the strategy and the surrogate's examples), every forecast counted.
 void Loop::restore() {
     const auto runs = s.store->runs();
-    if (runs.empty())
-        throw Error(SourceLocation{s.run_path, 0}, "the run file holds no run to resume");
     const RunInfo& run = runs.back();
     s.run_id = run.id;
-    const SearchBudgets budgets = cfg.budgets;
+    const SearchBudgets given = cfg.budgets;
     cfg = search_config_from_json(run.config);
-    cfg.budgets.measurements = std::max(cfg.budgets.measurements, budgets.measurements);
+    for (const RunEvent& ev : s.store->events(s.run_id))
+        if (ev.kind == "budgets_extended")
+            cfg.budgets = search_budgets_from_json(ev.payload.value("budgets", nlohmann::json::object()));
+    const SearchBudgets stored_budgets = cfg.budgets;
+    cfg.budgets = extended_budgets(stored_budgets, given);
     s.bundle = load_problem_folder(cfg.problem_dir);
     s.gating = cfg.gating;
     s.strategy = SearchStrategy(cfg.strategy);
     s.rng = SplitMix(cfg.seed);
 
+    // The last checkpoint that says which rows it covers; none: the run is redone from its start.
+    int64_t last_event = 0;
+    SearchRunner::State::Rows keep;
+    for (const RunEvent& ev : s.store->events(s.run_id))
+        if (ev.kind == "checkpoint" && ev.payload.contains("rows")) {
+            last_event = ev.id;
+            const auto& r = ev.payload["rows"];
+            keep = {r.value("candidate", int64_t{0}), r.value("forecast", int64_t{0}),
+                    r.value("measurement", int64_t{0})};
+        }
+    std::map<int64_t, std::string> hash_of;
+    for (const Candidate& c : s.store->candidates(s.run_id))
+        hash_of[c.id] = c.source_hash;
+    for (const auto& [id, ms] : s.store->measurementsOfRun(s.run_id))
+        for (const StoredMeasurement& m : ms)
+            if (m.id > keep.measurement && m.measurement.device_kind != "compiler")
+                s.measured_before[hash_of[id]].push_back(m.measurement);
+    s.store->rollBackRun(s.run_id, keep.candidate, keep.forecast, keep.measurement, last_event,
+                         {"secrets_stripped", "budgets_extended", "resumed", "review"});
+    s.rows = keep;
+
     std::map<int64_t, GatingDecision> decisions;
-    std::vector<std::pair<int64_t, int>> expansions;
+    nlohmann::json surrogate_state;
     for (const RunEvent& ev : s.store->events(s.run_id)) {
         const auto& p = ev.payload;
         if (ev.kind == "gating")
@@ -801,12 +1026,59 @@ void Loop::restore() {
             s.rng.setState(std::stoull(p.value("rng", std::string("0"))));
             s.iteration = p.value("iteration", int64_t{0});
             s.elapsed_before = p.value("elapsed_s", 0.0);
-        } else if (ev.kind == "expanded")
+            s.seeded = p.value("seeded", true);
+            surrogate_state = p.value("surrogate", nlohmann::json());
+        } else if (ev.kind == "forecast_failed" && p.value("asked", false))
+            ++s.progress.forecasts;
+        else if (ev.kind == "gating_changed")
+            s.gating = gating_config_from_json(p.value("gating", nlohmann::json::object()));
+    }
+    if (!last_event)
+        s.seeded = false;
+
+    auto reports = s.store->staticReportsOfRun(s.run_id);
+    auto forecasts = s.store->forecastsOfRun(s.run_id);
+    for (Candidate& c : s.store->candidates(s.run_id)) {
+        Cand cand;
+        cand.c = c;
+        cand.report = std::move(reports[c.id]);
+        // Every forecast counts, re-forecasts included; the last one is the candidate's.
+        for (const StoredForecast& f : forecasts[c.id]) {
+            ++s.progress.forecasts;
+            s.progress.tokens += f.forecast.tokens_in + f.forecast.tokens_out;
+            s.progress.cost_usd += f.forecast.cost_usd;
+            cand.forecast = f.forecast;
+        }
+        if (auto d = decisions.find(c.id); d != decisions.end())
+            cand.decision = d->second;
+        s.seen.insert(c.source_hash);
+        s.by_normalized.emplace(normalized_hash(c.source, c.tunables), c.id);
+        if (c.mutator == Mutator::Reference)
+            s.reference_report = cand.report;
+        ++s.progress.candidates;
+        s.cands[c.id] = std::move(cand);
+    }
+    s.accepted_suspects = accepted_suspects(s.store->events(s.run_id));
+    std::vector<StoredMeasurement> measured;
+    for (auto& [id, ms] : s.store->measurementsOfRun(s.run_id))
+        measured.insert(measured.end(), ms.begin(), ms.end());
+    std::sort(measured.begin(), measured.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    for (const StoredMeasurement& m : measured) {
+        Cand& cand = s.cands.at(m.candidate_id);
+        cand.measurement = m.measurement;
+        if (m.measurement.status == Status::CompileError)
+            cand.compile_error = m.measurement.reason;
+        if (m.measurement.device_kind != "compiler")
+            ++s.progress.measurements;
+        noteMeasured(m.candidate_id, true);
+    }
+    // The strategy's visits and marks, once every measured parent is known to it again.
+    for (const RunEvent& ev : s.store->events(s.run_id)) {
+        const auto& p = ev.payload;
+        if (ev.kind == "expanded")
             s.strategy.noteExpanded(p.value("parent", int64_t{0}), p.value("improved", false));
         else if (ev.kind == "exhausted")
             s.strategy.markExhausted(p.value("parent", int64_t{0}));
-        else if (ev.kind == "gating_changed")
-            s.gating = gating_config_from_json(p.value("gating", nlohmann::json::object()));
         else if (ev.kind == "pin_parent")
             s.strategy.pin(p.value("candidate", int64_t{0}));
         else if (ev.kind == "unpin_parent")
@@ -815,53 +1087,37 @@ void Loop::restore() {
             s.strategy.ban(p.value("candidate", int64_t{0}));
         else if (ev.kind == "unban_parent")
             s.strategy.unban(p.value("candidate", int64_t{0}));
+        else if (ev.kind == "llm_request_shape" && s.shapes)
+            s.shapes->remember(p.value("endpoint", std::string()), p.value("model", std::string()),
+                               p.value("shape", nlohmann::json::object()).get<RequestShape>());
+        else if (ev.kind == "duplicate")
+            ++s.progress.duplicates;
     }
-    s.accepted_suspects = accepted_suspects(s.store->events(s.run_id));
-    std::vector<int64_t> pending, unforecast;
-    for (Candidate& c : s.store->candidates(s.run_id)) {
-        Cand cand;
-        cand.c = c;
-        cand.report = s.store->staticReportsFor(c.id);
-        auto fs_ = s.store->forecastsFor(c.id);
-        if (!fs_.empty())
-            cand.forecast = fs_.back().forecast;
-        auto ms = s.store->measurementsFor(c.id);
-        if (!ms.empty())
-            cand.measurement = ms.back().measurement;
-        if (auto d = decisions.find(c.id); d != decisions.end())
-            cand.decision = d->second;
-        if (cand.measurement && cand.measurement->status == Status::CompileError)
-            cand.compile_error = cand.measurement->reason;
-        s.seen.insert(c.source_hash);
-        if (c.mutator == Mutator::Reference)
-            s.reference_report = cand.report;
-        ++s.progress.candidates;
-        if (cand.forecast)
-            ++s.progress.forecasts;
-        const int64_t id = c.id;
-        s.cands[id] = std::move(cand);
-        Cand& stored = s.cands[id];
-        if (stored.forecast) {
-            s.progress.tokens += stored.forecast->tokens_in + stored.forecast->tokens_out;
-            s.progress.cost_usd += stored.forecast->cost_usd;
-        }
-        if (stored.measurement) {
-            if (stored.measurement->device_kind != "compiler")
-                ++s.progress.measurements;
-            noteMeasured(id, true);
-        } else if (stored.decision && is_measured(*stored.decision)) {
+    if (s.surrogate && !surrogate_state.is_null())
+        s.surrogate->restoreState(surrogate_state);
+
+    std::vector<int64_t> pending;  // chosen for a measurement when the budget ran out: a larger budget measures them
+    for (const auto& [id, c] : s.cands)
+        if (!c.measurement && c.decision && is_measured(*c.decision))
             pending.push_back(id);
-        } else if (!stored.decision) {
-            unforecast.push_back(id);
-        }
-    }
+    restoreLlmAccounting();
     s.store->addEvent(s.run_id, "resumed",
-                      {{"measurements", s.progress.measurements}, {"pending", pending.size()},
-                       {"unforecast", unforecast.size()}});
+                      {{"measurements", s.progress.measurements},
+                       {"candidates", s.progress.candidates},
+                       {"redone_measurements", s.measured_before.size()},
+                       {"pending", pending.size()},
+                       {"seeded", s.seeded}});
+    if (nlohmann::json(cfg.budgets) != nlohmann::json(stored_budgets))
+        s.store->addEvent(s.run_id, "budgets_extended", {{"budgets", cfg.budgets}});
     emitSimple(SearchEvent::Kind::RunStarted, "resumed " + run.name);
-    // What the killed session had decided to measure, then what it had proposed but not yet gated.
+    if (!s.seeded) {
+        storeProblem();
+        checkpoint();
+        seedPopulation();
+        return;
+    }
     measureInOrder(pending);
-    forecastAndGate(unforecast, false);
+    checkpoint();
 }
 
 bool Loop::budgetLeft(std::string& why) const {
@@ -888,11 +1144,22 @@ bool Loop::budgetLeft(std::string& why) const {
     return true;
 }
 
+// A consistent state of the search: what a resumed run goes back to (restore()). The rows written so far, the
+// random state, the seeding stage and the surrogate's training point are enough to continue exactly as the search
+// would have without the interruption.
 void Loop::checkpoint() {
-    s.store->addEvent(s.run_id, "checkpoint",
-                      {{"rng", std::to_string(s.rng.state())},
-                       {"iteration", s.iteration},
-                       {"elapsed_s", s.elapsed_before + seconds_since(s.started)}});
+    nlohmann::json payload = {{"rng", std::to_string(s.rng.state())},
+                              {"iteration", s.iteration},
+                              {"elapsed_s", s.elapsed_before + seconds_since(s.started)},
+                              {"rows",
+                               {{"candidate", s.rows.candidate},
+                                {"forecast", s.rows.forecast},
+                                {"measurement", s.rows.measurement}}},
+                              {"seeded", s.seeded}};
+    if (s.surrogate)
+        if (nlohmann::json state = s.surrogate->checkpointState(); !state.is_null())
+            payload["surrogate"] = std::move(state);
+    s.store->addEvent(s.run_id, "checkpoint", payload);
 }
 
 void Loop::iterate() {
@@ -921,6 +1188,7 @@ void Loop::iterate() {
         ctx.inspirations.push_back(exampleOf(s.recent_failures[i]));
 
     std::vector<Candidate> children;
+    std::vector<std::optional<LlmCall>> child_calls;
     std::vector<CandidateMutator*> able;
     for (auto& mu : s.mutators)
         if (mu->canExpand(ctx.parent.candidate, s.bundle))
@@ -930,13 +1198,18 @@ void Loop::iterate() {
         const int share = batch / static_cast<int>(able.size()) +
                           (static_cast<int>(k) < batch % static_cast<int>(able.size()) ? 1 : 0);
         for (Proposal& p : able[k]->propose(ctx, std::max(share, 1), s.rng)) {
-            s.progress.tokens += p.tokens_in + p.tokens_out;
-            s.progress.cost_usd += p.cost_usd;
+            if (!p.call) {
+                s.progress.tokens += p.tokens_in + p.tokens_out;
+                s.progress.cost_usd += p.cost_usd;
+            }
             if (p.child) {
                 p.child->parent_id = *parent;
                 p.child->generation = ctx.generation;
                 children.push_back(*p.child);
+                child_calls.push_back(p.call);
             } else {
+                if (p.call)
+                    recordLlmCalls({*p.call}, 0);
                 s.store->addEvent(s.run_id, "mutation_failed",
                                   {{"parent", *parent},
                                    {"mutator", to_string(able[k]->kind())},
@@ -945,13 +1218,18 @@ void Loop::iterate() {
             }
         }
     }
+    children = dropDuplicates(std::move(children), child_calls, *parent);
     if (children.empty()) {
         s.strategy.markExhausted(*parent);
         s.store->addEvent(s.run_id, "exhausted", {{"parent", *parent}});
         checkpoint();
         return;
     }
-    forecastAndGate(addChildren(children), false);
+    const std::vector<int64_t> ids = addChildren(children);
+    for (size_t i = 0; i < s.last_added.size() && i < child_calls.size(); ++i)
+        if (child_calls[i])
+            recordLlmCalls({*child_calls[i]}, s.last_added[i]);
+    forecastAndGate(ids, false);
     const bool improved = s.progress.best_speedup > best_before;
     s.strategy.noteExpanded(*parent, improved);
     s.store->addEvent(s.run_id, "expanded", {{"parent", *parent}, {"improved", improved}});
@@ -978,7 +1256,7 @@ void Loop::screenInitial(const std::vector<int64_t>& ids, size_t keep) {
     std::vector<std::pair<double, int64_t>> ranked;
     for (size_t i = 0; i < asked.size() && i < results.size(); ++i) {
         if (const Forecast* f = recordForecast(asked[i], results[i]))
-            ranked.push_back({f->log_mean ? *f->log_mean : f->expectedLogSpeedup(s.scheme), asked[i]});
+            ranked.push_back({f->expectedLogSpeedupOverReference(s.scheme), asked[i]});
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     std::vector<int64_t> chosen;
@@ -1013,7 +1291,8 @@ bool Loop::rescue() {
         const Cand& c = s.cands.at(id);
         if (!c.forecast)
             return -1.0;
-        return s.progress.best_speedup > 0 ? c.forecast->probabilityAbove(s.scheme, s.progress.best_speedup) : 1.0;
+        return s.progress.best_speedup > 0 ? c.forecast->probabilityAboveReference(s.scheme, s.progress.best_speedup)
+                                           : 1.0;
     };
     // A learning surrogate has changed since: the most promising few (by their last forecast) are forecast again.
     if (s.surrogate && s.surrogate->learns() && s.progress.forecasts < forecastBudget()) {
@@ -1041,7 +1320,7 @@ bool Loop::rescue() {
         if (!c.forecast)
             continue;
         const double p = p_above(id);
-        const double mean = c.forecast->log_mean ? *c.forecast->log_mean : c.forecast->expectedLogSpeedup(s.scheme);
+        const double mean = c.forecast->expectedLogSpeedupOverReference(s.scheme);
         if (p > best_p || (p == best_p && mean > best_mean)) {
             best_p = p;
             best_mean = mean;
@@ -1066,8 +1345,14 @@ void Loop::applyCommand(const SearchCommand& c) {
     nlohmann::json payload = nlohmann::json::object();
     std::string message = to_string(c.kind);
     switch (c.kind) {
-    case K::Pause: s.paused = true; break;
-    case K::Resume: s.paused = false; break;
+    case K::Pause:
+        s.paused = true;
+        s.progress.state = RunState::Paused;  // the command's event says so
+        break;
+    case K::Resume:
+        s.paused = false;
+        s.progress.state = RunState::Running;
+        break;
     case K::Step: ++s.steps_allowed; break;
     case K::Stop:
         s.stop_requested = true;
@@ -1130,13 +1415,14 @@ void Loop::applyCommands() {
             if (s.commands.empty()) {
                 if (!s.paused || s.steps_allowed > 0 || s.stop_requested)
                     return;
-                s.progress.state = "paused";
+                s.progress.state = RunState::Paused;
                 s.cv.wait(lock, [&] { return !s.commands.empty(); });
             }
             batch.swap(s.commands);
         }
         for (const auto& c : batch)
             applyCommand(c);
+        checkpoint();  // so that a resumed run keeps the commands (it goes back to its last checkpoint)
         s.progress.state = s.paused ? "paused" : "running";
     }
 }
@@ -1144,7 +1430,7 @@ void Loop::applyCommands() {
 void Loop::run() {
     s.started = std::chrono::steady_clock::now();
     s.progress.budget_measurements = cfg.budgets.measurements;
-    s.progress.state = "running";
+    s.progress.state = RunState::Running;
     openStore();
     if (s.resume)
         restore();
@@ -1176,12 +1462,12 @@ SearchSummary SearchRunner::runHere() {
     SearchSummary& out = s.summary;
     try {
         loop.run();
-        s.progress.state = "finished";
-        out.state = "finished";
+        s.progress.state = RunState::Finished;
+        out.state = RunState::Finished;
         out.reason = s.end_reason;
     } catch (const std::exception& e) {
-        s.progress.state = "failed";
-        out.state = "failed";
+        s.progress.state = RunState::Failed;
+        out.state = RunState::Failed;
         out.reason = e.what();
     }
     out.run_id = s.run_id;
@@ -1194,14 +1480,14 @@ SearchSummary SearchRunner::runHere() {
     out.trajectory = s.trajectory;
     out.calibration = s.scored.empty() ? nlohmann::json{{"n", 0}} : metrics_json(compute_metrics(s.scored, s.scheme));
     SearchEvent e;
-    e.kind = out.state == "finished" ? SearchEvent::Kind::Finished : SearchEvent::Kind::Failed;
+    e.kind = out.state == RunState::Finished ? SearchEvent::Kind::Finished : SearchEvent::Kind::Failed;
     e.run_id = s.run_id;
     e.seq = ++s.seq;
     e.message = out.reason;
     e.progress = s.progress;
     try {
         if (s.store && s.run_id)
-            s.store->addEvent(s.run_id, out.state, {{"reason", out.reason}, {"best_speedup", out.best_speedup},
+            s.store->addEvent(s.run_id, to_string(out.state), {{"reason", out.reason}, {"best_speedup", out.best_speedup},
                                                     {"measurements", s.progress.measurements}});
     } catch (const std::exception& ex) {
         e.message += std::string(" (and the final event could not be stored: ") + ex.what() + ")";

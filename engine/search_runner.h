@@ -1,5 +1,5 @@
 #pragma once
-// The search runner (DESIGN §1, §6, §7): one thread owns a search and its state. It proposes children of elite
+// The search runner (ARCHITECTURE §3, §6, §7): one thread owns a search and its state. It proposes children of elite
 // parents with the mutators, forecasts them with the surrogate, gates them, measures what gating sends to the
 // device, and writes every step to the run store before it reports it through the event callback. Other threads
 // talk to it only through post() (steering commands) and the events they receive (copies).
@@ -37,6 +37,9 @@ struct SearchBudgets {
 };
 void to_json(nlohmann::json& j, const SearchBudgets& b);
 SearchBudgets search_budgets_from_json(const nlohmann::json& j);
+// The budgets of a resumed run: each grows to the given one when that is larger (0, "no limit", is never replaced,
+// and a given 0 extends nothing).
+SearchBudgets extended_budgets(const SearchBudgets& stored, const SearchBudgets& given);
 
 // Everything that defines a run; stored in the run's config so that --resume continues the same search.
 struct SearchConfig {
@@ -60,6 +63,8 @@ struct SearchConfig {
     int inspirations = 4;     // elites shown to the mutators
     nlohmann::json llm = nlohmann::json::object();  // endpoint, model, ... (never the API key)
     PoolConfig pool;          // several workers, devices or hosts measure a batch in parallel (measurement_pool.h)
+    int samples = 1;          // LLM forecaster: requests per candidate, averaged
+    bool abstain = false;     // LLM forecaster: predict or defer (a deferral is measured)
 };
 void to_json(nlohmann::json& j, const SearchConfig& c);
 SearchConfig search_config_from_json(const nlohmann::json& j);
@@ -89,7 +94,7 @@ struct TrajectoryPoint {
 
 struct SearchSummary {
     int64_t run_id = 0;
-    std::string state;     // finished or failed
+    RunState state = RunState::Finished;  // finished or failed
     std::string reason;    // why it ended (budget spent, stopped, space exhausted, error text)
     double best_speedup = 0;
     int64_t best_candidate = 0;
@@ -100,10 +105,14 @@ struct SearchSummary {
 };
 nlohmann::json summary_json(const SearchSummary& s);
 
+class RequestShapeMemory;
+
 class SearchRunner {
 public:
     // The runner takes the device, the surrogate (nullptr: no forecasts, everything is measured) and the mutators.
-    // run_path: the store file; resume: continue the last run in it (the stored config wins, except budgets).
+    // run_path: the store file; resume: continue the last run in it (the stored config wins, except budgets, which
+    // a larger given budget extends). A resumed run goes back to its last checkpoint and continues from there exactly
+    // as it would have without the interruption (measurements taken after the checkpoint are reused, not repeated).
     SearchRunner(SearchConfig config, std::string run_path, bool resume, std::unique_ptr<Device> device,
                  std::unique_ptr<Surrogate> surrogate, std::vector<std::unique_ptr<CandidateMutator>> mutators);
     ~SearchRunner();  // stops and joins
@@ -118,6 +127,9 @@ public:
     // Runs the search on the calling thread (the CLI and the tests); returns when it finished or failed.
     SearchSummary runHere();
     SearchSummary summary() const;    // after wait()/runHere()
+    // The request shapes the LLM clients of this run learn: each change is logged in the run, and a resumed run
+    // starts from the shapes its log holds. Set before start().
+    void setRequestShapeMemory(std::shared_ptr<RequestShapeMemory> memory);
     const SearchConfig& config() const { return m_config; }
 
     struct State;  // the runner thread's state; defined in the .cpp

@@ -1,5 +1,5 @@
 #pragma once
-// Decides whether a candidate's outputs match the reference's (DESIGN §5 "Correctness"). Pure CPU logic over
+// Decides whether a candidate's outputs match the reference's (ARCHITECTURE §5 "Correctness"). Pure CPU logic over
 // buffers already copied back as doubles, so every rule is unit-tested without a GPU.
 //
 // Poison: before every verified run the worker fills outputs (and scratch) with 0xFF bytes. For the float types

@@ -1,6 +1,7 @@
 #include "engine/worker_protocol.h"
 
 #include "core/error.h"
+#include "core/untrusted_json.h"
 
 #include <array>
 #include <cerrno>
@@ -208,12 +209,12 @@ nlohmann::json make_bye() { return {{"op", "bye"}}; }
 nlohmann::json parse_protocol_line(std::string_view line) {
     while (!line.empty() && (line.back() == '\r' || line.back() == '\n'))
         line.remove_suffix(1);
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw Error("malformed protocol line (not JSON: " + std::string(e.what()) + "): '" + shorten(line) + "'");
-    }
+    std::string invalid;
+    // Nesting is capped: a message is a few levels deep, and a deeper one would make later copies recurse.
+    std::optional<nlohmann::json> parsed = try_parse_untrusted_json(line, &invalid, JsonLimits{64, size_t{512} << 20});
+    if (!parsed)
+        throw Error("malformed protocol line (not JSON: " + invalid + "): '" + shorten(line) + "'");
+    nlohmann::json j = std::move(*parsed);
     if (!j.is_object())
         throw Error("malformed protocol line (expected a JSON object): '" + shorten(line) + "'");
     protocol_op(j);

@@ -1,7 +1,7 @@
 #pragma once
-// The engine <-> kerncast-worker protocol (DESIGN §5): newline-delimited JSON, one object per line. The engine writes
-// requests to the worker's stdin and reads replies from its stdout; stderr is free-form diagnostics. Both sides build
-// and parse their lines here, so the two ends cannot drift apart.
+// The engine <-> kerncast-worker protocol (ARCHITECTURE §5): newline-delimited JSON, one object per line. The engine
+// writes requests to the worker's stdin and reads replies from its stdout; stderr is free-form diagnostics. Both sides
+// build and parse their lines here, so the two ends cannot drift apart.
 //
 //   {"op":"hello"}                         -> {"op":"hello","ok":true,"version":..,"device":{..},"ceilings":{..}}
 //   {"op":"ping","id":7}                   -> {"op":"pong","id":7}
@@ -30,12 +30,7 @@ inline constexpr const char* kWorkerProtocolVersion = "0.1.0";
 // The worker exits with this code after a reply marked sticky: its CUDA context is unusable and must be replaced.
 inline constexpr int kWorkerStickyExitCode = 3;
 
-// Measured peak rates of a device: with a problem's FLOP and byte counts they give the roofline floor.
-struct DeviceCeilings {
-    double dram_gbps = 0;
-    double fp32_tflops = 0;
-    int64_t l2_bytes = 0;
-};
+// DeviceCeilings (engine/device.h) as JSON.
 void to_json(nlohmann::json& j, const DeviceCeilings& c);
 void from_json(const nlohmann::json& j, DeviceCeilings& c);
 

@@ -1,5 +1,5 @@
 #pragma once
-// The request loop of kerncast-worker and its measure procedure (DESIGN §5): verify the candidate against the
+// The request loop of kerncast-worker and its measure procedure (ARCHITECTURE §5): verify the candidate against the
 // reference on several seeds and cases, time both interleaved, verify again after timing, then the guards
 // (re-verification of implausible speedups, the roofline floor).
 //

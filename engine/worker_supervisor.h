@@ -1,7 +1,7 @@
 #pragma once
 // Owns one kerncast-worker process: spawns it with pipes, shakes hands, sends requests and waits for the replies
 // under a deadline. A worker that hangs is killed and replaced; one that dies or poisons its CUDA context is
-// replaced; the request in flight gets status timeout or crashed with a reason a person can act on (DESIGN §5).
+// replaced; the request in flight gets status timeout or crashed with a reason a person can act on (ARCHITECTURE §5).
 //
 // One caller at a time: request() and measure() are serialised by a mutex, so several threads may share a
 // supervisor but they take turns (one GPU measures one candidate at a time anyway).

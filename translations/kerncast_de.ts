@@ -2,21 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
-    <name>BinDistributionWidget</name>
-    <message>
-        <source>No forecast</source>
-        <translation>Keine Prognose</translation>
-    </message>
-    <message>
-        <source>Bin %1 (%2): %3</source>
-        <translation>Klasse %1 (%2): %3</translation>
-    </message>
-    <message>
-        <source>The measured speedup is in this bin</source>
-        <translation>Die gemessene Beschleunigung liegt in dieser Klasse</translation>
-    </message>
-</context>
-<context>
     <name>CommandLine</name>
     <message>
         <source>Kerncast: forecast-guided evolutionary search over CUDA kernels.</source>
@@ -70,9 +55,32 @@
         <source>--demo and --run cannot be combined: the demo starts a new run</source>
         <translation>--demo und --run können nicht kombiniert werden: Die Demo startet einen neuen Lauf</translation>
     </message>
+    <message>
+        <source>Language of the interface: de (German) or en (English); default: the system&apos;s.</source>
+        <translation>Sprache der Oberfläche: de (Deutsch) oder en (Englisch); Vorgabe: die des Systems.</translation>
+    </message>
+    <message>
+        <source>--language needs a language code such as de or en, found &apos;%1&apos;</source>
+        <translation>--language braucht einen Sprachcode wie de oder en, gefunden: „%1“</translation>
+    </message>
 </context>
 <context>
-    <name>DeviceListModel</name>
+    <name>kerncast::BinDistributionWidget</name>
+    <message>
+        <source>No forecast</source>
+        <translation>Keine Prognose</translation>
+    </message>
+    <message>
+        <source>Bin %1 (%2): %3</source>
+        <translation>Klasse %1 (%2): %3</translation>
+    </message>
+    <message>
+        <source>The measured speedup is in this bin</source>
+        <translation>Die gemessene Beschleunigung liegt in dieser Klasse</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::DeviceListModel</name>
     <message>
         <source>%1 SMs</source>
         <translation>%1 SMs</translation>
@@ -115,7 +123,73 @@
     </message>
 </context>
 <context>
-    <name>DiffView</name>
+    <name>kerncast::DevicePanel</name>
+    <message>
+        <source>Double-click a device to measure on it.</source>
+        <translation>Doppelklicken Sie auf ein Gerät, um darauf zu messen.</translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation>im Leerlauf</translation>
+    </message>
+    <message>
+        <source>No CUDA device</source>
+        <translation>Kein CUDA-Gerät</translation>
+    </message>
+    <message>
+        <source>Could not list devices: %1</source>
+        <translation>Geräte konnten nicht aufgelistet werden: %1</translation>
+    </message>
+    <message>
+        <source>No recordings for the replay device under %1.</source>
+        <translation>Keine Aufzeichnungen für das Replay-Gerät unter %1.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;No device selected.&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Kein Gerät ausgewählt.&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; (%2)</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; (%2)</translation>
+    </message>
+    <message>
+        <source>Compute capability %1.%2, %3 SMs</source>
+        <translation>Compute Capability %1.%2, %3 SMs</translation>
+    </message>
+    <message>
+        <source>Memory %1, L2 %2</source>
+        <translation>Speicher %1, L2 %2</translation>
+    </message>
+    <message>
+        <source>Driver %1, CUDA %2</source>
+        <translation>Treiber %1, CUDA %2</translation>
+    </message>
+    <message>
+        <source>UUID %1</source>
+        <translation>UUID %1</translation>
+    </message>
+    <message>
+        <source>Measured DRAM bandwidth: %1 GB/s</source>
+        <translation>Gemessene DRAM-Bandbreite: %1 GB/s</translation>
+    </message>
+    <message>
+        <source>Measured DRAM bandwidth: not measured yet</source>
+        <translation>Gemessene DRAM-Bandbreite: noch nicht gemessen</translation>
+    </message>
+    <message>
+        <source>Worker: %1</source>
+        <translation>Worker: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Queue: %n candidate(s) waiting for the device</source>
+        <translation>
+            <numerusform>Warteschlange: %n Kandidat wartet auf das Gerät</numerusform>
+            <numerusform>Warteschlange: %n Kandidaten warten auf das Gerät</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::DiffView</name>
     <message>
         <source>identical</source>
         <translation>identisch</translation>
@@ -126,7 +200,54 @@
     </message>
 </context>
 <context>
-    <name>ForecastDistributionPlot</name>
+    <name>kerncast::EvaluateDialog</name>
+    <message>
+        <source>Evaluate Pair Set</source>
+        <translation>Paarmenge auswerten</translation>
+    </message>
+    <message>
+        <source>Browse...</source>
+        <translation>Durchsuchen...</translation>
+    </message>
+    <message>
+        <source>Pair Set</source>
+        <translation>Paarmenge</translation>
+    </message>
+    <message>
+        <source>Pair JSONL (*.jsonl *.json);;All files (*)</source>
+        <translation>Paar-JSONL (*.jsonl *.json);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Local (learned from recordings)</source>
+        <translation>Lokal (aus Aufzeichnungen gelernt)</translation>
+    </message>
+    <message>
+        <source>LLM endpoint</source>
+        <translation>LLM-Endpunkt</translation>
+    </message>
+    <message>
+        <source>&amp;Pairs:</source>
+        <translation>&amp;Paare:</translation>
+    </message>
+    <message>
+        <source>&amp;Surrogate:</source>
+        <translation>&amp;Surrogatmodell:</translation>
+    </message>
+    <message>
+        <source>&amp;Endpoint:</source>
+        <translation>&amp;Endpunkt:</translation>
+    </message>
+    <message>
+        <source>&amp;Model:</source>
+        <translation>&amp;Modell:</translation>
+    </message>
+    <message>
+        <source>Evaluate</source>
+        <translation>Auswerten</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::ForecastDistributionPlot</name>
     <message>
         <source>Probability</source>
         <translation>Wahrscheinlichkeit</translation>
@@ -153,7 +274,49 @@
     </message>
 </context>
 <context>
-    <name>ForecastInspector</name>
+    <name>kerncast::ForecastInspector</name>
+    <message>
+        <source>No language model was asked about this candidate.</source>
+        <translation>Zu diesem Kandidaten wurde kein Sprachmodell befragt.</translation>
+    </message>
+    <message>
+        <source>Model calls</source>
+        <translation>Modellaufrufe</translation>
+    </message>
+    <message>
+        <source>── %1 · %2 · %3 · %4 in / %5 out tokens · $%6 · %7 s
+</source>
+        <translation>── %1 · %2 · %3 · %4 Token ein / %5 aus · $%6 · %7 s
+</translation>
+    </message>
+    <message>
+        <source>Error: %1
+</source>
+        <translation>Fehler: %1
+</translation>
+    </message>
+    <message>
+        <source>Reasoning:
+%1
+</source>
+        <translation>Begründung:
+%1
+</translation>
+    </message>
+    <message>
+        <source>Reply:
+%1
+
+</source>
+        <translation>Antwort:
+%1
+
+</translation>
+    </message>
+    <message>
+        <source>deferred to a measurement (the model abstained)</source>
+        <translation>an eine Messung abgegeben (das Modell enthielt sich)</translation>
+    </message>
     <message>
         <source>Predicted bin:</source>
         <translation>Vorhergesagte Klasse:</translation>
@@ -244,7 +407,7 @@
     </message>
 </context>
 <context>
-    <name>ForecastScatterPlot</name>
+    <name>kerncast::ForecastScatterPlot</name>
     <message>
         <source>Forecast vs measured speedup</source>
         <translation>Prognostizierte vs. gemessene Beschleunigung</translation>
@@ -275,7 +438,7 @@
     </message>
 </context>
 <context>
-    <name>KernelEditor</name>
+    <name>kerncast::KernelEditor</name>
     <message>
         <source>Submit to search</source>
         <translation>An die Suche übergeben</translation>
@@ -286,7 +449,11 @@
     </message>
 </context>
 <context>
-    <name>MainWindow</name>
+    <name>kerncast::KernelPane</name>
+    <message>
+        <source>Could not read the model calls of candidate #%1: %2</source>
+        <translation>Die Modellaufrufe von Kandidat #%1 konnten nicht gelesen werden: %2</translation>
+    </message>
     <message>
         <source>%1 (reference)</source>
         <translation>%1 (Referenz)</translation>
@@ -304,16 +471,19 @@
         <translation>%1 (Familie)</translation>
     </message>
     <message>
-        <source>Kerncast</source>
-        <translation>Kerncast</translation>
-    </message>
-    <message>
         <source>&amp;Program:</source>
         <translation>&amp;Programm:</translation>
     </message>
     <message>
-        <source>Filter problems</source>
-        <translation>Probleme filtern</translation>
+        <source>This problem has no kernel programs.</source>
+        <translation>Dieses Problem hat keine Kernelprogramme.</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::MainWindow</name>
+    <message>
+        <source>Kerncast</source>
+        <translation>Kerncast</translation>
     </message>
     <message>
         <source>Problems</source>
@@ -324,10 +494,6 @@
         <translation>Details</translation>
     </message>
     <message>
-        <source>Double-click a device to measure on it.</source>
-        <translation>Doppelklicken Sie auf ein Gerät, um darauf zu messen.</translation>
-    </message>
-    <message>
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
@@ -336,40 +502,8 @@
         <translation>Laufsteuerung</translation>
     </message>
     <message>
-        <source>Filter by id, label, mutator, status or hash</source>
-        <translation>Nach ID, Bezeichnung, Mutator, Status oder Hash filtern</translation>
-    </message>
-    <message>
-        <source>Table</source>
-        <translation>Tabelle</translation>
-    </message>
-    <message>
-        <source>Lineage</source>
-        <translation>Abstammung</translation>
-    </message>
-    <message>
         <source>Population</source>
         <translation>Population</translation>
-    </message>
-    <message>
-        <source>Pin as Parent</source>
-        <translation>Als Elternteil anheften</translation>
-    </message>
-    <message>
-        <source>Ban as Parent</source>
-        <translation>Als Elternteil sperren</translation>
-    </message>
-    <message>
-        <source>Measure on the Device</source>
-        <translation>Auf dem Gerät messen</translation>
-    </message>
-    <message>
-        <source>Accept Suspect Result</source>
-        <translation>Verdächtiges Ergebnis annehmen</translation>
-    </message>
-    <message>
-        <source>Reject Suspect Result</source>
-        <translation>Verdächtiges Ergebnis verwerfen</translation>
     </message>
     <message>
         <source>Review failed: %1</source>
@@ -396,30 +530,6 @@
         <translation>Diff</translation>
     </message>
     <message>
-        <source>Forecast vs Measured</source>
-        <translation>Prognose vs. Messung</translation>
-    </message>
-    <message>
-        <source>Reliability</source>
-        <translation>Zuverlässigkeit</translation>
-    </message>
-    <message>
-        <source>Risk-Coverage</source>
-        <translation>Risiko-Abdeckung</translation>
-    </message>
-    <message>
-        <source>Search Progress</source>
-        <translation>Suchfortschritt</translation>
-    </message>
-    <message>
-        <source>Export…</source>
-        <translation>Exportieren…</translation>
-    </message>
-    <message>
-        <source>Save the plot shown as PNG or PDF</source>
-        <translation>Das angezeigte Diagramm als PNG oder PDF speichern</translation>
-    </message>
-    <message>
         <source>Plots</source>
         <translation>Diagramme</translation>
     </message>
@@ -442,50 +552,6 @@
     <message>
         <source>&amp;Evaluate Pair Set...</source>
         <translation>Paarmenge &amp;auswerten...</translation>
-    </message>
-    <message>
-        <source>Evaluate Pair Set</source>
-        <translation>Paarmenge auswerten</translation>
-    </message>
-    <message>
-        <source>Browse...</source>
-        <translation>Durchsuchen...</translation>
-    </message>
-    <message>
-        <source>Pair Set</source>
-        <translation>Paarmenge</translation>
-    </message>
-    <message>
-        <source>Pair JSONL (*.jsonl *.json);;All files (*)</source>
-        <translation>Paar-JSONL (*.jsonl *.json);;Alle Dateien (*)</translation>
-    </message>
-    <message>
-        <source>Local (learned from recordings)</source>
-        <translation>Lokal (aus Aufzeichnungen gelernt)</translation>
-    </message>
-    <message>
-        <source>LLM endpoint</source>
-        <translation>LLM-Endpunkt</translation>
-    </message>
-    <message>
-        <source>&amp;Pairs:</source>
-        <translation>&amp;Paare:</translation>
-    </message>
-    <message>
-        <source>&amp;Surrogate:</source>
-        <translation>&amp;Surrogatmodell:</translation>
-    </message>
-    <message>
-        <source>&amp;Endpoint:</source>
-        <translation>&amp;Endpunkt:</translation>
-    </message>
-    <message>
-        <source>&amp;Model:</source>
-        <translation>&amp;Modell:</translation>
-    </message>
-    <message>
-        <source>Evaluate</source>
-        <translation>Auswerten</translation>
     </message>
     <message>
         <source>Open &amp;Problem Folder...</source>
@@ -552,30 +618,6 @@
         <translation>Probleme werden aus %1 geladen...</translation>
     </message>
     <message>
-        <source>%1 problems loaded, %2 with errors</source>
-        <translation>%1 Probleme geladen, %2 davon fehlerhaft</translation>
-    </message>
-    <message>
-        <source>%1 problems loaded</source>
-        <translation>%1 Probleme geladen</translation>
-    </message>
-    <message>
-        <source>No CUDA device</source>
-        <translation>Kein CUDA-Gerät</translation>
-    </message>
-    <message>
-        <source>Could not list devices: %1</source>
-        <translation>Geräte konnten nicht aufgelistet werden: %1</translation>
-    </message>
-    <message>
-        <source>No recordings for the replay device under %1.</source>
-        <translation>Keine Aufzeichnungen für das Replay-Gerät unter %1.</translation>
-    </message>
-    <message>
-        <source>This problem has no kernel programs.</source>
-        <translation>Dieses Problem hat keine Kernelprogramme.</translation>
-    </message>
-    <message>
         <source>%1, line %2</source>
         <translation>%1, Zeile %2</translation>
     </message>
@@ -606,80 +648,6 @@
     <message>
         <source>Device: %1</source>
         <translation>Gerät: %1</translation>
-    </message>
-    <message>
-        <source>idle</source>
-        <translation>im Leerlauf</translation>
-    </message>
-    <message>
-        <source>starting (training the surrogate)</source>
-        <translation>startet (Surrogatmodell wird trainiert)</translation>
-    </message>
-    <message numerus="yes">
-        <source>paused, %n waiting</source>
-        <translation>
-            <numerusform>pausiert, %n wartet</numerusform>
-            <numerusform>pausiert, %n warten</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>paused</source>
-        <translation>pausiert</translation>
-    </message>
-    <message>
-        <source>stopping</source>
-        <translation>wird gestoppt</translation>
-    </message>
-    <message>
-        <source>measuring</source>
-        <translation>misst</translation>
-    </message>
-    <message>
-        <source>idle (forecasting)</source>
-        <translation>im Leerlauf (Prognosen werden erstellt)</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;No device selected.&lt;/b&gt;</source>
-        <translation>&lt;b&gt;Kein Gerät ausgewählt.&lt;/b&gt;</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;%1&lt;/b&gt; (%2)</source>
-        <translation>&lt;b&gt;%1&lt;/b&gt; (%2)</translation>
-    </message>
-    <message>
-        <source>Compute capability %1.%2, %3 SMs</source>
-        <translation>Compute Capability %1.%2, %3 SMs</translation>
-    </message>
-    <message>
-        <source>Memory %1, L2 %2</source>
-        <translation>Speicher %1, L2 %2</translation>
-    </message>
-    <message>
-        <source>Driver %1, CUDA %2</source>
-        <translation>Treiber %1, CUDA %2</translation>
-    </message>
-    <message>
-        <source>UUID %1</source>
-        <translation>UUID %1</translation>
-    </message>
-    <message>
-        <source>Measured DRAM bandwidth: %1 GB/s</source>
-        <translation>Gemessene DRAM-Bandbreite: %1 GB/s</translation>
-    </message>
-    <message>
-        <source>Measured DRAM bandwidth: not measured yet</source>
-        <translation>Gemessene DRAM-Bandbreite: noch nicht gemessen</translation>
-    </message>
-    <message>
-        <source>Worker: %1</source>
-        <translation>Worker: %1</translation>
-    </message>
-    <message numerus="yes">
-        <source>Queue: %n candidate(s) waiting for the device</source>
-        <translation>
-            <numerusform>Warteschlange: %n Kandidat wartet auf das Gerät</numerusform>
-            <numerusform>Warteschlange: %n Kandidaten warten auf das Gerät</numerusform>
-        </translation>
     </message>
     <message>
         <source>Search running</source>
@@ -716,57 +684,6 @@
     <message>
         <source>The demo needs a problem with a recording for the replay device under %1.</source>
         <translation>Die Demo benötigt ein Problem mit einer Aufzeichnung für das Replay-Gerät unter %1.</translation>
-    </message>
-    <message>
-        <source>No run shown. Start a search (F5), or open a run or evaluate a pair set from the File menu.</source>
-        <translation>Kein Lauf angezeigt. Starten Sie eine Suche (F5), oder öffnen Sie über das Menü „Datei“ einen Lauf oder werten Sie eine Paarmenge aus.</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n measured forecast(s): accuracy %1, off by one %2, ECE %3, AURC %4, Brier %5, Kendall τ-b %6</source>
-        <translation>
-            <numerusform>%n gemessene Prognose: Genauigkeit %1, um eine Klasse daneben %2, ECE %3, AURC %4, Brier %5, Kendall τ-b %6</numerusform>
-            <numerusform>%n gemessene Prognosen: Genauigkeit %1, um eine Klasse daneben %2, ECE %3, AURC %4, Brier %5, Kendall τ-b %6</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>No candidates yet.</source>
-        <translation>Noch keine Kandidaten.</translation>
-    </message>
-    <message>
-        <source>No measured candidate with a forecast yet.</source>
-        <translation>Noch kein gemessener Kandidat mit Prognose.</translation>
-    </message>
-    <message>
-        <source>starting</source>
-        <translation>startet</translation>
-    </message>
-    <message>
-        <source>running</source>
-        <translation>läuft</translation>
-    </message>
-    <message>
-        <source>finished</source>
-        <translation>abgeschlossen</translation>
-    </message>
-    <message>
-        <source>failed</source>
-        <translation>fehlgeschlagen</translation>
-    </message>
-    <message>
-        <source>evaluation (opened)</source>
-        <translation>Auswertung (geöffnet)</translation>
-    </message>
-    <message>
-        <source>interrupted (opened)</source>
-        <translation>unterbrochen (geöffnet)</translation>
-    </message>
-    <message>
-        <source>%1 (opened)</source>
-        <translation>%1 (geöffnet)</translation>
-    </message>
-    <message>
-        <source>no run</source>
-        <translation>kein Lauf</translation>
     </message>
     <message>
         <source>Run: %1</source>
@@ -877,7 +794,7 @@
     </message>
 </context>
 <context>
-    <name>PlotWidget</name>
+    <name>kerncast::PlotWidget</name>
     <message>
         <source>No data yet</source>
         <translation>Noch keine Daten</translation>
@@ -946,9 +863,90 @@
         <source>Export Failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
+    <message>
+        <source>×%1</source>
+        <comment>A speedup factor on a plot, e.g. ×2 or ×0.5</comment>
+        <translation>×%1</translation>
+    </message>
+    <message>
+        <source>≤ %1</source>
+        <comment>A bin holding every speedup up to a factor</comment>
+        <translation>≤ %1</translation>
+    </message>
+    <message>
+        <source>&gt; %1</source>
+        <comment>A bin holding every speedup above a factor</comment>
+        <translation>&gt; %1</translation>
+    </message>
+    <message>
+        <source>%1–%2</source>
+        <comment>A bin&apos;s range of speedups, e.g. ×0.5–0.71</comment>
+        <translation>%1–%2</translation>
+    </message>
+    <message>
+        <source>%1k</source>
+        <comment>Thousands, e.g. 1.2k</comment>
+        <translation>%1 Tsd.</translation>
+    </message>
+    <message>
+        <source>%1M</source>
+        <comment>Millions, e.g. 3.4M</comment>
+        <translation>%1 Mio.</translation>
+    </message>
+    <message>
+        <source>%1%</source>
+        <comment>A share on a plot axis, e.g. 40%</comment>
+        <translation>%1 %</translation>
+    </message>
 </context>
 <context>
-    <name>PopulationModel</name>
+    <name>kerncast::PlotsPanel</name>
+    <message>
+        <source>Forecast vs Measured</source>
+        <translation>Prognose vs. Messung</translation>
+    </message>
+    <message>
+        <source>Reliability</source>
+        <translation>Zuverlässigkeit</translation>
+    </message>
+    <message>
+        <source>Risk-Coverage</source>
+        <translation>Risiko-Abdeckung</translation>
+    </message>
+    <message>
+        <source>Search Progress</source>
+        <translation>Suchfortschritt</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>Exportieren…</translation>
+    </message>
+    <message>
+        <source>Save the plot shown as PNG or PDF</source>
+        <translation>Das angezeigte Diagramm als PNG oder PDF speichern</translation>
+    </message>
+    <message>
+        <source>No run shown. Start a search (F5), or open a run or evaluate a pair set from the File menu.</source>
+        <translation>Kein Lauf angezeigt. Starten Sie eine Suche (F5), oder öffnen Sie über das Menü „Datei“ einen Lauf oder werten Sie eine Paarmenge aus.</translation>
+    </message>
+    <message>
+        <source>No measured candidate with a forecast yet.</source>
+        <translation>Noch kein gemessener Kandidat mit Prognose.</translation>
+    </message>
+    <message>
+        <source>No candidates yet.</source>
+        <translation>Noch keine Kandidaten.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n measured forecast(s): accuracy %1 (majority bin %2), off by one %3, ECE %4, AURC %5, Kendall τ-b %6; Brier %7 (climatology %8, skill %9), CRPS %10 (climatology %11, skill %12)</source>
+        <translation>
+            <numerusform>%n gemessene Prognose: Genauigkeit %1 (häufigste Klasse %2), um eins daneben %3, ECE %4, AURC %5, Kendall τ-b %6; Brier %7 (Klimatologie %8, Skill %9), CRPS %10 (Klimatologie %11, Skill %12)</numerusform>
+            <numerusform>%n gemessene Prognosen: Genauigkeit %1 (häufigste Klasse %2), um eins daneben %3, ECE %4, AURC %5, Kendall τ-b %6; Brier %7 (Klimatologie %8, Skill %9), CRPS %10 (Klimatologie %11, Skill %12)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::PopulationModel</name>
     <message>
         <source>Gating: %1</source>
         <translation>Gating: %1</translation>
@@ -1152,7 +1150,57 @@ Erwartete Beschleunigung %4×</translation>
     </message>
 </context>
 <context>
-    <name>ProblemDetailsView</name>
+    <name>kerncast::PopulationPanel</name>
+    <message>
+        <source>Filter by id, label, mutator, status or hash</source>
+        <translation>Nach ID, Bezeichnung, Mutator, Status oder Hash filtern</translation>
+    </message>
+    <message>
+        <source>Table</source>
+        <translation>Tabelle</translation>
+    </message>
+    <message>
+        <source>Lineage</source>
+        <translation>Abstammung</translation>
+    </message>
+    <message>
+        <source>Pin as Parent</source>
+        <translation>Als Elternteil anheften</translation>
+    </message>
+    <message>
+        <source>Ban as Parent</source>
+        <translation>Als Elternteil sperren</translation>
+    </message>
+    <message>
+        <source>Measure on the Device</source>
+        <translation>Auf dem Gerät messen</translation>
+    </message>
+    <message>
+        <source>Accept Suspect Result</source>
+        <translation>Verdächtiges Ergebnis annehmen</translation>
+    </message>
+    <message>
+        <source>Reject Suspect Result</source>
+        <translation>Verdächtiges Ergebnis verwerfen</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::ProblemBrowser</name>
+    <message>
+        <source>Filter problems</source>
+        <translation>Probleme filtern</translation>
+    </message>
+    <message>
+        <source>%1 problems loaded, %2 with errors</source>
+        <translation>%1 Probleme geladen, %2 davon fehlerhaft</translation>
+    </message>
+    <message>
+        <source>%1 problems loaded</source>
+        <translation>%1 Probleme geladen</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::ProblemDetailsView</name>
     <message>
         <source>Case</source>
         <translation>Fall</translation>
@@ -1299,7 +1347,7 @@ Erwartete Beschleunigung %4×</translation>
     </message>
 </context>
 <context>
-    <name>ProblemListModel</name>
+    <name>kerncast::ProblemListModel</name>
     <message>
         <source>no family</source>
         <translation>keine Familie</translation>
@@ -1342,7 +1390,7 @@ Erwartete Beschleunigung %4×</translation>
     </message>
 </context>
 <context>
-    <name>ReliabilityPlot</name>
+    <name>kerncast::ReliabilityPlot</name>
     <message>
         <source>Accuracy</source>
         <translation>Genauigkeit</translation>
@@ -1371,9 +1419,17 @@ Erwartete Beschleunigung %4×</translation>
         <source>Reliability</source>
         <translation>Zuverlässigkeit</translation>
     </message>
+    <message>
+        <source>Gap (over-confidence)</source>
+        <translation>Lücke (Überkonfidenz)</translation>
+    </message>
+    <message>
+        <source>Reliability (ECE = %1; accuracy %2, majority bin %3)</source>
+        <translation>Zuverlässigkeit (ECE = %1; Genauigkeit %2, häufigste Klasse %3)</translation>
+    </message>
 </context>
 <context>
-    <name>RiskCoveragePlot</name>
+    <name>kerncast::RiskCoveragePlot</name>
     <message>
         <source>Coverage (forecasts kept)</source>
         <translation>Abdeckung (beibehaltene Prognosen)</translation>
@@ -1400,7 +1456,67 @@ Erwartete Beschleunigung %4×</translation>
     </message>
 </context>
 <context>
-    <name>RunControlPanel</name>
+    <name>kerncast::RunControlPanel</name>
+    <message>
+        <source>Auto (adapts to the endpoint)</source>
+        <translation>Automatisch (passt sich dem Endpunkt an)</translation>
+    </message>
+    <message>
+        <source>OpenAI</source>
+        <translation>OpenAI</translation>
+    </message>
+    <message>
+        <source>vLLM</source>
+        <translation>vLLM</translation>
+    </message>
+    <message>
+        <source>Ollama</source>
+        <translation>Ollama</translation>
+    </message>
+    <message>
+        <source>llama.cpp server</source>
+        <translation>llama.cpp-Server</translation>
+    </message>
+    <message>
+        <source>How requests are shaped: tool calling, JSON in the answer, max_tokens or max_completion_tokens, temperature. Auto switches once when the endpoint refuses one.</source>
+        <translation>Wie Anfragen gebaut werden: Werkzeugaufruf, JSON in der Antwort, max_tokens oder max_completion_tokens, Temperatur. Automatisch wechselt einmal, wenn der Endpunkt etwas ablehnt.</translation>
+    </message>
+    <message>
+        <source>USD per million prompt tokens: the run's cost and its cost budget count with it.</source>
+        <translation>USD je Million Prompt-Token: damit rechnen die Kosten des Laufs und sein Kostenbudget.</translation>
+    </message>
+    <message>
+        <source>USD per million completion tokens (reasoning included).</source>
+        <translation>USD je Million Antwort-Token (Begründung eingeschlossen).</translation>
+    </message>
+    <message>
+        <source>in</source>
+        <translation>ein</translation>
+    </message>
+    <message>
+        <source>out</source>
+        <translation>aus</translation>
+    </message>
+    <message>
+        <source>per M tokens</source>
+        <translation>je Mio. Token</translation>
+    </message>
+    <message>
+        <source>LLM pro&amp;file:</source>
+        <translation>LLM-Pro&amp;fil:</translation>
+    </message>
+    <message>
+        <source>Prices:</source>
+        <translation>Preise:</translation>
+    </message>
+    <message>
+        <source>The LLM settings file cannot be used: %1</source>
+        <translation>Die LLM-Einstellungsdatei ist nicht verwendbar: %1</translation>
+    </message>
+    <message>
+        <source>Forecasts: %1 (%2 deferred to a measurement)</source>
+        <translation>Prognosen: %1 (%2 an eine Messung abgegeben)</translation>
+    </message>
     <message>
         <source>Search</source>
         <translation>Suche</translation>
@@ -1634,12 +1750,78 @@ Erwartete Beschleunigung %4×</translation>
         <translation>Beste Beschleunigung: noch keine</translation>
     </message>
     <message>
-        <source>Surrogate on %1 measured: accuracy %2, ECE %3, AURC %4</source>
-        <translation>Surrogatmodell auf %1 gemessenen Kandidaten: Genauigkeit %2, ECE %3, AURC %4</translation>
+        <source>Surrogate on %1 measured: accuracy %2 (majority bin %3), skill over climatology: Brier %4, CRPS %5; ECE %6, AURC %7</source>
+        <translation>Surrogatmodell auf %1 gemessenen Kandidaten: Genauigkeit %2 (häufigste Klasse %3), Skill gegenüber Klimatologie: Brier %4, CRPS %5; ECE %6, AURC %7</translation>
     </message>
 </context>
 <context>
-    <name>SearchProgressPlot</name>
+    <name>kerncast::RunSession</name>
+    <message>
+        <source>idle</source>
+        <translation>im Leerlauf</translation>
+    </message>
+    <message>
+        <source>starting</source>
+        <translation>startet</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>läuft</translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation>pausiert</translation>
+    </message>
+    <message>
+        <source>stopping</source>
+        <translation>wird gestoppt</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>abgeschlossen</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>evaluation (opened)</source>
+        <translation>Auswertung (geöffnet)</translation>
+    </message>
+    <message>
+        <source>interrupted (opened)</source>
+        <translation>unterbrochen (geöffnet)</translation>
+    </message>
+    <message>
+        <source>%1 (opened)</source>
+        <translation>%1 (geöffnet)</translation>
+    </message>
+    <message>
+        <source>no run</source>
+        <translation>kein Lauf</translation>
+    </message>
+    <message>
+        <source>starting (training the surrogate)</source>
+        <translation>startet (Surrogatmodell wird trainiert)</translation>
+    </message>
+    <message numerus="yes">
+        <source>paused, %n waiting</source>
+        <translation>
+            <numerusform>pausiert, %n wartet</numerusform>
+            <numerusform>pausiert, %n warten</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>measuring</source>
+        <translation>misst</translation>
+    </message>
+    <message>
+        <source>idle (forecasting)</source>
+        <translation>im Leerlauf (Prognosen werden erstellt)</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::SearchProgressPlot</name>
     <message>
         <source>Best speedup vs GPU measurements</source>
         <translation>Beste Beschleunigung vs. GPU-Messungen</translation>
@@ -1667,44 +1849,6 @@ Erwartete Beschleunigung %4×</translation>
     <message>
         <source>Best speedup %1 after %2 GPU measurements</source>
         <translation>Beste Beschleunigung %1 nach %2 GPU-Messungen</translation>
-    </message>
-</context>
-<context>
-    <name>kerncast::PlotWidget</name>
-    <message>
-        <source>×%1</source>
-        <comment>A speedup factor on a plot, e.g. ×2 or ×0.5</comment>
-        <translation>×%1</translation>
-    </message>
-    <message>
-        <source>≤ %1</source>
-        <comment>A bin holding every speedup up to a factor</comment>
-        <translation>≤ %1</translation>
-    </message>
-    <message>
-        <source>&gt; %1</source>
-        <comment>A bin holding every speedup above a factor</comment>
-        <translation>&gt; %1</translation>
-    </message>
-    <message>
-        <source>%1–%2</source>
-        <comment>A bin&apos;s range of speedups, e.g. ×0.5–0.71</comment>
-        <translation>%1–%2</translation>
-    </message>
-    <message>
-        <source>%1k</source>
-        <comment>Thousands, e.g. 1.2k</comment>
-        <translation>%1 Tsd.</translation>
-    </message>
-    <message>
-        <source>%1M</source>
-        <comment>Millions, e.g. 3.4M</comment>
-        <translation>%1 Mio.</translation>
-    </message>
-    <message>
-        <source>%1%</source>
-        <comment>A share on a plot axis, e.g. 40%</comment>
-        <translation>%1 %</translation>
     </message>
 </context>
 <context>

@@ -2,6 +2,8 @@
 
 #include "core/run_store.h"
 
+#include <QCoreApplication>
+
 #include <algorithm>
 #include <cmath>
 
@@ -107,7 +109,14 @@ void applyForecast(CandidateRow& row, const Forecast& forecast, const BinScheme&
     // A surrogate that predicts the log-speedup itself (the local one) is plotted at its prediction: the bins end
     // at 4x, so their expectation cannot place a faster candidate.
     row.expected_log_speedup = forecast.log_mean ? *forecast.log_mean : forecast.expectedLogSpeedup(scheme);
+    row.anchor_id = forecast.anchor_id;
+    row.anchor_speedup = forecast.anchor_speedup > 0 ? forecast.anchor_speedup : 1.0;
     advanceStatus(row, candidate_status::Forecast);
+}
+
+QString anchorText(int64_t anchorId) {
+    return anchorId > 0 ? QCoreApplication::translate("CandidateRow", "vs parent #%1").arg(anchorId)
+                        : QCoreApplication::translate("CandidateRow", "vs reference");
 }
 
 void applyGating(CandidateRow& row, GatingDecision decision, const QString& reason) {

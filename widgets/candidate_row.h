@@ -57,8 +57,12 @@ struct CandidateRow {
     // Latest forecast; predicted_bin 0 means none.
     int predicted_bin = 0;
     double confidence = 0;  // the forecast's max probability
-    double expected_log_speedup = 0;
+    double expected_log_speedup = 0;  // of S, the speedup over the forecast's anchor
     std::array<double, kBinCount> probabilities{};
+    // What the forecast was against (DESIGN §3): the measured parent anchor_id, or the reference (0); the anchor's
+    // measured speedup over the reference turns a speedup over the reference into S.
+    int64_t anchor_id = 0;
+    double anchor_speedup = 1;
 
     std::optional<double> measured_speedup;  // set for a measurement that produced one (ok, suspect)
     std::optional<double> time_us;  // candidate median
@@ -71,12 +75,20 @@ struct CandidateRow {
     QString source_hash;
 
     bool hasForecast() const { return predicted_bin > 0; }
+    // The measured S against the forecast's anchor (measured speedup / anchor_speedup), when measured.
+    std::optional<double> measuredAgainstAnchor() const {
+        if (!measured_speedup || !(anchor_speedup > 0))
+            return std::nullopt;
+        return *measured_speedup / anchor_speedup;
+    }
     bool isMeasured() const { return isMeasuredStatus(status); }
 };
 
 // Field updates shared by the store loader and the event path.
 void applyCandidate(CandidateRow& row, int64_t runId, const Candidate& candidate);
 void applyForecast(CandidateRow& row, const Forecast& forecast, const BinScheme& scheme);
+// "vs parent #12" or "vs reference": what a forecast was against, for the inspector, tooltips and plots.
+QString anchorText(int64_t anchorId);
 void applyGating(CandidateRow& row, GatingDecision decision, const QString& reason);
 void applyMeasurement(CandidateRow& row, const Measurement& measurement);
 void applyStaticReport(CandidateRow& row, const std::vector<StaticReport>& kernels);

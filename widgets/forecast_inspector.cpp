@@ -214,6 +214,11 @@ ForecastInspector::ForecastInspector(QWidget* parent) : QWidget(parent) {
     m_tabs->setObjectName(QStringLiteral("detailsTabs"));
     m_tabs->addTab(m_reasoning, tr("Reasoning"));
     m_tabs->addTab(m_prompt, tr("Prompt"));
+    m_calls = new QPlainTextEdit(this);
+    m_calls->setObjectName(QStringLiteral("llmCallsText"));
+    m_calls->setReadOnly(true);
+    m_calls->setPlaceholderText(tr("No language model was asked about this candidate."));
+    m_tabs->addTab(m_calls, tr("Model calls"));
 
     m_measureButton = new QPushButton(tr("Measure on the device"), this);
     m_measureButton->setObjectName(QStringLiteral("measureButton"));
@@ -245,8 +250,40 @@ void ForecastInspector::clear() {
     m_distribution->clear();
     m_reasoning->clear();
     m_prompt->clear();
+    m_calls->clear();
     m_measureButton->setEnabled(false);
     m_measureButton->setToolTip({});
+}
+
+void ForecastInspector::setLlmCalls(const std::vector<LlmCall>& calls) {
+    const QLocale locale;
+    QString text;
+    const LlmCall* lastForecast = nullptr;
+    for (const LlmCall& c : calls) {
+        if (c.kind == "forecast")
+            lastForecast = &c;
+        text += tr("── %1 · %2 · %3 · %4 in / %5 out tokens · $%6 · %7 s\n")
+                    .arg(QString::fromStdString(c.kind), QString::fromStdString(c.outcome),
+                         QString::fromStdString(c.model))
+                    .arg(locale.toString(static_cast<qlonglong>(c.tokens_in)))
+                    .arg(locale.toString(static_cast<qlonglong>(c.tokens_out)))
+                    .arg(locale.toString(c.cost_usd, 'f', 4))
+                    .arg(locale.toString(c.latency_ms / 1000.0, 'f', 1));
+        if (!c.error.empty())
+            text += tr("Error: %1\n").arg(QString::fromStdString(c.error));
+        if (!c.reasoning.empty())
+            text += tr("Reasoning:\n%1\n").arg(QString::fromStdString(c.reasoning));
+        text += tr("Reply:\n%1\n\n").arg(QString::fromStdString(c.reply));
+    }
+    m_calls->setPlainText(text);
+    if (!lastForecast)
+        return;
+    if (m_prompt->toPlainText().isEmpty())
+        m_prompt->setPlainText(QString::fromStdString(lastForecast->prompt));
+    if (m_reasoning->toPlainText().isEmpty())
+        m_reasoning->setPlainText(QString::fromStdString(lastForecast->reasoning));
+    if (lastForecast->outcome == "deferred")
+        m_predicted->setText(tr("deferred to a measurement (the model abstained)"));
 }
 
 void ForecastInspector::setCandidate(const CandidateRow& row, const std::optional<Forecast>& forecast,
@@ -275,7 +312,13 @@ void ForecastInspector::setCandidate(const CandidateRow& row, const std::optiona
         }
     }
 
-    const int measuredBin = row.measured_speedup ? m_scheme.binOf(*row.measured_speedup) : 0;
+    // The forecast is of S against its anchor; the measured bin is of the same S.
+    const std::optional<double> measuredS = f ? (row.measured_speedup && f->anchor_speedup > 0
+                                                     ? std::optional<double>(*row.measured_speedup / f->anchor_speedup)
+                                                     : std::nullopt)
+                                              : row.measuredAgainstAnchor();
+    const int measuredBin = measuredS ? m_scheme.binOf(*measuredS) : 0;
+    const QString against = anchorText(f ? f->anchor_id : row.anchor_id);
     if (f) {
         QStringList names;
         QList<double> probabilities;
@@ -289,8 +332,9 @@ void ForecastInspector::setCandidate(const CandidateRow& row, const std::optiona
         m_maxProbability->setText(locale.toString(f->maxProbability(), 'f', 2));
         m_entropyConfidence->setText(locale.toString(f->normalizedEntropyConfidence(), 'f', 2));
         m_top2Margin->setText(locale.toString(f->top2Margin(), 'f', 2));
-        m_expectedSpeedup->setText(tr("%1× (expected bin %2)")
+        m_expectedSpeedup->setText(tr("%1× %2 (expected bin %3)")
                                        .arg(locale.toString(std::exp(f->log_mean ? *f->log_mean : f->expectedLogSpeedup(m_scheme)), 'f', 2))
+                                       .arg(against)
                                        .arg(locale.toString(f->expectedBin(), 'f', 1)));
         m_reasoning->setPlainText(QString::fromStdString(f->reasoning));
     } else {
@@ -299,10 +343,12 @@ void ForecastInspector::setCandidate(const CandidateRow& row, const std::optiona
     m_prompt->setPlainText(prompt);
 
     if (row.measured_speedup) {
-        m_measured->setText(tr("%1× — bin %2 (%3)")
-                                .arg(locale.toString(*row.measured_speedup, 'f', 2))
+        m_measured->setText(tr("%1× %2 — bin %3 (%4); %5× over the reference")
+                                .arg(locale.toString(measuredS ? *measuredS : *row.measured_speedup, 'f', 2))
+                                .arg(against)
                                 .arg(measuredBin)
-                                .arg(QString::fromStdString(m_scheme.name(measuredBin))));
+                                .arg(QString::fromStdString(m_scheme.name(measuredBin)))
+                                .arg(locale.toString(*row.measured_speedup, 'f', 2)));
     } else if (row.isMeasured()) {
         QString text = PopulationModel::statusText(row.status);
         if (!row.reason.isEmpty())

@@ -4,6 +4,7 @@
 
 #include "core/bins.h"
 #include "core/forecast.h"
+#include "core/run_store.h"
 #include "widgets/candidate_row.h"
 
 #include <QList>
@@ -72,6 +73,11 @@ public:
     void setCandidate(const CandidateRow& row, const std::optional<Forecast>& forecast = std::nullopt,
                       const QString& prompt = {});
     void clear();
+    // The candidate's calls to language models (forecasts and the mutation that wrote it), in order: the "Model
+    // calls" tab lists each with its outcome, tokens, cost, latency, reply and reasoning. The prompt tab shows the
+    // last forecast call's prompt when setCandidate had none; a forecast the model deferred says so in the status.
+    // Call after setCandidate.
+    void setLlmCalls(const std::vector<LlmCall>& calls);
 
     int64_t candidateId() const { return m_candidateId; }
     BinDistributionWidget* distribution() const { return m_distribution; }
@@ -95,6 +101,7 @@ private:
     QTabWidget* m_tabs = nullptr;
     QPlainTextEdit* m_reasoning = nullptr;
     QPlainTextEdit* m_prompt = nullptr;
+    QPlainTextEdit* m_calls = nullptr;
     QPushButton* m_measureButton = nullptr;
 };
 

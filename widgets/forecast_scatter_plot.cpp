@@ -1,5 +1,6 @@
 #include "widgets/forecast_scatter_plot.h"
 
+#include "widgets/candidate_row.h"
 #include "widgets/plot_tickers.h"
 #include "widgets/qcustomplot_include.h"
 
@@ -169,11 +170,11 @@ void ConfidenceCloud::draw(QCPPainter* painter) {
 ForecastScatterPlot::ForecastScatterPlot(QWidget* parent) : PlotWidget(parent) {
     QCustomPlot* plot = customPlot();
     setTitleText(tr("Forecast vs measured speedup"));
-    setAxisLabels(tr("Expected speedup (forecast)"), tr("Measured speedup"));
+    // A forecast is of S against its anchor (the parent, or the reference); both axes are that S.
+    setAxisLabels(tr("Expected speedup vs anchor (forecast)"), tr("Measured speedup vs the same anchor"));
     QCPAxisRect* rect = mainAxisRect();
     for (QCPAxis* axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}) {
         axis->setTicker(QSharedPointer<SpeedupTicker>::create(SpeedupTicker::Scale::Log));
-        axis->ticker()->setTickCount(7);  // a run spans about ten doublings: a label every one or two
         // ×1 is the reference kernel: its grid line is the one that matters most.
         axis->grid()->setZeroLinePen(QPen(QColor(0xa8, 0xa8, 0xa8), 0));
     }
@@ -228,7 +229,11 @@ ForecastScatterPlot::ForecastScatterPlot(QWidget* parent) : PlotWidget(parent) {
     rect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
     m_colorScale->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
 
-    showLegend(Qt::AlignTop | Qt::AlignLeft);
+    // Under the plot: inside, the legend would cover points in whatever corner it sat (wrong forecasts fill the
+    // corners). A run spans about ten doublings: a label every one or two, fewer on a narrow plot so that labels
+    // never run into each other.
+    showLegendBelow();
+    spaceTicksByLength(64, 36, 7);
     setZoomable(true);
 
     connect(plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) { m_pressPos = event->pos(); });
@@ -362,6 +367,7 @@ void ForecastScatterPlot::updateSelectionMarker() {
     }
     const ForecastPoint& p = m_points[it->second];
     m_selectionGraph->setData(QVector<double> {p.expected_log}, QVector<double> {p.measured_log}, true);
+    m_selectionGraph->setName(tr("Selected candidate (%1)").arg(anchorText(p.anchor_id)));
     m_selectionGraph->addToLegend();
 }
 

@@ -26,6 +26,7 @@ struct ForecastPoint {
     double expected_log = 0;  // natural-log speedup the forecast expects
     double measured_log = 0;  // natural-log speedup measured on the device
     double confidence = 0;  // 0..1 (clamped)
+    int64_t anchor_id = 0;  // what the forecast was against: the parent's candidate id, 0 for the reference
 };
 
 class ForecastScatterPlot : public PlotWidget {

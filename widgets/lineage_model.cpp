@@ -35,6 +35,8 @@ void LineageModel::setPopulation(PopulationModel* population) {
 
 int LineageModel::populationColumn(int column) {
     switch (column) {
+    case GenerationColumn:
+        return PopulationModel::GenerationColumn;
     case IdColumn:
         return PopulationModel::IdColumn;
     case MutatorColumn:

@@ -18,7 +18,10 @@ class PopulationModel;
 class LineageModel : public QAbstractItemModel {
     Q_OBJECT
 public:
-    enum Column { IdColumn, MutatorColumn, StatusColumn, SpeedupColumn, ColumnCount };
+    // The tree is drawn in the first column, indented by depth: a deep lineage pushes its text out of a narrow
+    // column. So the first column is the generation (which the indentation shows anyway) and the id comes second,
+    // where it is always in view.
+    enum Column { GenerationColumn, IdColumn, MutatorColumn, StatusColumn, SpeedupColumn, ColumnCount };
     // Data roles are PopulationModel::Roles (CandidateIdRole, SortRole, StatusRole, ...).
 
     // A change of more population rows than this at once is announced as one change of the top level (see

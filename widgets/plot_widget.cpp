@@ -211,6 +211,37 @@ void PlotWidget::showLegend(Qt::Alignment corner) {
     mainAxisRect()->insetLayout()->setInsetAlignment(0, corner);
 }
 
+void PlotWidget::showLegendBelow() {
+    QCPLegend* legend = m_plot->legend;
+    legend->setVisible(true);
+    if (legend->layout() == m_plot->plotLayout())
+        return;
+    if (auto* inset = qobject_cast<QCPLayoutInset*>(legend->layout()))
+        inset->take(legend);
+    m_plot->plotLayout()->simplify();
+    const int row = m_plot->plotLayout()->rowCount();
+    m_plot->plotLayout()->addElement(row, 0, legend);
+    m_plot->plotLayout()->setRowStretchFactor(row, 0.001);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(0);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setMargins(QMargins(4, 0, 4, 4));
+    legend->setMaximumSize(QWIDGETSIZE_MAX, legend->minimumOuterSizeHint().height());
+}
+
+void PlotWidget::spaceTicksByLength(int pixelsPerTickX, int pixelsPerTickY, int maxTicks) {
+    connect(m_plot, &QCustomPlot::beforeReplot, this, [this, pixelsPerTickX, pixelsPerTickY, maxTicks] {
+        QCPAxisRect* rect = mainAxisRect();
+        const auto fit = [maxTicks](QCPAxis* axis, int length, int perTick) {
+            const int count = std::clamp(length / std::max(1, perTick), 3, maxTicks);
+            if (axis->ticker()->tickCount() != count)
+                axis->ticker()->setTickCount(count);
+        };
+        fit(rect->axis(QCPAxis::atBottom), rect->width(), pixelsPerTickX);
+        fit(rect->axis(QCPAxis::atLeft), rect->height(), pixelsPerTickY);
+    });
+}
+
 QColor PlotWidget::forecastColor() {
     return {0x2f, 0x6f, 0xb3};
 }

@@ -74,6 +74,11 @@ protected:
     static void styleAxisRect(QCPAxisRect* rect);
     // Puts the legend inside the main axis rect at the given corner (Qt::AlignTop | Qt::AlignLeft etc.).
     void showLegend(Qt::Alignment corner);
+    // The legend in a row of its own under the plot, its entries side by side: it never covers data.
+    void showLegendBelow();
+    // Keeps the tick labels of the main axis rect's bottom and left axes apart: before each replot their tick
+    // counts follow the axis lengths (about one label per `pixelsPerTick`), at least 3, at most maxTicks.
+    void spaceTicksByLength(int pixelsPerTickX, int pixelsPerTickY, int maxTicks);
 
     // Colours shared by the plots, so that "forecast", "measured" and "reference" look the same everywhere.
     static QColor forecastColor();

@@ -133,11 +133,12 @@ QString PopulationModel::forecastToolTip(const CandidateRow& r) const {
     if (!r.hasForecast())
         return tr("No forecast yet");
     const QLocale locale;
-    return tr("Predicted bin %1 (%2) with probability %3%\nExpected speedup %4×")
+    return tr("Predicted bin %1 (%2) with probability %3%\nExpected speedup %4× %5")
         .arg(r.predicted_bin)
         .arg(QString::fromStdString(scheme().name(r.predicted_bin)))
         .arg(locale.toString(r.confidence * 100, 'f', 1))
-        .arg(locale.toString(std::exp(r.expected_log_speedup), 'f', 2));
+        .arg(locale.toString(std::exp(r.expected_log_speedup), 'f', 2))
+        .arg(anchorText(r.anchor_id));
 }
 
 QVariant PopulationModel::headerData(int section, Qt::Orientation orientation, int role) const {

@@ -50,6 +50,13 @@ ReliabilityPlot::ReliabilityPlot(QWidget* parent) : PlotWidget(parent) {
     m_accuracy->setBrush(forecastColor());
     m_accuracy->setWidthType(QCPBars::wtPlotCoords);
 
+    m_gap = new QCPBars(x, y);
+    m_gap->setName(tr("Gap (over-confidence)"));
+    m_gap->setPen(QPen(QColor(0xc0, 0x30, 0x30), 1));
+    m_gap->setBrush(QBrush(QColor(0xd0, 0x40, 0x40, 150), Qt::BDiagPattern));
+    m_gap->setWidthType(QCPBars::wtPlotCoords);
+    m_gap->moveAbove(m_accuracy);
+
     m_confidence = plot->addGraph(x, y);
     m_confidence->setName(tr("Mean confidence"));
     m_confidence->setLineStyle(QCPGraph::lsNone);
@@ -70,7 +77,7 @@ ReliabilityPlot::ReliabilityPlot(QWidget* parent) : PlotWidget(parent) {
 ReliabilityPlot::~ReliabilityPlot() = default;
 
 void ReliabilityPlot::setBuckets(const std::vector<ReliabilityBucket>& buckets, double ece) {
-    QVector<double> centres, accuracy, confidence, countCentres, counts;
+    QVector<double> centres, accuracy, confidence, gap, countCentres, counts;
     m_forecastCount = 0;
     double width = 0.1;
     int64_t maxCount = 0;
@@ -86,10 +93,13 @@ void ReliabilityPlot::setBuckets(const std::vector<ReliabilityBucket>& buckets, 
         centres.append(centre);
         accuracy.append(b.accuracy);
         confidence.append(b.mean_confidence);
+        gap.append(std::max(0.0, b.mean_confidence - b.accuracy));
     }
     m_accuracy->setWidth(width * 0.86);
     m_counts->setWidth(width * 0.86);
+    m_gap->setWidth(width * 0.86);
     m_accuracy->setData(centres, accuracy, true);
+    m_gap->setData(centres, gap, true);
     m_confidence->setData(centres, confidence, true);
     m_counts->setData(countCentres, counts, true);
     // Head room over the tallest count bar for its label, and one round tick under it: the labels on the bars

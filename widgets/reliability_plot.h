@@ -2,6 +2,9 @@
 // The reliability diagram of a surrogate: per confidence bucket, how often its predicted bin was right (bars), how
 // confident it was on average (markers), the diagonal where the two agree, and below it how many forecasts fell in
 // each bucket (an accurate-looking bar over three forecasts means little). The title carries the ECE.
+// Where the surrogate was more confident than right, a hatched gap bar stands on the accuracy bar up to its mean
+// confidence: the markers sit near the diagonal by construction, so without the gap a forecaster that is never right
+// (bars of height 0) would look perfectly calibrated.
 
 #include "core/metrics.h"
 #include "widgets/plot_widget.h"
@@ -35,10 +38,13 @@ public:
     QCPBars* accuracyBars() const { return m_accuracy; }
     QCPGraph* confidenceMarkers() const { return m_confidence; }
     QCPBars* countBars() const { return m_counts; }
+    // Over-confidence per non-empty bucket: mean confidence − accuracy where positive, else 0; stacked on the bars.
+    QCPBars* gapBars() const { return m_gap; }
 
 private:
     QCPAxisRect* m_countRect = nullptr;
     QCPBars* m_accuracy = nullptr;
+    QCPBars* m_gap = nullptr;
     QCPGraph* m_confidence = nullptr;
     QCPGraph* m_diagonal = nullptr;
     QCPBars* m_counts = nullptr;

@@ -1,5 +1,6 @@
 #include "app/gui/command_line.h"
 
+#include "app/gui/translations.h"
 #include "engine/cli/cli.h"
 
 #include <QCommandLineParser>
@@ -37,11 +38,17 @@ CommandLine parse_command_line(const QStringList& arguments, QString* helpText) 
     const QCommandLineOption quitAfter(QStringLiteral("quit-after"),
                                        QCoreApplication::translate("CommandLine", "Quit after this many seconds."),
                                        QStringLiteral("seconds"));
+    const QCommandLineOption language(
+        QStringLiteral("language"),
+        QCoreApplication::translate("CommandLine", "Language of the interface: de (German) or en (English); "
+                                                   "default: the system's."),
+        QStringLiteral("code"));
     parser.addOption(resources);
     parser.addOption(screenshot);
     parser.addOption(quitAfter);
     parser.addOption(demo);
     parser.addOption(run);
+    parser.addOption(language);
     parser.addPositionalArgument(QStringLiteral("run-file"),
                                  QCoreApplication::translate("CommandLine", "A run file to open (as --run)."),
                                  QStringLiteral("[run-file]"));
@@ -50,6 +57,18 @@ CommandLine parse_command_line(const QStringList& arguments, QString* helpText) 
     if (!parser.parse(arguments)) {
         result.error = parser.errorText();
         return result;
+    }
+    // Before --help, so that the help can be given in that language.
+    if (parser.isSet(language)) {
+        bool ok = false;
+        language_locale(parser.value(language), &ok);
+        if (!ok) {
+            result.error = QCoreApplication::translate("CommandLine", "--language needs a language code such as de "
+                                                                      "or en, found '%1'")
+                               .arg(parser.value(language));
+            return result;
+        }
+        result.language = parser.value(language);
     }
     if (parser.isSet(help) || parser.isSet(version)) {
         result.helpShown = true;

@@ -12,6 +12,7 @@ struct CommandLine {
     bool demo = false;       // --demo: start the embedded demo search at once
     QString runFile;         // --run FILE: open a run file (a search or an evaluation)
     double quitAfterSeconds = -1;  // --quit-after SECONDS; < 0: run until the user quits
+    QString language;        // --language CODE ("de", "en"); empty: the system's locale
     QString error;           // non-empty when the arguments are unusable; what to print before exiting with 2
     bool helpShown = false;  // --help/--version were answered; exit 0 without a window
 };

@@ -68,7 +68,7 @@ SearchEvent endEvent(SearchEvent::Kind kind, const std::string& message) {
     SearchEvent e;
     e.kind = kind;
     e.message = message;
-    e.progress.state = kind == SearchEvent::Kind::Failed ? "failed" : "finished";
+    e.progress.state = kind == SearchEvent::Kind::Failed ? RunState::Failed : RunState::Finished;
     return e;
 }
 
@@ -243,9 +243,11 @@ void EngineBridge::ban(qint64 candidateId) {
     post(command(SearchCommand::Kind::Ban, candidateId));
 }
 
-void EngineBridge::submitKernel(const QString& source, qint64 parentId) {
+void EngineBridge::submitKernel(const QString& source, qint64 parentId,
+                                const std::map<std::string, int64_t>& tunables) {
     SearchCommand c = command(SearchCommand::Kind::SubmitKernel, parentId);
     c.source = source.toStdString();
+    c.tunables = tunables;
     post(c);
 }
 
@@ -309,12 +311,10 @@ void EngineBridge::flush() {
                 next = State::Running;
             break;
         case SearchEvent::Kind::Command:
-            if (next != State::Stopping) {
-                if (e.message == to_string(SearchCommand::Kind::Pause))
-                    next = State::Paused;
-                else if (e.message == to_string(SearchCommand::Kind::Resume))
-                    next = State::Running;
-            }
+            // A pause or resume command's event carries the state it brought about.
+            if (next != State::Stopping &&
+                (e.progress.state == RunState::Paused || e.progress.state == RunState::Running))
+                next = e.progress.state;
             break;
         case SearchEvent::Kind::Finished:
         case SearchEvent::Kind::Failed:
@@ -324,10 +324,14 @@ void EngineBridge::flush() {
             break;
         }
     }
-    if (end)
+    if (end) {
         m_timer.stop();
-    else
+    } else {
+        // The next batch a whole interval after this one, also when this one came late (a busy GUI thread): a
+        // repeating timer catches up with its schedule and would deliver two batches close together.
+        m_timer.start();
         setState(next);
+    }
     Q_EMIT eventsReady(batch);
     if (!end || m_session != session)
         return;  // a receiver started another session: this one's end is no longer news

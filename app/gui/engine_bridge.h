@@ -15,8 +15,10 @@
 #include <QTimer>
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -45,8 +47,8 @@ private:
 class EngineBridge : public QObject {
     Q_OBJECT
 public:
-    enum class State { Idle, Starting, Running, Paused, Stopping, Finished, Failed };
-    Q_ENUM(State)
+    // The run states of core/ (the same values the engine reports in SearchProgress::state).
+    using State = RunState;
 
     static constexpr int kDefaultBatchIntervalMs = 50;
     // How long the destructor waits for a running search to stop before leaving its thread behind.
@@ -90,7 +92,9 @@ public Q_SLOTS:
     void stop();
     void pin(qint64 candidateId);
     void ban(qint64 candidateId);
-    void submitKernel(const QString& source, qint64 parentId);
+    // tunables: the -D values the source was written for (a family configuration's); without them a family kernel
+    // does not compile.
+    void submitKernel(const QString& source, qint64 parentId, const std::map<std::string, int64_t>& tunables = {});
     void forceMeasure(qint64 candidateId);
     void setGating(const kerncast::GatingConfig& gating);
     // A person's verdict on a suspect result of the run in runPath: the live search admits an accepted one to the
@@ -101,7 +105,7 @@ public Q_SLOTS:
 Q_SIGNALS:
     void started(quint64 session, const QString& runPath);
     void eventsReady(const kerncast::SearchEventBatch& batch);
-    void stateChanged(kerncast::EngineBridge::State state);
+    void stateChanged(kerncast::RunState state);
     // Exactly one of finished() and failed() ends each session, after the batch holding its last event.
     void finished(quint64 session, const QString& reason);
     // message as the engine gave it; file and line where it names them (a broken problem or kernel).

@@ -1,6 +1,7 @@
 #include "app/gui/run_control_panel.h"
 
 #include "core/metrics.h"
+#include "engine/llm_client.h"
 #include "widgets/device_list_model.h"
 #include "widgets/pool_settings_widget.h"
 #include "widgets/problem_list_model.h"
@@ -17,6 +18,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QProgressBar>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
 #include <QSpinBox>
@@ -24,6 +26,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <limits>
 
 namespace kerncast {
@@ -56,12 +59,28 @@ QString formatElapsed(double seconds) {
 
 RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* devices, QWidget* parent)
     : QWidget(parent) {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(6, 6, 6, 6);
+    // Buttons and progress stay at the top, always in view; the settings under them scroll on a small screen.
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->setSpacing(0);
+    auto* top = new QVBoxLayout;
+    top->setContentsMargins(6, 6, 6, 6);
+    top->setSpacing(6);
+    outer->addLayout(top);
+    auto* scroll = new QScrollArea(this);
+    scroll->setObjectName(QStringLiteral("runSettingsScroll"));
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    auto* settings = new QWidget(scroll);
+    auto* layout = new QVBoxLayout(settings);
+    layout->setContentsMargins(6, 0, 6, 6);
     layout->setSpacing(6);
+    scroll->setWidget(settings);
+    outer->addWidget(scroll, 1);
 
     // What to search.
-    auto* what = new QGroupBox(tr("Search"), this);
+    auto* what = new QGroupBox(tr("Search"), settings);
     auto* whatForm = new QFormLayout(what);
     whatForm->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_problem = new QComboBox(what);
@@ -90,22 +109,51 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     m_model->setObjectName(QStringLiteral("runModel"));
     m_model->setPlaceholderText(tr("model name at the endpoint"));
     m_model->setClearButtonEnabled(true);
+    m_profile = new QComboBox(what);
+    m_profile->setObjectName(QStringLiteral("runLlmProfile"));
+    m_profile->addItem(tr("Auto (adapts to the endpoint)"), QStringLiteral("auto"));
+    m_profile->addItem(tr("OpenAI"), QStringLiteral("openai"));
+    m_profile->addItem(tr("vLLM"), QStringLiteral("vllm"));
+    m_profile->addItem(tr("Ollama"), QStringLiteral("ollama"));
+    m_profile->addItem(tr("llama.cpp server"), QStringLiteral("llamacpp"));
+    m_profile->setToolTip(tr("How requests are shaped: tool calling, JSON in the answer, max_tokens or "
+                             "max_completion_tokens, temperature. Auto switches once when the endpoint refuses one."));
+    auto* prices = new QWidget(what);
+    auto* pricesLayout = new QHBoxLayout(prices);
+    pricesLayout->setContentsMargins(0, 0, 0, 0);
+    m_priceIn = new QDoubleSpinBox(prices);
+    m_priceOut = new QDoubleSpinBox(prices);
+    for (QDoubleSpinBox* price : {m_priceIn, m_priceOut}) {
+        price->setRange(0, 1000);
+        price->setDecimals(3);
+        price->setPrefix(QStringLiteral("$"));
+        pricesLayout->addWidget(price);
+    }
+    m_priceIn->setObjectName(QStringLiteral("runPriceIn"));
+    m_priceOut->setObjectName(QStringLiteral("runPriceOut"));
+    m_priceIn->setToolTip(tr("USD per million prompt tokens: the run's cost and its cost budget count with it."));
+    m_priceOut->setToolTip(tr("USD per million completion tokens (reasoning included)."));
+    pricesLayout->insertWidget(0, new QLabel(tr("in"), prices));
+    pricesLayout->insertWidget(2, new QLabel(tr("out"), prices));
+    pricesLayout->addWidget(new QLabel(tr("per M tokens"), prices));
     m_keyNote = new QLabel(tr("The API key is read from $KERNCAST_API_KEY, $OPENAI_API_KEY or "
                               "~/.config/kerncast/llm.json; it is never stored by the workbench."),
                            what);
+    loadLlmSettingsFile();
     m_keyNote->setWordWrap(true);
     m_keyNote->setStyleSheet(QStringLiteral("color: palette(mid);"));
     auto* mutators = new QWidget(what);
-    auto* mutatorsLayout = new QHBoxLayout(mutators);
+    // Two to a row: three side by side would widen the narrow dock of a small screen.
+    auto* mutatorsLayout = new QGridLayout(mutators);
     mutatorsLayout->setContentsMargins(0, 0, 0, 0);
     m_parametric = new QCheckBox(tr("Parametric"), mutators);
     m_parametric->setChecked(true);
     m_llmRewrite = new QCheckBox(tr("LLM rewrite"), mutators);
     m_llmDiff = new QCheckBox(tr("LLM diff"), mutators);
-    mutatorsLayout->addWidget(m_parametric);
-    mutatorsLayout->addWidget(m_llmRewrite);
-    mutatorsLayout->addWidget(m_llmDiff);
-    mutatorsLayout->addStretch();
+    mutatorsLayout->addWidget(m_parametric, 0, 0);
+    mutatorsLayout->addWidget(m_llmRewrite, 0, 1);
+    mutatorsLayout->addWidget(m_llmDiff, 1, 0);
+    mutatorsLayout->setColumnStretch(2, 1);
     whatForm->addRow(tr("&Problem:"), m_problem);
     whatForm->addRow(tr("&Device:"), m_device);
     m_pool = new PoolSettingsWidget(what);
@@ -113,12 +161,14 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     whatForm->addRow(tr("S&urrogate:"), m_surrogate);
     whatForm->addRow(tr("&Endpoint:"), m_endpoint);
     whatForm->addRow(tr("&Model:"), m_model);
+    whatForm->addRow(tr("LLM pro&file:"), m_profile);
+    whatForm->addRow(tr("Prices:"), prices);
     whatForm->addRow(m_keyNote);
     whatForm->addRow(tr("Mutators:"), mutators);
     layout->addWidget(what);
 
     // How to gate: live while a search runs.
-    auto* gatingBox = new QGroupBox(tr("Gating"), this);
+    auto* gatingBox = new QGroupBox(tr("Gating"), settings);
     auto* gatingGrid = new QGridLayout(gatingBox);
     gatingGrid->setColumnStretch(1, 1);
     m_gatingKind = new QComboBox(gatingBox);
@@ -171,7 +221,7 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     layout->addWidget(gatingBox);
 
     // Budgets and seed.
-    auto* budgets = new QGroupBox(tr("Budgets"), this);
+    auto* budgets = new QGroupBox(tr("Budgets"), settings);
     auto* budgetGrid = new QGridLayout(budgets);
     m_budgetMeasurements = new QSpinBox(budgets);
     m_budgetMeasurements->setObjectName(QStringLiteral("budgetMeasurements"));
@@ -219,6 +269,7 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     budgetGrid->setColumnStretch(1, 1);
     budgetGrid->setColumnStretch(3, 1);
     layout->addWidget(budgets);
+    layout->addStretch(1);
 
     // Run buttons, with the shortcuts of a debugger.
     m_start = new QAction(tr("&Start Search"), this);
@@ -246,13 +297,13 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
         b->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
         buttons->addWidget(b);
     }
-    layout->addLayout(buttons);
+    top->addLayout(buttons);
 
     // Progress.
     m_progress = new QProgressBar(this);
     m_progress->setObjectName(QStringLiteral("runProgress"));
     m_progress->setFormat(tr("%v of %m measurements"));
-    layout->addWidget(m_progress);
+    top->addWidget(m_progress);
     auto* numbers = new QGridLayout;
     numbers->setHorizontalSpacing(12);
     m_measurements = new QLabel(this);
@@ -270,10 +321,10 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     numbers->addWidget(m_elapsed, 1, 1);
     numbers->addWidget(m_best, 2, 0, 1, 2);
     numbers->addWidget(m_calibration, 3, 0, 1, 2);
-    layout->addLayout(numbers);
-    layout->addStretch(1);
+    top->addLayout(numbers);
 
-    m_setupFields = {m_problem,  m_device, m_surrogate, m_endpoint, m_model, m_parametric, m_llmRewrite, m_llmDiff, m_pool,
+    m_setupFields = {m_problem,  m_device, m_surrogate, m_endpoint, m_model, m_profile, m_priceIn, m_priceOut,
+                     m_parametric, m_llmRewrite, m_llmDiff, m_pool,
                      m_budgetMeasurements, m_budgetForecasts, m_budgetTokens, m_budgetCost, m_budgetWall, m_seed};
 
     m_gatingDebounce = new QTimer(this);
@@ -331,7 +382,64 @@ SearchConfig RunControlPanel::config() const {
         c.llm["endpoint"] = endpoint().toStdString();
     if (!model().isEmpty())
         c.llm["model"] = model().toStdString();
+    c.llm["profile"] = m_profile->currentData().toString().toStdString();
+    c.llm["price_in_per_mtok"] = m_priceIn->value();
+    c.llm["price_out_per_mtok"] = m_priceOut->value();
+    const bool llm = c.surrogate == "llm" || m_llmRewrite->isChecked() || m_llmDiff->isChecked();
+    if (llm) {
+        try {
+            // The settings file under the panel's fields, as the command line does it.
+            c.llm = LlmConfig::loadSettings(c.llm);
+        } catch (const std::exception&) {
+            // The file's error is shown beside the fields (loadLlmSettingsFile); the fields alone are used.
+        }
+    }
     return c;
+}
+
+void RunControlPanel::setConfig(const SearchConfig& c) {
+    setProblemDir(QString::fromStdString(c.problem_dir));
+    setDeviceId(QString::fromStdString(c.device));
+    setSurrogate(QString::fromStdString(c.surrogate));
+    m_endpoint->setText(QString::fromStdString(c.llm.value("endpoint", std::string())));
+    m_model->setText(QString::fromStdString(c.llm.value("model", std::string())));
+    m_profile->setCurrentIndex(
+        std::max(0, m_profile->findData(QString::fromStdString(c.llm.value("profile", std::string("auto"))))));
+    m_priceIn->setValue(c.llm.value("price_in_per_mtok", 0.0));
+    m_priceOut->setValue(c.llm.value("price_out_per_mtok", 0.0));
+    const auto uses = [&c](const char* mutator) {
+        return std::find(c.mutators.begin(), c.mutators.end(), mutator) != c.mutators.end();
+    };
+    m_parametric->setChecked(uses("parametric"));
+    m_llmRewrite->setChecked(uses("llm-rewrite"));
+    m_llmDiff->setChecked(uses("llm-diff"));
+    setGating(c.gating);
+    const auto clampInt = [](int64_t v) {
+        return static_cast<int>(std::clamp<int64_t>(v, 0, std::numeric_limits<int>::max()));
+    };
+    m_budgetMeasurements->setValue(clampInt(c.budgets.measurements));
+    m_budgetForecasts->setValue(clampInt(c.budgets.forecasts));
+    m_budgetTokens->setValue(clampInt(c.budgets.tokens));
+    m_budgetCost->setValue(c.budgets.cost_usd);
+    m_budgetWall->setValue(clampInt(static_cast<int64_t>(c.budgets.wall_s)));
+    m_seed->setValue(clampInt(static_cast<int64_t>(c.seed)));
+    updateSurrogateFields();
+}
+
+void RunControlPanel::loadLlmSettingsFile() {
+    try {
+        const LlmConfig file = LlmConfig::loadSettings();
+        m_endpoint->setPlaceholderText(file.endpoint.empty() ? tr("http://localhost:8000/v1")
+                                                             : QString::fromStdString(file.endpoint));
+        if (!file.model.empty())
+            m_model->setPlaceholderText(QString::fromStdString(file.model));
+        m_profile->setCurrentIndex(std::max(0, m_profile->findData(QString::fromLatin1(to_string(file.profile)))));
+        m_priceIn->setValue(file.price_in_per_mtok);
+        m_priceOut->setValue(file.price_out_per_mtok);
+        m_settingsError.clear();
+    } catch (const std::exception& e) {
+        m_settingsError = QString::fromUtf8(e.what());
+    }
 }
 
 GatingConfig RunControlPanel::gating() const {
@@ -374,9 +482,11 @@ void RunControlPanel::updateSurrogateFields() {
     const bool llm = surrogate() == QLatin1String("llm") || m_llmRewrite->isChecked() || m_llmDiff->isChecked();
     const bool idle = m_state != EngineBridge::State::Starting && m_state != EngineBridge::State::Running &&
                       m_state != EngineBridge::State::Paused && m_state != EngineBridge::State::Stopping;
-    m_endpoint->setEnabled(llm && idle);
-    m_model->setEnabled(llm && idle);
+    for (QWidget* w : std::initializer_list<QWidget*>{m_endpoint, m_model, m_profile, m_priceIn, m_priceOut})
+        w->setEnabled(llm && idle);
     m_keyNote->setVisible(llm);
+    if (!m_settingsError.isEmpty())
+        m_keyNote->setText(tr("The LLM settings file cannot be used: %1").arg(m_settingsError));
 }
 
 QString RunControlPanel::problemDir() const {
@@ -446,7 +556,10 @@ void RunControlPanel::showProgress(const SearchProgress& p) {
     m_measurements->setText(tr("Measurements: %1 of %2")
                                 .arg(locale.toString(static_cast<qlonglong>(p.measurements)),
                                      locale.toString(static_cast<qlonglong>(p.budget_measurements))));
-    m_forecasts->setText(tr("Forecasts: %1").arg(locale.toString(static_cast<qlonglong>(p.forecasts))));
+    m_forecasts->setText(p.abstained > 0 ? tr("Forecasts: %1 (%2 deferred to a measurement)")
+                                               .arg(locale.toString(static_cast<qlonglong>(p.forecasts)))
+                                               .arg(locale.toString(static_cast<qlonglong>(p.abstained)))
+                                         : tr("Forecasts: %1").arg(locale.toString(static_cast<qlonglong>(p.forecasts))));
     m_tokens->setText(p.cost_usd > 0 ? tr("Tokens: %1 ($%2)")
                                            .arg(locale.toString(static_cast<qlonglong>(p.tokens)))
                                            .arg(locale.toString(p.cost_usd, 'f', 2))

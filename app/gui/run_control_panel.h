@@ -36,6 +36,9 @@ public:
 
     // Everything but the problem folder and device comes from the panel's fields.
     SearchConfig config() const;
+    // Shows a stored run's settings (an opened run): problem, device, surrogate and its endpoint and model,
+    // mutators, gating, budgets and seed. A problem or device that is not listed here keeps the current choice.
+    void setConfig(const SearchConfig& config);
     GatingConfig gating() const;
     void setGating(const GatingConfig& gating);
 
@@ -70,6 +73,8 @@ public:
     QProgressBar* progressBar() const { return m_progress; }
     QLabel* measurementsLabel() const { return m_measurements; }
     QLabel* bestLabel() const { return m_best; }
+    QLabel* tokensLabel() const { return m_tokens; }
+    QLabel* elapsedLabel() const { return m_elapsed; }
 
 Q_SIGNALS:
     // The gating fields changed (debounced).
@@ -83,6 +88,9 @@ private:
     void updateGatingFields();
     void updateSurrogateFields();
     void scheduleGatingEdited();
+    // Fills the LLM fields from ~/.config/kerncast/llm.json: endpoint and model as placeholders (an empty field
+    // means the file's value), profile and prices as values.
+    void loadLlmSettingsFile();
 
     QComboBox* m_problem = nullptr;
     QComboBox* m_device = nullptr;
@@ -90,6 +98,10 @@ private:
     QComboBox* m_surrogate = nullptr;
     QLineEdit* m_endpoint = nullptr;
     QLineEdit* m_model = nullptr;
+    QComboBox* m_profile = nullptr;
+    QDoubleSpinBox* m_priceIn = nullptr;
+    QDoubleSpinBox* m_priceOut = nullptr;
+    QString m_settingsError;
     QLabel* m_keyNote = nullptr;
     QCheckBox* m_parametric = nullptr;
     QCheckBox* m_llmRewrite = nullptr;

@@ -25,6 +25,25 @@ std::vector<ProgressPoint> progressFromStore(RunStore& store, int64_t runId, int
     return points;
 }
 
+QString compileFileName(const Candidate& c) {
+    if (c.label.rfind("seed:", 0) == 0)
+        return QString::fromStdString(c.label.substr(5));
+    if (c.mutator == Mutator::Reference)
+        return QStringLiteral("reference.cu");
+    return QStringLiteral("candidate.cu");
+}
+
+QString sourceWithTunables(const Candidate& c) {
+    QString text;
+    if (!c.tunables.empty()) {
+        QStringList parts;
+        for (const auto& [name, value] : c.tunables)
+            parts << QStringLiteral("%1=%2").arg(QString::fromStdString(name)).arg(value);
+        text = QStringLiteral("// -D %1\n").arg(parts.join(QLatin1Char(' ')));
+    }
+    return text + QString::fromStdString(c.source);
+}
+
 LoadedRun loadRun(const QString& path) {
     LoadedRun out;
     out.path = path;
@@ -44,16 +63,26 @@ LoadedRun loadRun(const QString& path) {
                 // shown without Resume
             }
         }
+        if (out.config)
+            out.budgetMeasurements = out.config->budgets.measurements;
         for (const RunEvent& e : store.events(out.run.id)) {
-            if (e.kind == "finished" || e.kind == "failed")
-                out.endState = QString::fromStdString(e.kind);
-            else if (e.kind == "resumed")
-                out.endState.clear();
+            if (e.kind == to_string(RunState::Finished) || e.kind == to_string(RunState::Failed))
+                out.endState = run_state_from_string(e.kind);
+            else if (e.kind == "resumed") {
+                out.endState.reset();
+                out.budgetMeasurements = e.payload.value("budget_measurements", out.budgetMeasurements);
+            } else if (e.kind == "checkpoint")
+                out.elapsedS = std::max(out.elapsedS, e.payload.value("elapsed_s", 0.0));
+            else if (e.kind == "gating_changed" && out.config && e.payload.contains("gating"))
+                out.config->gating = gating_config_from_json(e.payload.at("gating"));
             else if (e.kind == "prompt")
                 out.prompts[e.payload.value("candidate", int64_t{0})] = e.payload.value("prompt", std::string());
         }
         out.rows = rowsFromStore(store, out.run.id);
         out.forecasts = store.forecastCount(out.run.id);
+        const RunStore::ForecastUsage usage = store.forecastUsage(out.run.id);
+        out.tokens = usage.tokens;
+        out.costUsd = usage.cost_usd;
         if (out.evaluation) {
             // Each pair's candidate is compared with its anchor (what the speedup is relative to).
             std::unordered_map<std::string, std::string> anchorOf;
@@ -80,11 +109,35 @@ LoadedRun loadRun(const QString& path) {
     return out;
 }
 
+SearchProgress storedProgress(const LoadedRun& run, const std::vector<CandidateRow>& rows) {
+    SearchProgress p;
+    p.state = run.endState.value_or(RunState::Idle);
+    p.candidates = static_cast<int64_t>(rows.size());
+    p.measurements = run.measurements;
+    // A file written before resumes recorded their budget may hold more measurements than its first budget.
+    p.budget_measurements = std::max(run.budgetMeasurements, run.measurements);
+    if (run.evaluation)
+        p.budget_measurements = p.candidates;  // every pair comes measured
+    p.forecasts = run.forecasts;
+    p.tokens = run.tokens;
+    p.cost_usd = run.costUsd;
+    p.elapsed_s = run.elapsedS;
+    for (const CandidateRow& r : rows) {
+        p.measurements += run.evaluation && r.isMeasured() ? 1 : 0;
+        if (r.measured_speedup && *r.measured_speedup > p.best_speedup) {
+            p.best_speedup = *r.measured_speedup;
+            p.best_candidate = r.id;
+        }
+    }
+    return p;
+}
+
 std::vector<ForecastPoint> forecastPoints(const std::vector<CandidateRow>& rows) {
     std::vector<ForecastPoint> points;
     for (const CandidateRow& r : rows)
-        if (r.hasForecast() && r.measured_speedup && *r.measured_speedup > 0)
-            points.push_back({r.id, r.expected_log_speedup, std::log(*r.measured_speedup), r.confidence});
+        // Both axes are S against the forecast's anchor (the parent, or the reference).
+        if (const auto s = r.measuredAgainstAnchor(); r.hasForecast() && s && *s > 0)
+            points.push_back({r.id, r.expected_log_speedup, std::log(*s), r.confidence, r.anchor_id});
     return points;
 }
 
@@ -96,7 +149,7 @@ std::vector<ScoredForecast> scoredForecasts(const std::vector<CandidateRow>& row
             continue;
         ScoredForecast s;
         s.probabilities = r.probabilities;
-        s.true_speedup = *r.measured_speedup;
+        s.true_speedup = *r.measuredAgainstAnchor();  // the forecast was of S against its anchor
         s.pack = pack;
         scored.push_back(s);
     }

@@ -11,6 +11,7 @@
 #include "widgets/search_progress_plot.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 #include <string>
@@ -25,11 +26,15 @@ struct LoadedRun {
     RunInfo run;
     bool evaluation = false;  // an `evaluate` run: imported pairs with forecasts, not a search
     std::optional<SearchConfig> config;  // a search's stored config (what Resume continues)
-    QString endState;  // "finished"/"failed" when the run's last session ended, else empty (killed or running)
+    std::optional<RunState> endState;  // finished/failed when the run's last session ended; none when killed or running
     std::vector<CandidateRow> rows;
     std::vector<ProgressPoint> progress;  // best-so-far after each device measurement
     int64_t measurements = 0;  // device measurements of the run
     int64_t forecasts = 0;     // forecasts of the run, re-forecasts included (what a live run counts)
+    int64_t budgetMeasurements = 0;  // the measurement budget of the last session (a resume may raise it)
+    int64_t tokens = 0;        // LLM tokens of its forecasts
+    double costUsd = 0;
+    double elapsedS = 0;       // search time at the last checkpoint
     std::vector<ProgressPoint> baseline;  // a measure-all run of the same problem in the same store, if any
     int64_t baselineMeasurements = 0;
     QString baselineName;
@@ -37,8 +42,18 @@ struct LoadedRun {
     std::unordered_map<int64_t, std::string> anchors;  // evaluations: candidate id -> its pair's anchor code
 };
 
+// The file name a candidate was compiled under (what its compile log names).
+QString compileFileName(const Candidate& c);
+// The source as the diff shows it: tunables (which reach the kernel as -D defines) as a first line, so that two
+// configurations of the same family differ where they really do.
+QString sourceWithTunables(const Candidate& c);
+
 // Reads the last run of a store (every row, the curves). Never throws: a failure is in `error`.
 LoadedRun loadRun(const QString& path);
+
+// The progress line of a stored run as it was left: its counters (measurements against the budget of its last
+// session, forecasts, tokens and cost, elapsed time) and the best of its rows. Calibration is left for the caller.
+SearchProgress storedProgress(const LoadedRun& run, const std::vector<CandidateRow>& rows);
 
 // The best measured speedup after each device measurement of a run, in measurement order; compile failures (found
 // by the compiler, not the device) do not count. total: the run's device measurements.

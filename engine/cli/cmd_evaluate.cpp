@@ -1,11 +1,12 @@
-// kerncast-cli evaluate --pairs F.jsonl --surrogate llm|local [--endpoint URL --model M] [--samples n]
-// [--concurrency c] [--report DIR] [--store FILE] [--true-bins file|scheme] [--dataset D] [--json]: scores a
-// surrogate on a labelled pair set (the GPU Forecasters eval-set schema or their other datasets, or our own
+// kerncast-cli evaluate --pairs F.jsonl --surrogate llm|local [--endpoint URL --model M --llm-profile P] [--samples n]
+// [--abstain] [--concurrency c] [--report DIR] [--store FILE] [--true-bins file|scheme] [--dataset D] [--json]: scores
+// a surrogate on a labelled pair set (the GPU Forecasters eval-set schema or their other datasets, or our own
 // `export --format pairs-jsonl`). Prints the metrics over all pairs and per
 // pack; --report writes the reliability and risk-coverage tables; every forecast (distribution, reasoning, prompt)
 // is stored in a run file the GUI opens. Exit 0 when every pair was forecast, 2 when some forecasts failed, 1 when
 // nothing could be evaluated.
 #include "engine/cli/cli.h"
+#include "engine/cli/llm_options.h"
 #include "engine/cli/problem_arg.h"
 #include "engine/evaluation.h"
 
@@ -20,8 +21,9 @@ namespace kerncast::cli {
 
 namespace {
 
-void run_evaluate(Context& ctx, EvaluationOptions a) {
+void run_evaluate(Context& ctx, EvaluationOptions a, const LlmOptionArgs& llm) {
     a.resources_dir = resources_dir();
+    a.llm = llm_overrides(llm);
     const EvaluationResult r = evaluate_pairs(a, [&ctx](const std::string& line) { *ctx.err << line << "\n"; });
     const nlohmann::json& out = r.json;
     if (ctx.json) {
@@ -29,6 +31,9 @@ void run_evaluate(Context& ctx, EvaluationOptions a) {
     } else {
         const auto& m = out["metrics"];
         char buf[512];
+        if (r.deferred > 0)
+            *ctx.out << r.deferred << " pairs deferred to a measurement (abstain rate "
+                     << out.value("abstain_rate", 0.0) << "), scored without them\n";
         std::snprintf(buf, sizeof buf,
                       "%s on %lld pairs (%d forecasts failed, %d failed candidates left out)\n"
                       "accuracy %.3f  off-by-one %.3f  brier %.3f  crps %.4f  nll %.3f\n"
@@ -67,11 +72,13 @@ void add_evaluate_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--surrogate", args->surrogate, "local or llm")
         ->check(CLI::IsMember({"local", "llm"}))
         ->capture_default_str();
-    cmd->add_option("--endpoint", args->endpoint, "OpenAI-compatible base URL, e.g. http://localhost:8000/v1");
-    cmd->add_option("--model", args->model, "Model name at the endpoint");
-    cmd->add_option("--samples", args->samples, "Requests per pair, averaged")->capture_default_str();
-    cmd->add_option("--concurrency", args->concurrency, "Requests in flight")->capture_default_str();
-    cmd->add_option("--timeout", args->timeout_s, "Seconds per request attempt")->capture_default_str();
+    auto llm = std::make_shared<LlmOptionArgs>();
+    add_llm_options(cmd, *llm);
+    cmd->add_option("--samples", args->samples, "Requests per pair, averaged")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    cmd->add_flag("--abstain", args->abstain,
+                  "Predict or defer: the model may ask for a measurement; deferrals count as abstentions");
     cmd->add_option("--report", args->report, "Folder for metrics.json, reliability and risk-coverage tables");
     cmd->add_option("--store", args->store, "Run file for the forecasts (default: beside the pairs file)");
     cmd->add_option("--recordings", args->recordings, "Recording folder the local surrogate learns from");
@@ -84,9 +91,9 @@ void add_evaluate_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--dataset", args->dataset, "What --pairs holds: eval-set, rl-pool, discovery-pairs or puct-events")
         ->check(CLI::IsMember({"eval-set", "rl-pool", "discovery-pairs", "puct-events"}))
         ->capture_default_str();
-    cmd->callback([&ctx, args] {
+    cmd->callback([&ctx, args, llm] {
         try {
-            run_evaluate(ctx, *args);
+            run_evaluate(ctx, *args, *llm);
         } catch (const std::exception& e) {
             report_failure(ctx, "evaluate", e.what());
         }

@@ -1,9 +1,10 @@
 // kerncast-cli export --run R --format F [--out FILE] [--run-id N], or export --recording FILE --format kernel-tuner:
-// a run (or a recording) as a dataset (DESIGN §8). pairs-jsonl: every measured candidate becomes a (reference,
-// candidate, hardware, speedup) row of the GPU Forecasters eval set (failed candidates are not rows there);
-// events-jsonl: the run's log (candidates, forecasts, gating, measurements, steering commands) in write order;
-// kernel-tuner: the family configurations as a Kernel Tuner cache; predictions-jsonl: the forecasts in the GPU
-// Forecasters predictions shape; rewards-jsonl: the reward components of each forecast for RL training.
+// a run (or a recording) as a dataset (ARCHITECTURE §8). pairs-jsonl: every measured candidate becomes an (anchor,
+// candidate, hardware, speedup) row of the GPU Forecasters eval set, the anchor being its measured parent, else the
+// reference (failed candidates are not rows there); events-jsonl: the run's log (candidates, forecasts, gating,
+// measurements, steering commands) in write order; kernel-tuner: the family configurations as a Kernel Tuner cache;
+// predictions-jsonl: the forecasts in the GPU Forecasters predictions shape; rewards-jsonl: the reward components of
+// each forecast for RL training.
 #include "engine/cli/cli.h"
 #include "engine/cli/export_datasets.h"
 #include "engine/cli/problem_arg.h"
@@ -13,12 +14,15 @@
 #include "core/forecasters_import.h"
 #include "core/run_store.h"
 #include "engine/atomic_file.h"
+#include "engine/unified_diff.h"
+#include "core/text_util.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <fstream>
 #include <ostream>
@@ -40,41 +44,63 @@ struct ExportArgs {
 };
 
 // Family configurations are compiled with -D defines; a pair must stand alone, so the values become #defines.
-std::string standalone_source(const Candidate& c) {
-    std::string head;
-    for (const auto& [k, v] : c.tunables)
-        head += "#define " + k + " " + std::to_string(v) + "\n";
-    return head + c.source;
+std::string program_with_defines_of(const Candidate& c) {
+    return program_with_defines(c.source, c.tunables);
 }
 
+// A pair is a candidate against its anchor (DESIGN §3): its parent when the parent was measured correct, else the
+// reference. anchor_code is the anchor's program and the speedup is S = t_anchor / t_candidate, which is what the
+// GPU Forecasters pair schema means; the speedup over the reference stays in the extra fields.
 // Returns the number of failed candidates left out.
 int export_pairs(RunStore& store, const RunInfo& run, const std::string& run_file, std::ostream& out) {
     int failed = 0;
-    std::string anchor;
-    for (const auto& c : store.candidates(run.id))
-        if (c.mutator == Mutator::Reference)
-            anchor = c.source;
+    const std::vector<Candidate> candidates = store.candidates(run.id);
+    const auto measurements = store.measurementsOfRun(run.id);
+    std::map<int64_t, const Candidate*> by_id;
+    const Candidate* reference = nullptr;
+    for (const auto& c : candidates) {
+        by_id[c.id] = &c;
+        if (c.mutator == Mutator::Reference && !reference)
+            reference = &c;
+    }
+    auto measured_speedup = [&](int64_t id) -> std::optional<double> {
+        const auto it = measurements.find(id);
+        if (it == measurements.end() || it->second.empty())
+            return std::nullopt;
+        const Measurement& m = it->second.back().measurement;
+        if (m.status != Status::Ok || !(m.speedup > 0))
+            return std::nullopt;
+        return m.speedup;
+    };
     std::vector<ImportedPair> pairs;
     const BinScheme scheme = BinScheme::gfV2();
-    for (const auto& c : store.candidates(run.id)) {
-        const auto ms = store.measurementsFor(c.id);
-        if (ms.empty() || ms.back().measurement.device_kind == "compiler" ||
-            ms.back().measurement.status == Status::NotRecorded)
+    for (const auto& c : candidates) {
+        const auto mit = measurements.find(c.id);
+        if (mit == measurements.end() || mit->second.empty())
             continue;
-        const Measurement& m = ms.back().measurement;
+        const Measurement& m = mit->second.back().measurement;
+        if (m.device_kind == "compiler" || m.status == Status::NotRecorded)
+            continue;
         // Their eval-set rows are measured comparisons (a float speedup, a bin of 1..8): a failed candidate is not
         // a row.
         if (m.status != Status::Ok || !(m.speedup > 0)) {
             ++failed;
             continue;
         }
+        const Candidate* anchor = reference;
+        double anchor_speedup = 1.0;
+        if (const auto parent = by_id.find(c.parent_id); parent != by_id.end() && parent->second != reference)
+            if (const auto s = measured_speedup(c.parent_id)) {
+                anchor = parent->second;
+                anchor_speedup = *s;
+            }
         ImportedPair p;
         p.comparison_id = "run" + std::to_string(run.id) + "-c" + std::to_string(c.id);
         p.pack = run.problem;
         p.hardware = m.device.name;
-        p.anchor_code = anchor;
-        p.candidate_code = standalone_source(c);
-        p.speedup = m.speedup;
+        p.anchor_code = anchor ? program_with_defines_of(*anchor) : std::string();
+        p.candidate_code = program_with_defines_of(c);
+        p.speedup = m.speedup / anchor_speedup;
         p.true_bin = scheme.binOf(*p.speedup);
         p.extra = {{"source_id", c.source_hash},
                    {"source_search", fs::path(run_file).filename().string() + "#run" + std::to_string(run.id)},
@@ -84,7 +110,14 @@ int export_pairs(RunStore& store, const RunInfo& run, const std::string& run_fil
                    {"mutator", to_string(c.mutator)},
                    {"status", to_string(m.status)},
                    {"tunables", c.tunables},
-                   {"static_report", store.staticReportsFor(c.id)}};
+                   {"static_report", store.staticReportsFor(c.id)},
+                   {"anchor_id", anchor && anchor != reference ? anchor->id : int64_t {0}},
+                   {"anchor_label", anchor ? anchor->label : std::string("reference")},
+                   {"anchor_tunables", anchor ? anchor->tunables : std::map<std::string, int64_t> {}},
+                   {"anchor_speedup", anchor_speedup},
+                   {"speedup_over_reference", m.speedup}};
+        if (anchor && anchor != reference)
+            p.extra["anchor_static_report"] = store.staticReportsFor(anchor->id);
         if (m.candidate)
             p.extra["candidate_time_us"] = m.candidate->median_us;
         if (m.reference)

@@ -1,8 +1,9 @@
 // kerncast-cli forecast --problem P --kernel F --surrogate local|llm [--tunable NAME=V ...] [--endpoint URL
-// --model M --samples n] [--device D] [--json]: one kernel's speedup forecast as a distribution over the bins. The
+// --model M --samples n --llm-profile P --abstain] [--device D] [--json]: one kernel's speedup forecast as a distribution over the bins. The
 // kernel is compiled here (NVRTC) for its static report; the local surrogate learns from every recording except
 // this problem's. Exit 0 with a forecast, 2 when the surrogate failed for this kernel, 1 on bad input.
 #include "engine/cli/cli.h"
+#include "engine/cli/llm_options.h"
 #include "engine/cli/problem_arg.h"
 
 #include "core/bins.h"
@@ -32,9 +33,9 @@ struct ForecastArgs {
     std::string kernel;
     std::string surrogate = "local";
     std::vector<std::string> tunables;
-    std::string endpoint;
-    std::string model;
+    LlmOptionArgs llm;
     int samples = 1;
+    bool abstain = false;
     bool show_prompt = false;
 };
 
@@ -75,23 +76,23 @@ void run_forecast(Context& ctx, const ForecastArgs& a) {
     ForecastResult result;
     std::string prompt;
     std::string surrogate_id;
+    std::string model_reasoning;  // the reasoning field of the answer, when the server returns one
     if (a.surrogate == "llm") {
-        LlmConfig cfg = LlmConfig::loadSettings();
-        if (!a.endpoint.empty())
-            cfg.endpoint = a.endpoint;
-        if (!a.model.empty())
-            cfg.model = a.model;
-        cfg.api_key = LlmConfig::resolveApiKey();
+        const LlmConfig cfg = LlmConfig::loadSettings(llm_overrides(a.llm));
         if (cfg.endpoint.empty() || cfg.model.empty())
             throw Error("--surrogate llm needs --endpoint URL and --model NAME (or both in " +
                         LlmConfig::settingsPath() + ")");
         LlmForecasterOptions options;
         options.samples = a.samples;
+        options.abstain = a.abstain;
         LlmForecaster llm(cfg, resources_dir() + "/prompts", options);
         surrogate_id = llm.id();
         auto outcome = llm.forecastWithDetails({query});
         result = outcome.at(0).result;
         prompt = outcome.at(0).prompt.text();
+        for (const auto& sample : outcome.at(0).samples)
+            if (!sample.reply.reasoning.empty())
+                model_reasoning = sample.reply.reasoning;
     } else {
         LocalForecaster local;
         surrogate_id = local.id();
@@ -100,6 +101,16 @@ void run_forecast(Context& ctx, const ForecastArgs& a) {
         result = local.forecast({query}).at(0);
     }
     const BinScheme scheme = BinScheme::gfV2();
+    if (result.deferred) {
+        // Predict-or-defer: the model asks for a measurement. Not a failure: exit 0, and the output says so.
+        if (ctx.json)
+            *ctx.out << nlohmann::json{{"ok", true}, {"surrogate", surrogate_id}, {"deferred", true},
+                                       {"reason", result.error}}.dump(2)
+                     << "\n";
+        else
+            *ctx.out << "surrogate  " << surrogate_id << "\n" << result.error << "\n";
+        return;
+    }
     if (!result.forecast) {
         if (ctx.json)
             *ctx.out << nlohmann::json{{"ok", false}, {"surrogate", surrogate_id}, {"error", result.error}}.dump(2)
@@ -122,6 +133,8 @@ void run_forecast(Context& ctx, const ForecastArgs& a) {
             j["bins"].push_back({{"bin", b}, {"name", scheme.name(b)}, {"p", f.probabilities[b - 1]}});
         if (a.show_prompt)
             j["prompt"] = prompt;
+        if (!model_reasoning.empty())
+            j["model_reasoning"] = model_reasoning;
         *ctx.out << j.dump(2) << "\n";
         return;
     }
@@ -155,9 +168,9 @@ void add_forecast_command(CLI::App& app, Context& ctx) {
         ->check(CLI::IsMember({"local", "llm"}))
         ->capture_default_str();
     cmd->add_option("--tunable", args->tunables, "NAME=VALUE for a tunable of the kernel (repeat)");
-    cmd->add_option("--endpoint", args->endpoint, "OpenAI-compatible base URL");
-    cmd->add_option("--model", args->model, "Model name at the endpoint");
-    cmd->add_option("--samples", args->samples, "Requests averaged")->capture_default_str();
+    add_llm_options(cmd, args->llm);
+    cmd->add_option("--samples", args->samples, "Requests averaged")->check(CLI::Range(1, 64))->capture_default_str();
+    cmd->add_flag("--abstain", args->abstain, "Predict or defer: the model may ask for a measurement instead");
     cmd->add_flag("--prompt", args->show_prompt, "Also print the prompt (LLM surrogate)");
     cmd->callback([&ctx, args] {
         try {

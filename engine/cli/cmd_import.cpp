@@ -10,7 +10,7 @@
 #include "core/kernel_tuner_cache.h"
 #include "core/problem_library.h"
 #include "core/run_store.h"
-#include "engine/atomic_file.h"
+#include "core/text_util.h"
 #include "engine/cli/cli.h"
 #include "engine/cli/problem_arg.h"
 #include "engine/kernel_tuner_interop.h"

@@ -3,9 +3,7 @@
 #include "engine/cli/cli.h"
 #include "engine/cli/problem_arg.h"
 #include "engine/device.h"
-#include "engine/gpu_device.h"
 #include "engine/recorder.h"
-#include "engine/replay_device.h"
 
 #include "core/error.h"
 
@@ -37,10 +35,7 @@ void run_record(Context& ctx, const RecordArgs& args) {
         options.measure.seeds = args.seeds;
         if (args.pytorch_us >= 0)
             options.pytorch_eager_us = args.pytorch_us;
-        if (auto* gpu = dynamic_cast<GpuDevice*>(device.get()))
-            options.ceilings = gpu->ceilings();
-        else if (auto* replay = dynamic_cast<ReplayDevice*>(device.get()))
-            options.ceilings = replay->header().ceilings;
+        options.ceilings = device->ceilings();
 
         const auto summary = record_problem(*device, problem_dir, options, [&ctx](const RecordProgress& p) {
             if (ctx.json)

@@ -2,11 +2,13 @@
 // --budget N --seed K --run FILE [--resume] [--json]: a forecast-gated evolutionary search. A progress bar on a
 // terminal; with --json one summary object on stdout. Exit 0 when the search finished, 1 when it failed.
 #include "engine/cli/cli.h"
+#include "engine/cli/llm_options.h"
 #include "engine/cli/problem_arg.h"
 #include "engine/device.h"
 #include "engine/forecast_query.h"
 #include "engine/measurement_pool.h"
 #include "engine/replay_device.h"
+#include "engine/llm_client.h"
 #include "engine/search_runner.h"
 
 #include "core/error.h"
@@ -20,10 +22,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <ostream>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -40,8 +45,9 @@ struct SearchArgs {
     std::string strategy = "puct";
     std::vector<std::string> mutators{"parametric"};
     std::string run;
-    std::string endpoint;
-    std::string model;
+    LlmOptionArgs llm;
+    int samples = 1;
+    bool abstain = false;
     int64_t budget = 40;
     int64_t forecasts = 0;
     int64_t tokens = 0;
@@ -83,6 +89,40 @@ void apply_pool_args(SearchConfig& cfg, const std::vector<std::string>& devices,
         cfg.pool = pool;
 }
 
+// With --resume the run's stored settings hold: the flags that would change them are named, and a budget flag
+// counts only when it extends the run's budget. Returns what is ignored, e.g. "--gating", "--budget 20 (the run's
+// budget is 40; a budget only grows)".
+std::vector<std::string> ignored_with_resume(const CLI::App& cmd, const SearchArgs& a, const SearchBudgets& stored) {
+    std::vector<std::string> ignored;
+    for (const char* flag : {"--problem", "--device", "--surrogate", "--gating", "--strategy", "--mutator", "--seed",
+                             "--batch", "--measure-per-parent", "--top-k", "--tau", "--pi", "--epsilon",
+                             "--endpoint", "--model"})
+        if (cmd.count(flag) > 0)
+            ignored.push_back(flag);
+    SearchBudgets given = stored;
+    given.measurements = a.budget;
+    given.forecasts = a.forecasts;
+    given.tokens = a.tokens;
+    given.cost_usd = a.cost;
+    given.wall_s = a.wall;
+    const SearchBudgets extended = extended_budgets(stored, given);
+    const auto check = [&](const char* flag, auto given_value, auto stored_value, auto extended_value) {
+        if (cmd.count(flag) == 0 || extended_value == given_value)
+            return;
+        std::ostringstream text;
+        text << flag << " " << given_value << " (the run's budget is "
+             << (stored_value == 0 ? std::string("no limit") : nlohmann::json(stored_value).dump())
+             << "; a budget only grows)";
+        ignored.push_back(text.str());
+    };
+    check("--budget", a.budget, stored.measurements, extended.measurements);
+    check("--forecast-budget", a.forecasts, stored.forecasts, extended.forecasts);
+    check("--token-budget", a.tokens, stored.tokens, extended.tokens);
+    check("--cost-budget", a.cost, stored.cost_usd, extended.cost_usd);
+    check("--time-budget", a.wall, stored.wall_s, extended.wall_s);
+    return ignored;
+}
+
 // KernelBench's fast_p for this one problem, against its reference and against PyTorch eager (the time the
 // recording holds for the problem's `pytorch` expression; unknown on a GPU or for a recording without it).
 nlohmann::json search_fast_p(const SearchConfig& cfg, const SearchSummary& s, const std::string& run_path) {
@@ -114,14 +154,25 @@ nlohmann::json search_fast_p(const SearchConfig& cfg, const SearchSummary& s, co
     return {{"reference", fast_p_json({vs_reference})}, {"pytorch_eager", fast_p_json(eager)}};
 }
 
-void run_search(Context& ctx, SearchArgs& a) {
+void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
     if (a.run.empty())
         throw Error("--run FILE is required: the run store every step is written to");
     SearchConfig cfg;
+    std::vector<std::string> ignored;
+    std::optional<SearchBudgets> stored_budgets;
     if (!a.resume) {
         cfg.problem_dir = fs::absolute(resolve_problem_dir(a.problem)).string();
     } else if (!fs::exists(a.run)) {
         throw Error(SourceLocation{a.run, 0}, "no run file to resume");
+    } else if (RunStore::open(a.run).runs().empty()) {
+        // Killed before it stored its settings: the flags start it over (they need --problem).
+        if (a.problem.empty())
+            throw Error(SourceLocation{a.run, 0}, "the run file holds no run (the search was stopped before it stored "
+                                                  "its settings): start it again with --problem and the other settings");
+        cfg.problem_dir = fs::absolute(resolve_problem_dir(a.problem)).string();
+    } else {
+        stored_budgets = stored_search_config(a.run).budgets;
+        ignored = ignored_with_resume(cmd, a, *stored_budgets);
     }
     apply_pool_args(cfg, a.devices, a.pool);
     cfg.surrogate = a.surrogate;
@@ -140,10 +191,36 @@ void run_search(Context& ctx, SearchArgs& a) {
     cfg.seed = a.seed;
     cfg.batch = a.batch;
     cfg.measure_per_parent = a.measure_per_parent;
-    if (!a.endpoint.empty())
-        cfg.llm["endpoint"] = a.endpoint;
-    if (!a.model.empty())
-        cfg.llm["model"] = a.model;
+    cfg.samples = a.samples;
+    cfg.abstain = a.abstain;
+    const bool uses_llm = cfg.surrogate == "llm" || std::any_of(cfg.mutators.begin(), cfg.mutators.end(), [](auto& m) {
+                              return m.rfind("llm-", 0) == 0;
+                          });
+    // The settings file, then the command line; the run stores the result (never the key).
+    if (uses_llm && !a.resume)
+        cfg.llm = LlmConfig::loadSettings(llm_overrides(a.llm));
+    if (stored_budgets) {
+        // Only the budget flags given extend the run; the defaults of the others must not.
+        const SearchBudgets given = cfg.budgets;
+        cfg.budgets = *stored_budgets;
+        if (cmd.count("--budget"))
+            cfg.budgets.measurements = given.measurements;
+        if (cmd.count("--forecast-budget"))
+            cfg.budgets.forecasts = given.forecasts;
+        if (cmd.count("--token-budget"))
+            cfg.budgets.tokens = given.tokens;
+        if (cmd.count("--cost-budget"))
+            cfg.budgets.cost_usd = given.cost_usd;
+        if (cmd.count("--time-budget"))
+            cfg.budgets.wall_s = given.wall_s;
+    }
+    if (!ignored.empty() && !ctx.json) {
+        std::string list;
+        for (const auto& i : ignored)
+            list += (list.empty() ? "" : ", ") + i;
+        *ctx.err << "kerncast-cli search: --resume continues the run with its stored settings; ignored: " << list
+                 << "\n";
+    }
 
     auto runner = make_search_runner(cfg, resources_dir(), a.run, a.resume);
     const bool bar = !ctx.json && !a.quiet && isatty(STDERR_FILENO);
@@ -177,6 +254,8 @@ void run_search(Context& ctx, SearchArgs& a) {
     if (ctx.json) {
         nlohmann::json j = summary_json(s);
         j["run"] = a.run;
+        if (a.resume)
+            j["ignored_flags"] = ignored;
         j["fast_p"] = search_fast_p(cfg, s, a.run);
         *ctx.out << j.dump(2) << "\n";
     } else {
@@ -184,10 +263,19 @@ void run_search(Context& ctx, SearchArgs& a) {
         std::snprintf(buf, sizeof buf,
                       "%s: %s\nbest %.3fx (candidate #%lld, %s)\n%lld measurements, %lld forecasts, %lld candidates "
                       "in %.1f s\nrun stored in %s (continue with --resume)\n",
-                      s.state.c_str(), s.reason.c_str(), s.best_speedup, (long long)s.best_candidate,
+                      to_string(s.state), s.reason.c_str(), s.best_speedup, (long long)s.best_candidate,
                       s.best_label.c_str(), (long long)s.progress.measurements, (long long)s.progress.forecasts,
                       (long long)s.progress.candidates, s.progress.elapsed_s, a.run.c_str());
         *ctx.out << buf;
+        if (s.progress.llm_calls > 0) {
+            std::snprintf(buf, sizeof buf,
+                          "%lld LLM calls, %lld tokens, $%.4f; %lld cut at the token limit, %lld forecasts deferred "
+                          "to a measurement, %lld duplicates skipped\n",
+                          (long long)s.progress.llm_calls, (long long)s.progress.tokens, s.progress.cost_usd,
+                          (long long)s.progress.llm_truncated, (long long)s.progress.abstained,
+                          (long long)s.progress.duplicates);
+            *ctx.out << buf;
+        }
         if (s.calibration.value("n", 0) > 0) {
             const auto& mm = s.calibration["metrics"];
             std::snprintf(buf, sizeof buf,
@@ -199,8 +287,8 @@ void run_search(Context& ctx, SearchArgs& a) {
             *ctx.out << buf;
         }
     }
-    ctx.exit_code = s.state == "finished" ? 0 : 1;
-    if (s.state != "finished" && !ctx.json)
+    ctx.exit_code = s.state == RunState::Finished ? 0 : 1;
+    if (s.state != RunState::Finished && !ctx.json)
         *ctx.err << "kerncast-cli search: " << s.reason << "\n";
 }
 
@@ -272,16 +360,20 @@ void add_search_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--epsilon", args->epsilon, "Share of trusted candidates measured anyway")
         ->check(CLI::Range(0.0, 1.0))
         ->capture_default_str();
-    cmd->add_option("--endpoint", args->endpoint, "OpenAI-compatible base URL (llm surrogate or mutators)");
-    cmd->add_option("--model", args->model, "Model name at the endpoint");
+    add_llm_options(cmd, args->llm);
+    cmd->add_option("--samples", args->samples, "LLM forecaster: requests per candidate, averaged")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    cmd->add_flag("--abstain", args->abstain,
+                  "LLM forecaster: predict or defer (a second tool lets the model ask for a measurement instead)");
     cmd->add_option("--run", args->run, "Run store file (SQLite)")->required();
     cmd->add_flag("--resume", args->resume, "Continue the run in --run");
     cmd->add_flag("--quiet", args->quiet, "No progress output");
-    cmd->callback([&ctx, args] {
+    cmd->callback([&ctx, args, cmd] {
         try {
             if (args->problem.empty() && !args->resume)
                 throw Error("--problem is required (a name from `kerncast-cli problems list` or a folder)");
-            run_search(ctx, *args);
+            run_search(ctx, *args, *cmd);
         } catch (const std::exception& e) {
             report_failure(ctx, "search", e.what());
         }

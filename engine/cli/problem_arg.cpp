@@ -1,4 +1,5 @@
 #include "engine/cli/problem_arg.h"
+#include "core/text_util.h"
 
 #include "core/error.h"
 #include "core/problem_library.h"
@@ -40,12 +41,7 @@ void report_failure(Context& ctx, const std::string& command, const std::string&
 }
 
 std::string read_kernel_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(SourceLocation{path, 0}, "cannot read the kernel file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return read_text_file(path, "the kernel file");
 }
 
 std::map<std::string, int64_t> parse_tunables(const std::vector<std::string>& args) {

@@ -11,7 +11,7 @@ KERNCAST_PACKAGES=(
     libqscintilla2-qt6-dev libqcustomplot-dev
     nlohmann-json3-dev libdtl-dev libcli11-dev libcurl4-openssl-dev libsqlite3-dev libeigen3-dev libgl-dev
     libxgboost-dev
-    xvfb xauth
+    xvfb xauth clang-format
     openssh-server openssh-client munge slurmctld slurmd slurm-client
 )
 

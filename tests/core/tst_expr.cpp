@@ -159,6 +159,47 @@ private Q_SLOTS:
         }
         QCOMPARE(copy.eval({{"N", 21}}), int64_t{42});
     }
+
+    // Untrusted expressions (problem files, LLM-written kernels) end in an error naming the file and line, never in a
+    // stack overflow; the limits leave room for anything a launch plan needs.
+    void hostileExpressions_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected");
+        const auto repeat = [](const char* s, int n) {
+            QString out;
+            for (int i = 0; i < n; ++i)
+                out += QString::fromLatin1(s);
+            return out;
+        };
+        QTest::newRow("deep parentheses") << repeat("(", 1000) + "1" + repeat(")", 1000)
+                                          << "expected at most 64 levels of parentheses";
+        QTest::newRow("deep calls") << repeat("min(1, ", 300) + "1" + repeat(")", 300)
+                                    << "expected at most 64 levels of parentheses";
+        QTest::newRow("long sign chain") << repeat("-", 2000) + "1" << "expected at most 64 levels";
+        QTest::newRow("too long") << "1" + repeat(" + 1", 100000) << "expected an expression of at most 4096 characters";
+        QTest::newRow("long sum chain") << "1" + repeat("+1", 1000) << "at most 256 operations deep";
+        QTest::newRow("long product chain in a condition") << "1" + repeat("*1", 300) + " > 0"
+                                                           << "at most 256 operations deep";
+    }
+    void hostileExpressions() {
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        const std::string msg = errorOf([&] { Expr::parse(text.toStdString(), {"k.cu", 7}, true); });
+        QVERIFY2(msg.rfind("k.cu:7: ", 0) == 0, msg.c_str());
+        QVERIFY2(msg.find(expected.toStdString()) != std::string::npos, msg.c_str());
+        QVERIFY2(msg.size() < 600, "the message quotes the text shortened");
+    }
+
+    void limitsLeaveRoomForRealExpressions() {
+        std::string nested = "N";
+        for (int i = 0; i < 40; ++i)
+            nested = "max(" + nested + ", 1)";
+        QCOMPARE(Expr::parse(nested).eval({{"N", 5}}), int64_t{5});
+        std::string sum = "1";
+        for (int i = 0; i < 200; ++i)
+            sum += " + 1";
+        QCOMPARE(Expr::parse(sum).eval({}), int64_t{201});
+    }
 };
 
 QTEST_GUILESS_MAIN(TestExpr)

@@ -94,6 +94,12 @@ private Q_SLOTS:
         const std::string msg = errorOf([&] { KernelProgram::load(path); });
         QVERIFY2(msg.rfind(path + ":" + std::to_string(line) + ": ", 0) == 0, msg.c_str());
         QVERIFY2(msg.find(expected.toStdString()) != std::string::npos, msg.c_str());
+        QVERIFY2(msg.size() < 1000, "untrusted text is quoted shortened");
+    }
+
+    void oversizedProgramIsAnError() {
+        const std::string msg = errorOf([] { program(std::string(2 << 20, ' ')); });
+        QVERIFY2(msg.rfind("k.cu: expected a kernel program of at most 1 MiB", 0) == 0, msg.c_str());
     }
 
     void syntaxErrors_data() {
@@ -117,6 +123,24 @@ private Q_SLOTS:
         QTest::newRow("empty where") << "// @kerncast tunable B 64 where" << "expected a condition after 'where'";
         QTest::newRow("bad where") << "// @kerncast tunable B 64 where B <" << "in 'B <'";
         QTest::newRow("scratch clashes with tunable") << "// @kerncast tunable T 1\n// @kerncast scratch T f32 (4)" << "scratch T: the name is already declared";
+        // What an LLM-written kernel can hold: bounded errors, never a crash or a hang.
+        QTest::newRow("deeply nested grid") << "// @kerncast launch k grid(" + QString(2000, '(') + "N" +
+                                                   QString(2000, ')') + ") block(32) args(y)"
+                                            << "expected at most 64 levels of parentheses";
+        QTest::newRow("long smem chain") << "// @kerncast launch k grid(1) block(32) smem(1" + QString("*2").repeated(1000) +
+                                                ") args(y)"
+                                         << "at most 256 operations deep";
+        QTest::newRow("very long directive") << "// @kerncast tunable B" + QString(" 1").repeated(100000)
+                                             << "expected a @kerncast line of at most 8192 characters";
+        QString values;
+        for (int v = 0; v < 300; ++v)
+            values += " " + QString::number(v);
+        QTest::newRow("too many tunable values") << "// @kerncast tunable B" + values
+                                                 << "tunable B lists more than 256 values";
+        QString launches;
+        for (int i = 0; i < 65; ++i)
+            launches += "// @kerncast launch k grid(1) block(32) args(y)\n";
+        QTest::newRow("too many launches") << launches << "k.cu:65: expected at most 64 launch lines";
     }
     void syntaxErrors() {
         QFETCH(QString, plan);

@@ -209,6 +209,20 @@ private Q_SLOTS:
         QTest::newRow("kernelbench not a string") << R"("flops": "M * N",)" << R"("flops": "M * N", "kernelbench": 23,)" << 13
                                                   << "kernelbench: expected a string, found 23";
         QTest::newRow("truncated JSON") << R"("bytes": "4 * M * N + 8 * M")" << R"("bytes": )" << 15 << "invalid JSON";
+        QTest::newRow("number past the largest double") << R"("value": 0.5)" << R"("value": 1e999)" << 12
+                                                        << "invalid JSON at column 58: the number 1e999 is not finite (too large for a double)";
+        QTest::newRow("deeply nested value") << R"("value": 0.5)"
+                                             << QString(R"("value": )") + QString(100000, '[') + QString(100000, ']')
+                                             << 12 << "objects and arrays nest deeper than 64 levels";
+        QTest::newRow("unterminated long string") << R"("flops": "M * N",)"
+                                                  << QString("\"flops\": \"") + QString(200000, 'M') << 13
+                                                  << "must be escaped to \\u000A or \\n; last read: '\"MMMM";
+        QTest::newRow("deeply nested shape expression")
+            << R"(["M", "N"])" << QString("[\"M\", \"") + QString(1000, '(') + "N" + QString(1000, ')') + "\"]" << 8
+            << "buffers[0].shape[1]: expected at most 64 levels of parentheses";
+        QTest::newRow("long flops expression") << R"("flops": "M * N")"
+                                               << QString(R"("flops": "M)") + QString("+M").repeated(100000) + "\"" << 13
+                                               << "flops: expected an expression of at most 4096 characters";
     }
     void malformedInline() {
         QFETCH(QString, from);
@@ -219,6 +233,34 @@ private Q_SLOTS:
         const std::string msg = errorOf([&] { Problem::parse(text, "scale/problem.json"); });
         QVERIFY2(msg.rfind("scale/problem.json:" + std::to_string(line) + ": ", 0) == 0, msg.c_str());
         QVERIFY2(msg.find(expected.toStdString()) != std::string::npos, msg.c_str());
+        QVERIFY2(msg.size() < 1000, "untrusted text is quoted shortened");
+    }
+
+    void oversizedFileIsAnError() {
+        std::string text = validJson(R"("name": "scale")", "\"name\": \"scale\", \"description\": \"" +
+                                                               std::string(2 << 20, 'x') + "\"");
+        const std::string msg = errorOf([&] { Problem::parse(text, "big/problem.json"); });
+        QVERIFY2(msg.rfind("big/problem.json:1: ", 0) == 0, msg.c_str());
+        QVERIFY2(msg.find("at most 1048576 are accepted") != std::string::npos, msg.c_str());
+    }
+
+    void longKernelbenchNameNeitherCrashesNorFloods() {
+        // Half a megabyte of name: checked in one pass (a std::regex here recursed per character and overflowed).
+        const std::string name(500000, 'a');
+        const std::string ok = validJson(R"("flops": "M * N",)", "\"flops\": \"M * N\", \"kernelbench\": \"level1/1_" +
+                                                                    name + ".py\",");
+        Problem::parse(ok, "long/problem.json");
+        const std::string bad = validJson(R"("flops": "M * N",)", "\"flops\": \"M * N\", \"kernelbench\": \"level1/1_" +
+                                                                     name + "-.py\",");
+        const std::string msg = errorOf([&] { Problem::parse(bad, "long/problem.json"); });
+        QVERIFY2(msg.find("expected a KernelBench problem file") != std::string::npos, msg.c_str());
+        QVERIFY2(msg.size() < 1000, "untrusted text is quoted shortened");
+        for (const char* wrong : {"level1/_Softmax.py", "level1/23_.py", "level0/23_Softmax.py", "level1/23Softmax.py",
+                                  "level1/23_Soft max.py", "level12/23_Softmax.py"}) {
+            const std::string text =
+                validJson(R"("flops": "M * N",)", std::string("\"flops\": \"M * N\", \"kernelbench\": \"") + wrong + "\",");
+            QVERIFY2(errorOf([&] { Problem::parse(text, "k/problem.json"); }).find("expected a KernelBench problem file") != std::string::npos, wrong);
+        }
     }
 
     void missingFileIsAnError() {

@@ -10,6 +10,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <cmath>
 
 #include <fstream>
 #include <map>
@@ -91,7 +92,7 @@ private Q_SLOTS:
         QCOMPARE(raw.text("PRAGMA journal_mode"), std::string("wal"));
         QCOMPARE(raw.text("PRAGMA user_version"), std::to_string(RunStore::schemaVersion()));
         for (const char* table : {"runs", "problems", "candidates", "static_reports", "forecasts", "measurements",
-                                  "events", "imported_pairs"}) {
+                                  "events", "imported_pairs", "llm_calls"}) {
             QCOMPARE(raw.text(std::string("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '") +
                               table + "'"),
                      std::string("1"));
@@ -230,6 +231,9 @@ private Q_SLOTS:
                         store.addMeasurement(id, make_measurement(1.0 + r + 0.1 * i + 0.01 * k));
                     Forecast f = Forecast::fromRaw({0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.2, 0.2});
                     f.reasoning = "r" + std::to_string(r) + " i" + std::to_string(i) + " k" + std::to_string(k);
+                    f.tokens_in = 1000 * (r + 1);
+                    f.tokens_out = i;
+                    f.cost_usd = 0.25 * (r + 1);
                     store.addForecast(id, f);
                     StaticReport rep;
                     rep.kernel = f.reasoning;
@@ -244,6 +248,10 @@ private Q_SLOTS:
             QCOMPARE(rs.size(), size_t{4});
             QCOMPARE(ms.size(), size_t{3});  // candidate 0 was never measured
             QCOMPARE(store.forecastCount(runs[r]), int64_t{12});
+            // Tokens and cost of the run's forecasts only: 12 forecasts, tokens_out 0..3 three times each.
+            const RunStore::ForecastUsage usage = store.forecastUsage(runs[r]);
+            QCOMPARE(usage.tokens, static_cast<int64_t>(12 * 1000 * (r + 1) + 3 * (0 + 1 + 2 + 3)));
+            QCOMPARE(usage.cost_usd, 12 * 0.25 * static_cast<double>(r + 1));
             // The column-only outcomes agree with the measurements' JSON, in id order.
             std::vector<std::pair<int64_t, double>> from_json, from_columns;
             for (const auto& [id, list] : ms)
@@ -519,6 +527,51 @@ private Q_SLOTS:
         QVERIFY(reopened.addCandidate(run_id, more) > written.back());
     }
 
+    // A resumed search takes its run back to the last checkpoint: later candidates (with their reports, forecasts
+    // and measurements), later forecasts and measurements of earlier candidates and later events go; the rest stays.
+    void rollBackKeepsTheRowsUpToAPoint() {
+        auto store = RunStore::create(path("rollback.sqlite"));
+        RunInfo run;
+        run.name = "r";
+        const int64_t run_id = store.addRun(run);
+        RunInfo other;
+        other.name = "other run";
+        const int64_t other_id = store.addRun(other);
+        Candidate a = make_candidate("a");
+        store.addCandidate(run_id, a);
+        const int64_t fa = store.addForecast(a.id, Forecast::fromRaw({0, 0, 0, 0, 1, 0, 0, 0}));
+        const int64_t ma = store.addMeasurement(a.id, make_measurement(1.5));
+        const int64_t checkpoint = store.addEvent(run_id, "checkpoint", {});
+        store.addForecast(a.id, Forecast::fromRaw({0, 0, 0, 0, 0, 1, 0, 0}));  // a re-forecast after the checkpoint
+        Candidate b = make_candidate("b", a.id, 1);
+        store.addCandidate(run_id, b);
+        store.addStaticReports(b.id, {StaticReport{}});
+        store.addForecast(b.id, Forecast::fromRaw({0, 0, 0, 0, 1, 0, 0, 0}));
+        store.addMeasurement(b.id, make_measurement(2.0));
+        store.addEvent(run_id, "gating", {{"candidate", b.id}});
+        store.addEvent(run_id, "budgets_extended", {});
+        Candidate c = make_candidate("other run's");
+        store.addCandidate(other_id, c);
+        store.addEvent(other_id, "gating", {});
+
+        store.rollBackRun(run_id, a.id, fa, ma, checkpoint, {"budgets_extended"});
+        QCOMPARE(store.candidates(run_id).size(), size_t{1});
+        QCOMPARE(store.forecastsFor(a.id).size(), size_t{1});
+        QCOMPARE(store.measurementsFor(a.id).size(), size_t{1});
+        QVERIFY(store.staticReportsFor(b.id).empty());
+        QVERIFY(store.forecastsFor(b.id).empty());
+        const auto events = store.events(run_id);
+        QCOMPARE(events.size(), size_t{2});
+        QCOMPARE(events[0].kind, std::string("checkpoint"));
+        QCOMPARE(events[1].kind, std::string("budgets_extended"));
+        // Another run in the file is not touched, and the run goes on from there.
+        QCOMPARE(store.candidates(other_id).size(), size_t{1});
+        QCOMPARE(store.events(other_id).size(), size_t{1});
+        Candidate again = make_candidate("b again", a.id, 1);
+        QVERIFY(store.addCandidate(run_id, again) > a.id);
+        QCOMPARE(QString::fromStdString(store.integrityCheck()), QString("ok"));
+    }
+
     void resumesAfterReopen() {
         const auto file = path("resume.sqlite");
         int64_t run_id = 0;
@@ -594,6 +647,113 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(Error, RunStore::openReadOnly(path("no-such-run.sqlite")));
         std::ofstream(path("not-a-store.sqlite")) << "hello";
         QVERIFY_THROWS_EXCEPTION(Error, RunStore::openReadOnly(path("not-a-store.sqlite")));
+    }
+
+    void llmCallsRoundTripAndSum() {
+        auto store = RunStore::create(path("llm_calls.sqlite"));
+        RunInfo run;
+        run.name = "llm";
+        const int64_t run_id = store.addRun(run);
+        RunInfo other;
+        other.name = "other";
+        const int64_t other_id = store.addRun(other);
+        Candidate seed = make_candidate("seed");
+        store.addCandidate(run_id, seed);
+        Candidate foreign = make_candidate("foreign");
+        store.addCandidate(other_id, foreign);
+
+        LlmCall forecast;
+        forecast.kind = "forecast";
+        forecast.candidate_id = seed.id;
+        forecast.model = "gpt-oss-120b";
+        forecast.prompt = "[system] bins...\n[user] candidate";
+        forecast.reply = R"({"predicted_bin": 5})";
+        forecast.reasoning = "fewer loads; \xff stray byte";  // not UTF-8: stored replaced, not refused
+        forecast.tokens_in = 1200;
+        forecast.tokens_out = 300;
+        forecast.cost_usd = 0.0021;
+        forecast.latency_ms = 812.5;
+        forecast.outcome = "ok";
+        QVERIFY(store.addLlmCall(run_id, forecast) > 0);
+        QCOMPARE(forecast.run_id, run_id);
+
+        LlmCall cut;
+        cut.kind = "mutate_diff";  // a mutation that produced no candidate
+        cut.model = "gpt-oss-120b";
+        cut.prompt = "rewrite";
+        cut.tokens_in = 900;
+        cut.tokens_out = 16384;
+        cut.cost_usd = 0.01;
+        cut.outcome = "truncated";
+        cut.error = "reply cut at 16384 tokens; raise --max-tokens";
+        store.addLlmCall(run_id, cut);
+
+        const auto calls = store.llmCalls(run_id);
+        QCOMPARE(calls.size(), size_t{2});
+        QCOMPARE(calls[0].kind, std::string("forecast"));
+        QCOMPARE(calls[0].candidate_id, seed.id);
+        QCOMPARE(calls[0].prompt, forecast.prompt);
+        QCOMPARE(calls[0].reply, forecast.reply);
+        QVERIFY(calls[0].reasoning.find("fewer loads; ") == 0);
+        QVERIFY(calls[0].reasoning.find('\xff') == std::string::npos);
+        QCOMPARE(calls[0].tokens_out, int64_t{300});
+        QCOMPARE(calls[0].latency_ms, 812.5);
+        QVERIFY(!calls[0].created_at.empty());
+        QCOMPARE(calls[1].candidate_id, int64_t{0});
+        QCOMPARE(calls[1].error, cut.error);
+        QCOMPARE(store.llmCalls(run_id, seed.id).size(), size_t{1});
+        QVERIFY(store.llmCalls(other_id).empty());
+
+        const LlmTotals totals = store.llmTotals(run_id);
+        QCOMPARE(totals.calls, int64_t{2});
+        QCOMPARE(totals.tokens_in, int64_t{2100});
+        QCOMPARE(totals.tokens_out, int64_t{16684});
+        QVERIFY(std::abs(totals.cost_usd - 0.0121) < 1e-12);
+        QCOMPARE(totals.not_ok, int64_t{1});
+        QCOMPARE(totals.truncated, int64_t{1});
+        QCOMPARE(totals.deferred, int64_t{0});
+        QCOMPARE(store.llmTotals(other_id).calls, int64_t{0});
+
+        // Bad rows are refused with a reason and leave nothing behind.
+        LlmCall wrong_kind = forecast;
+        wrong_kind.kind = "mutate";
+        QVERIFY_THROWS_EXCEPTION(Error, store.addLlmCall(run_id, wrong_kind));
+        LlmCall wrong_run = forecast;
+        wrong_run.candidate_id = foreign.id;
+        QVERIFY_THROWS_EXCEPTION(Error, store.addLlmCall(run_id, wrong_run));
+        LlmCall no_outcome = forecast;
+        no_outcome.outcome.clear();
+        QVERIFY_THROWS_EXCEPTION(Error, store.addLlmCall(run_id, no_outcome));
+        QCOMPARE(store.llmTotals(run_id).calls, int64_t{2});
+    }
+
+    // A store written before llm_calls existed (schema 3) opens, keeps its rows and gains the table.
+    void olderStoreGainsLlmCalls() {
+        const auto file = path("schema2.sqlite");
+        int64_t run_id = 0;
+        {
+            auto store = RunStore::create(file);
+            RunInfo run;
+            run.name = "before";
+            run_id = store.addRun(run);
+            Candidate c = make_candidate("kept");
+            store.addCandidate(run_id, c);
+        }
+        {
+            RawDb raw(file);
+            raw.exec("DROP TABLE llm_calls; PRAGMA user_version = 3");
+            QCOMPARE(raw.text("SELECT count(*) FROM sqlite_master WHERE name = 'llm_calls'"), std::string("0"));
+        }
+        auto store = RunStore::open(file);
+        QCOMPARE(store.candidates(run_id).size(), size_t{1});
+        LlmCall call;
+        call.kind = "mutate_rewrite";
+        call.model = "m";
+        call.outcome = "ok";
+        QVERIFY(store.addLlmCall(run_id, call) > 0);
+        RawDb raw(file);
+        QCOMPARE(raw.text("PRAGMA user_version"), std::to_string(RunStore::schemaVersion()));
+        QCOMPARE(raw.text("SELECT count(*) FROM llm_calls"), std::string("1"));
     }
 
     void committedRowsSurviveSigkill() {

@@ -37,7 +37,7 @@ private Q_SLOTS:
         QTest::newRow("one tunable") << "B 64 128 256" << 3;
         QTest::newRow("cartesian product") << "A 1 2 3;B 1 2" << 6;
         QTest::newRow("constraint on the later line") << "A 1 2 3;B 1 2 where A * B <= 4" << 5;
-        // The DESIGN example: 64 and 128 and 256 allow every ROWS, 512 only ROWS 1 and 2.
+        // Block size and rows per block: 64, 128 and 256 allow every ROWS, 512 only ROWS 1 and 2.
         QTest::newRow("design example") << "BLOCK 64 128 256 512;ROWS 1 2 4 where BLOCK*ROWS <= 1024" << 11;
         QTest::newRow("forward reference") << "A 1 2 3 where A < B;B 1 2 3" << 3;
         QTest::newRow("two constraints") << "A 1 2 4 8 where A != 2;B 1 2 4 8 where A * B >= 8 && B <= 4" << 5;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 using namespace kerncast;
 using namespace kerncast::test;
@@ -160,6 +161,41 @@ private slots:
         r = run_cli({"evaluate", "--pairs", m_dir.filePath("missing.jsonl").toStdString(), "--surrogate", "local"});
         QCOMPARE(r.code, 1);
         QVERIFY(r.err.find("missing.jsonl") != std::string::npos);
+    }
+
+    // A hostile pair file: one pair whose problem_name is a number fails that pair's forecast, lines nested too deep
+    // or with a number past the largest double are skipped with their line; the other pairs are scored.
+    void malformedPairsFailOnlyThemselves() {
+        std::ifstream in(m_pairs);
+        std::vector<std::string> lines;
+        for (std::string line; std::getline(in, line);)
+            lines.push_back(line);
+        QCOMPARE(lines.size(), size_t(12));
+        nlohmann::json numbered = nlohmann::json::parse(lines[1]);
+        numbered["pack"] = "elsewhere";
+        numbered["problem_name"] = 7;
+        lines[1] = numbered.dump();
+        lines[2] = std::string(100000, '[') + std::string(100000, ']');
+        lines[3].replace(lines[3].rfind('}'), 1, ", \"huge\": 1e999}");
+        const std::string hostile = m_dir.filePath("hostile.jsonl").toStdString();
+        std::ofstream out(hostile);
+        for (const auto& line : lines)
+            out << line << "\n";
+        out.close();
+        auto r = run_cli({"evaluate", "--pairs", hostile, "--surrogate", "local", "--store",
+                          m_dir.filePath("hostile.sqlite").toStdString(), "--json"});
+        QCOMPARE(r.code, 2);
+        const auto j = nlohmann::json::parse(r.out);
+        QCOMPARE(j["n"].get<int>(), 9);
+        QCOMPARE(j["failed_forecasts"].get<int>(), 1);
+        QCOMPARE(j["skipped_lines"].get<int>(), 2);
+        QVERIFY2(r.err.find("\"problem_name\" must be a string, found number") != std::string::npos, r.err.c_str());
+        QVERIFY2(r.err.find("hostile.jsonl:3: skipped: not JSON (invalid JSON at line 1, column 65: objects and arrays "
+                            "nest deeper than 64 levels)") != std::string::npos,
+                 r.err.c_str());
+        QVERIFY2(r.err.find("hostile.jsonl:4: skipped: not JSON (invalid JSON at line 1") != std::string::npos &&
+                     r.err.find("the number 1e999 is not finite (too large for a double)") != std::string::npos,
+                 r.err.c_str());
     }
 };
 

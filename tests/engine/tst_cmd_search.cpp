@@ -1,5 +1,6 @@
 // kerncast-cli search and export end to end: the JSON summary, a search killed with SIGKILL and resumed with
 // nothing lost, and the three export formats.
+#include "tests/support/chat_replies.h"
 #include "tests/support/cli_runner.h"
 
 #include "core/bins.h"
@@ -8,18 +9,24 @@
 #include "core/run_store.h"
 #include "engine/search_runner.h"
 
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 #include <sstream>
 
 using namespace kerncast;
 using kerncast::test::run_cli;
+using kerncast::test::HttpAnswer;
+using kerncast::test::HttpRequestSeen;
+using kerncast::test::LoopbackHttpServer;
 
 namespace {
 
@@ -120,6 +127,170 @@ private slots:
             QVERIFY2(hashes.insert(c.source_hash).second, "a candidate was proposed twice");
             QVERIFY(store.measurementsFor(c.id).size() <= 1);
         }
+    }
+
+    // A search killed with SIGKILL at random moments (in its first instant, after the reference and the seeds are
+    // measured but before the initial screen, mid-search) and resumed each time ends exactly as the same search run
+    // without interruption: the same counters, trajectory and best.
+    void killedAtRandomMomentsEndsLikeAnUninterruptedRun() {
+        QTemporaryDir dir;
+        const QString cli = QString(KERNCAST_BINARY_DIR) + "/app/kerncast-cli";
+        const QStringList settings = {"--problem", "softmax", "--device", "replay:nvidia-h200", "--surrogate",
+                                      "local", "--gating", "selective", "--budget", "24", "--seed", "7", "--quiet",
+                                      "--json"};
+        const auto summary = [](QProcess& p) {
+            const QByteArray out = p.readAllStandardOutput();
+            return nlohmann::json::parse(out.toStdString(), nullptr, false);
+        };
+
+        QProcess whole;
+        QElapsedTimer clock;
+        clock.start();
+        whole.start(cli, QStringList{"search", "--run", dir.filePath("whole.sqlite")} + settings);
+        QVERIFY(whole.waitForFinished(240000));
+        const qint64 duration_ms = clock.elapsed();
+        const nlohmann::json expected = summary(whole);
+        QVERIFY2(whole.exitCode() == 0 && expected.is_object(), whole.readAllStandardError().constData());
+
+        const std::string run = dir.filePath("killed.sqlite").toStdString();
+        const int roots = 4;  // the reference and softmax's three seeds
+        const auto screened = [&] {
+            try {
+                RunStore store = RunStore::open(run);
+                const auto runs = store.runs();
+                for (const auto& e : runs.empty() ? std::vector<RunEvent>{} : store.events(runs.back().id))
+                    if (e.kind == "gating" && e.payload.value("reason", std::string()).starts_with("initial screening"))
+                        return true;
+            } catch (const std::exception&) {
+            }
+            return false;
+        };
+        std::mt19937 rng(20261124);
+        int kills = 0;
+        bool killed_before_screen = false;
+        nlohmann::json resumed;
+        for (int session = 0;; ++session) {
+            QProcess p;
+            QStringList args{"search", "--run", QString::fromStdString(run)};
+            if (std::filesystem::exists(run))
+                args << "--resume";  // with the settings: they start over a file that holds no run yet
+            p.start(cli, args + settings);
+            QVERIFY(p.waitForStarted());
+            bool finished = false;
+            if (session == 0) {
+                QTest::qWait(5);  // its first instant: at most the schema is written
+            } else if (session == 1) {
+                // After the reference and the seeds are measured, before the initial screen decides.
+                QElapsedTimer waited;
+                waited.start();
+                while (!finished && measured_count(run) < roots && waited.elapsed() < 120000)
+                    finished = p.waitForFinished(2);
+            } else if (session < 8) {
+                finished = p.waitForFinished(std::uniform_int_distribution<int>(50, int(duration_ms))(rng));
+            } else {
+                QVERIFY(p.waitForFinished(240000));  // enough kills: let it finish
+                finished = true;
+            }
+            if (finished) {
+                QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+                resumed = summary(p);
+                break;
+            }
+            p.kill();
+            QVERIFY(p.waitForFinished());
+            ++kills;
+            if (session == 1 && measured_count(run) >= roots && !screened())
+                killed_before_screen = true;
+        }
+        QVERIFY2(kills >= 3, "the search was killed at least in its first instant, before the screen and once more");
+        QVERIFY2(killed_before_screen, "one kill came after the seeds were measured and before the screen");
+        QVERIFY(resumed.is_object());
+        for (const char* key : {"measurements", "forecasts", "candidates", "tokens", "cost_usd", "best_speedup",
+                                "best_candidate", "trajectory"})
+            QVERIFY2(resumed[key] == expected[key],
+                     (std::string(key) + ": " + resumed[key].dump() + " after kills, " + expected[key].dump() +
+                      " uninterrupted")
+                         .c_str());
+        RunStore store = RunStore::open(run);
+        QCOMPARE(store.runs().size(), size_t(1));
+        QCOMPARE(QString::fromStdString(store.integrityCheck()), QString("ok"));
+        QCOMPARE(int64_t(store.forecastCount(store.runs().back().id)), expected["forecasts"].get<int64_t>());
+    }
+
+    // --resume names the flags it ignores and lets a larger budget extend the run; later resumes keep it.
+    void resumeSaysWhatItIgnoresAndExtendsBudgets() {
+        QTemporaryDir dir;
+        const std::string run = dir.filePath("r.sqlite").toStdString();
+        auto r = run_cli({"search", "--problem", "row_sum", "--device", "replay:nvidia-h200", "--surrogate", "local",
+                          "--gating", "selective", "--budget", "8", "--seed", "2", "--run", run, "--quiet"});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        r = run_cli({"search", "--resume", "--run", run, "--gating", "measure-all", "--seed", "9", "--budget", "5"});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        QVERIFY2(r.err.find("--resume continues the run with its stored settings; ignored: --gating, --seed, --budget "
+                            "5 (the run's budget is 8; a budget only grows)") != std::string::npos,
+                 r.err.c_str());
+        r = run_cli({"search", "--resume", "--run", run, "--budget", "12", "--json"});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        auto j = nlohmann::json::parse(r.out);
+        QCOMPARE(j["measurements"].get<int>(), 12);
+        QCOMPARE(j["ignored_flags"].size(), size_t(0));
+        // A resume without --budget keeps the extended budget (not the default of 40).
+        r = run_cli({"search", "--resume", "--run", run, "--json"});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        j = nlohmann::json::parse(r.out);
+        QCOMPARE(j["measurements"].get<int>(), 12);
+        QVERIFY2(j["reason"].get<std::string>().find("measurement budget spent (12)") != std::string::npos,
+                 j.dump().c_str());
+    }
+
+    // An LLM surrogate's tokens come back on resume (every forecast's): a spent token budget makes no more calls.
+    void aSpentTokenBudgetStaysSpentAfterResume() {
+        LoopbackHttpServer server;
+        server.setHandler([](const HttpRequestSeen&) {
+            nlohmann::json args = {{"predicted_bin", 5}, {"reasoning", "test answer"}};
+            for (const char* key : {"p_severe_slowdown", "p_significant_slowdown", "p_moderate_slowdown",
+                                    "p_minor_slowdown", "p_significant_speedup", "p_high_speedup", "p_extreme_speedup"})
+                args[key] = 0.0;
+            args["p_minor_speedup"] = 1.0;
+            const nlohmann::json calls = nlohmann::json::array(
+                {{{"id", "call_1"},
+                  {"type", "function"},
+                  {"function", {{"name", "submit_kernel_runtime_estimate"}, {"arguments", args.dump()}}}}});
+            return HttpAnswer::json(kerncast::test::chatCompletionBody(nullptr, 1500, 500, calls));
+        });
+        QTemporaryDir dir;
+        const std::string run = dir.filePath("tokens.sqlite").toStdString();
+        auto r = run_cli({"search", "--problem", "row_sum", "--device", "replay:nvidia-h200", "--surrogate", "llm",
+                          "--endpoint", server.baseUrl(), "--model", "m", "--gating", "selective", "--budget", "40",
+                          "--token-budget", "5000", "--run", run, "--json"});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        const auto first = nlohmann::json::parse(r.out);
+        QCOMPARE(first["reason"].get<std::string>(), std::string("token budget spent"));
+        QVERIFY(first["tokens"].get<int64_t>() >= 5000);
+        const size_t asked = server.requestCount();
+        QVERIFY(asked > 0);
+        r = run_cli({"search", "--resume", "--run", run, "--json"});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        const auto resumed = nlohmann::json::parse(r.out);
+        QCOMPARE(resumed["reason"].get<std::string>(), std::string("token budget spent"));
+        QCOMPARE(resumed["tokens"], first["tokens"]);
+        QCOMPARE(resumed["forecasts"], first["forecasts"]);
+        QCOMPARE(server.requestCount(), asked);
+    }
+
+    // A run file that holds no run (killed before the settings were stored) starts over with the settings given.
+    void aFileWithoutARunStartsOver() {
+        QTemporaryDir dir;
+        const std::string run = dir.filePath("empty.sqlite").toStdString();
+        RunStore::create(run);
+        auto r = run_cli({"search", "--resume", "--run", run});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.find("holds no run") != std::string::npos && r.err.find("--problem") != std::string::npos,
+                 r.err.c_str());
+        r = run_cli({"search", "--problem", "row_sum", "--device", "replay:nvidia-h200", "--surrogate", "none",
+                     "--gating", "measure-all", "--budget", "6", "--run", run, "--json"});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        QCOMPARE(nlohmann::json::parse(r.out)["measurements"].get<int>(), 6);
     }
 
     void exportsTheRunAsDatasets() {

@@ -4,6 +4,7 @@
 #include "engine/llm_client.h"
 #include "tests/support/chat_replies.h"
 #include "tests/support/error_of.h"
+#include "tests/support/llm_servers.h"
 #include "tests/support/loopback_http_server.h"
 
 #include <QTemporaryDir>
@@ -31,6 +32,22 @@ LlmConfig configFor(const LoopbackHttpServer& server) {
 std::string chatReply(const std::string& content, int promptTokens = 10, int completionTokens = 5,
                       const json& toolCalls = nullptr) {
     return kerncast::test::chatCompletionBody(content, promptTokens, completionTokens, toolCalls);
+}
+
+// One tool whose arguments are {"answer": <integer>}: what every product below is asked for.
+ChatRequest toolRequest(const std::string& text) {
+    ChatRequest r;
+    r.messages = {{"system", "You answer with the tool."}, {"user", text}};
+    r.tools = nlohmann::ordered_json::array(
+        {{{"type", "function"},
+          {"function",
+           {{"name", "submit_answer"},
+            {"description", "The answer."},
+            {"parameters",
+             {{"type", "object"},
+              {"properties", {{"answer", {{"type", "integer"}}}}},
+              {"required", nlohmann::ordered_json::array({"answer"})}}}}}}});
+    return r;
 }
 
 ChatRequest userRequest(const std::string& text, int sample = 0) {
@@ -150,7 +167,6 @@ private Q_SLOTS:
         ChatRequest req = userRequest("answer");
         req.tools = nlohmann::ordered_json::array(
             {{{"type", "function"}, {"function", {{"name", "submit_answer"}, {"parameters", {{"type", "object"}}}}}}});
-        req.tool_choice = {{"type", "function"}, {"function", {{"name", "submit_answer"}}}};
 
         const ChatResult r = client.completeOne(req);
         QVERIFY2(r.ok, r.error.c_str());
@@ -603,6 +619,188 @@ private Q_SLOTS:
             c.timeout_s = 0;
         const std::string error = kerncast::test::errorOf([&] { LlmClient client(c); });
         QVERIFY2(error.find(expected.toStdString()) != std::string::npos, error.c_str());
+    }
+
+    void defaultsSuitReasoningModels() {
+        const LlmConfig c;
+        QCOMPARE(c.temperature, 1.0);
+        QCOMPARE(c.max_tokens, 16384);
+        QCOMPARE(c.timeout_s, 900.0);
+        QCOMPARE(c.profile, LlmProfile::Auto);
+    }
+
+    void eachProfileShapesTheRequest_data() {
+        QTest::addColumn<QString>("profile");
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("toolChoice");   // "named", "required", "" (no tools: response_format)
+        QTest::addColumn<QString>("limitField");
+        QTest::addColumn<bool>("temperature");
+        QTest::newRow("auto") << "auto" << "m" << "named" << "max_tokens" << true;
+        QTest::newRow("openai, chat model") << "openai" << "gpt-4.1" << "named" << "max_completion_tokens" << true;
+        QTest::newRow("openai, reasoning model") << "openai" << "o4-mini" << "named" << "max_completion_tokens"
+                                                 << false;
+        QTest::newRow("vllm") << "vllm" << "m" << "required" << "max_tokens" << true;
+        QTest::newRow("ollama") << "ollama" << "m" << "" << "max_tokens" << true;
+        QTest::newRow("llamacpp") << "llamacpp" << "m" << "" << "max_tokens" << true;
+    }
+    void eachProfileShapesTheRequest() {
+        QFETCH(QString, profile);
+        QFETCH(QString, model);
+        QFETCH(QString, toolChoice);
+        QFETCH(QString, limitField);
+        QFETCH(bool, temperature);
+        LlmConfig c;
+        c.endpoint = "http://127.0.0.1:1/v1";
+        c.model = model.toStdString();
+        c.profile = llm_profile_from_string(profile.toStdString());
+        c.max_tokens = 777;
+        LlmClient client(c);
+        const json body = json::parse(client.requestBody(toolRequest("q")).dump());
+        QCOMPARE(body[limitField.toStdString()].get<int>(), 777);
+        QCOMPARE(body.contains(limitField == "max_tokens" ? "max_completion_tokens" : "max_tokens"), false);
+        QCOMPARE(body.contains("temperature"), temperature);
+        if (toolChoice == "named") {
+            QCOMPARE(body["tool_choice"]["function"]["name"].get<std::string>(), std::string("submit_answer"));
+        } else if (toolChoice == "required") {
+            QCOMPARE(body["tool_choice"].get<std::string>(), std::string("required"));
+        } else {
+            QVERIFY(!body.contains("tools"));
+            QVERIFY(!body.contains("tool_choice"));
+            QCOMPARE(body["response_format"]["type"].get<std::string>(), std::string("json_schema"));
+            QCOMPARE(body["response_format"]["json_schema"]["schema"]["required"][0].get<std::string>(),
+                     std::string("answer"));
+            // The model is told what the object is, in the last message.
+            QVERIFY(body["messages"].back()["content"].get<std::string>().find("submit_answer") != std::string::npos);
+        }
+        QVERIFY_THROWS_EXCEPTION(Error, llm_profile_from_string("lmstudio"));
+    }
+
+    // The auto profile against each product as documented: the first request may be refused (or ignored), the
+    // client switches the shape once, and every later request goes out in the accepted shape at once.
+    void autoProfileAdaptsOncePerEndpoint_data() {
+        QTest::addColumn<int>("product");
+        QTest::addColumn<double>("temperature");
+        QTest::addColumn<int>("refusals");  // requests the server refused before the shape fitted
+        QTest::addColumn<QString>("shape");
+        QTest::addColumn<bool>("reasoning");
+        QTest::newRow("openai reasoning model") << int(test::LlmProduct::OpenAiReasoning) << 1.0 << 1
+                                                << "tools, tool_choice named, max_completion_tokens, temperature"
+                                                << false;
+        QTest::newRow("openai reasoning model, temperature 0.2")
+            << int(test::LlmProduct::OpenAiReasoning) << 0.2 << 2
+            << "tools, tool_choice named, max_completion_tokens, no temperature" << false;
+        QTest::newRow("vllm") << int(test::LlmProduct::Vllm) << 1.0 << 0
+                              << "tools, tool_choice named, max_tokens, temperature" << true;
+        QTest::newRow("vllm gpt-oss ignores the named form")
+            << int(test::LlmProduct::VllmGptOss) << 1.0 << 0 << "tools, tool_choice required, max_tokens, temperature"
+            << true;
+        QTest::newRow("ollama model without tools")
+            << int(test::LlmProduct::Ollama) << 1.0 << 1
+            << "JSON content (response_format json_schema), max_tokens, temperature" << true;
+        QTest::newRow("llama.cpp without --jinja")
+            << int(test::LlmProduct::LlamaCpp) << 1.0 << 1
+            << "JSON content (response_format json_schema), max_tokens, temperature" << true;
+    }
+    void autoProfileAdaptsOncePerEndpoint() {
+        QFETCH(int, product);
+        QFETCH(double, temperature);
+        QFETCH(int, refusals);
+        QFETCH(QString, shape);
+        QFETCH(bool, reasoning);
+        test::EmulatedLlmServer server(static_cast<test::LlmProduct>(product),
+                                       [](test::LlmTask, const json&, int n) { return json{{"answer", n}}.dump(); });
+        LlmConfig c = configFor(server.http());
+        c.model = server.model();
+        c.temperature = temperature;
+        c.max_tokens = 4096;
+        LlmClient client(c);
+        const ChatResult first = client.completeOne(toolRequest("first"));
+        QVERIFY2(first.ok, first.error.c_str());
+        QCOMPARE(first.tool_calls.size(), size_t{1});
+        QCOMPARE(first.tool_calls[0].name, std::string("submit_answer"));
+        QVERIFY(json::parse(first.tool_calls[0].arguments).contains("answer"));
+        QCOMPARE(server.refused(), refusals);
+        QCOMPARE(QString::fromStdString(client.shape().describe()), shape);
+        QCOMPARE(QString::fromStdString(first.shape), shape);
+        QCOMPARE(first.reasoning.empty(), !reasoning);
+        QVERIFY(first.prompt.find("[user]\nfirst") != std::string::npos);
+
+        // Remembered: a batch afterwards is accepted as sent, and a second client sharing the memory starts there.
+        const int answeredBefore = server.answered();
+        const auto batch = client.complete({toolRequest("a"), toolRequest("b"), toolRequest("c")});
+        for (const auto& r : batch)
+            QVERIFY2(r.ok && r.tool_calls.size() == 1, r.error.c_str());
+        QCOMPARE(server.refused(), refusals);
+        QCOMPARE(server.answered(), answeredBefore + 3);
+        const auto changes = client.shapeMemory()->takeChanges();
+        QCOMPARE(changes.size() > 0, shape != "tools, tool_choice named, max_tokens, temperature");
+        LlmClient second(c);
+        second.setShapeMemory(client.shapeMemory());
+        QCOMPARE(second.shape(), client.shape());
+    }
+
+    void aNamedProfileDoesNotAdapt() {
+        test::EmulatedLlmServer server(test::LlmProduct::LlamaCpp,
+                                       [](test::LlmTask, const json&, int) { return std::string(R"({"answer": 1})"); });
+        LlmConfig c = configFor(server.http());
+        c.model = server.model();
+        c.profile = LlmProfile::Vllm;  // the wrong server: tools with "required"
+        LlmClient client(c);
+        const ChatResult r = client.completeOne(toolRequest("q"));
+        QVERIFY(!r.ok);
+        // llama.cpp's 500 for --jinja is an answer about its start-up flags: not retried (max_retries is 2 here).
+        QCOMPARE(server.http().requestCount(), size_t{1});
+        QVERIFY2(r.error.find("tools param requires --jinja flag") != std::string::npos, r.error.c_str());
+        QCOMPARE(r.http_status, 500);
+    }
+
+    void aTruncatedReplyIsAClearCountedFailure() {
+        test::EmulatedLlmServer server(test::LlmProduct::Vllm, [](test::LlmTask, const json&, int) {
+            return json{{"answer", 1}, {"padding", std::string(400, 'x')}}.dump();
+        });
+        LlmConfig c = configFor(server.http());
+        c.model = server.model();
+        c.max_tokens = 40;
+        c.price_out_per_mtok = 10;
+        LlmClient client(c);
+        const ChatResult r = client.completeOne(toolRequest("q"));
+        QVERIFY(!r.ok);
+        QVERIFY(r.truncated);
+        QCOMPARE(r.error, std::string("reply cut at 40 tokens; raise --max-tokens"));
+        QCOMPARE(r.tokens_out, int64_t{40});  // spent all the same
+        QCOMPARE(r.cost_usd, 40 * 10 / 1e6 + r.tokens_in * 0.0);
+        QCOMPARE(server.http().requestCount(), size_t{1});  // not retried: the same limit cuts it again
+        const LlmCall call = llm_call_from(r, "forecast", c.model);
+        QCOMPARE(call.outcome, std::string("truncated"));
+        QCOMPARE(call.error, r.error);
+        // Not cached either: a higher limit gets a real answer.
+        c.max_tokens = 4096;
+        LlmClient wider(c);
+        QVERIFY(wider.completeOne(toolRequest("q")).ok);
+    }
+
+    void theKeyCanBeAReferenceToAVariable() {
+        QTemporaryDir dir;
+        EnvGuard xdg("XDG_CONFIG_HOME", dir.path().toStdString());
+        EnvGuard k("KERNCAST_API_KEY", "");
+        EnvGuard o("OPENAI_API_KEY", "o1");
+        EnvGuard mine("MY_LAB_LLM_KEY", kKey);
+        std::filesystem::create_directories(dir.path().toStdString() + "/kerncast");
+        std::ofstream(LlmConfig::settingsPath())
+            << json{{"endpoint", "http://gpu-box:8000/v1"}, {"model", "m"}, {"profile", "vllm"},
+                    {"price_in_per_mtok", 0.15}, {"price_out_per_mtok", 0.6}, {"api_key_env", "MY_LAB_LLM_KEY"}}
+                   .dump();
+        const LlmConfig c = LlmConfig::loadSettings(json{{"model", "from-the-command-line"}});
+        QCOMPARE(c.api_key, kKey);
+        QCOMPARE(c.model, std::string("from-the-command-line"));
+        QCOMPARE(c.profile, LlmProfile::Vllm);
+        QCOMPARE(c.price_in_per_mtok, 0.15);
+        const json stored = c;  // what a run keeps: the reference, never the key
+        QCOMPARE(stored["api_key_env"].get<std::string>(), std::string("MY_LAB_LLM_KEY"));
+        QVERIFY(stored.dump().find(kKey) == std::string::npos);
+        std::ofstream(LlmConfig::settingsPath()) << R"({"profile": "lmstudio"})";
+        const std::string error = kerncast::test::errorOf([] { LlmConfig::loadSettings(); });
+        QVERIFY2(error.find("unknown LLM profile 'lmstudio'") != std::string::npos, error.c_str());
     }
 };
 

@@ -5,10 +5,13 @@
 #include "engine/llm_forecaster.h"
 #include "tests/support/chat_replies.h"
 #include "tests/support/error_of.h"
+#include "tests/support/llm_servers.h"
 #include "tests/support/loopback_http_server.h"
 
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <limits>
 
 #include <fstream>
 
@@ -275,6 +278,22 @@ private Q_SLOTS:
                                              << "\"p_minor_speedup\" must be a number, found \"likely\"";
         QTest::newRow("garbage tool arguments") << "" << "{\"p_severe_slowdown\": 0.1, oops"
                                                 << "the arguments of tool call 'submit_kernel_runtime_estimate'";
+        // Hostile replies: each fails its own forecast with a readable error, without a crash or a hang.
+        QTest::newRow("deeply nested tool arguments") << "" << QString(100000, '[') + QString(100000, ']')
+                                                      << "the arguments of tool call 'submit_kernel_runtime_estimate'";
+        QTest::newRow("1e999 in tool arguments") << "" << "{\"p_severe_slowdown\": 1e999}"
+                                                 << "the arguments of tool call 'submit_kernel_runtime_estimate'";
+        QTest::newRow("deeply nested fenced block") << "```json\n" + QString(100000, '[') + "\n```" << ""
+                                                    << "nest deeper than 64 levels";
+        QTest::newRow("deeply nested object in prose") << "see " + QString("{\"a\": ").repeated(50000) + "1" +
+                                                              QString(50000, '}')
+                                                       << "" << "no tool call and no JSON object in the reply";
+        QTest::newRow("a million unclosed braces") << QString(1000000, '{') << ""
+                                                   << "no tool call and no JSON object in the reply";
+        const double huge = std::numeric_limits<double>::max();
+        QTest::newRow("probabilities past the largest double")
+            << QString::fromStdString(estimate({huge, huge, 0, 0, 0, 0, 0, 0}, 1).dump()) << ""
+            << "the probabilities sum past the largest double";
     }
     void unparseableRepliesAreErrors() {
         QFETCH(QString, content);
@@ -321,6 +340,40 @@ private Q_SLOTS:
         QVERIFY2(results[1].error.find("HTTP 400") != std::string::npos, results[1].error.c_str());
         QVERIFY2(results[1].error.find("context length exceeded") != std::string::npos, results[1].error.c_str());
         QVERIFY(results[2].forecast);
+    }
+
+    // One malformed reply in a batch fails that query alone: a tool name that is a number, a body past the size cap.
+    void malformedRepliesFailOnlyTheirQuery() {
+        LoopbackHttpServer server;
+        server.setHandler([](const HttpRequestSeen& req) {
+            if (req.body.find("numbered_tool") != std::string::npos) {
+                json reply = json::parse(toolReply(estimate(kOneHot5, 5)));
+                reply["choices"][0]["message"]["tool_calls"][0]["function"]["name"] = 42;
+                return HttpAnswer::json(reply.dump());
+            }
+            if (req.body.find("endless_reply") != std::string::npos)
+                return HttpAnswer::json(textReply(std::string(200000, 'x')));
+            return HttpAnswer::json(toolReply(estimate(kOneHot5, 5)));
+        });
+        LlmConfig config = configFor(server);
+        config.max_response_bytes = 100000;
+        LlmForecaster forecaster(config, kPrompts);
+        std::vector<ForecastResult> results;
+        try {
+            results = forecaster.forecast({saxpyQuery("good_kernel"), saxpyQuery("numbered_tool"),
+                                           saxpyQuery("endless_reply"), saxpyQuery("another_good_kernel")});
+        } catch (const std::exception& e) {
+            QFAIL(qPrintable(QString("one malformed reply aborted the batch: ") + e.what()));
+        }
+        QCOMPARE(results.size(), size_t {4});
+        QVERIFY(results[0].forecast);
+        QVERIFY(!results[1].forecast);
+        QVERIFY2(results[1].error.find("tool_calls[0].function.name is number, not a string") != std::string::npos,
+                 results[1].error.c_str());
+        QVERIFY(!results[2].forecast);
+        QVERIFY2(results[2].error.find("is longer than 100000 bytes (max_response_bytes)") != std::string::npos,
+                 results[2].error.c_str());
+        QVERIFY(results[3].forecast);
     }
 
     void averagesSamples() {
@@ -486,6 +539,101 @@ private Q_SLOTS:
         QVERIFY(dumped.dump().find(kKey) == std::string::npos);
         QVERIFY(outcomes[0].prompt.text().find(kKey) == std::string::npos);
         QVERIFY(outcomes[0].samples[0].reply.tool_calls[0].arguments.find(kKey) == std::string::npos);
+    }
+
+    // Predict or defer: two tools; a call of defer_to_measurement is an abstention with its reason, not a failure,
+    // and every call is kept for the run's llm_calls with prompt, reply, reasoning and tokens.
+    void abstainModeOffersTwoToolsAndReadsADeferral() {
+        int n = 0;
+        test::EmulatedLlmServer server(test::LlmProduct::Vllm, [&](test::LlmTask, const json& body, int) {
+            ++n;
+            if (body["tools"].size() != 2)
+                return std::string("{}");
+            if (body["messages"][1]["content"].get<std::string>().find("defer_me") != std::string::npos)
+                return json{{"tool", LlmForecaster::kDeferToolName},
+                            {"arguments", {{"reasoning", "tensor cores or not: cannot tell"}}}}
+                    .dump();
+            return test::estimate_arguments(6);
+        });
+        LlmConfig c = configFor(server.http());
+        c.model = server.model();
+        c.profile = LlmProfile::Vllm;
+        LlmForecasterOptions o;
+        o.abstain = true;
+        LlmForecaster forecaster(c, kPrompts, o);
+        const auto results = forecaster.forecast({saxpyQuery("defer_me"), saxpyQuery("answer_me")});
+        const json body = server.acceptedBodies().at(0);
+        QCOMPARE(body["tools"].size(), size_t{2});
+        QCOMPARE(body["tools"][1]["function"]["name"].get<std::string>(), std::string(LlmForecaster::kDeferToolName));
+        QCOMPARE(body["tool_choice"].get<std::string>(), std::string("required"));  // two tools: the model picks
+
+        QVERIFY(!results[0].forecast);
+        QVERIFY(results[0].deferred);
+        QVERIFY2(results[0].error.find("tensor cores or not") != std::string::npos, results[0].error.c_str());
+        QCOMPARE(results[0].calls.size(), size_t{1});
+        QCOMPARE(results[0].calls[0].outcome, std::string("deferred"));
+        QVERIFY(results[1].forecast);
+        QVERIFY(!results[1].deferred);
+        QCOMPARE(results[1].forecast->predicted_bin, 6);
+        const LlmCall& call = results[1].calls.at(0);
+        QCOMPARE(call.kind, std::string("forecast"));
+        QCOMPARE(call.outcome, std::string("ok"));
+        QVERIFY(call.prompt.find("answer_me") != std::string::npos);
+        QVERIFY(call.reply.find("p_significant_speedup") != std::string::npos);
+        QVERIFY2(call.reasoning.starts_with("Thinking about request"), call.reasoning.c_str());  // reasoning_content
+        QCOMPARE(call.tokens_out, results[1].forecast->tokens_out);
+        QCOMPARE(call.cost_usd, results[1].forecast->cost_usd);
+        QVERIFY(call.cost_usd > 0);
+    }
+
+    // Abstain mode where tools are refused: the object names the tool in the content, and the deferral still reads.
+    void abstainModeWithoutToolsReadsTheContent() {
+        test::EmulatedLlmServer server(test::LlmProduct::Ollama, [](test::LlmTask, const json&, int) {
+            return json{{"tool", LlmForecaster::kDeferToolName}, {"arguments", {{"reasoning", "no idea"}}}}.dump();
+        });
+        LlmConfig c = configFor(server.http());
+        c.model = server.model();
+        LlmForecasterOptions o;
+        o.abstain = true;
+        LlmForecaster forecaster(c, kPrompts, o);
+        const auto results = forecaster.forecast({saxpyQuery()});
+        QVERIFY2(results[0].deferred, results[0].error.c_str());
+        QCOMPARE(server.refused(), 1);  // "does not support tools", then JSON content
+        QVERIFY(server.acceptedBodies().at(0).contains("response_format"));
+    }
+
+    void theReasoningFieldIsTheForecastsReasoningWhenTheToolGivesNone() {
+        test::EmulatedLlmServer server(test::LlmProduct::VllmGptOss, [](test::LlmTask, const json&, int) {
+            json args = json::parse(test::estimate_arguments(3));
+            args.erase("reasoning");
+            return args.dump();
+        });
+        LlmConfig c = configFor(server.http());
+        c.model = server.model();
+        LlmForecaster forecaster(c, kPrompts);
+        const auto results = forecaster.forecast({saxpyQuery()});
+        QVERIFY2(results[0].forecast, results[0].error.c_str());
+        QVERIFY2(results[0].forecast->reasoning.starts_with("Thinking about request"),
+                 results[0].forecast->reasoning.c_str());
+        // gpt-oss ignored the named tool_choice once; the first answer's tokens count too.
+        QCOMPARE(server.answered(), 2);
+        QCOMPARE(results[0].forecast->tokens_out, server.completionTokens());
+    }
+
+    void aTruncatedReplyFailsWithTheLimitAndIsCounted() {
+        test::EmulatedLlmServer server(test::LlmProduct::LlamaCpp,
+                                       [](test::LlmTask, const json&, int) { return test::estimate_arguments(5); });
+        LlmConfig c = configFor(server.http());
+        c.model = server.model();
+        c.profile = LlmProfile::LlamaCpp;
+        c.max_tokens = 30;
+        LlmForecaster forecaster(c, kPrompts);
+        const auto results = forecaster.forecast({saxpyQuery()});
+        QVERIFY(!results[0].forecast);
+        QCOMPARE(results[0].error, std::string("reply cut at 30 tokens; raise --max-tokens"));
+        QCOMPARE(results[0].truncated, 1);
+        QCOMPARE(results[0].calls.at(0).outcome, std::string("truncated"));
+        QCOMPARE(results[0].calls.at(0).tokens_out, int64_t{30});
     }
 };
 

@@ -183,7 +183,7 @@ private slots:
         const LlmConfig llm = loopbackLlmConfig(server);
         c.llm = llm;
         const SearchSummary s = make_search_runner(c, cli::resources_dir(), path, false)->runHere();
-        QCOMPARE(s.state, std::string("finished"));
+        QCOMPARE(s.state, RunState::Finished);
         RunStore store = RunStore::open(path);
         int rewrites = 0, failed_events = 0;
         for (const auto& cand : store.candidates(s.run_id))

@@ -2,6 +2,7 @@
 // made for the problem in tests/data/problems/replay_saxpy.
 #include "core/candidate.h"
 #include "core/error.h"
+#include "core/problem_fingerprint.h"
 #include "engine/device.h"
 #include "engine/forecast_query.h"
 #include "engine/replay_device.h"
@@ -102,6 +103,39 @@ private Q_SLOTS:
         }
     }
 
+    // What the replay device offers beyond measuring, asked through the Device interface (no cast to the class).
+    void capabilitiesThroughTheInterface() {
+        ReplayDevice replay(kFolder);
+        const Device& d = replay;
+        QCOMPARE(d.recordingsFolder(), kFolder);
+        QCOMPARE(d.ceilings().dram_gbps, replay.header().ceilings.dram_gbps);
+        const auto r = request("reference.cu");
+        const std::string hash = content_hash(r.candidate.source, {});
+        const auto recorded = d.recordedStaticReport("replay_saxpy", hash);
+        QVERIFY(recorded.has_value());
+        QCOMPARE(recorded->size(), replay.measure(r).static_report.size());
+        QVERIFY(!d.recordedStaticReport("replay_saxpy", "0000").has_value());
+        QVERIFY(!d.recordedStaticReport("no_such_problem", hash).has_value());
+        // Prepared and measured later: the same answer as measuring at once.
+        const auto prepared = replay.prepareMeasure(r);
+        QCOMPARE(prepared().measurement.speedup, replay.measure(r).measurement.speedup);
+
+        // A device without those capabilities answers with the defaults.
+        struct Bare : Device {
+            std::string id() const override { return "bare"; }
+            DeviceFingerprint fingerprint() const override { return {}; }
+            MeasureOutcome measure(const MeasureRequest&, const ProgressFn&) override {
+                MeasureOutcome o;
+                o.measurement.speedup = 2.5;
+                return o;
+            }
+        } bare;
+        QCOMPARE(bare.recordingsFolder(), std::string());
+        QCOMPARE(bare.ceilings().dram_gbps, 0.0);
+        QVERIFY(!bare.recordedStaticReport("replay_saxpy", hash).has_value());
+        QCOMPARE(bare.prepareMeasure(r)().measurement.speedup, 2.5);
+    }
+
     void unknownProgramIsNotRecorded_data() {
         QTest::addColumn<QString>("edit");
         QTest::newRow("edited source") << "source";
@@ -146,6 +180,9 @@ private Q_SLOTS:
         QTest::newRow("reference") << "reference.cu" << "reference.cu" << false;
         QTest::newRow("description") << "the problem the replay fixture recording was made for"
                                      << "reworded" << true;
+        QTest::newRow("kernelbench counterpart named")
+            << R"("reference": "reference.cu")"
+            << R"("reference": "reference.cu", "kernelbench": "level1/5_Matrix_scalar_multiplication.py")" << true;
         QTest::newRow("unchanged") << "" << "" << true;
     }
     void definitionChangeIsNotRecorded() {
@@ -176,6 +213,25 @@ private Q_SLOTS:
         QVERIFY2(m.reason.find("is not the one recorded") != std::string::npos, m.reason.c_str());
         QVERIFY2(m.reason.find("fingerprint") != std::string::npos, m.reason.c_str());
         QCOMPARE(m.speedup, 0.0);
+    }
+
+    // Every shipped recording replays for the shipped problem it was made for: its fingerprint is the problem
+    // folder's as it is now (an edit to a problem without recording it again would silence its recordings).
+    void shippedRecordingsMatchTheirProblems() {
+        const std::string root = std::string(KERNCAST_SOURCE_DIR) + "/resources";
+        int checked = 0;
+        const QDir recordings(QString::fromStdString(root + "/recordings"));
+        for (const auto& device : recordings.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            ReplayDevice d(root + "/recordings/" + device.toStdString());
+            for (const auto& problem : d.problems()) {
+                const std::string folder = root + "/problems/" + problem;
+                const std::string recorded = d.recording(problem)->header.problem_fingerprint;
+                QVERIFY2(recorded == problem_fingerprint(folder),
+                         (device.toStdString() + "/" + problem + ": recorded for another definition").c_str());
+                ++checked;
+            }
+        }
+        QVERIFY(checked >= 66);  // 33 problems on two devices
     }
 
     // A recording made before headers carried the fingerprint answers nothing: nobody can tell what it measured.

@@ -7,6 +7,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <set>
@@ -67,7 +68,7 @@ private slots:
         Recorder rec;
         runner->setEventCallback(rec.fn());
         const SearchSummary s = runner->runHere();
-        QCOMPARE(s.state, std::string("finished"));
+        QCOMPARE(s.state, RunState::Finished);
         QVERIFY2(s.reason.find("measurement budget") != std::string::npos, s.reason.c_str());
         QCOMPARE(s.progress.measurements, int64_t(14));
         QCOMPARE(rec.events.front().kind, SearchEvent::Kind::RunStarted);
@@ -132,7 +133,7 @@ private slots:
         Recorder rec;
         runner->setEventCallback(rec.fn());
         const SearchSummary s = runner->runHere();
-        QCOMPARE(s.state, std::string("finished"));
+        QCOMPARE(s.state, RunState::Finished);
         QCOMPARE(s.progress.measurements, int64_t(16));
         QVERIFY2(s.progress.forecasts > 2 * s.progress.measurements,
                  (std::to_string(s.progress.forecasts) + " forecasts").c_str());
@@ -166,6 +167,61 @@ private slots:
         QCOMPARE(stored, int(rec.count(SearchEvent::Kind::Gating)));
     }
 
+    // DESIGN §3: a child of a measured parent is forecast against that parent (S = t_parent / t_child); the
+    // reference, the seeds and the initial family configurations against the reference. The stored forecast names its
+    // anchor and the anchor's measured speedup, and the live calibration scores S, not the speedup over the
+    // reference. The replayed problem's recording never teaches its own forecasts: the first forecast of a program of
+    // softmax comes from a model that knows no softmax program, and later ones know the run's own measurements.
+    void forecastsAreAnchoredOnTheMeasuredParent() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        const SearchSummary s = make_search_runner(config("softmax", GatingKind::Selective, "local", 16),
+                                                   cli::resources_dir(), path, false)
+                                    ->runHere();
+        QCOMPARE(s.state, std::string("finished"));
+        RunStore store = RunStore::open(path);
+        std::map<int64_t, Candidate> cands;
+        for (const Candidate& c : store.candidates(s.run_id))
+            cands[c.id] = c;
+        const auto forecasts = store.forecastsOfRun(s.run_id);
+        const auto measurements = store.measurementsOfRun(s.run_id);
+        int against_parent = 0, against_reference = 0;
+        std::vector<std::pair<int64_t, std::string>> reasoning;  // (forecast id, text)
+        for (const auto& [id, list] : forecasts) {
+            const Candidate& c = cands.at(id);
+            for (const StoredForecast& f : list) {
+                reasoning.push_back({f.id, f.forecast.reasoning});
+                if (f.forecast.anchor_id == 0) {
+                    ++against_reference;
+                    QCOMPARE(f.forecast.anchor_speedup, 1.0);
+                    // Only a root, or a child whose parent was not measured correct, is forecast against the reference.
+                    if (c.parent_id) {
+                        const auto m = measurements.find(c.parent_id);
+                        QVERIFY(m == measurements.end() || m->second.back().measurement.status != Status::Ok);
+                    }
+                    continue;
+                }
+                ++against_parent;
+                QCOMPARE(f.forecast.anchor_id, c.parent_id);
+                const auto m = measurements.find(c.parent_id);
+                QVERIFY(m != measurements.end());
+                QCOMPARE(f.forecast.anchor_speedup, m->second.back().measurement.speedup);
+            }
+        }
+        QVERIFY(against_reference >= 2);  // the reference and the seeds at least
+        QVERIFY2(against_parent > against_reference, std::to_string(against_parent).c_str());
+        QVERIFY(s.calibration.value("n", 0) > 0);
+
+        std::sort(reasoning.begin(), reasoning.end());
+        std::vector<std::string> with_count;
+        for (const auto& [id, text] : reasoning)
+            if (text.find("of pack 'softmax'") != std::string::npos)
+                with_count.push_back(text);
+        QVERIFY(with_count.size() > 2);
+        QVERIFY2(with_count.front().find(" 0 of pack 'softmax'") != std::string::npos, with_count.front().c_str());
+        QVERIFY2(with_count.back().find(" 0 of pack 'softmax'") == std::string::npos, with_count.back().c_str());
+    }
+
     // An unsure surrogate would have a selective search measure every child of a parent. A batch measures at most
     // measure_per_parent of them, the most likely to beat the best first; the others wait, trusted.
     void selectiveBatchMeasuresAtMostItsShare() {
@@ -180,7 +236,7 @@ private slots:
         Recorder rec;
         runner->setEventCallback(rec.fn());
         const SearchSummary s = runner->runHere();
-        QCOMPARE(s.state, std::string("finished"));
+        QCOMPARE(s.state, RunState::Finished);
         QCOMPARE(s.progress.measurements, int64_t(20));
         int batches = 0, waited = 0, unsure = 0;
         std::map<int64_t, double> p_above;  // of the batch being gated
@@ -292,7 +348,7 @@ private slots:
         runner->post(stop);
         runner->wait();
         const SearchSummary s = runner->summary();
-        QCOMPARE(s.state, std::string("finished"));
+        QCOMPARE(s.state, RunState::Finished);
         QCOMPARE(s.reason, std::string("stopped by request"));
 
         RunStore store = RunStore::open(path);
@@ -335,11 +391,11 @@ private slots:
         // A new run in the same file is refused: it would mix two searches.
         auto again = make_search_runner(config("row_sum", GatingKind::Selective, "local", 10), cli::resources_dir(),
                                         path, false);
-        QCOMPARE(again->runHere().state, std::string("failed"));
+        QCOMPARE(again->runHere().state, RunState::Failed);
         auto second = make_search_runner(config("row_sum", GatingKind::Selective, "local", 18), cli::resources_dir(),
                                          path, true);
         const SearchSummary b = second->runHere();
-        QCOMPARE(b.state, std::string("finished"));
+        QCOMPARE(b.state, RunState::Finished);
         QCOMPARE(b.run_id, a.run_id);
         QCOMPARE(b.progress.measurements, int64_t(18));
         QVERIFY(b.best_speedup >= a.best_speedup);

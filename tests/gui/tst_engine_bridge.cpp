@@ -8,6 +8,7 @@
 
 #include "core/metrics.h"
 #include "core/run_store.h"
+#include "widgets/diff_view.h"
 #include "widgets/forecast_inspector.h"
 #include "widgets/kernel_editor.h"
 #include "widgets/forecast_scatter_plot.h"
@@ -78,6 +79,16 @@ class TestEngineBridge : public QObject {
     Q_OBJECT
     std::unique_ptr<QTemporaryDir> m_dir;
     QString runPath(const QString& name) const { return m_dir->filePath(name); }
+
+    // Shows the window and starts a saxpy search with a large budget into `file`.
+    void startSaxpySearch(MainWindow& w, const QString& file) {
+        w.show();
+        QTRY_VERIFY_WITH_TIMEOUT(w.isReady(), 60000);
+        QVERIFY(w.runControl()->setProblemDir(kResources + QStringLiteral("/problems/saxpy")));
+        QVERIFY(w.runControl()->setDeviceId(kDevice));
+        w.runControl()->setBudget(200);
+        QVERIFY(w.startSearch(runPath(file)));
+    }
 
 private Q_SLOTS:
     void initTestCase() {
@@ -332,6 +343,97 @@ private Q_SLOTS:
         const std::vector<std::string> kinds = eventKinds(path);
         for (const char* kind : {"submit_kernel", "stop", "finished"})
             QVERIFY2(contains(kinds, kind), kind);
+    }
+
+    // A family configuration's source uses its tunables (BLOCK, VEC, ITEMS) as -D defines: an edited copy submitted
+    // from the editor keeps them, so it compiles and is forecast like any child.
+    void anEditedFamilyCandidateKeepsItsTunables() {
+        MainWindow w({kResources, false});
+        startSaxpySearch(w, QStringLiteral("family.sqlite"));
+        if (QTest::currentTestFailed())
+            return;
+        w.bridge()->pause();
+        QTRY_COMPARE_WITH_TIMEOUT(w.bridge()->state(), EngineBridge::State::Paused, 240000);
+        const auto& rows = w.populationModel()->rows();
+        const auto family = std::find_if(rows.begin(), rows.end(), [](const CandidateRow& r) {
+            return r.mutator == Mutator::Parametric && r.status != QLatin1String("compile_error");
+        });
+        QVERIFY2(family != rows.end(), "the seeding measures family configurations");
+        const qint64 parent = family->id;
+        QVERIFY(w.selectCandidate(parent));
+        QVERIFY(!w.editor()->isReadOnly());
+        QVERIFY(w.editor()->source().contains(QStringLiteral("BLOCK")));
+        const int before = w.populationModel()->rowCount();
+        w.editor()->setSource(QStringLiteral("// edited by hand\n") + w.editor()->source(),
+                              QStringLiteral("candidate.cu"));
+        w.editor()->setReadOnly(false);
+        w.editor()->submitAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(w.populationModel()->rowCount() > before, 60000);
+        const qint64 submittedId = w.populationModel()->row(before).id;
+        const auto submitted = [&] { return w.populationModel()->row(w.populationModel()->rowOfId(submittedId)); };
+        QCOMPARE(submitted().mutator, Mutator::Human);
+        QCOMPARE(submitted().parent_id, parent);
+        QTRY_VERIFY_WITH_TIMEOUT(submitted().hasForecast(), 60000);
+        QVERIFY2(submitted().status != QLatin1String("compile_error"), qPrintable(submitted().reason));
+        QVERIFY(submitted().registers > 0);  // compiled: its static report is there
+        RunStore store = RunStore::open(runPath(QStringLiteral("family.sqlite")).toStdString());
+        QCOMPARE(store.candidate(submittedId)->tunables, store.candidate(parent)->tunables);
+        w.bridge()->stop();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.bridge()->isActive(), 60000);
+    }
+
+    // While a search runs and nobody has picked a row, the editor, diff and inspector show the newest best candidate;
+    // once a person picks a row, they stay on it.
+    void theViewsFollowTheNewestBestUntilARowIsPicked() {
+        MainWindow w({kResources, false});
+        startSaxpySearch(w, QStringLiteral("follow.sqlite"));
+        if (QTest::currentTestFailed())
+            return;
+        const auto bestId = [&] {
+            qint64 id = 0;
+            double best = 0;
+            for (const CandidateRow& r : w.populationModel()->rows())
+                if (r.measured_speedup && *r.measured_speedup > best) {
+                    best = *r.measured_speedup;
+                    id = r.id;
+                }
+            return id;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(bestId() != 0, 240000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.inspector()->candidateId(), bestId(), 10000);
+        QCOMPARE(w.selectedCandidate(), bestId());
+        QVERIFY(w.followsBest());
+        // The diff's right side is the best candidate's source, as the editor shows it (the diff pads with blank
+        // lines where the other side has more).
+        QVERIFY(!w.editor()->source().isEmpty());
+        const auto nonBlank = [](const QString& text) {
+            QStringList lines = text.split(QLatin1Char('\n'));
+            lines.removeAll(QString());
+            return lines.join(QLatin1Char('\n'));
+        };
+        QVERIFY(nonBlank(w.diffView()->rightEditor()->source()).endsWith(nonBlank(w.editor()->source())));
+
+        // A click on another row (the reference, which is never the best) holds the views there.
+        w.bridge()->pause();
+        QTRY_COMPARE_WITH_TIMEOUT(w.bridge()->state(), EngineBridge::State::Paused, 60000);
+        const auto& rows = w.populationModel()->rows();
+        const auto reference = std::find_if(rows.begin(), rows.end(),
+                                            [](const CandidateRow& r) { return r.mutator == Mutator::Reference; });
+        QVERIFY(reference != rows.end());
+        const qint64 picked = reference->id;
+        const QModelIndex index =
+            w.populationProxy()->mapFromSource(w.populationModel()->indexOfId(picked));
+        w.populationView()->setCurrentIndex(index);
+        QVERIFY(!w.followsBest());
+        QCOMPARE(w.inspector()->candidateId(), picked);
+        QSignalSpy ended(&w, &MainWindow::searchEnded);
+        w.runControl()->setBudget(200);
+        w.bridge()->resume();
+        QTest::qWait(1500);
+        w.bridge()->stop();
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 60000);
+        QCOMPARE(w.inspector()->candidateId(), picked);
+        QCOMPARE(w.selectedCandidate(), picked);
     }
 
     void aNewStartDropsTheOldRunsBatches() {

@@ -1,3 +1,4 @@
+#include "core/run_store.h"
 #include "widgets/forecast_inspector.h"
 
 #include <QImage>
@@ -93,6 +94,46 @@ private Q_SLOTS:
         QCOMPARE(text(inspector, "predictedBinValue"), QStringLiteral("no forecast yet"));
         QVERIFY(inspector.distribution()->probabilities().isEmpty());
         QVERIFY(text(inspector, "maxProbabilityValue").isEmpty());
+    }
+
+    // A search run's stored calls: the mutation that wrote the candidate and its forecasts, with prompt, reply and
+    // reasoning; a deferred forecast says so where the predicted bin would be.
+    void showsTheModelCalls() {
+        ForecastInspector inspector;
+        CandidateRow row = rowWith(QStringLiteral("pending"));
+        row.probabilities = {};
+        row.predicted_bin = 0;
+        inspector.setCandidate(row);
+        LlmCall rewrite;
+        rewrite.kind = "mutate_rewrite";
+        rewrite.model = "openai/gpt-oss-120b";
+        rewrite.prompt = "[user]\nWrite a faster kernel";
+        rewrite.reply = "```cuda\n// faster\n```";
+        rewrite.tokens_in = 900;
+        rewrite.tokens_out = 1200;
+        rewrite.cost_usd = 0.0123;
+        rewrite.latency_ms = 2500;
+        rewrite.outcome = "ok";
+        LlmCall forecast = rewrite;
+        forecast.kind = "forecast";
+        forecast.prompt = "[system]\nbins\n\n[user]\nthe candidate";
+        forecast.reply = "defer_to_measurement {\"reasoning\": \"cannot tell\"}";
+        forecast.reasoning = "The loads might coalesce or not.";
+        forecast.outcome = "deferred";
+        inspector.setLlmCalls({rewrite, forecast});
+        const QString calls = inspector.findChild<QPlainTextEdit*>(QStringLiteral("llmCallsText"))->toPlainText();
+        QVERIFY2(calls.contains("mutate_rewrite · ok · openai/gpt-oss-120b · 900 in / 1200 out tokens · $0.0123 · 2.5 s"),
+                 qPrintable(calls));
+        QVERIFY(calls.contains("forecast · deferred"));
+        QVERIFY(calls.contains("Reply:\n```cuda"));
+        QVERIFY(calls.contains("Reasoning:\nThe loads might coalesce or not."));
+        QCOMPARE(inspector.findChild<QPlainTextEdit*>(QStringLiteral("promptText"))->toPlainText(),
+                 QStringLiteral("[system]\nbins\n\n[user]\nthe candidate"));
+        QCOMPARE(inspector.findChild<QPlainTextEdit*>(QStringLiteral("reasoningText"))->toPlainText(),
+                 QStringLiteral("The loads might coalesce or not."));
+        QVERIFY(text(inspector, "predictedBinValue").contains("deferred"));
+        inspector.setLlmCalls({});
+        QVERIFY(inspector.findChild<QPlainTextEdit*>(QStringLiteral("llmCallsText"))->toPlainText().isEmpty());
     }
 
     void failedMeasurementShowsItsReason() {

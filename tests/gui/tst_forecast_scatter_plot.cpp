@@ -105,6 +105,42 @@ private Q_SLOTS:
         QCOMPARE(plot.pixelOf(5).y(), plot.customPlot()->yAxis->coordToPixel(-0.5));
     }
 
+    // On a narrow plot the tick labels keep apart and the legend sits under the axes, never over the points.
+    void aNarrowPlotKeepsItsLabelsApartAndItsPointsUncovered_data() {
+        QTest::addColumn<int>("width");
+        QTest::newRow("narrow") << 300;
+        QTest::newRow("medium") << 520;
+        QTest::newRow("wide") << 1100;
+    }
+    void aNarrowPlotKeepsItsLabelsApartAndItsPointsUncovered() {
+        QFETCH(int, width);
+        ForecastScatterPlot plot;
+        std::vector<ForecastPoint> points;
+        for (int i = 0; i <= 40; ++i)  // about twelve doublings each way: many candidate ticks
+            points.push_back({i + 1, -4.0 + i * 0.2, -4.0 + i * 0.21, 0.5});
+        plot.setPoints(points);
+        showAt(plot, QSize(width, 420));
+        QCustomPlot* qcp = plot.customPlot();
+        qcp->replot();
+        qcp->replot();  // tick counts follow the axis length laid out by the first pass
+        QCPAxisRect* rect = qcp->axisRect();
+        QCPAxis* x = rect->axis(QCPAxis::atBottom);
+        const QFontMetrics metrics(x->tickLabelFont());
+        const QVector<double> ticks = x->tickVector();
+        const QVector<QString> labels = x->tickVectorLabels();
+        QVERIFY(ticks.size() >= 2);
+        for (int i = 1; i < ticks.size(); ++i) {
+            const double gap = x->coordToPixel(ticks[i]) - x->coordToPixel(ticks[i - 1]);
+            const double needed = (metrics.horizontalAdvance(labels[i]) + metrics.horizontalAdvance(labels[i - 1])) / 2.0;
+            QVERIFY2(gap > needed + 4, qPrintable(QStringLiteral("labels %1 and %2: %3 px apart, need %4")
+                                                      .arg(labels[i - 1], labels[i])
+                                                      .arg(gap)
+                                                      .arg(needed)));
+        }
+        QVERIFY(qcp->legend->visible());
+        QVERIFY2(!qcp->legend->outerRect().intersects(rect->rect()), "the legend lies outside the axes");
+    }
+
     void clickingAPointEmitsItsCandidate_data() {
         QTest::addColumn<qint64>("id");
         QTest::addColumn<QPoint>("offset");  // from the point's centre, in pixels

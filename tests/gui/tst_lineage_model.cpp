@@ -2,6 +2,8 @@
 #include "widgets/population_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
+#include <QTreeView>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -145,6 +147,29 @@ private Q_SLOTS:
         QCOMPARE(lineage.index(node.row(), LineageModel::SpeedupColumn, node.parent()).data().toString(),
                  population.index(1, PopulationModel::SpeedupColumn).data().toString());
         QCOMPARE(lineage.populationRow(node), 1);
+    }
+
+    // The tree column is indented by depth, so a deep lineage pushes its text out of view: the id must not be in it.
+    void theIdStaysInViewAtAnyDepth() {
+        std::vector<CandidateRow> chain;
+        for (int64_t id = 1; id <= 16; ++id)
+            chain.push_back(makeRow(id, id - 1));
+        Tree tree(std::move(chain));
+        QTreeView view;
+        view.setModel(&tree.lineage);
+        view.resize(420, 400);
+        view.expandAll();
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QModelIndex deepest = tree.lineage.indexOfId(16, LineageModel::IdColumn);
+        QVERIFY(deepest.isValid());
+        QCOMPARE(deepest.data().toLongLong(), 16);
+        view.scrollTo(deepest);
+        const QRect cell = view.visualRect(deepest);
+        QVERIFY2(cell.width() >= view.fontMetrics().horizontalAdvance(QStringLiteral("16")),
+                 qPrintable(QStringLiteral("the id cell is %1 px wide").arg(cell.width())));
+        QVERIFY(cell.left() >= 0 && cell.right() <= view.viewport()->width());
+        QCOMPARE(tree.lineage.headerData(LineageModel::IdColumn, Qt::Horizontal).toString(), QStringLiteral("Id"));
     }
 
     void followsUpdatesAndResets() {

@@ -1,11 +1,15 @@
 #include "app/gui/command_line.h"
 #include "app/gui/main_window.h"
 #include "app/gui/run_control_panel.h"
+#include "app/gui/translations.h"
+#include "app/gui/window_layout.h"
 
 #include "core/run_store.h"
 #include "widgets/forecast_inspector.h"
 #include "widgets/population_model.h"
+#include "widgets/population_filter_proxy.h"
 #include "widgets/reliability_plot.h"
+#include "widgets/search_progress_plot.h"
 
 #include "engine/replay_device.h"
 #include "widgets/device_list_model.h"
@@ -17,6 +21,13 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QLineEdit>
+#include <QMenuBar>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolButton>
+#include <QHeaderView>
+#include <QProgressBar>
 #include <QSlider>
 #include <QSpinBox>
 #include <QDir>
@@ -24,6 +35,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QLocale>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -34,6 +46,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 
 using namespace kerncast;
@@ -124,6 +137,37 @@ private Q_SLOTS:
     }
 
     void cleanup() { m_resources.reset(); }
+
+    // Problem folders with hostile files (nesting past any stack in problem.json, an endless launch expression) are
+    // listed with their errors; the window starts.
+    void hostileProblemFoldersAreListedWithTheirErrors() {
+        copyFolder(kFixture, problemsDir() + QStringLiteral("/deep_json"));
+        writeFile(problemsDir() + QStringLiteral("/deep_json/problem.json"),
+                  "{\"name\": \"deep\", \"sizes\": " + QByteArray(300000, '[') + QByteArray(300000, ']') + "}");
+        copyFolder(kFixture, problemsDir() + QStringLiteral("/deep_plan"));
+        QString json = readFile(problemsDir() + QStringLiteral("/deep_plan/problem.json"));
+        json.replace(QStringLiteral("\"name\": \"saxpy\""), QStringLiteral("\"name\": \"deep_plan\""));
+        writeFile(problemsDir() + QStringLiteral("/deep_plan/problem.json"), json.toUtf8());
+        writeFile(problemsDir() + QStringLiteral("/deep_plan/reference.cu"),
+                  "// @kerncast launch saxpy grid(" + QByteArray(3000, '(') + "N" + QByteArray(3000, ')') +
+                      ") block(256) args(x, y, a, N)\nextern \"C\" __global__ void saxpy(const float* x, float* y, "
+                      "float a, int n) {}\n");
+        auto w = openWindow();
+        QSignalSpy ready(w.get(), &MainWindow::ready);
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+        QCOMPARE(w->problemModel()->rowCount(), 4);
+        std::map<QString, QString> errors;
+        for (int r = 0; r < w->problemModel()->rowCount(); ++r) {
+            const QModelIndex status = w->problemModel()->index(r, ProblemListModel::StatusColumn);
+            errors[QFileInfo(status.data(ProblemListModel::DirRole).toString()).fileName()] =
+                status.data(Qt::ToolTipRole).toString();
+        }
+        QVERIFY2(errors["deep_json"].contains(QStringLiteral("problem.json:1: invalid JSON at column")) &&
+                     errors["deep_json"].contains(QStringLiteral("nest deeper than 64 levels")),
+                 qPrintable(errors["deep_json"]));
+        QVERIFY2(errors["deep_plan"].contains(QStringLiteral("reference.cu:1: expected at most 64 levels")),
+                 qPrintable(errors["deep_plan"]));
+    }
 
     void loadsTheLibraryAndShowsTheFirstProblem() {
         auto w = openWindow();
@@ -378,6 +422,177 @@ private Q_SLOTS:
                  qPrintable(failed.front().front().toString()));
     }
 
+    // An opened run shows how it ran, not the run control's defaults: an LLM run's surrogate, endpoint and model, its
+    // gating as last changed, its budgets, and its counters (tokens, measurements against the budget of the last
+    // session, elapsed time).
+    void anOpenedRunShowsHowItRan() {
+        const QString path = m_resources->filePath(QStringLiteral("llm-run.sqlite"));
+        {
+            RunStore store = RunStore::create(path.toStdString());
+            SearchConfig config;
+            config.problem_dir = (problemsDir() + QStringLiteral("/saxpy")).toStdString();
+            config.device = "replay:test-gpu";
+            config.surrogate = "llm";
+            config.mutators = {"llm-rewrite"};
+            config.gating.kind = GatingKind::TopK;
+            config.gating.top_k = 3;
+            config.budgets.measurements = 40;
+            config.budgets.tokens = 500000;
+            config.seed = 11;
+            config.llm = {{"endpoint", "http://127.0.0.1:9/v1"}, {"model", "qwen-test"}};
+            RunInfo run;
+            run.name = "llm run";
+            run.problem = "saxpy";
+            run.device = config.device;
+            run.surrogate = "llm";
+            run.gating = "top-k";
+            nlohmann::json j;
+            to_json(j, config);
+            run.config = j;
+            const int64_t runId = store.addRun(run);
+            Candidate reference;
+            reference.mutator = Mutator::Reference;
+            reference.label = "reference";
+            reference.source = "extern \"C\" __global__ void k() {}";
+            store.addCandidate(runId, reference);
+            for (int i = 0; i < 3; ++i) {
+                Candidate c;
+                c.mutator = Mutator::LlmRewrite;
+                c.label = "rewrite " + std::to_string(i);
+                c.source = reference.source + "\n// " + std::to_string(i);
+                c.parent_id = reference.id;
+                c.generation = 1;
+                store.addCandidate(runId, c);
+                Forecast f = Forecast::fromRaw({0, 0, 0, 0.2, 0.5, 0.3, 0, 0});
+                f.surrogate_id = "llm:qwen-test";
+                f.tokens_in = 100000;
+                f.tokens_out = 40000 + i;
+                f.cost_usd = 0.5;
+                store.addForecast(c.id, f);
+            }
+            for (int i = 0; i < 60; ++i) {
+                Measurement m;
+                m.status = Status::Ok;
+                m.speedup = 1.0 + i / 100.0;
+                m.device_kind = "replay";
+                store.addMeasurement(reference.id, m);
+            }
+            GatingConfig changed;
+            changed.kind = GatingKind::Selective;
+            changed.tau = 0.7;
+            store.addEvent(runId, "checkpoint", {{"rng", "1"}, {"iteration", 3}, {"elapsed_s", 125.0}});
+            store.addEvent(runId, "gating_changed", {{"gating", changed}});
+            store.addEvent(runId, "resumed", {{"measurements", 20}, {"budget_measurements", 60}});
+            store.addEvent(runId, "finished", {{"reason", "measurement budget spent (60)"}});
+        }
+        auto w = openWindow();
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        QSignalSpy loaded(w.get(), &MainWindow::runLoaded);
+        w->openRun(path);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+        RunControlPanel* rc = w->runControl();
+        QCOMPARE(rc->surrogate(), QStringLiteral("llm"));
+        QCOMPARE(rc->endpoint(), QStringLiteral("http://127.0.0.1:9/v1"));
+        QCOMPARE(rc->model(), QStringLiteral("qwen-test"));
+        QCOMPARE(rc->problemDir(), problemsDir() + QStringLiteral("/saxpy"));
+        const SearchConfig shown = rc->config();
+        QCOMPARE(shown.mutators, std::vector<std::string>{"llm-rewrite"});
+        QCOMPARE(shown.gating.kind, GatingKind::Selective);  // as changed during the run
+        QCOMPARE(shown.gating.tau, 0.7);
+        QCOMPARE(shown.budgets.tokens, int64_t{500000});
+        QCOMPARE(shown.seed, uint64_t{11});
+        QCOMPARE(rc->measurementsLabel()->text(), QStringLiteral("Measurements: 60 of 60"));
+        QCOMPARE(rc->progressBar()->maximum(), 60);
+        QCOMPARE(rc->tokensLabel()->text(), QStringLiteral("Tokens: 420,003 ($1.50)"));
+        QCOMPARE(rc->elapsedLabel()->text(), QStringLiteral("Elapsed: 2:05"));
+    }
+
+    void theFirstSizeComesFromTheScreen_data() {
+        QTest::addColumn<QRect>("available");
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("full HD") << QRect(0, 0, 1920, 1050) << QSize(1680, 1050).boundedTo(QSize(1920, 1050));
+        QTest::newRow("large") << QRect(0, 0, 2560, 1400) << QSize(1680, 1050);
+        QTest::newRow("1280x720") << QRect(0, 0, 1280, 720) << QSize(1280, 720);
+        QTest::newRow("1366x768 under a panel") << QRect(0, 32, 1366, 736) << QSize(1366, 736);
+    }
+    void theFirstSizeComesFromTheScreen() {
+        QFETCH(QRect, available);
+        QFETCH(QSize, size);
+        QCOMPARE(initialWindowSize(available), size);
+    }
+
+    // At 1280x720 every dock can be reached (in view, or a tab beside one in view), Start and Pause are in view, the
+    // population shows the outcome columns, and every plot tab is in view.
+    void everyDockIsUsableAt1280x720() {
+        auto w = std::make_unique<MainWindow>(MainWindow::Options{m_resources->path(), true});
+        w->resize(1280, 720);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        QCoreApplication::processEvents();
+        const QRect window = w->rect();
+        for (QDockWidget* dock : w->findChildren<QDockWidget*>()) {
+            QList<QDockWidget*> group = w->tabifiedDockWidgets(dock);
+            group << dock;
+            const auto shown = std::find_if(group.begin(), group.end(), [](QDockWidget* d) {
+                return d->isVisible() && !d->visibleRegion().isEmpty();
+            });
+            QVERIFY2(shown != group.end(), qPrintable(dock->windowTitle()));
+            const QRect at((*shown)->mapTo(w.get(), QPoint(0, 0)), (*shown)->size());
+            QVERIFY2(window.contains(at), qPrintable(dock->windowTitle()));
+            QVERIFY2(at.width() >= 280 && at.height() >= 150,
+                     qPrintable(QStringLiteral("%1: %2x%3").arg((*shown)->windowTitle()).arg(at.width()).arg(at.height())));
+        }
+        for (QAction* action : {w->runControl()->startAction(), w->runControl()->pauseAction()}) {
+            QToolButton* button = nullptr;
+            for (QToolButton* b : w->runControl()->findChildren<QToolButton*>())
+                if (b->defaultAction() == action)
+                    button = b;
+            QVERIFY(button);
+            QVERIFY2(!button->visibleRegion().isEmpty(), qPrintable(action->text()));
+            QVERIFY(window.contains(QRect(button->mapTo(w.get(), QPoint(0, 0)), button->size())));
+        }
+        QTableView* table = w->populationView();
+        for (int column : {PopulationModel::IdColumn, PopulationModel::StatusColumn, PopulationModel::SpeedupColumn,
+                           PopulationModel::ForecastColumn}) {
+            const int x = table->columnViewportPosition(column);
+            QVERIFY2(x >= 0 && x + table->columnWidth(column) <= table->viewport()->width(),
+                     qPrintable(w->populationModel()->headerData(column, Qt::Horizontal).toString()));
+        }
+        auto* tabs = qobject_cast<QTabWidget*>(w->progressPlot()->parentWidget()->parentWidget());
+        QVERIFY(tabs);
+        for (int i = 0; i < tabs->count(); ++i)
+            QVERIFY2(tabs->tabBar()->rect().contains(tabs->tabBar()->tabRect(i)), qPrintable(tabs->tabText(i)));
+    }
+
+    // The German translation is compiled in and its contexts match the namespaced classes: docks, menus and the run
+    // control speak German, and English comes back when asked.
+    void germanReachesDocksAndMenus() {
+        QVERIFY(install_translations(QLocale(QLocale::German, QLocale::Germany)));
+        // English again for the tests that follow, also when a check below fails.
+        const auto restoreEnglish =
+            qScopeGuard([] { install_translations(QLocale(QLocale::English, QLocale::UnitedStates)); });
+        auto w = openWindow();
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        QStringList docks;
+        for (const QDockWidget* d : w->findChildren<QDockWidget*>())
+            docks << d->windowTitle();
+        for (const char* title : {"Laufsteuerung", "Prognose-Inspektor", "Diagramme", "Probleme"})
+            QVERIFY2(docks.contains(QString::fromUtf8(title)), qPrintable(docks.join(QLatin1Char(','))));
+        QStringList menus;
+        for (const QAction* a : w->menuBar()->actions())
+            menus << a->text();
+        QVERIFY2(menus.contains(QStringLiteral("&Datei")), qPrintable(menus.join(QLatin1Char(','))));
+        QVERIFY2(menus.contains(QStringLiteral("&Lauf")), qPrintable(menus.join(QLatin1Char(','))));
+        QCOMPARE(w->runControl()->startAction()->text(), QStringLiteral("Suche &starten"));
+        // Numbers follow the language too.
+        QCOMPARE(QLocale().toString(1.5, 'f', 1), QStringLiteral("1,5"));
+        w.reset();
+        QVERIFY(!install_translations(QLocale(QLocale::English, QLocale::UnitedStates)));
+        auto english = openWindow();
+        QCOMPARE(english->runControl()->startAction()->text(), QStringLiteral("&Start Search"));
+    }
+
     void commandLine_data() {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("screenshot");
@@ -394,6 +609,8 @@ private Q_SLOTS:
         QTest::newRow("demo") << QStringList{"--demo", "--quit-after", "60"} << QString() << 60.0 << false;
         QTest::newRow("missing run file") << QStringList{"--run", "/nonexistent/run.sqlite"} << QString() << -1.0
                                           << true;
+        QTest::newRow("language") << QStringList{"--language", "de"} << QString() << -1.0 << false;
+        QTest::newRow("unknown language") << QStringList{"--language", "klingon"} << QString() << -1.0 << true;
         QTest::newRow("demo and run") << QStringList{"--demo", "--run", KERNCAST_TEST_DATA "/forecasters/pairs.jsonl"}
                                       << QString() << -1.0 << true;
     }

@@ -51,6 +51,49 @@ private Q_SLOTS:
         QCOMPARE(plot.accuracyBars()->width(), 0.1 * 0.86);
     }
 
+    // A forecaster that is never right: the bars have height 0 and the confidence markers sit on the diagonal, so
+    // the gap bars must show the whole distance from 0 to the confidence, and be drawn.
+    void aForecasterThatIsNeverRightShowsItsGap() {
+        std::vector<ReliabilityBucket> buckets;
+        for (int i = 0; i < 10; ++i) {
+            ReliabilityBucket b;
+            b.lower = i / 10.0;
+            b.upper = (i + 1) / 10.0;
+            if (i >= 5) {
+                b.count = 20;
+                b.accuracy = 0;
+                b.mean_confidence = (i + 0.5) / 10.0;
+            }
+            buckets.push_back(b);
+        }
+        ReliabilityPlot plot;
+        plot.resize(600, 450);
+        plot.setBuckets(buckets, 0.75);
+        QCOMPARE(plot.gapBars()->data()->size(), 5);
+        for (int i = 0; i < 5; ++i) {
+            QCOMPARE(plot.accuracyBars()->data()->at(i)->value, 0.0);
+            QCOMPARE(plot.gapBars()->data()->at(i)->value, (i + 5.5) / 10.0);
+        }
+        QCOMPARE(plot.gapBars()->barBelow(), plot.accuracyBars());
+        // Drawn: inside the 0.85 bucket, halfway up its gap, the picture is not the plain background.
+        const QImage image = plot.customPlot()->toPixmap(600, 450).toImage();
+        QCPAxis* x = plot.accuracyBars()->keyAxis();
+        QCPAxis* y = plot.accuracyBars()->valueAxis();
+        int coloured = 0;
+        const int row = qRound(y->coordToPixel(0.42));
+        for (int px = qRound(x->coordToPixel(0.81)); px <= qRound(x->coordToPixel(0.89)); ++px) {
+            const QColor c = image.pixelColor(px, row);
+            coloured += c.red() > c.green() + 40 ? 1 : 0;
+        }
+        QVERIFY2(coloured >= 3, qPrintable(QStringLiteral("%1 red pixels across the bucket").arg(coloured)));
+        // A calibrated forecaster has no gap to show.
+        for (auto& b : buckets)
+            b.accuracy = b.mean_confidence;
+        plot.setBuckets(buckets, 0);
+        for (int i = 0; i < 5; ++i)
+            QCOMPARE(plot.gapBars()->data()->at(i)->value, 0.0);
+    }
+
     void countsAreShownForEveryBucket() {
         ReliabilityPlot plot;
         plot.setBuckets(tenBuckets(), 0.043);

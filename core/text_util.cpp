@@ -1,11 +1,31 @@
-#include "engine/atomic_file.h"
+#include "core/text_util.h"
 
 #include "core/error.h"
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace kerncast {
+
+std::string trim(std::string_view s) {
+    size_t b = 0, e = s.size();
+    while (b < e && std::isspace(static_cast<unsigned char>(s[b])))
+        ++b;
+    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1])))
+        --e;
+    return std::string(s.substr(b, e - b));
+}
+
+std::string read_text_file(const std::string& path, const std::string& what) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw Error(SourceLocation{path, 0}, "cannot read " + what);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
 
 void write_file_atomically(const std::string& path, const std::string& text) {
     const std::string tmp = path + ".partial";

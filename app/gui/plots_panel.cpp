@@ -1,0 +1,129 @@
+#include "app/gui/plots_panel.h"
+
+#include "app/gui/run_data.h"
+#include "widgets/forecast_scatter_plot.h"
+#include "widgets/reliability_plot.h"
+#include "widgets/risk_coverage_plot.h"
+
+#include <QLabel>
+#include <QLocale>
+#include <QMenu>
+#include <QTabWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace kerncast {
+
+PlotsPanel::PlotsPanel(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->setSpacing(2);
+    m_tabs = new QTabWidget(this);
+    m_tabs->setDocumentMode(true);
+    m_scatter = new ForecastScatterPlot(m_tabs);
+    m_reliability = new ReliabilityPlot(m_tabs);
+    m_riskCoverage = new RiskCoveragePlot(m_tabs);
+    m_progressPlot = new SearchProgressPlot(m_tabs);
+    m_tabs->addTab(m_scatter, tr("Forecast vs Measured"));
+    m_tabs->addTab(m_reliability, tr("Reliability"));
+    m_tabs->addTab(m_riskCoverage, tr("Risk-Coverage"));
+    m_tabs->addTab(m_progressPlot, tr("Search Progress"));
+    // Every tab stays in view on a narrow dock (shortened, the whole name in its tool tip) rather than behind
+    // scroll arrows.
+    m_tabs->setUsesScrollButtons(false);
+    m_tabs->setElideMode(Qt::ElideRight);
+    for (int i = 0; i < m_tabs->count(); ++i)
+        m_tabs->setTabToolTip(i, m_tabs->tabText(i));
+    auto* exportButton = new QToolButton(m_tabs);
+    exportButton->setText(tr("Export…"));
+    exportButton->setToolTip(tr("Save the plot shown as PNG or PDF"));
+    exportButton->setAutoRaise(true);
+    connect(exportButton, &QToolButton::clicked, this, [this, exportButton] {
+        auto* plot = qobject_cast<PlotWidget*>(m_tabs->currentWidget());
+        if (!plot)
+            return;
+        QMenu* menu = plot->createContextMenu();
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(exportButton->mapToGlobal(QPoint(0, exportButton->height())));
+    });
+    m_tabs->setCornerWidget(exportButton, Qt::TopRightCorner);
+    m_metricsLabel = new QLabel(this);
+    m_metricsLabel->setObjectName(QStringLiteral("metricsLabel"));
+    m_metricsLabel->setWordWrap(true);
+    m_metricsLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_tabs, 1);
+    layout->addWidget(m_metricsLabel);
+    connect(m_scatter, &ForecastScatterPlot::candidateClicked, this, &PlotsPanel::candidateClicked);
+}
+
+void PlotsPanel::clear() {
+    m_metricsJob.discard();
+    m_scatter->clear();
+    m_reliability->clear();
+    m_riskCoverage->clear();
+    m_progressPlot->clear();
+    m_metrics = ForecastMetrics{};
+    m_metricsLabel->setText(tr("No run shown. Start a search (F5), or open a run or evaluate a pair set from the "
+                               "File menu."));
+}
+
+void PlotsPanel::refresh(const std::vector<CandidateRow>& rows, const BinScheme& scheme, const std::string& pack,
+                         const std::vector<ProgressPoint>& progress, int64_t measured) {
+    m_scatter->setPoints(forecastPoints(rows));
+    m_progressPlot->setProgress(progress, measured);
+    std::vector<ScoredForecast> scored = scoredForecasts(rows, pack);
+    const auto compute = [scheme](const std::vector<ScoredForecast>& s) {
+        try {
+            return compute_metrics(s, scheme);
+        } catch (const std::exception&) {
+            return ForecastMetrics{};
+        }
+    };
+    const bool anyRows = !rows.empty();
+    if (static_cast<int>(rows.size()) <= kBackgroundMetricsRows) {
+        m_metricsJob.discard();
+        showMetrics(compute(scored), anyRows);
+        return;
+    }
+    // Calibration over tens of thousands of forecasts takes a while: worked out off the GUI thread, shown unless a
+    // newer refresh has started meanwhile.
+    m_metricsJob.start([compute, scored = std::move(scored)] { return compute(scored); },
+                       [this, anyRows](const ForecastMetrics& metrics) { showMetrics(metrics, anyRows); });
+}
+
+void PlotsPanel::setSelected(qint64 candidateId) {
+    m_scatter->setSelected(candidateId);
+}
+
+void PlotsPanel::showReliability() {
+    m_tabs->setCurrentWidget(m_reliability);
+}
+
+void PlotsPanel::showMetrics(const ForecastMetrics& metrics, bool anyRows) {
+    m_metrics = metrics;
+    m_reliability->setMetrics(m_metrics);
+    m_riskCoverage->setMetrics(m_metrics);
+    const QLocale locale;
+    if (m_metrics.n > 0)
+        m_metricsLabel->setText(tr("%n measured forecast(s): accuracy %1 (majority bin %2), off by one %3, ECE %4, "
+                                   "AURC %5, Kendall τ-b %6; Brier %7 (climatology %8, skill %9), CRPS %10 "
+                                   "(climatology %11, skill %12)",
+                                   nullptr, static_cast<int>(m_metrics.n))
+                                    .arg(locale.toString(m_metrics.accuracy, 'f', 3),
+                                         locale.toString(m_metrics.majority_accuracy, 'f', 3),
+                                         locale.toString(m_metrics.off_by_one, 'f', 3),
+                                         locale.toString(m_metrics.ece, 'f', 3),
+                                         locale.toString(m_metrics.aurc, 'f', 3),
+                                         locale.toString(m_metrics.kendall_tau_b, 'f', 3),
+                                         locale.toString(m_metrics.brier, 'f', 3),
+                                         locale.toString(m_metrics.brier_climatology, 'f', 3),
+                                         QString::fromStdString(skill_text(m_metrics.brier_skill)))
+                                    .arg(locale.toString(m_metrics.crps, 'f', 4),
+                                         locale.toString(m_metrics.crps_climatology, 'f', 4),
+                                         QString::fromStdString(skill_text(m_metrics.crps_skill))));
+    else
+        m_metricsLabel->setText(anyRows ? tr("No measured candidate with a forecast yet.") : tr("No candidates yet."));
+    Q_EMIT metricsShown(m_metrics);
+}
+
+}  // namespace kerncast

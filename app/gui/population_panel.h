@@ -1,0 +1,77 @@
+#pragma once
+// The Population dock: every candidate of the run on show in a sortable, filterable table (a leaderboard: the
+// fastest first) and as a lineage tree, both over one PopulationModel. A click on a row is announced with
+// candidateClicked(); the context menu asks for steering (pin, ban, measure) through signals.
+
+#include "engine/search_events.h"
+
+#include <QWidget>
+
+#include <vector>
+
+class QLineEdit;
+class QTabWidget;
+class QTableView;
+class QTimer;
+class QTreeView;
+
+namespace kerncast {
+
+class LineageModel;
+class PopulationFilterProxy;
+class PopulationModel;
+
+class PopulationPanel : public QWidget {
+    Q_OBJECT
+public:
+    // Above this many candidates a running search does not re-sort the table on every change, but every
+    // kLargeResortMs (a re-sort of 100k rows takes tens of milliseconds).
+    static constexpr int kLiveSortLimit = 20000;
+    static constexpr int kLargeResortMs = 3000;
+
+    explicit PopulationPanel(QWidget* parent = nullptr);
+
+    PopulationModel* model() const { return m_population; }
+    PopulationFilterProxy* proxy() const { return m_proxy; }
+    LineageModel* lineage() const { return m_lineage; }
+    QTableView* tableView() const { return m_table; }
+    QTreeView* lineageView() const { return m_lineageView; }
+
+    void clear();
+    // New rows and changes of a running search; a large table keeps its order while they stream in and is re-sorted
+    // every few seconds instead.
+    void applyEvents(const std::vector<SearchEvent>& events);
+    bool isLarge() const;
+    // Shows a candidate as current in the table and the tree (without announcing a click); false when unknown.
+    bool showCurrent(qint64 candidateId);
+    // Whether the context menu's steering entries are enabled (a live search runs).
+    void setSteerable(bool steerable) { m_steerable = steerable; }
+    // Whether a suspect result can be accepted or rejected (a run is shown, live or opened).
+    void setReviewable(bool reviewable) { m_reviewable = reviewable; }
+
+Q_SIGNALS:
+    // A person picked a row in the table or the tree.
+    void candidateClicked(qint64 candidateId);
+    void pinRequested(qint64 candidateId);
+    void banRequested(qint64 candidateId);
+    void measureRequested(qint64 candidateId);
+    // A person's verdict on a suspect result.
+    void reviewRequested(qint64 candidateId, bool accept);
+
+private:
+    void showContextMenu(const QPoint& pos);
+
+    PopulationModel* m_population = nullptr;
+    PopulationFilterProxy* m_proxy = nullptr;
+    LineageModel* m_lineage = nullptr;
+    QLineEdit* m_filter = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QTableView* m_table = nullptr;
+    QTreeView* m_lineageView = nullptr;
+    QTimer* m_resort = nullptr;
+    bool m_selecting = false;
+    bool m_steerable = false;
+    bool m_reviewable = false;
+};
+
+}  // namespace kerncast

@@ -1,0 +1,39 @@
+#pragma once
+// Where the workbench window opens and how its docks are first laid out: 1680×1050 where the screen has room, else
+// the screen's free area; on a window smaller than 1500×900 docks are stacked as tabs so that every one stays usable
+// (problems and devices beside run control, the plots beside the population). A saved layout replaces all of this.
+
+#include <QRect>
+#include <QSize>
+
+class QDockWidget;
+class QMainWindow;
+
+namespace kerncast {
+
+// Below this window size the first layout stacks docks as tabs.
+inline constexpr int kCompactLayoutWidth = 1500;
+inline constexpr int kCompactLayoutHeight = 900;
+
+// The size of a window without a saved geometry on a screen with this available area.
+QSize initialWindowSize(const QRect& available);
+// Resizes and centres the window on its screen (the offscreen platform's screen stands for none: full size there).
+void placeOnScreen(QMainWindow* window);
+
+struct WorkbenchDocks {
+    QDockWidget* run;
+    QDockWidget* problems;
+    QDockWidget* devices;
+    QDockWidget* population;
+    QDockWidget* inspector;
+    QDockWidget* diff;
+    QDockWidget* details;
+    QDockWidget* plots;
+};
+// Adds the docks where they belong: run control and problems/devices on the left, full height; the inspector with
+// diff and details on the right; the population and the plots under the editor.
+void addWorkbenchDocks(QMainWindow* window, const WorkbenchDocks& docks);
+// Sizes them for the window as it is now (call once it is laid out), stacking as tabs on a small window.
+void applyDefaultDockLayout(QMainWindow* window, const WorkbenchDocks& docks);
+
+}  // namespace kerncast
