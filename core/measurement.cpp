@@ -138,6 +138,8 @@ void to_json(nlohmann::json& j, const Measurement& m) {
          {"compile_ms", m.compile_ms},
          {"verify_ms", m.verify_ms},
          {"time_ms", m.time_ms}};
+    if (!m.worker.empty())
+        j["worker"] = m.worker;
     if (m.candidate)
         j["candidate"] = *m.candidate;
     if (m.reference)
@@ -163,6 +165,7 @@ void from_json(const nlohmann::json& j, Measurement& m) {
     m.compile_ms = j.value("compile_ms", 0.0);
     m.verify_ms = j.value("verify_ms", 0.0);
     m.time_ms = j.value("time_ms", 0.0);
+    m.worker = j.value("worker", "");
     if (j.contains("candidate"))
         m.candidate = j["candidate"].get<TimingStats>();
     else

@@ -79,6 +79,7 @@ struct Measurement {
     ClockSample clocks_after;
     DeviceFingerprint device;
     std::string device_kind;             // "cuda" or "replay"
+    std::string worker;                  // which worker of a pool measured it: "cuda:0 on gpu-a, worker 2"
     double compile_ms = 0;
     double verify_ms = 0;
     double time_ms = 0;

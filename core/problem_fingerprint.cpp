@@ -15,22 +15,37 @@ namespace fs = std::filesystem;
 
 namespace kerncast {
 
+namespace {
+
+nlohmann::json problem_object(const std::string& problem_json, const std::string& file) {
+    nlohmann::json j = parse_untrusted_json(problem_json, SourceLocation{file, 1});
+    if (!j.is_object())
+        throw Error(SourceLocation{file, 0}, "expected a JSON object");
+    return j;
+}
+
+}  // namespace
+
+std::string problem_fingerprint_of(const std::string& problem_json, const std::string& reference_source,
+                                   const std::string& file) {
+    nlohmann::json j = problem_object(problem_json, file);
+    j.erase("description");
+    j.erase("pytorch");
+    j.erase("kernelbench");  // a pointer for readers, like the prose: naming it changes nothing measured
+    return content_hash(j.dump() + "\n" + reference_source, {});
+}
+
 std::string problem_fingerprint(const std::string& problem) {
     fs::path file = problem;
     std::error_code ec;
     if (fs::is_directory(file, ec))
         file /= "problem.json";
-    nlohmann::json j =
-        parse_untrusted_json(read_text_file(file.string(), "the problem definition"), SourceLocation{file.string(), 1});
-    if (!j.is_object())
-        throw Error(SourceLocation{file.string(), 0}, "expected a JSON object");
-    j.erase("description");
-    j.erase("pytorch");
-    j.erase("kernelbench");  // a pointer for readers, like the prose: naming it changes nothing measured
+    const std::string text = read_text_file(file.string(), "the problem definition");
+    const nlohmann::json j = problem_object(text, file.string());
     const auto ref = j.find("reference");
     const std::string reference_name = ref != j.end() && ref->is_string() ? ref->get<std::string>() : "reference.cu";
     const std::string reference = read_text_file((file.parent_path() / reference_name).string(), "the reference kernel");
-    return content_hash(j.dump() + "\n" + reference, {});
+    return problem_fingerprint_of(text, reference, file.string());
 }
 
 }  // namespace kerncast

@@ -40,6 +40,15 @@ Measurement failed(Status status, const std::string& reason, const DeviceFingerp
 
 }  // namespace
 
+std::string read_problem_json(const std::string& problem_dir, std::string* path) {
+    fs::path file = problem_dir;
+    if (fs::is_directory(file))
+        file /= "problem.json";
+    if (path)
+        *path = fs::absolute(file).string();
+    return read_text_file(file.string());
+}
+
 std::string find_worker_executable() {
     if (const char* env = std::getenv("KERNCAST_WORKER"); env && *env)
         return env;
@@ -69,19 +78,30 @@ std::string format_compile_log(const CompileResult& result) {
 }
 
 GpuDevice::GpuDevice(int ordinal, std::string worker_exe, std::shared_ptr<Compiler> compiler)
-    : m_ordinal(ordinal), m_compiler(compiler ? std::move(compiler) : std::make_shared<Compiler>()) {
+    : m_id("cuda:" + std::to_string(ordinal)),
+      m_compiler(compiler ? std::move(compiler) : std::make_shared<Compiler>()) {
     if (worker_exe.empty())
-        throw Error("cannot open cuda:" + std::to_string(ordinal) +
+        throw Error("cannot open " + m_id +
                     ": kerncast-worker was not found (build it, or set KERNCAST_WORKER to its path)");
     m_worker = std::make_unique<WorkerSupervisor>(std::move(worker_exe), ordinal);
+    startWorker();
+}
+
+GpuDevice::GpuDevice(std::string id, std::unique_ptr<WorkerSupervisor> worker, std::shared_ptr<Compiler> compiler)
+    : m_id(std::move(id)), m_compiler(compiler ? std::move(compiler) : std::make_shared<Compiler>()),
+      m_worker(std::move(worker)) {
+    startWorker();
+}
+
+void GpuDevice::startWorker() {
     m_hello = m_worker->start();
     if (!m_hello.ok)
-        throw Error("cannot open cuda:" + std::to_string(ordinal) + ": " + m_hello.error);
+        throw Error("cannot open " + m_id + ": " + m_hello.error);
 }
 
 GpuDevice::~GpuDevice() = default;
 
-std::string GpuDevice::id() const { return "cuda:" + std::to_string(m_ordinal); }
+std::string GpuDevice::id() const { return m_id; }
 
 DeviceFingerprint GpuDevice::fingerprint() const { return m_hello.device; }
 
@@ -99,11 +119,7 @@ PreparedMeasure GpuDevice::prepare(const MeasureRequest& request) {
     PreparedMeasure p;
     p.request = request;
     try {
-        fs::path file = request.problem_dir;
-        if (fs::is_directory(file))
-            file /= "problem.json";
-        p.problem_file = fs::absolute(file).string();
-        p.problem_json = read_text_file(file.string());
+        p.problem_json = read_problem_json(request.problem_dir, &p.problem_file);
         // A launch plan that does not parse would only fail later in the worker; say where it is wrong now.
         KernelProgram::parse(request.candidate.source, request.candidate.file_name);
         KernelProgram::parse(request.reference.source, request.reference.file_name);

@@ -33,6 +33,8 @@ public:
     // Starts the worker for GPU `ordinal` and reads its fingerprint. Throws Error with the worker's reason when it
     // cannot measure (no driver, no such GPU). compiler: shared compile pool and cache (nullptr: a private one).
     GpuDevice(int ordinal, std::string worker_exe, std::shared_ptr<Compiler> compiler = nullptr);
+    // A worker started some other way (ssh, srun: see WorkerLauncher); id names it, e.g. "cuda:1".
+    GpuDevice(std::string id, std::unique_ptr<WorkerSupervisor> worker, std::shared_ptr<Compiler> compiler);
     ~GpuDevice() override;
 
     std::string id() const override;
@@ -52,11 +54,17 @@ public:
     Compiler& compiler() { return *m_compiler; }
 
 private:
-    int m_ordinal;
+    void startWorker();
+
+    std::string m_id;
     std::shared_ptr<Compiler> m_compiler;
     std::unique_ptr<WorkerSupervisor> m_worker;
     HelloReply m_hello;
 };
+
+// The text of a problem's problem.json (problem_dir may be the folder or the file); *path gets its absolute path.
+// Throws Error naming the file when it cannot be read.
+std::string read_problem_json(const std::string& problem_dir, std::string* path);
 
 // Compiler diagnostics as "file:line: severity: message" lines (the whole log when there are none).
 std::string format_compile_log(const CompileResult& result);

@@ -201,20 +201,26 @@ std::shared_ptr<const Recording> ReplayDevice::recording(const std::string& prob
 }
 
 MeasureOutcome ReplayDevice::measure(const MeasureRequest& request, const ProgressFn& progress) {
+    MeasureOutcome out = lookup(problem_name(request.problem_dir),
+                                [&] { return kerncast::problem_fingerprint(request.problem_dir); }, request.candidate);
+    if (progress)
+        progress("done");
+    return out;
+}
+
+MeasureOutcome ReplayDevice::lookup(const std::string& name, const std::function<std::string()>& problem_fingerprint,
+                                    const ProgramRef& candidate) const {
     MeasureOutcome out;
     out.measurement.device = m_header.device;
     out.measurement.device_kind = "replay";
-    const std::string name = problem_name(request.problem_dir);
     const auto rec = recording(name);
     if (!rec) {
         out.measurement.status = Status::NotRecorded;
         out.measurement.reason = "no recording of problem '" + name + "' on " + id() + " (looked for " +
                                  (fs::path(m_folder) / (name + ".jsonl")).string() + ")";
-        if (progress)
-            progress("done");
         return out;
     }
-    const std::string fingerprint = problem_fingerprint(request.problem_dir);
+    const std::string fingerprint = problem_fingerprint();
     if (fingerprint != rec->header.problem_fingerprint) {
         out.measurement.status = Status::NotRecorded;
         out.measurement.reason =
@@ -224,19 +230,15 @@ MeasureOutcome ReplayDevice::measure(const MeasureRequest& request, const Progre
                 : "problem '" + name + "' is not the one recorded on " + id() + ": its definition (problem.json or " +
                       "reference) has fingerprint " + fingerprint + ", the recording's is " +
                       rec->header.problem_fingerprint + "; the replay device answers only for the recorded definition";
-        if (progress)
-            progress("done");
         return out;
     }
-    const std::string hash = content_hash(request.candidate.source, request.candidate.tunables);
+    const std::string hash = content_hash(candidate.source, candidate.tunables);
     const RecordingEntry* entry = rec->find(hash);
     if (!entry) {
         out.measurement.status = Status::NotRecorded;
         out.measurement.reason = "this kernel program (source hash " + hash + ") was not recorded on " + id() +
                                  " for problem '" + name + "'; the replay device answers only the " +
                                  std::to_string(rec->entries.size()) + " recorded programs";
-        if (progress)
-            progress("done");
         return out;
     }
     out.measurement = entry->measurement;
@@ -244,8 +246,6 @@ MeasureOutcome ReplayDevice::measure(const MeasureRequest& request, const Progre
     if (out.measurement.device.name.empty())
         out.measurement.device = rec->header.device;
     out.static_report = entry->static_report;
-    if (progress)
-        progress("done");
     return out;
 }
 

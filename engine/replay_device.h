@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -65,6 +66,10 @@ public:
     // Looks the candidate up in <folder>/<problem name>.jsonl. not_recorded when the problem's definition is not the
     // recorded one (problem_fingerprint). Throws Error (file:line) for a malformed recording.
     MeasureOutcome measure(const MeasureRequest& request, const ProgressFn& progress = {}) override;
+    // The same look-up by the problem's name and the fingerprint of its definition (a replay worker gets problem.json's
+    // text and the reference, not the folder); the fingerprint is asked for only when a recording exists.
+    MeasureOutcome lookup(const std::string& problem_name, const std::function<std::string()>& problem_fingerprint,
+                          const ProgramRef& candidate) const;
 
     // The recording of a problem (loaded once, then kept), or nullptr when none exists.
     std::shared_ptr<const Recording> recording(const std::string& problem_name) const;

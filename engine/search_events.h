@@ -9,6 +9,7 @@
 #include "core/gating.h"
 #include "core/measurement.h"
 #include "core/static_report.h"
+#include "engine/pool_status.h"
 
 #include <cstdint>
 #include <functional>
@@ -56,6 +57,7 @@ struct SearchEvent {
         NewBest,            // candidate_id, speedup
         Command,            // a steering command was applied: message names it
         Progress,           // progress only
+        Pool,               // pool: the measurement pool's workers changed; message: a worker lost or retired
         Finished,           // exactly one of Finished/Failed ends a run
         Failed,             // message says why
     };
@@ -70,7 +72,8 @@ struct SearchEvent {
     std::optional<GatingDecision> decision;
     std::optional<Measurement> measurement;
     double speedup = 0;          // Measured / NewBest: measured speedup (0 when the candidate failed)
-    std::string message;         // Command / Failed / Gating reason
+    std::string message;         // Command / Failed / Gating reason / Pool
+    std::optional<PoolSnapshot> pool;
     SearchProgress progress;     // after this event
 };
 const char* to_string(SearchEvent::Kind kind);

@@ -8,6 +8,7 @@
 #include "engine/llm_forecaster.h"
 #include "engine/llm_mutators.h"
 #include "engine/local_forecaster.h"
+#include "engine/measurement_pool.h"
 #include "engine/replay_device.h"
 
 #include <filesystem>
@@ -57,8 +58,13 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
         cfg = stored_search_config(run_path);
         // The runner extends the stored budgets by the larger ones given (and keeps them for later resumes).
         cfg.budgets = extended_budgets(cfg.budgets, config.budgets);
+        // A resumed run may measure on other workers than the killed one did (the store keeps which measured what).
+        if (pool_requested(config.pool))
+            cfg.pool = config.pool;
     }
-    std::unique_ptr<Device> device = open_device(cfg.device, resources_dir);
+    std::unique_ptr<Device> device = pool_requested(cfg.pool)
+                                         ? MeasurementPool::open(cfg.pool, cfg.device, resources_dir)
+                                         : open_device(cfg.device, resources_dir);
     const ProblemBundle bundle = load_problem_folder(cfg.problem_dir);
 
     // One memory for every LLM client of the run: a shape one of them learns, the others use at once.

@@ -67,6 +67,8 @@ void to_json(nlohmann::json& j, const SearchConfig& c) {
          {"measure_per_parent", c.measure_per_parent},
          {"initial_family", c.initial_family}, {"initial_screen", c.initial_screen},
          {"inspirations", c.inspirations}, {"llm", c.llm}, {"samples", c.samples}, {"abstain", c.abstain}};
+    if (pool_requested(c.pool))
+        j["pool"] = c.pool;
 }
 
 SearchConfig search_config_from_json(const nlohmann::json& j) {
@@ -91,6 +93,8 @@ SearchConfig search_config_from_json(const nlohmann::json& j) {
         c.initial_screen = j.value("initial_screen", c.initial_screen);
         c.inspirations = j.value("inspirations", c.inspirations);
         c.llm = j.value("llm", nlohmann::json::object());
+        if (j.contains("pool"))
+            c.pool = pool_config_from_json(j["pool"]);
         c.samples = j.value("samples", c.samples);
         c.abstain = j.value("abstain", c.abstain);
         if (c.samples < 1)
@@ -131,6 +135,7 @@ const char* to_string(SearchEvent::Kind kind) {
     case K::NewBest: return "new_best";
     case K::Command: return "command";
     case K::Progress: return "progress";
+    case K::Pool: return "pool";
     case K::Finished: return "finished";
     case K::Failed: return "failed";
     }
@@ -329,6 +334,12 @@ private:
     void forecastAndGate(const std::vector<int64_t>& ids, bool initial);
     void capMeasured(const std::vector<GatingInput>& inputs, std::vector<GatingOutcome>& outcomes) const;
     void measure(int64_t id);
+    // Measures candidates in this order while the budget lasts: in parallel when the device is a pool, applied in
+    // this order either way, so that a seed gives the same search with one worker or many.
+    void measureInOrder(const std::vector<int64_t>& ids);
+    MeasureRequest requestFor(const Cand& c) const;
+    void applyMeasurement(int64_t id, MeasureOutcome& out);
+    void recordPoolNotes(MeasurementPool& pool);
     void applyCommands();
     void applyCommand(const SearchCommand& c);
     void checkpoint();
@@ -709,17 +720,13 @@ void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) {
     // The most promising first, so that a budget that runs out mid-batch spends itself well.
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return outcomes[a].p_above_best > outcomes[b].p_above_best; });
-    for (size_t i : order) {
-        if (!measurementsLeft())
-            break;
-        measure(ids[i]);
-    }
+    std::vector<int64_t> chosen;
+    for (size_t i : order)
+        chosen.push_back(ids[i]);
+    measureInOrder(chosen);
 }
 
-void Loop::measure(int64_t id) {
-    Cand& c = s.cands.at(id);
-    if (c.measurement)
-        return;
+MeasureRequest Loop::requestFor(const Cand& c) const {
     MeasureRequest req;
     req.problem_dir = s.bundle.problem.dir;
     req.candidate.source = c.c.source;
@@ -727,14 +734,75 @@ void Loop::measure(int64_t id) {
     req.candidate.file_name = c.c.label.rfind("seed:", 0) == 0 ? c.c.label.substr(5) : "candidate.cu";
     req.reference.source = s.bundle.reference.source;
     req.reference.file_name = "reference.cu";
+    return req;
+}
+
+void Loop::measure(int64_t id) {
+    const Cand& c = s.cands.at(id);
+    if (c.measurement)
+        return;
     MeasureOutcome out;
     if (auto before = s.measured_before.find(c.c.source_hash);
         before != s.measured_before.end() && !before->second.empty()) {
         out.measurement = before->second.front();  // measured by the interrupted session after its checkpoint
         before->second.pop_front();
     } else {
-        out = s.device->measure(req);
+        out = s.device->measure(requestFor(c));
     }
+    applyMeasurement(id, out);
+}
+
+void Loop::measureInOrder(const std::vector<int64_t>& ids) {
+    std::vector<int64_t> todo;
+    for (int64_t id : ids)
+        if (!s.cands.at(id).measurement && std::find(todo.begin(), todo.end(), id) == todo.end() &&
+            s.progress.measurements + static_cast<int64_t>(todo.size()) < cfg.budgets.measurements)
+            todo.push_back(id);
+    auto* pool = dynamic_cast<MeasurementPool*>(s.device.get());
+    // What an interrupted session measured after its checkpoint is taken from the store, in this order: one by one.
+    const bool measured_before = std::any_of(todo.begin(), todo.end(), [&](int64_t id) {
+        auto it = s.measured_before.find(s.cands.at(id).c.source_hash);
+        return it != s.measured_before.end() && !it->second.empty();
+    });
+    if (!pool || todo.size() < 2 || measured_before) {
+        for (int64_t id : todo)
+            measure(id);
+        if (pool)
+            recordPoolNotes(*pool);
+        return;
+    }
+    std::vector<MeasurementPool::Job> jobs;
+    for (int64_t id : todo)
+        jobs.push_back({requestFor(s.cands.at(id)), id});
+    pool->measureBatch(
+        jobs,
+        [&](size_t i, MeasureOutcome& out) {
+            recordPoolNotes(*pool);
+            applyMeasurement(todo[i], out);
+        },
+        [&](const PoolSnapshot& snapshot) {
+            SearchEvent e;
+            e.kind = SearchEvent::Kind::Pool;
+            e.pool = snapshot;
+            emit(std::move(e));
+        });
+    recordPoolNotes(*pool);
+}
+
+// What the pool did (a worker lost and its candidate requeued, a worker retired) goes to the event log.
+void Loop::recordPoolNotes(MeasurementPool& pool) {
+    for (PoolNote& n : pool.takeNotes()) {
+        s.store->addEvent(s.run_id, n.kind, n.payload);
+        SearchEvent e;
+        e.kind = SearchEvent::Kind::Pool;
+        e.message = n.message;
+        e.pool = pool.snapshot();
+        emit(std::move(e));
+    }
+}
+
+void Loop::applyMeasurement(int64_t id, MeasureOutcome& out) {
+    Cand& c = s.cands.at(id);
     s.rows.measurement = s.store->addMeasurement(id, out.measurement);
     c.measurement = out.measurement;
     if (c.report.empty() && !out.static_report.empty()) {
@@ -1048,9 +1116,7 @@ void Loop::restore() {
         seedPopulation();
         return;
     }
-    for (int64_t id : pending)
-        if (measurementsLeft())
-            measure(id);
+    measureInOrder(pending);
     checkpoint();
 }
 
@@ -1204,9 +1270,7 @@ void Loop::screenInitial(const std::vector<int64_t>& ids, size_t keep) {
         if (measure_it)
             chosen.push_back(id);
     }
-    for (int64_t id : chosen)
-        if (measurementsLeft())
-            measure(id);
+    measureInOrder(chosen);
 }
 
 // Every measured candidate has been expanded as far as the mutators go, but candidates that gating trusted without

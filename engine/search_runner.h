@@ -9,6 +9,7 @@
 #include "core/run_store.h"
 #include "core/search_strategy.h"
 #include "engine/device.h"
+#include "engine/measurement_pool.h"
 #include "engine/mutators.h"
 #include "engine/search_events.h"
 #include "engine/surrogate.h"
@@ -61,6 +62,7 @@ struct SearchConfig {
                               // and measure the initial_family most promising
     int inspirations = 4;     // elites shown to the mutators
     nlohmann::json llm = nlohmann::json::object();  // endpoint, model, ... (never the API key)
+    PoolConfig pool;          // several workers, devices or hosts measure a batch in parallel (measurement_pool.h)
     int samples = 1;          // LLM forecaster: requests per candidate, averaged
     bool abstain = false;     // LLM forecaster: predict or defer (a deferral is measured)
 };

@@ -4,6 +4,10 @@
 #include "core/untrusted_json.h"
 
 #include <array>
+#include <cerrno>
+#include <iostream>
+
+#include <unistd.h>
 
 namespace kerncast {
 
@@ -302,6 +306,66 @@ ResultReply parse_result_reply(const nlohmann::json& reply) {
 std::string to_protocol_line(const nlohmann::json& message) {
     // Invalid UTF-8 in a kernel's text must not make the engine throw mid-request; it is replaced instead.
     return message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+bool write_protocol_line(int fd, const nlohmann::json& message) {
+    const std::string line = to_protocol_line(message);
+    size_t done = 0;
+    while (done < line.size()) {
+        const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
+        }
+        done += static_cast<size_t>(n);
+    }
+    return true;
+}
+
+int WorkerLineServer::serve(std::istream& in) {
+    std::string line;
+    int exit_code = 0;
+    while (std::getline(in, line)) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos)
+            continue;
+        if (!handleLine(line, &exit_code))
+            return exit_code;
+    }
+    return 0;
+}
+
+void WorkerLineServer::reply(const nlohmann::json& message) {
+    if (!write_protocol_line(m_reply_fd, message))
+        std::cerr << "kerncast-worker: cannot write a reply (the engine went away?)\n";
+}
+
+std::optional<WorkerRequest> WorkerLineServer::readRequest(const std::string& line) {
+    return read_worker_request(line, [this](const nlohmann::json& r) { reply(r); });
+}
+
+std::optional<WorkerRequest> read_worker_request(const std::string& line,
+                                                 const std::function<void(const nlohmann::json&)>& reply) {
+    WorkerRequest r;
+    try {
+        r.json = parse_protocol_line(line);
+    } catch (const std::exception& e) {
+        reply(make_error_reply(nullptr, e.what()));
+        return std::nullopt;
+    }
+    r.id = protocol_id(r.json);
+    r.id_json = r.id ? nlohmann::json(*r.id) : nlohmann::json(nullptr);
+    try {
+        r.op = protocol_op(r.json);
+    } catch (const std::exception& e) {
+        reply(make_error_reply(r.id_json, e.what()));
+        return std::nullopt;
+    }
+    if (r.op == "ping") {
+        reply(make_pong(r.id.value_or(0)));
+        return std::nullopt;
+    }
+    return r;
 }
 
 }  // namespace kerncast

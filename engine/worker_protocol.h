@@ -15,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
+#include <istream>
 #include <map>
 #include <optional>
 #include <string>
@@ -100,5 +102,37 @@ std::optional<int64_t> protocol_id(const nlohmann::json& message);
 
 // One protocol line: compact JSON and a trailing newline. Strings are escaped, so the line holds no other newline.
 std::string to_protocol_line(const nlohmann::json& message);
+
+// Worker side: writes one protocol line to fd (retrying short writes); false when the engine went away.
+bool write_protocol_line(int fd, const nlohmann::json& message);
+// Worker side: one request line, parsed. read_worker_request answers what every worker answers alike (a line that
+// is not a request gets an error reply, ping gets pong) and returns nullopt for those; the rest is the caller's.
+struct WorkerRequest {
+    nlohmann::json json;
+    std::string op;
+    std::optional<int64_t> id;
+    nlohmann::json id_json;  // the id, or null, for error replies
+};
+std::optional<WorkerRequest> read_worker_request(const std::string& line,
+                                                 const std::function<void(const nlohmann::json&)>& reply);
+
+// Worker side: the request loop every kind of worker shares. serve() feeds each non-blank line of `in` to
+// handleLine() until it returns false (its exit code) or the input ends (0: the engine closed the worker's stdin).
+class WorkerLineServer {
+public:
+    explicit WorkerLineServer(int reply_fd) : m_reply_fd(reply_fd) {}
+    virtual ~WorkerLineServer() = default;
+    int serve(std::istream& in);
+    // Handles one request line (replies included). Returns false when the worker must stop; *exit_code says how.
+    virtual bool handleLine(const std::string& line, int* exit_code) = 0;
+
+protected:
+    void reply(const nlohmann::json& message);
+    // read_worker_request with this server's reply.
+    std::optional<WorkerRequest> readRequest(const std::string& line);
+
+private:
+    int m_reply_fd;
+};
 
 }  // namespace kerncast

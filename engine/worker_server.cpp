@@ -72,24 +72,9 @@ struct WorkerServer::MeasureContext {
     std::string doing;
 };
 
-WorkerServer::WorkerServer(int gpu, int reply_fd) : m_gpu(gpu), m_reply_fd(reply_fd) {}
+WorkerServer::WorkerServer(int gpu, int reply_fd) : WorkerLineServer(reply_fd), m_gpu(gpu) {}
 
 WorkerServer::~WorkerServer() = default;
-
-void WorkerServer::reply(const nlohmann::json& message) {
-    const std::string line = to_protocol_line(message);
-    size_t done = 0;
-    while (done < line.size()) {
-        const ssize_t n = ::write(m_reply_fd, line.data() + done, line.size() - done);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            std::cerr << "kerncast-worker: cannot write a reply (the engine went away?)\n";
-            return;
-        }
-        done += static_cast<size_t>(n);
-    }
-}
 
 std::string WorkerServer::ensureSession() {
     if (m_session)
@@ -109,41 +94,15 @@ std::string WorkerServer::ensureSession() {
     return m_session ? std::string() : m_session_error;
 }
 
-int WorkerServer::serve(std::istream& in) {
-    std::string line;
-    int exit_code = 0;
-    while (std::getline(in, line)) {
-        if (line.find_first_not_of(" \t\r") == std::string::npos)
-            continue;
-        if (!handleLine(line, &exit_code))
-            return exit_code;
-    }
-    return 0;  // end of input: the engine closed our stdin
-}
-
 bool WorkerServer::handleLine(const std::string& line, int* exit_code) {
     *exit_code = 0;
-    nlohmann::json request;
-    try {
-        request = parse_protocol_line(line);
-    } catch (const std::exception& e) {
-        reply(make_error_reply(nullptr, e.what()));
+    const auto req = readRequest(line);
+    if (!req)
         return true;
-    }
-    const std::optional<int64_t> id = protocol_id(request);
-    const nlohmann::json id_json = id ? nlohmann::json(*id) : nlohmann::json(nullptr);
-    std::string op;
-    try {
-        op = protocol_op(request);
-    } catch (const std::exception& e) {
-        reply(make_error_reply(id_json, e.what()));
-        return true;
-    }
-
-    if (op == "ping") {
-        reply(make_pong(id.value_or(0)));
-        return true;
-    }
+    const nlohmann::json& request = req->json;
+    const std::optional<int64_t>& id = req->id;
+    const nlohmann::json& id_json = req->id_json;
+    const std::string& op = req->op;
     if (op == "shutdown") {
         reply(make_bye());
         return false;
@@ -179,7 +138,10 @@ bool WorkerServer::handleLine(const std::string& line, int* exit_code) {
             return true;
         }
         bool sticky = false;
+        // A hung kernel ends the worker where it runs, even when the engine that timed it out cannot reach it.
+        m_watchdog.arm(payload.options.deadline_s, "measure request " + std::to_string(*id));
         const Measurement m = measure(*id, payload, &sticky);
+        m_watchdog.disarm();
         reply(make_result(*id, m, sticky));
         if (sticky) {
             *exit_code = kWorkerStickyExitCode;

@@ -9,6 +9,7 @@
 
 #include "core/measurement.h"
 #include "engine/worker_protocol.h"
+#include "engine/worker_watchdog.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,7 +22,7 @@ namespace kerncast {
 class GpuSession;
 class CuptiTimer;
 
-class WorkerServer {
+class WorkerServer : public WorkerLineServer {
 public:
     // gpu: the device ordinal; reply_fd: where protocol lines are written.
     WorkerServer(int gpu, int reply_fd);
@@ -29,26 +30,22 @@ public:
     WorkerServer(const WorkerServer&) = delete;
     WorkerServer& operator=(const WorkerServer&) = delete;
 
-    // Serves requests until shutdown, end of input or a sticky CUDA error. Returns the process's exit code:
+    // serve() serves requests until shutdown, end of input or a sticky CUDA error. Returns the process's exit code:
     // 0, or kWorkerStickyExitCode after a reply marked sticky.
-    int serve(std::istream& in);
-
-    // Handles one request line (replies included). Returns false when the worker must stop; *exit_code says how.
-    bool handleLine(const std::string& line, int* exit_code);
+    bool handleLine(const std::string& line, int* exit_code) override;
 
 private:
     struct MeasureContext;
-    void reply(const nlohmann::json& message);
     // Creates the session on first use; empty string when it exists, else the reason it cannot.
     std::string ensureSession();
     Measurement measure(int64_t id, const MeasurePayload& payload, bool* sticky);
     void measureInto(MeasureContext& ctx);
 
     int m_gpu;
-    int m_reply_fd;
     std::unique_ptr<GpuSession> m_session;
     std::unique_ptr<CuptiTimer> m_cupti;
     std::string m_session_error;
+    RequestWatchdog m_watchdog;
 };
 
 }  // namespace kerncast

@@ -51,8 +51,32 @@ void set_nonblocking(int fd) {
 
 }  // namespace
 
+namespace {
+
+WorkerCommand local_command(std::string exe, int gpu, std::vector<std::string> extra_args) {
+    WorkerCommand c;
+    c.argv = {std::move(exe), "--gpu", std::to_string(gpu)};
+    c.argv.insert(c.argv.end(), extra_args.begin(), extra_args.end());
+    c.label = "kerncast-worker for GPU " + std::to_string(gpu);
+    return c;
+}
+
+}  // namespace
+
 WorkerSupervisor::WorkerSupervisor(std::string worker_exe, int gpu, std::vector<std::string> extra_args)
-    : m_exe(std::move(worker_exe)), m_gpu(gpu), m_extra_args(std::move(extra_args)) {}
+    : WorkerSupervisor(local_command(std::move(worker_exe), gpu, std::move(extra_args))) {}
+
+WorkerSupervisor::WorkerSupervisor(WorkerCommand command) : m_command(std::move(command)) {
+    if (m_command.argv.empty() || m_command.argv.front().empty())
+        throw Error("a worker needs a command line");
+    if (m_command.label.empty())
+        m_command.label = m_command.argv.front();
+}
+
+bool WorkerSupervisor::lastMeasureLostWorker() const {
+    std::lock_guard lock(m_mutex);
+    return m_last_lost;
+}
 
 WorkerSupervisor::~WorkerSupervisor() {
     std::lock_guard lock(m_mutex);
@@ -93,7 +117,7 @@ std::vector<std::string> WorkerSupervisor::stderrTail() const {
 
 void WorkerSupervisor::setHelloDeadline(double seconds) {
     std::lock_guard lock(m_mutex);
-    m_hello_deadline_s = seconds;
+    m_command.hello_deadline_s = seconds;
 }
 
 void WorkerSupervisor::stop(double grace_s) {
@@ -109,17 +133,15 @@ HelloReply WorkerSupervisor::startLocked() {
     ++m_starts;
     nlohmann::json reply;
     try {
-        reply = exchangeLocked(make_hello_request(), m_hello_deadline_s, {});
+        reply = exchangeLocked(make_hello_request(), m_command.hello_deadline_s, {});
     } catch (const WorkerFailure& f) {
-        throw WorkerFailure(f.status(), "kerncast-worker for GPU " + std::to_string(m_gpu) +
-                                            " did not start: " + f.what());
+        throw WorkerFailure(f.status(), m_command.label + " did not start: " + f.what());
     }
     try {
         m_hello = parse_hello_reply(reply);
     } catch (const Error& e) {
         killLocked();
-        throw WorkerFailure(Status::Crashed, "kerncast-worker for GPU " + std::to_string(m_gpu) +
-                                                 " answered hello with a bad reply: " + e.what());
+        throw WorkerFailure(Status::Crashed, m_command.label + " answered hello with a bad reply: " + e.what());
     }
     if (!m_hello.ok)
         stopLocked(1.0);  // it cannot measure anything; keep its answer, not the process
@@ -164,15 +186,15 @@ void WorkerSupervisor::spawnLocked() {
     posix_spawnattr_setsigmask(&attr, &empty);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 
-    std::vector<std::string> args{m_exe, "--gpu", std::to_string(m_gpu)};
-    args.insert(args.end(), m_extra_args.begin(), m_extra_args.end());
+    std::vector<std::string> args = m_command.argv;
     std::vector<char*> argv;
     for (auto& a : args)
         argv.push_back(a.data());
     argv.push_back(nullptr);
 
     pid_t pid = -1;
-    const int rc = posix_spawn(&pid, m_exe.c_str(), &actions, &attr, argv.data(), environ);
+    // spawnp: a launcher (ssh, srun) is found on PATH; a path with a slash is used as it is.
+    const int rc = posix_spawnp(&pid, args.front().c_str(), &actions, &attr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     ::close(in[1]);
@@ -182,7 +204,7 @@ void WorkerSupervisor::spawnLocked() {
         ::close(in[0]);
         ::close(out[0]);
         ::close(err[0]);
-        throw Error("cannot start the GPU worker '" + m_exe + "': " + std::strerror(rc) +
+        throw Error("cannot start the GPU worker '" + args.front() + "': " + std::strerror(rc) +
                     " (build kerncast-worker, or point KERNCAST_WORKER at it)");
     }
     m_pid = pid;
@@ -296,6 +318,12 @@ bool WorkerSupervisor::aliveLocked() {
 void WorkerSupervisor::killLocked() {
     if (m_pid <= 0)
         return;
+    if (m_command.term_grace_s > 0) {
+        // A launcher ends its remote side on SIGTERM (srun cancels the step); reapLocked kills it after the grace.
+        ::kill(m_pid, SIGTERM);
+        reapLocked(m_command.term_grace_s);
+        return;
+    }
     ::kill(m_pid, SIGKILL);
     reapLocked(5.0);
 }
@@ -412,7 +440,7 @@ nlohmann::json WorkerSupervisor::request(const nlohmann::json& req, double deadl
     if (!aliveLocked())
         startLocked();
     if (!m_hello.ok)
-        throw Error("kerncast-worker for GPU " + std::to_string(m_gpu) + " cannot measure: " + m_hello.error);
+        throw Error(m_command.label + " cannot measure: " + m_hello.error);
     try {
         return exchangeLocked(req, deadline_s, progress);
     } catch (const WorkerFailure& f) {
@@ -442,6 +470,10 @@ Measurement WorkerSupervisor::measure(const MeasurePayload& payload, double dead
     Measurement failed;
     failed.device_kind = "cuda";
     nlohmann::json reply;
+    {
+        std::lock_guard lock(m_mutex);
+        m_last_lost = false;
+    }
     try {
         reply = request(make_measure_request(id, payload), deadline_s, [&](const nlohmann::json& p) {
             if (progress)
@@ -451,7 +483,14 @@ Measurement WorkerSupervisor::measure(const MeasurePayload& payload, double dead
         failed.status = f.status();
         failed.reason = f.what();
         failed.device = hello().device;
+        std::lock_guard lock(m_mutex);
+        // A hang past the deadline is the candidate's; a worker that died or broke the protocol may not be.
+        m_last_lost = f.status() != Status::Timeout;
         return failed;
+    } catch (const Error&) {
+        std::lock_guard lock(m_mutex);
+        m_last_lost = true;
+        throw;
     }
 
     std::lock_guard lock(m_mutex);
@@ -466,6 +505,7 @@ Measurement WorkerSupervisor::measure(const MeasurePayload& payload, double dead
         result = parse_result_reply(reply);
     } catch (const Error& e) {
         killLocked();
+        m_last_lost = true;
         failed.status = Status::Crashed;
         failed.reason = std::string("the worker broke the protocol: ") + e.what();
         try {

@@ -34,6 +34,16 @@ private:
     Status m_status;
 };
 
+// How to start one worker: the whole command line (a launcher's prefix such as `ssh HOST` or `srun ...` included,
+// looked up on PATH) and how to stop it.
+struct WorkerCommand {
+    std::vector<std::string> argv;
+    std::string label;          // who the worker is, for messages: "kerncast-worker for GPU 0 on gpu-a"
+    double term_grace_s = 0;    // > 0: a kill sends SIGTERM first and SIGKILL only after this long, so that a
+                                // launcher (srun, ssh) can end the remote side (srun cancels its step on SIGTERM)
+    double hello_deadline_s = 60;
+};
+
 class WorkerSupervisor {
 public:
     // Called with every {"op":"progress"} line of the request in flight.
@@ -41,6 +51,8 @@ public:
 
     // Nothing starts until start() or the first request. extra_args follow "--gpu N" on the command line.
     WorkerSupervisor(std::string worker_exe, int gpu, std::vector<std::string> extra_args = {});
+    // A worker started by any command line that ends in a worker speaking the protocol on its stdio.
+    explicit WorkerSupervisor(WorkerCommand command);
     // Asks the worker to shut down, waits a grace period, then kills it.
     ~WorkerSupervisor();
     WorkerSupervisor(const WorkerSupervisor&) = delete;
@@ -71,12 +83,16 @@ public:
 
     // Workers started after the first one (crashes, hangs, sticky errors).
     int restarts() const;
+    // Whether the last measure() lost its worker (it died, the connection dropped, it broke the protocol or it could
+    // not be restarted) rather than got an answer or hit its deadline. A pool gives such a candidate to another
+    // worker: the measurement says nothing about the candidate.
+    bool lastMeasureLostWorker() const;
+    const std::string& label() const { return m_command.label; }
     bool running() const;
     pid_t pid() const;
     // The worker's last stderr lines (at most 50), oldest first.
     std::vector<std::string> stderrTail() const;
-    const std::string& executable() const { return m_exe; }
-    int gpu() const { return m_gpu; }
+    const std::string& executable() const { return m_command.argv.front(); }
 
 private:
     HelloReply startLocked();
@@ -91,9 +107,7 @@ private:
     std::string stderrSummaryLocked() const;
     void closeFds();
 
-    std::string m_exe;
-    int m_gpu;
-    std::vector<std::string> m_extra_args;
+    WorkerCommand m_command;
 
     mutable std::mutex m_mutex;
     pid_t m_pid = -1;
@@ -106,7 +120,7 @@ private:
     HelloReply m_hello;
     int m_starts = 0;
     int64_t m_next_id = 1;
-    double m_hello_deadline_s = 60;
+    bool m_last_lost = false;
 };
 
 }  // namespace kerncast

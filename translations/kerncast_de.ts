@@ -1866,4 +1866,105 @@ Erwartete Beschleunigung %4× %5</translation>
         <translation>Beste Beschleunigung %1 nach %2 GPU-Messungen</translation>
     </message>
 </context>
+<context>
+    <name>kerncast::PoolModel</name>
+    <message>
+        <source>Worker</source>
+        <translation>Prozess</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>Rechner</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>Gerät</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Zustand</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>Gemessen</translation>
+    </message>
+    <message>
+        <source>measuring #%1</source>
+        <translation>misst #%1</translation>
+    </message>
+    <message>
+        <source>measuring</source>
+        <translation>misst</translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation>frei</translation>
+    </message>
+    <message>
+        <source>restarting</source>
+        <translation>startet neu</translation>
+    </message>
+    <message>
+        <source>retired</source>
+        <translation>ausgemustert</translation>
+    </message>
+    <message>
+        <source>starting</source>
+        <translation>startet</translation>
+    </message>
+    <message>
+        <source>Queue: %1 · in flight: %2 · measured: %3</source>
+        <translation>Warteschlange: %1 · in Arbeit: %2 · gemessen: %3</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::PoolSettingsWidget</name>
+    <message>
+        <source>e.g. cuda:1, cuda:all@ssh:gpu-b</source>
+        <translation>z. B. cuda:1, cuda:all@ssh:gpu-b</translation>
+    </message>
+    <message>
+        <source>More devices for the same search, separated by commas: cuda:N, cuda:all or replay:&lt;recordings&gt;, each optionally followed by @ssh:HOST or @slurm.</source>
+        <translation>Weitere Geräte für dieselbe Suche, durch Kommas getrennt: cuda:N, cuda:all oder replay:&lt;Aufzeichnungen&gt;, jeweils wahlweise gefolgt von @ssh:HOST oder @slurm.</translation>
+    </message>
+    <message>
+        <source>Worker processes per device; a gated batch is measured on all of them at once.</source>
+        <translation>Worker-Prozesse je Gerät; ein gefilterter Stapel wird auf allen zugleich gemessen.</translation>
+    </message>
+    <message>
+        <source>local, ssh:HOST or slurm[:srun options]</source>
+        <translation>local, ssh:HOST oder slurm[:srun-Optionen]</translation>
+    </message>
+    <message>
+        <source>How workers start: here, over ssh on HOST, or as Slurm job steps (srun) inside your allocation.</source>
+        <translation>Wie Worker starten: hier, über ssh auf HOST oder als Slurm-Job-Schritte (srun) in Ihrer Zuteilung.</translation>
+    </message>
+    <message>
+        <source>Allow different GPU models</source>
+        <translation>Verschiedene GPU-Modelle erlauben</translation>
+    </message>
+    <message>
+        <source>More devices:</source>
+        <translation>Weitere Geräte:</translation>
+    </message>
+    <message>
+        <source>Workers per device:</source>
+        <translation>Worker je Gerät:</translation>
+    </message>
+    <message>
+        <source>Launcher:</source>
+        <translation>Start über:</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::PoolView</name>
+    <message>
+        <source>&lt;b&gt;Measurement pool&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Mess-Pool&lt;/b&gt;</translation>
+    </message>
+</context>
 </TS>

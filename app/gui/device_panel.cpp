@@ -2,6 +2,7 @@
 
 #include "engine/replay_device.h"
 #include "widgets/device_list_model.h"
+#include "widgets/pool_view.h"
 
 #include <QDir>
 #include <QHeaderView>
@@ -63,6 +64,8 @@ DevicePanel::DevicePanel(QString resourcesDir, QWidget* parent)
     layout->addWidget(m_view, 1);
     layout->addWidget(m_note);
     layout->addWidget(m_details);
+    m_pool = new PoolView(this);
+    layout->addWidget(m_pool, 1);
     connect(m_view, &QTreeView::activated, this, [this](const QModelIndex& index) {
         if (index.data(DeviceListModel::UsableRole).toBool())
             setActiveDevice(index.data(DeviceListModel::IdRole).toString());
@@ -168,6 +171,15 @@ void DevicePanel::updateDetails() {
     lines << tr("Worker: %1").arg(m_workerState);
     lines << tr("Queue: %n candidate(s) waiting for the device", nullptr, m_queueLength);
     m_details->setText(lines.join(QStringLiteral("<br>")));
+}
+
+void DevicePanel::showPoolEvents(const std::vector<SearchEvent>& events) {
+    for (const SearchEvent& e : events) {
+        if (e.kind == SearchEvent::Kind::RunStarted)
+            m_pool->clear();  // the new search's pool reports itself with its first batch
+        else if (e.kind == SearchEvent::Kind::Pool && e.pool)
+            m_pool->showSnapshot(*e.pool, QString::fromStdString(e.message));
+    }
 }
 
 }  // namespace kerncast

@@ -5,6 +5,7 @@
 
 #include "app/gui/latest_result.h"
 #include "engine/device.h"
+#include "engine/search_events.h"
 
 #include <QHash>
 #include <QWidget>
@@ -19,6 +20,7 @@ class QTreeView;
 namespace kerncast {
 
 class DeviceListModel;
+class PoolView;
 
 // What a device load hands back to the GUI thread: plain values only.
 struct DeviceLoad {
@@ -50,6 +52,9 @@ public:
     // worker's state and the measurements waiting for it.
     void showWorker(const QString& runningDevice, const QString& workerState, int queueLength);
     QString detailsText() const;
+    // A search's measurement pool, from its events: the workers, their state, the queue (hidden without a pool).
+    void showPoolEvents(const std::vector<SearchEvent>& events);
+    PoolView* poolView() const { return m_pool; }
 
 Q_SIGNALS:
     void loaded(int count);
@@ -63,6 +68,7 @@ private:
     QTreeView* m_view = nullptr;
     QLabel* m_note = nullptr;
     QLabel* m_details = nullptr;
+    PoolView* m_pool = nullptr;
     QHash<QString, double> m_bandwidth;  // device id -> measured DRAM GB/s (replay recordings' ceilings)
     QString m_active;
     QString m_saved;

@@ -476,6 +476,7 @@ void MainWindow::onEvents(const SearchEventBatch& batch) {
     if (batch.session != m_session->bridge()->session() || !m_session->isLive())
         return;  // a batch of an earlier search, or the window shows an opened run now
     const bool candidatesChanged = m_session->absorb(batch.events);
+    m_devices->showPoolEvents(batch.events);
     populationModel()->setRunId(m_session->runId());
     m_population->applyEvents(batch.events);
     m_runControl->showProgress(m_session->lastProgress());

@@ -3,6 +3,7 @@
 #include "core/metrics.h"
 #include "engine/llm_client.h"
 #include "widgets/device_list_model.h"
+#include "widgets/pool_settings_widget.h"
 #include "widgets/problem_list_model.h"
 
 #include <QAction>
@@ -155,6 +156,8 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     mutatorsLayout->setColumnStretch(2, 1);
     whatForm->addRow(tr("&Problem:"), m_problem);
     whatForm->addRow(tr("&Device:"), m_device);
+    m_pool = new PoolSettingsWidget(what);
+    whatForm->addRow(m_pool);
     whatForm->addRow(tr("S&urrogate:"), m_surrogate);
     whatForm->addRow(tr("&Endpoint:"), m_endpoint);
     whatForm->addRow(tr("&Model:"), m_model);
@@ -321,7 +324,7 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     top->addLayout(numbers);
 
     m_setupFields = {m_problem,  m_device, m_surrogate, m_endpoint, m_model, m_profile, m_priceIn, m_priceOut,
-                     m_parametric, m_llmRewrite, m_llmDiff,
+                     m_parametric, m_llmRewrite, m_llmDiff, m_pool,
                      m_budgetMeasurements, m_budgetForecasts, m_budgetTokens, m_budgetCost, m_budgetWall, m_seed};
 
     m_gatingDebounce = new QTimer(this);
@@ -358,6 +361,7 @@ SearchConfig RunControlPanel::config() const {
     SearchConfig c;
     c.problem_dir = problemDir().toStdString();
     c.device = deviceId().toStdString();
+    c.pool = m_pool->poolConfig(deviceId());
     c.surrogate = surrogate().toStdString();
     c.mutators.clear();
     if (m_parametric->isChecked())
@@ -612,6 +616,7 @@ void RunControlPanel::readSettings(const QSettings& s) {
     m_budgetCost->setValue(s.value(QStringLiteral("run/budgetCost"), 0.0).toDouble());
     m_budgetWall->setValue(s.value(QStringLiteral("run/budgetWall"), 0).toInt());
     m_seed->setValue(s.value(QStringLiteral("run/seed"), 1).toInt());
+    m_pool->readSettings(s);
     clearProgress();
 }
 
@@ -636,6 +641,7 @@ void RunControlPanel::writeSettings(QSettings& s) const {
     s.setValue(QStringLiteral("run/budgetCost"), m_budgetCost->value());
     s.setValue(QStringLiteral("run/budgetWall"), m_budgetWall->value());
     s.setValue(QStringLiteral("run/seed"), m_seed->value());
+    m_pool->writeSettings(s);
 }
 
 }  // namespace kerncast

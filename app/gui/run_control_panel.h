@@ -21,6 +21,8 @@ class QTimer;
 
 namespace kerncast {
 
+class PoolSettingsWidget;
+
 class DeviceListModel;
 class ProblemListModel;
 
@@ -92,6 +94,7 @@ private:
 
     QComboBox* m_problem = nullptr;
     QComboBox* m_device = nullptr;
+    PoolSettingsWidget* m_pool = nullptr;
     QComboBox* m_surrogate = nullptr;
     QLineEdit* m_endpoint = nullptr;
     QLineEdit* m_model = nullptr;

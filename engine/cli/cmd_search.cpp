@@ -6,6 +6,7 @@
 #include "engine/cli/problem_arg.h"
 #include "engine/device.h"
 #include "engine/forecast_query.h"
+#include "engine/measurement_pool.h"
 #include "engine/replay_device.h"
 #include "engine/llm_client.h"
 #include "engine/search_runner.h"
@@ -37,7 +38,8 @@ namespace {
 
 struct SearchArgs {
     std::string problem;
-    std::string device = std::string("replay:") + kDefaultRecordings;
+    std::vector<std::string> devices;  // empty: replay:<default recordings>
+    PoolConfig pool;
     std::string surrogate = "local";
     std::string gating = "selective";
     std::string strategy = "puct";
@@ -74,6 +76,17 @@ void progress_line(std::ostream& err, const SearchProgress& p) {
                   (long long)p.budget_measurements, (long long)p.forecasts, (long long)p.candidates,
                   p.best_speedup, p.elapsed_s);
     err << buf << std::flush;
+}
+
+// --device (repeatable), --workers, --launcher ...: one device measured in-process as before, or a pool.
+void apply_pool_args(SearchConfig& cfg, const std::vector<std::string>& devices, PoolConfig pool) {
+    const std::vector<std::string> given =
+        devices.empty() ? std::vector<std::string>{std::string("replay:") + kDefaultRecordings} : devices;
+    cfg.device = given.front().substr(0, given.front().find('@'));
+    pool.devices = given;
+    pool_config_from_json(nlohmann::json(pool));  // the same checks as a stored config gets
+    if (pool_requested(pool))
+        cfg.pool = pool;
 }
 
 // With --resume the run's stored settings hold: the flags that would change them are named, and a budget flag
@@ -161,7 +174,7 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
         stored_budgets = stored_search_config(a.run).budgets;
         ignored = ignored_with_resume(cmd, a, *stored_budgets);
     }
-    cfg.device = a.device;
+    apply_pool_args(cfg, a.devices, a.pool);
     cfg.surrogate = a.surrogate;
     cfg.mutators = a.mutators;
     cfg.gating.kind = gating_kind_from_string(a.gating);
@@ -222,6 +235,11 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
                           (long long)e.candidate_id, (long long)e.progress.measurements);
             err << buf;
         }
+        if (e.kind == SearchEvent::Kind::Pool && !e.message.empty() && !ctx.json && !a.quiet) {
+            if (bar)
+                err << "\r" << std::string(110, ' ') << "\r";
+            err << "pool: " << e.message << "\n";
+        }
         if (!bar)
             return;
         const auto now = std::chrono::steady_clock::now();
@@ -280,7 +298,27 @@ void add_search_command(CLI::App& app, Context& ctx) {
     auto args = std::make_shared<SearchArgs>();
     auto* cmd = app.add_subcommand("search", "Run a forecast-gated evolutionary search");
     cmd->add_option("--problem", args->problem, "Problem name or folder (not needed with --resume)");
-    cmd->add_option("--device", args->device, "cuda:N or replay:<recording folder>")->capture_default_str();
+    cmd->add_option("--device", args->devices,
+                    "cuda:N, cuda:all or replay:<recording folder>, optionally @local, @ssh:HOST or @slurm[:ARGS]; "
+                    "repeat for a pool (default: replay:" + std::string(kDefaultRecordings) + ")");
+    cmd->add_option("--workers", args->pool.workers, "Worker processes per device (replay: replay workers)")
+        ->check(CLI::Range(1, 256))
+        ->capture_default_str();
+    cmd->add_option("--launcher", args->pool.launcher,
+                    "How workers start: local, ssh:HOST or slurm[:SRUN OPTIONS] (srun job steps)")
+        ->capture_default_str();
+    cmd->add_option("--remote-worker", args->pool.remote_worker,
+                    "Path of kerncast-worker on ssh hosts and Slurm nodes (default: this one's path)");
+    cmd->add_option("--remote-resources", args->pool.remote_resources,
+                    "Resources folder on ssh hosts and Slurm nodes, for replay workers (default: this one's)");
+    cmd->add_flag("--allow-mixed", args->pool.allow_mixed, "Let one search measure on several GPU models");
+    cmd->add_option("--replay-wall-time", args->pool.replay_wall_time,
+                    "Replay workers take each measurement's recorded wall time times this (0: answer at once)")
+        ->check(CLI::Range(0.0, 1000.0));
+    cmd->add_option("--max-worker-failures", args->pool.max_failures,
+                    "Requests a worker may lose in a row before it is retired")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
     cmd->add_option("--surrogate", args->surrogate, "local, llm or none")
         ->check(CLI::IsMember({"local", "llm", "none"}))
         ->capture_default_str();

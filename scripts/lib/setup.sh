@@ -12,6 +12,7 @@ KERNCAST_PACKAGES=(
     nlohmann-json3-dev libdtl-dev libcli11-dev libcurl4-openssl-dev libsqlite3-dev libeigen3-dev libgl-dev
     libxgboost-dev
     xvfb xauth clang-format
+    openssh-server openssh-client munge slurmctld slurmd slurm-client
 )
 
 kerncast_say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }

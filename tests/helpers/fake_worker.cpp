@@ -4,9 +4,12 @@
 //   hang     never answer            segv   die with SIGSEGV        abort   die with SIGABRT
 //   exit     exit(7) mid-request     garbage  answer a non-JSON line  sticky  answer sticky, then exit 3
 //   stderr   write 80 numbered stderr lines, then answer normally
-// Command line: --gpu N [--no-driver] [--hello-hang]
+// Command line: --gpu N [--no-driver] [--hello-hang] [--die-with-parent (ignored)]
+// With KERNCAST_FAKE_DOOMED_GPU=N in the environment, the worker for GPU N dies (SIGKILL) on every measure request:
+// a worker that keeps failing, for the pool's tests. KERNCAST_FAKE_SLOW_MS=N makes every healthy measure take N ms.
 #include "engine/worker_protocol.h"
 
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -115,6 +118,11 @@ int main(int argc, char** argv) {
             return 0;
         }
         misbehave(mode, id);
+        if (const char* doomed = std::getenv("KERNCAST_FAKE_DOOMED_GPU");
+            op == "measure" && doomed && std::atoi(doomed) == gpu) {
+            std::cerr << "fake worker: GPU " << gpu << " is doomed" << std::endl;
+            std::raise(SIGKILL);
+        }
         if (op == "ping") {
             send(make_pong(id.is_number_integer() ? id.get<int64_t>() : 0));
         } else if (op == "measure") {
@@ -126,6 +134,8 @@ int main(int argc, char** argv) {
                 continue;
             }
             const int64_t rid = id.get<int64_t>();
+            if (const char* slow = std::getenv("KERNCAST_FAKE_SLOW_MS"))
+                std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(slow)));
             send(make_progress(rid, "verify"));
             send(make_progress(rid, "time"));
             Measurement m;

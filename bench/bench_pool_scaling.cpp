@@ -1,0 +1,172 @@
+// How a search's measurement rate scales with the size of the measurement pool. Replay workers (kerncast-worker
+// --replay) take each measurement's recorded wall time (verification and timing on the GPU it was recorded on), so a
+// pool of N behaves in time like N GPUs; the same gated search of a fixed budget and seed runs with each pool size.
+// measurements/minute counts device measurements over the search's whole wall time (forecasting, surrogate
+// training and the store included); efficiency = rate(N) / (N * rate(1)), 1.0 being perfect scaling. The engine's
+// own work between batches (forecasting, retraining the surrogate) does not shrink with more workers, so the table
+// also gives the batch efficiency: the same ratio over the time the pool had a batch in hand (from dispatch to the
+// last result applied), which is what the pool itself can improve. Every run must
+// end with the same best and measurement count as the one-worker run (the pool applies results in candidate order),
+// else the command fails.
+//
+//   kerncast-bench-pool-scaling [--problem softmax] [--budget 64] [--seed 1] [--workers 1,2,4,8] [--wall-time 1]
+//                               [--gating top-k] [--top-k 16] [--launcher local] [--json]
+
+#include "engine/cli/cli.h"
+#include "engine/search_runner.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace kerncast;
+
+namespace {
+
+struct Row {
+    int workers = 0;
+    double seconds = 0;
+    int64_t measurements = 0;
+    double best = 0;
+    double per_minute = 0;
+    double efficiency = 0;
+    double batch_seconds = 0;  // time with a batch in the pool
+    double batch_efficiency = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"Measurement rate of a gated search against the size of the measurement pool (replay workers)",
+                 "kerncast-bench-pool-scaling"};
+    std::string problem = "softmax", gating = "top-k", launcher = "local", device = "replay:nvidia-h200";
+    int64_t budget = 64;
+    uint64_t seed = 1;
+    int top_k = 16;
+    double wall = 1.0;
+    std::vector<int> sizes{1, 2, 4, 8};
+    bool json = false;
+    app.add_option("--problem", problem, "Problem with a recording on the device")->capture_default_str();
+    app.add_option("--device", device, "Replay device")->capture_default_str();
+    app.add_option("--budget", budget, "Device measurements per search")->capture_default_str();
+    app.add_option("--seed", seed, "Search seed")->capture_default_str();
+    app.add_option("--workers", sizes, "Pool sizes")->delimiter(',')->capture_default_str();
+    app.add_option("--wall-time", wall, "Scale of the recorded wall time each replay measurement takes")
+        ->check(CLI::Range(0.01, 100.0))
+        ->capture_default_str();
+    app.add_option("--gating", gating, "measure-all, top-k or selective")
+        ->check(CLI::IsMember({"measure-all", "top-k", "selective"}))
+        ->capture_default_str();
+    app.add_option("--top-k", top_k, "top-k: children measured per parent (one batch)")->capture_default_str();
+    app.add_option("--launcher", launcher, "How the replay workers start (local, ssh:HOST, slurm)")
+        ->capture_default_str();
+    app.add_flag("--json", json, "Print one JSON object {workers, measurements_per_minute, efficiency}");
+    CLI11_PARSE(app, argc, argv);
+
+    const std::string resources = cli::resources_dir();
+    const fs::path tmp = fs::temp_directory_path() / ("kerncast-bench-pool-" + std::to_string(::getpid()));
+    fs::create_directories(tmp);
+    std::vector<Row> rows;
+    int rc = 0;
+    for (int n : sizes) {
+        SearchConfig cfg;
+        cfg.problem_dir = resources + "/problems/" + problem;
+        cfg.device = device;
+        cfg.surrogate = "local";
+        cfg.gating.kind = gating_kind_from_string(gating);
+        cfg.gating.top_k = top_k;
+        cfg.budgets.measurements = budget;
+        cfg.seed = seed;
+        cfg.pool.workers = n;
+        cfg.pool.replay_wall_time = wall;
+        cfg.pool.launcher = launcher;
+        const std::string run = (tmp / ("pool-" + std::to_string(n) + ".sqlite")).string();
+        fs::remove(run);
+        Row r;
+        r.workers = n;
+        try {
+            auto runner = make_search_runner(cfg, resources, run, false);
+            // A batch is in hand from the snapshot that shows work queued until the one that shows none left.
+            std::optional<std::chrono::steady_clock::time_point> batch_start;
+            runner->setEventCallback([&](const SearchEvent& e) {
+                if (e.kind != SearchEvent::Kind::Pool || !e.pool)
+                    return;
+                const bool busy = e.pool->queued + e.pool->in_flight > 0;
+                const auto now = std::chrono::steady_clock::now();
+                if (busy && !batch_start)
+                    batch_start = now;
+                if (!busy && batch_start) {
+                    r.batch_seconds += std::chrono::duration<double>(now - *batch_start).count();
+                    batch_start.reset();
+                }
+            });
+            const auto t0 = std::chrono::steady_clock::now();
+            const SearchSummary s = runner->runHere();
+            r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (s.state != "finished")
+                throw std::runtime_error(s.reason);
+            r.measurements = s.progress.measurements;
+            r.best = s.best_speedup;
+        } catch (const std::exception& e) {
+            std::cerr << "kerncast-bench-pool-scaling: " << n << " workers: " << e.what() << "\n";
+            rc = 1;
+            continue;
+        }
+        r.per_minute = r.seconds > 0 ? 60.0 * double(r.measurements) / r.seconds : 0;
+        if (!rows.empty() && (r.measurements != rows.front().measurements || r.best != rows.front().best)) {
+            std::cerr << "kerncast-bench-pool-scaling: " << n << " workers ended with " << r.measurements
+                      << " measurements and best " << r.best << ", one worker with " << rows.front().measurements
+                      << " and " << rows.front().best << ": the pool changed the search\n";
+            rc = 1;
+        }
+        rows.push_back(r);
+    }
+    fs::remove_all(tmp);
+    if (rows.empty())
+        return 1;
+    const double base = rows.front().per_minute / rows.front().workers;
+    const double batch_base = rows.front().batch_seconds * rows.front().workers;
+    for (auto& r : rows) {
+        r.efficiency = base > 0 ? r.per_minute / (base * r.workers) : 0;
+        r.batch_efficiency = r.batch_seconds > 0 ? batch_base / (r.batch_seconds * r.workers) : 0;
+    }
+
+    if (json) {
+        nlohmann::json j = {{"workers", nlohmann::json::array()},
+                            {"measurements_per_minute", nlohmann::json::array()},
+                            {"efficiency", nlohmann::json::array()},
+                            {"batch_efficiency", nlohmann::json::array()}};
+        for (const auto& r : rows) {
+            j["workers"].push_back(r.workers);
+            j["measurements_per_minute"].push_back(r.per_minute);
+            j["efficiency"].push_back(r.efficiency);
+            j["batch_efficiency"].push_back(r.batch_efficiency);
+        }
+        std::cout << j.dump() << "\n";
+        return rc;
+    }
+    std::printf("pool scaling: %s on %s, %s gating (top-k %d), budget %lld, seed %llu, recorded wall time x %g, "
+                "launcher %s\n",
+                problem.c_str(), device.c_str(), gating.c_str(), top_k, (long long)budget, (unsigned long long)seed,
+                wall, launcher.c_str());
+    std::printf("%8s %10s %13s %10s %12s %11s %14s %17s\n", "workers", "seconds", "measurements", "best",
+                "meas/minute", "efficiency", "batch seconds", "batch efficiency");
+    for (const auto& r : rows)
+        std::printf("%8d %10.2f %13lld %10.3f %12.1f %11.3f %14.2f %17.3f\n", r.workers, r.seconds,
+                    (long long)r.measurements, r.best, r.per_minute, r.efficiency, r.batch_seconds,
+                    r.batch_efficiency);
+    std::printf("perfect scaling: efficiency 1.000 (N workers measure N times as fast as one); target >= 0.85 at 8.\n"
+                "efficiency counts the whole search (the engine's serial work included); batch efficiency only the "
+                "time a batch was in the pool\n");
+    return rc;
+}

@@ -1,0 +1,432 @@
+// The measurement pool with real worker processes on this machine: replay workers (kerncast-worker --replay) and the
+// fake GPU worker (tests/helpers/fake_worker.cpp) for workers that die. A search measured by a pool must equal the
+// same search measured by one worker; a worker lost mid-measurement must cost nothing; one that keeps failing is
+// retired; GPU models do not mix unless asked.
+#include "../support/pool_search.h"
+
+#include "core/candidate.h"
+#include "core/problem_library.h"
+#include "engine/measurement_pool.h"
+#include "engine/mutators.h"
+#include "engine/replay_device.h"
+#include "engine/replay_worker_server.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+using namespace kerncast;
+using namespace kerncast::test;
+
+namespace {
+
+std::string fake_worker() { return std::string(KERNCAST_BINARY_DIR) + "/tests/fake_worker"; }
+
+
+// Recorded programs of a problem, as requests (the reference, the seeds, the recorded family configurations).
+std::vector<MeasureRequest> recorded_requests(const std::string& problem, size_t n) {
+    const ProblemBundle b = load_problem_folder(cli::resources_dir() + "/problems/" + problem);
+    ReplayDevice replay(cli::resources_dir() + "/recordings/nvidia-h200");
+    const auto rec = replay.recording(problem);
+    std::vector<MeasureRequest> out;
+    SplitMix rng(3);
+    std::vector<Candidate> family = random_family_candidates(b, 400, rng);
+    for (const auto& c : family) {
+        if (out.size() == n)
+            break;
+        if (!rec->find(content_hash(c.source, c.tunables)))
+            continue;
+        MeasureRequest r = reference_request(problem);
+        r.candidate.source = c.source;
+        r.candidate.tunables = c.tunables;
+        out.push_back(r);
+    }
+    return out;
+}
+
+// Sets a variable for one test and puts back what was there.
+class EnvGuard {
+public:
+    EnvGuard(const char* name, const std::string& value)
+        : m_name(name), m_had(qEnvironmentVariableIsSet(name)), m_old(qgetenv(name)) {
+        qputenv(name, value.c_str());
+    }
+    ~EnvGuard() {
+        if (m_had)
+            qputenv(m_name, m_old);
+        else
+            qunsetenv(m_name);
+    }
+
+private:
+    const char* m_name;
+    bool m_had;
+    QByteArray m_old;
+};
+
+}  // namespace
+
+class TestMeasurementPool : public QObject {
+    Q_OBJECT
+
+private slots:
+    void replayWorkersAnswerAsTheReplayDevice() {
+        PoolConfig cfg;
+        cfg.workers = 2;
+        auto pool = MeasurementPool::open(cfg, "replay:nvidia-h200", cli::resources_dir());
+        QCOMPARE(pool->workers(), size_t(2));
+        QCOMPARE(pool->id(), std::string("replay:nvidia-h200"));
+        QCOMPARE(pool->fingerprint().name, std::string("NVIDIA H200"));
+        QCOMPARE(child_pids_with("--replay").size(), size_t(2));
+
+        const auto requests = recorded_requests("softmax", 6);
+        QCOMPARE(requests.size(), size_t(6));
+        ReplayDevice local(cli::resources_dir() + "/recordings/nvidia-h200");
+        std::vector<MeasurementPool::Job> jobs;
+        for (size_t i = 0; i < requests.size(); ++i)
+            jobs.push_back({requests[i], int64_t(i + 1)});
+        std::vector<size_t> order;
+        pool->measureBatch(jobs, [&](size_t i, MeasureOutcome& out) {
+            order.push_back(i);
+            const Measurement expected = local.measure(requests[i]).measurement;
+            QCOMPARE(out.measurement.status, expected.status);
+            QCOMPARE(out.measurement.speedup, expected.speedup);
+            QCOMPARE(out.measurement.device.uuid, expected.device.uuid);
+            QCOMPARE(out.measurement.device_kind, std::string("replay"));
+            QVERIFY2(out.measurement.worker.find("replay:nvidia-h200 on local, worker ") == 0,
+                     out.measurement.worker.c_str());
+        });
+        QCOMPARE(order, (std::vector<size_t>{0, 1, 2, 3, 4, 5}));
+
+        // What the recording does not hold is not_recorded through a worker too, never invented.
+        MeasureRequest unknown = reference_request("softmax");
+        unknown.candidate.source += "\n// not recorded\n";
+        QCOMPARE(pool->measure(unknown).measurement.status, Status::NotRecorded);
+    }
+
+    void batchRunsInParallelAndAppliesInOrder() {
+        // Recorded wall times, so that the workers take time; four workers measure eight jobs in about a quarter
+        // of the time one takes.
+        PoolConfig cfg;
+        cfg.workers = 4;
+        cfg.replay_wall_time = 1.0;
+        auto pool = MeasurementPool::open(cfg, "replay:nvidia-h200", cli::resources_dir());
+        const auto requests = recorded_requests("softmax", 8);
+        double serial_s = 0;
+        ReplayDevice local(cli::resources_dir() + "/recordings/nvidia-h200");
+        for (const auto& r : requests)
+            serial_s += ReplayWorkerServer::recordedWallSeconds(local.measure(r).measurement);
+        QVERIFY2(serial_s > 0.5, "the recording holds no wall times to take");
+        std::vector<MeasurementPool::Job> jobs;
+        for (size_t i = 0; i < requests.size(); ++i)
+            jobs.push_back({requests[i], int64_t(i + 1)});
+        std::vector<size_t> order;
+        int64_t busy_seen = 0;
+        const auto t0 = std::chrono::steady_clock::now();
+        pool->measureBatch(
+            jobs, [&](size_t i, MeasureOutcome&) { order.push_back(i); },
+            [&](const PoolSnapshot& s) {
+                int64_t busy = 0;
+                for (const auto& w : s.workers)
+                    busy += w.state == "busy";
+                busy_seen = std::max(busy_seen, busy);
+            });
+        const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        QCOMPARE(order, (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+        QVERIFY2(busy_seen >= 2, "the pool never had two workers busy at once");
+        QVERIFY2(took < 0.6 * serial_s, qPrintable(QString("8 jobs on 4 workers took %1 s; one worker: %2 s")
+                                                        .arg(took).arg(serial_s)));
+        int64_t measured = 0;
+        for (const auto& w : pool->snapshot().workers)
+            measured += w.measured;
+        QCOMPARE(measured, int64_t(8));
+    }
+
+    void searchIsTheSameWithOneWorkerOrFour_data() {
+        QTest::addColumn<int>("workers");
+        QTest::addColumn<double>("wallTime");
+        QTest::newRow("one replay worker process") << 1 << 0.01;
+        QTest::newRow("four replay workers") << 4 << 0.0;
+        QTest::newRow("four replay workers taking recorded time") << 4 << 0.05;
+    }
+    void searchIsTheSameWithOneWorkerOrFour() {
+        QFETCH(int, workers);
+        QFETCH(double, wallTime);
+        QTemporaryDir dir;
+        const std::string single = dir.filePath("single.sqlite").toStdString();
+        const SearchSummary a =
+            make_search_runner(pool_search_config("softmax", 24, 5), cli::resources_dir(), single, false)->runHere();
+        QCOMPARE(a.state, std::string("finished"));
+
+        SearchConfig cfg = pool_search_config("softmax", 24, 5);
+        cfg.pool.workers = workers;
+        cfg.pool.replay_wall_time = wallTime;
+        const std::string pooled = dir.filePath("pool.sqlite").toStdString();
+        auto runner = make_search_runner(cfg, cli::resources_dir(), pooled, false);
+        int pool_events = 0;
+        runner->setEventCallback([&](const SearchEvent& e) { pool_events += e.kind == SearchEvent::Kind::Pool; });
+        const SearchSummary b = runner->runHere();
+        QCOMPARE(b.state, std::string("finished"));
+        QCOMPARE(b.best_speedup, a.best_speedup);
+        QCOMPARE(b.best_candidate, a.best_candidate);
+        QCOMPARE(b.progress.measurements, a.progress.measurements);
+        const StoreDigest da = store_digest(single), db = store_digest(pooled);
+        QCOMPARE(db.measurements, int64_t(24));
+        QCOMPARE(db.measured_twice, int64_t(0));
+        QCOMPARE(db.text, da.text);
+        QVERIFY(da.workers.empty());
+        QCOMPARE(db.workers.size(), size_t(24));  // every measurement names its worker
+        QVERIFY(pool_events > 0);
+        // The pool's settings are part of the run, so --resume finds them.
+        QCOMPARE(stored_search_config(pooled).pool.workers, workers);
+    }
+
+    void workerKilledMidMeasurementLosesNothing() {
+        PoolConfig cfg;
+        cfg.workers = 2;
+        cfg.replay_wall_time = 4.0;  // about a second per job: the kill lands mid-measurement
+        auto pool = MeasurementPool::open(cfg, "replay:nvidia-h200", cli::resources_dir());
+        const auto requests = recorded_requests("softmax", 4);
+        std::vector<MeasurementPool::Job> jobs;
+        for (size_t i = 0; i < requests.size(); ++i)
+            jobs.push_back({requests[i], int64_t(i + 1)});
+        const pid_t victim = pool->workerPid(0);
+        QVERIFY(victim > 0);
+        std::thread killer([victim] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            ::kill(victim, SIGKILL);
+        });
+        std::vector<size_t> order;
+        std::vector<Measurement> got;
+        pool->measureBatch(jobs, [&](size_t i, MeasureOutcome& out) {
+            order.push_back(i);
+            got.push_back(out.measurement);
+        });
+        killer.join();
+        QCOMPARE(order, (std::vector<size_t>{0, 1, 2, 3}));
+        ReplayDevice local(cli::resources_dir() + "/recordings/nvidia-h200");
+        for (size_t i = 0; i < got.size(); ++i) {
+            QCOMPARE(got[i].status, Status::Ok);
+            QCOMPARE(got[i].speedup, local.measure(requests[i]).measurement.speedup);
+        }
+        const auto notes = pool->takeNotes();
+        QCOMPARE(notes.size(), size_t(1));
+        QCOMPARE(notes[0].kind, std::string("requeued"));
+        QVERIFY2(notes[0].message.find("worker 1") != std::string::npos, notes[0].message.c_str());
+        QVERIFY2(notes[0].message.find("SIGKILL") != std::string::npos, notes[0].message.c_str());
+        QCOMPARE(pool->liveWorkers(), size_t(2));  // one loss does not retire a worker; it was restarted
+    }
+
+    void searchWithAWorkerKilledEqualsTheUndisturbedSearch() {
+        QTemporaryDir dir;
+        const std::string single = dir.filePath("single.sqlite").toStdString();
+        make_search_runner(pool_search_config("gelu", 20, 3), cli::resources_dir(), single, false)->runHere();
+
+        SearchConfig cfg = pool_search_config("gelu", 20, 3);
+        cfg.pool.workers = 3;
+        cfg.pool.replay_wall_time = 0.5;
+        const std::string pooled = dir.filePath("pool.sqlite").toStdString();
+        auto runner = make_search_runner(cfg, cli::resources_dir(), pooled, false);
+        int measured = 0, killed = 0;
+        runner->setEventCallback([&](const SearchEvent& e) {
+            if (e.kind != SearchEvent::Kind::Measured || ++measured % 6 != 0)
+                return;
+            // Between results of a batch the other workers are mid-measurement: pull one away.
+            const auto pids = child_pids_with("--replay");
+            if (!pids.empty() && ::kill(pids.front(), SIGKILL) == 0)
+                ++killed;
+        });
+        const SearchSummary s = runner->runHere();
+        QCOMPARE(s.state, std::string("finished"));
+        QVERIFY(killed >= 2);
+        const StoreDigest a = store_digest(single), b = store_digest(pooled);
+        QCOMPARE(b.measured_twice, int64_t(0));
+        QCOMPARE(b.measurements, a.measurements);
+        QCOMPARE(b.text, a.text);
+    }
+
+    void workerThatKeepsFailingIsRetired() {
+        EnvGuard worker("KERNCAST_WORKER", fake_worker());
+        EnvGuard doomed("KERNCAST_FAKE_DOOMED_GPU", "1");
+        // The healthy worker takes its time, so the doomed one (restarted at once) comes back for more jobs.
+        EnvGuard slow("KERNCAST_FAKE_SLOW_MS", "400");
+        PoolConfig cfg;
+        cfg.devices = {"cuda:0", "cuda:1"};
+        cfg.allow_mixed = true;  // the fake GPUs have different names
+        cfg.max_failures = 2;
+        auto pool = MeasurementPool::open(cfg, "", cli::resources_dir());
+        std::vector<MeasurementPool::Job> jobs;
+        for (int i = 0; i < 6; ++i)
+            jobs.push_back({reference_request("saxpy"), i + 1});
+        std::vector<Measurement> got;
+        pool->measureBatch(jobs, [&](size_t, MeasureOutcome& out) { got.push_back(out.measurement); });
+        QCOMPARE(got.size(), size_t(6));
+        for (const auto& m : got) {
+            QCOMPARE(m.status, Status::Ok);  // each one the healthy worker measured, once
+            QVERIFY2(m.worker.find("cuda:0 on local") == 0, m.worker.c_str());
+        }
+        QCOMPARE(pool->liveWorkers(), size_t(1));
+        bool retired = false;
+        for (const auto& n : pool->takeNotes())
+            if (n.kind == "worker_retired") {
+                retired = true;
+                QVERIFY2(n.message.find("cuda:1 on local, worker 2 retired after losing 2 requests") == 0,
+                         n.message.c_str());
+            }
+        QVERIFY(retired);
+        const auto snap = pool->snapshot();
+        QCOMPARE(snap.workers[1].state, std::string("retired"));
+        QCOMPARE(snap.workers[0].measured, int64_t(6));
+    }
+
+    void candidateThatKillsEveryWorkerIsRecordedAsCrashed() {
+        EnvGuard worker("KERNCAST_WORKER", fake_worker());
+        PoolConfig cfg;
+        cfg.devices = {"cuda:0"};
+        cfg.workers = 2;
+        auto pool = MeasurementPool::open(cfg, "", cli::resources_dir());
+        MeasureRequest r = reference_request("saxpy");
+        r.candidate.source += "\n// FAKE:segv\n";
+        const Measurement m = pool->measure(r).measurement;
+        QCOMPARE(m.status, Status::Crashed);
+        QVERIFY2(m.reason.find("SIGSEGV") != std::string::npos, m.reason.c_str());
+        QVERIFY2(m.reason.find("lost 2 workers") != std::string::npos, m.reason.c_str());
+        QCOMPARE(pool->liveWorkers(), size_t(2));
+    }
+
+    void everyWorkerRetiredFailsTheBatchClearly() {
+        EnvGuard worker("KERNCAST_WORKER", fake_worker());
+        EnvGuard doomed("KERNCAST_FAKE_DOOMED_GPU", "0");
+        PoolConfig cfg;
+        cfg.devices = {"cuda:0"};
+        cfg.max_failures = 1;
+        auto pool = MeasurementPool::open(cfg, "", cli::resources_dir());
+        std::vector<MeasurementPool::Job> jobs{{reference_request("saxpy"), 1}, {reference_request("saxpy"), 2}};
+        try {
+            pool->measureBatch(jobs, [](size_t, MeasureOutcome&) { QFAIL("nothing can be measured"); });
+            QFAIL("expected an error");
+        } catch (const Error& e) {
+            const std::string what = e.what();
+            QVERIFY2(what.find("every worker of the pool was retired; 2 candidates") == 0, e.what());
+        }
+    }
+
+    void mixedModelsAreRefusedUnlessAllowed() {
+        EnvGuard worker("KERNCAST_WORKER", fake_worker());
+        PoolConfig cfg;
+        cfg.devices = {"cuda:0", "cuda:1"};
+        try {
+            MeasurementPool::open(cfg, "", cli::resources_dir());
+            QFAIL("a pool of two models opened");
+        } catch (const Error& e) {
+            const std::string what = e.what();
+            QVERIFY2(what.find("the pool mixes GPU models") == 0, e.what());
+            QVERIFY2(what.find("Fake GPU 0: cuda:0 on local, worker 1") != std::string::npos, e.what());
+            QVERIFY2(what.find("--allow-mixed") != std::string::npos, e.what());
+        }
+        cfg.allow_mixed = true;
+        QCOMPARE(MeasurementPool::open(cfg, "", cli::resources_dir())->workers(), size_t(2));
+        // Two workers of one GPU are one model.
+        cfg = PoolConfig{};
+        cfg.devices = {"cuda:1"};
+        cfg.workers = 2;
+        QCOMPARE(MeasurementPool::open(cfg, "", cli::resources_dir())->fingerprint().name, std::string("Fake GPU 1"));
+    }
+
+    void badSpecsSayWhatIsExpected_data() {
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<QString>("launcher");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("device") << "gpu0" << "local" << "unknown device 'gpu0': expected cuda:<ordinal>";
+        QTest::newRow("ordinal") << "cuda:x" << "local" << "bad device 'cuda:x': expected cuda:<ordinal>";
+        QTest::newRow("recordings") << "replay:nowhere" << "local" << "no recordings for device 'replay:nowhere'";
+        QTest::newRow("launcher") << "replay:nvidia-h200" << "pbs" << "unknown launcher 'pbs': expected local, ssh:HOST";
+        QTest::newRow("ssh host") << "replay:nvidia-h200" << "ssh:" << "bad launcher 'ssh:': expected ssh:HOST";
+        QTest::newRow("per device") << "replay:nvidia-h200@ssh:-oProxyCommand=x" << "local" << "bad launcher";
+    }
+    void badSpecsSayWhatIsExpected() {
+        QFETCH(QString, device);
+        QFETCH(QString, launcher);
+        QFETCH(QString, expected);
+        PoolConfig cfg;
+        cfg.devices = {device.toStdString()};
+        cfg.launcher = launcher.toStdString();
+        try {
+            MeasurementPool::open(cfg, "", cli::resources_dir());
+            QFAIL("opened");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find(expected.toStdString()) == 0, e.what());
+        }
+    }
+
+    void workerThatCannotStartNamesItself() {
+        PoolConfig cfg;
+        cfg.workers = 2;
+        cfg.launcher = "local";
+        cfg.remote_resources = "/nonexistent";
+        cfg.devices = {"replay:nvidia-h200"};
+        EnvGuard worker("KERNCAST_WORKER", "/nonexistent/kerncast-worker");
+        try {
+            MeasurementPool::open(cfg, "", cli::resources_dir());
+            QFAIL("opened");
+        } catch (const Error& e) {
+            const std::string what = e.what();
+            QVERIFY2(what.find("workers of the pool did not start:\n  replay:nvidia-h200 on local, worker 1: ") == 0,
+                     e.what());
+            QVERIFY2(what.find("/nonexistent/kerncast-worker") != std::string::npos, e.what());
+        }
+    }
+
+    void launcherCommandLines() {
+        const std::vector<std::string> worker{"/opt/kc/kerncast-worker", "--gpu", "0", "--die-with-parent"};
+        const WorkerCommand ssh = WorkerLauncher::parse("ssh:gpu-a").command(worker, true, "w");
+        QCOMPARE(ssh.argv.front(), std::string("ssh"));
+        QCOMPARE(ssh.argv[ssh.argv.size() - 2], std::string("gpu-a"));
+        QCOMPARE(ssh.argv.back(), std::string("exec /opt/kc/kerncast-worker --gpu 0 --die-with-parent"));
+        QVERIFY(std::find(ssh.argv.begin(), ssh.argv.end(), "BatchMode=yes") != ssh.argv.end());
+        QVERIFY(ssh.term_grace_s > 0);
+        QCOMPARE(shell_quote("it's here"), std::string("'it'\\''s here'"));
+
+        qunsetenv("SLURM_JOB_ID");
+        const WorkerCommand srun =
+            WorkerLauncher::parse("slurm:--partition=gpu --time=30").command(worker, true, "w");
+        const std::vector<std::string> expected{"srun", "--ntasks=1", "--nodes=1", "--quiet", "--unbuffered",
+                                                "--kill-on-bad-exit=1", "--gres=gpu:1", "--partition=gpu",
+                                                "--time=30", "/opt/kc/kerncast-worker", "--gpu", "0",
+                                                "--die-with-parent"};
+        QCOMPARE(srun.argv, expected);
+        QCOMPARE(WorkerLauncher::parse("slurm:--partition=gpu --time=30").text(),
+                 std::string("slurm:--partition=gpu --time=30"));
+        EnvGuard job("SLURM_JOB_ID", "42");
+        const WorkerCommand step = WorkerLauncher::parse("slurm").command(worker, false, "w");
+        QVERIFY(std::find(step.argv.begin(), step.argv.end(), "--exact") != step.argv.end());
+        QVERIFY(std::find(step.argv.begin(), step.argv.end(), "--gres=gpu:1") == step.argv.end());
+    }
+
+    void poolConfigRoundTripsAndIsChecked() {
+        PoolConfig c;
+        QVERIFY(!pool_requested(c));
+        c.devices = {"replay:nvidia-h200"};
+        QVERIFY(!pool_requested(c));
+        c.workers = 3;
+        QVERIFY(pool_requested(c));
+        c.launcher = "ssh:h";
+        c.allow_mixed = true;
+        const PoolConfig back = pool_config_from_json(nlohmann::json(c));
+        QCOMPARE(back.workers, 3);
+        QCOMPARE(back.launcher, std::string("ssh:h"));
+        QVERIFY(back.allow_mixed);
+        PoolConfig one;
+        one.launcher = "slurm";
+        QVERIFY(pool_requested(one));
+        nlohmann::json bad = nlohmann::json(c);
+        bad["workers"] = 0;
+        QVERIFY_THROWS_EXCEPTION(Error, pool_config_from_json(bad));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMeasurementPool)
+#include "tst_measurement_pool.moc"

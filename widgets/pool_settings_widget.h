@@ -1,0 +1,41 @@
+#pragma once
+// Run control's pool settings: more devices besides the one chosen above (cuda:1, cuda:all, replay:<recordings>,
+// each optionally @ssh:HOST or @slurm), worker processes per device, how workers start (local, ssh:HOST,
+// slurm[:srun options]) and whether GPU models may mix. What `kerncast-cli search --device … --workers …
+// --launcher …` takes.
+
+#include "engine/measurement_pool.h"
+
+#include <QSettings>
+#include <QWidget>
+
+class QCheckBox;
+class QLineEdit;
+class QSpinBox;
+
+namespace kerncast {
+
+class PoolSettingsWidget : public QWidget {
+    Q_OBJECT
+public:
+    explicit PoolSettingsWidget(QWidget* parent = nullptr);
+
+    // The pool for a search on `device` (and the extra devices); an empty device list when there is no pool.
+    PoolConfig poolConfig(const QString& device) const;
+
+    void readSettings(const QSettings& settings);
+    void writeSettings(QSettings& settings) const;
+
+    QLineEdit* extraDevicesEdit() const { return m_extra; }
+    QSpinBox* workersSpin() const { return m_workers; }
+    QLineEdit* launcherEdit() const { return m_launcher; }
+    QCheckBox* allowMixedCheck() const { return m_allowMixed; }
+
+private:
+    QLineEdit* m_extra = nullptr;
+    QSpinBox* m_workers = nullptr;
+    QLineEdit* m_launcher = nullptr;
+    QCheckBox* m_allowMixed = nullptr;
+};
+
+}  // namespace kerncast
