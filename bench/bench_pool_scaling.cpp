@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
             const auto t0 = std::chrono::steady_clock::now();
             const SearchSummary s = runner->runHere();
             r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            if (s.state != "finished")
+            if (s.state != RunState::Finished)
                 throw std::runtime_error(s.reason);
             r.measurements = s.progress.measurements;
             r.best = s.best_speedup;

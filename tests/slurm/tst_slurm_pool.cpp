@@ -163,7 +163,7 @@ private slots:
         const Ran squeue = run_command("squeue", {"-h", "-s", "-j", m_job, "-o", "%i"}, 10000);
         QVERIFY2(squeue.output.split('\n', Qt::SkipEmptyParts).size() == 4, qPrintable(squeue.output + logs()));
         const SearchSummary s = runner->runHere();
-        QVERIFY2(s.state == "finished", s.reason.c_str());
+        QVERIFY2(s.state == RunState::Finished, s.reason.c_str());
         const StoreDigest a = store_digest(single), b = store_digest(steps);
         QCOMPARE(b.measurements, int64_t(24));
         QCOMPARE(b.measured_twice, int64_t(0));

@@ -124,7 +124,7 @@ private slots:
         cfg.pool = sshPool(4);
         const std::string remote = dir.filePath("ssh.sqlite").toStdString();
         const SearchSummary s = make_search_runner(cfg, cli::resources_dir(), remote, false)->runHere();
-        QVERIFY2(s.state == "finished", s.reason.c_str());
+        QVERIFY2(s.state == RunState::Finished, s.reason.c_str());
         const StoreDigest a = store_digest(single), b = store_digest(remote);
         QCOMPARE(b.measurements, int64_t(24));
         QCOMPARE(b.measured_twice, int64_t(0));
