@@ -1222,7 +1222,7 @@ void Loop::applyCommands() {
         for (const auto& c : batch)
             applyCommand(c);
         checkpoint();  // so that a resumed run keeps the commands (it goes back to its last checkpoint)
-        s.progress.state = s.paused ? "paused" : "running";
+        s.progress.state = s.paused ? RunState::Paused : RunState::Running;
     }
 }
 
