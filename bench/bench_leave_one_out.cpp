@@ -74,7 +74,7 @@ ProblemPairs collect_pairs(const std::string& problem_dir, const std::string& de
                                         std::to_string(seed) + ".sqlite");
         fs::remove(run);
         const SearchSummary summary = make_search_runner(c, cli::resources_dir(), run.string(), false)->runHere();
-        if (summary.state != "finished")
+        if (summary.state != RunState::Finished)
             throw Error("the measure-all search of " + problem_dir + " (seed " + std::to_string(seed)
                         + ") failed: " + summary.reason);
         ++out.searches;
