@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <numeric>
@@ -530,7 +531,10 @@ private Q_SLOTS:
         for (const auto& e : examples)
             packs.insert(e.query.pack);
         QVERIFY(!packs.count("saxpy"));
-        QCOMPARE(packs.size(), size_t {12});
+        size_t recordings = 0;
+        for (const auto& entry : std::filesystem::directory_iterator(kRecordings))
+            recordings += entry.path().extension() == ".jsonl";
+        QCOMPARE(packs.size(), recordings - 1);  // every recorded problem but saxpy
         QVERIFY(packs.count("sgemm") && packs.count("gelu"));
         QVERIFY(skipped.empty());
         size_t expected = 0;

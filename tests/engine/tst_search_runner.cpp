@@ -178,7 +178,7 @@ private slots:
         const SearchSummary s = make_search_runner(config("softmax", GatingKind::Selective, "local", 16),
                                                    cli::resources_dir(), path, false)
                                     ->runHere();
-        QCOMPARE(s.state, std::string("finished"));
+        QCOMPARE(s.state, RunState::Finished);
         RunStore store = RunStore::open(path);
         std::map<int64_t, Candidate> cands;
         for (const Candidate& c : store.candidates(s.run_id))
