@@ -159,7 +159,7 @@ private slots:
         const std::string single = dir.filePath("single.sqlite").toStdString();
         const SearchSummary a =
             make_search_runner(pool_search_config("softmax", 24, 5), cli::resources_dir(), single, false)->runHere();
-        QCOMPARE(a.state, std::string("finished"));
+        QCOMPARE(a.state, RunState::Finished);
 
         SearchConfig cfg = pool_search_config("softmax", 24, 5);
         cfg.pool.workers = workers;
@@ -169,7 +169,7 @@ private slots:
         int pool_events = 0;
         runner->setEventCallback([&](const SearchEvent& e) { pool_events += e.kind == SearchEvent::Kind::Pool; });
         const SearchSummary b = runner->runHere();
-        QCOMPARE(b.state, std::string("finished"));
+        QCOMPARE(b.state, RunState::Finished);
         QCOMPARE(b.best_speedup, a.best_speedup);
         QCOMPARE(b.best_candidate, a.best_candidate);
         QCOMPARE(b.progress.measurements, a.progress.measurements);
@@ -240,7 +240,7 @@ private slots:
                 ++killed;
         });
         const SearchSummary s = runner->runHere();
-        QCOMPARE(s.state, std::string("finished"));
+        QCOMPARE(s.state, RunState::Finished);
         QVERIFY(killed >= 2);
         const StoreDigest a = store_digest(single), b = store_digest(pooled);
         QCOMPARE(b.measured_twice, int64_t(0));
