@@ -86,7 +86,7 @@ private Q_SLOTS:
         const std::string path = m_dir.filePath("honest.sqlite").toStdString();
         auto honest = make_search_runner(config(14), cli::resources_dir(), path, false);
         const SearchSummary s = honest->runHere();
-        QCOMPARE(s.state, std::string("finished"));
+        QCOMPARE(s.state, RunState::Finished);
         RunStore store = RunStore::open(path);
         m_best = *store.candidate(s.best_candidate);
         m_bestSpeedup = s.best_speedup;
@@ -98,7 +98,7 @@ private Q_SLOTS:
     void suspectStaysOutUntilAcceptedOnResume() {
         const std::string path = m_dir.filePath("suspect.sqlite").toStdString();
         const SearchSummary first = runner(path, false, m_best)->runHere();
-        QCOMPARE(first.state, std::string("finished"));
+        QCOMPARE(first.state, RunState::Finished);
         const int64_t suspect = candidateWithSource(path, m_best);
         QVERIFY2(suspect != 0, "the suspect program was not measured");
         QVERIFY(first.best_candidate != suspect);
