@@ -2,6 +2,7 @@
 
 #include "core/candidate.h"
 #include "core/error.h"
+#include "core/problem_fingerprint.h"
 #include "engine/recorder.h"
 #include "engine/statistics.h"
 
@@ -174,6 +175,8 @@ KernelTunerImport recording_from_kernel_tuner_cache(const KernelTunerCache& cach
     Recording& r = out.recording;
     r.file = cache_file;
     r.header.problem = problem.name;
+    // The import is checked against this folder's kernel, sizes and tunables, so it replays for this definition.
+    r.header.problem_fingerprint = problem_fingerprint(problem.dir);
     r.header.device.name = cache.device_name;
     if (own != cache.extra.end()) {
         try {
