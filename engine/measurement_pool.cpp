@@ -75,6 +75,8 @@ public:
     }
     std::string id() const override { return m_id; }
     DeviceFingerprint fingerprint() const override { return m_hello.device; }
+    // The recording's ceilings, as the in-process replay device gives them: the local surrogate reads them.
+    DeviceCeilings ceilings() const override { return m_hello.ceilings; }
     MeasureOutcome measure(const MeasureRequest& request, const ProgressFn& progress) override {
         MeasurePayload payload;
         payload.problem_json = read_problem_json(request.problem_dir, &payload.problem_file);

@@ -417,10 +417,7 @@ ForecastQuery Loop::queryFor(const Cand& c) const {
     ctx.device = s.device->fingerprint();
     // The roofline ceilings (measured DRAM bandwidth, FMA peak): the local surrogate judges how close an anchor is
     // to the floor with them.
-    if (auto* replay = dynamic_cast<const ReplayDevice*>(s.device.get()))
-        ctx.ceilings = replay->header().ceilings;
-    else if (auto* gpu = dynamic_cast<const GpuDevice*>(s.device.get()))
-        ctx.ceilings = gpu->ceilings();
+    ctx.ceilings = s.device->ceilings();
     ctx.anchor = anchorOf(c);
     return build_forecast_query(s.bundle.problem, c.c.source, c.c.tunables, c.report, ctx);
 }
