@@ -3,10 +3,10 @@
 //   kerncast-worker --replay DEVICE [--resources DIR] [--wall-time SCALE] [--die-with-parent]
 //   kerncast-worker --list-gpus
 #include "engine/cli/cli.h"
-#include "engine/cuda_driver.h"
-#include "engine/replay_worker_server.h"
-#include "engine/worker_server.h"
-#include "engine/worker_watchdog.h"
+#include "engine/gpu/cuda_driver.h"
+#include "engine/worker/replay_worker_server.h"
+#include "engine/worker/worker_server.h"
+#include "engine/worker/worker_watchdog.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 // Compile cost per kernel (cold, memory cache, disk cache) and pool throughput. Needs the CUDA toolkit only.
 //   kerncast-bench-compile [--arch sm_90] [--jobs 16] [--threads 1,2,4]
 
-#include "engine/compiler.h"
+#include "engine/gpu/compiler.h"
 
 #include <chrono>
 #include <cstdio>

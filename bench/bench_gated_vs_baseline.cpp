@@ -11,8 +11,8 @@
 #include "core/fast_p.h"
 #include "engine/cli/cli.h"
 #include "engine/device.h"
-#include "engine/replay_device.h"
-#include "engine/search_runner.h"
+#include "engine/replay/replay_device.h"
+#include "engine/search/search_runner.h"
 
 #include <nlohmann/json.hpp>
 

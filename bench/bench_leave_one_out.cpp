@@ -18,9 +18,9 @@
 #include "core/metrics.h"
 #include "core/run_store.h"
 #include "engine/cli/cli.h"
-#include "engine/forecast_query.h"
-#include "engine/local_forecaster.h"
-#include "engine/search_runner.h"
+#include "engine/surrogate/forecast_query.h"
+#include "engine/surrogate/local_forecaster.h"
+#include "engine/search/search_runner.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

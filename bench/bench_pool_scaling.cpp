@@ -13,7 +13,7 @@
 //                               [--gating top-k] [--top-k 16] [--launcher local] [--json]
 
 #include "engine/cli/cli.h"
-#include "engine/search_runner.h"
+#include "engine/search/search_runner.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

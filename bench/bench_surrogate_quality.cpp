@@ -12,8 +12,8 @@
 
 #include "core/error.h"
 #include "core/metrics.h"
-#include "engine/forecast_query.h"
-#include "engine/local_forecaster.h"
+#include "engine/surrogate/forecast_query.h"
+#include "engine/surrogate/local_forecaster.h"
 
 #include <CLI/CLI.hpp>
 

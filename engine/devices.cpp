@@ -1,10 +1,10 @@
 // list_devices / open_device (engine/device.h): CUDA GPUs found through the dlopen'ed driver, then one replay device
 // per recording folder.
-#include "engine/cuda_driver.h"
+#include "engine/gpu/cuda_driver.h"
 #include "engine/device.h"
-#include "engine/forecast_query.h"
-#include "engine/gpu_device.h"
-#include "engine/replay_device.h"
+#include "engine/surrogate/forecast_query.h"
+#include "engine/gpu/gpu_device.h"
+#include "engine/replay/replay_device.h"
 
 #include "core/error.h"
 

@@ -5,7 +5,7 @@
 
 #include "core/bins.h"
 #include "core/candidate.h"
-#include "engine/search_events.h"
+#include "engine/search/search_events.h"
 
 #include <QHash>
 #include <QString>

@@ -2,7 +2,7 @@
 // The device panel's pool table: one row per worker of a search's measurement pool (where it runs, its GPU, what
 // it is doing, how much it measured), from the pool snapshots the search reports; the queue and the total below it.
 
-#include "engine/pool_status.h"
+#include "engine/worker/pool_status.h"
 
 #include <QAbstractTableModel>
 #include <QString>

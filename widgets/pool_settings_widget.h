@@ -4,7 +4,7 @@
 // slurm[:srun options]) and whether GPU models may mix. What `kerncast-cli search --device … --workers …
 // --launcher …` takes.
 
-#include "engine/measurement_pool.h"
+#include "engine/worker/measurement_pool.h"
 
 #include <QSettings>
 #include <QWidget>

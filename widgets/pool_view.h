@@ -2,7 +2,7 @@
 // The device panel's view of a search's measurement pool: the workers (host, GPU, state, measurements), the queue,
 // and the last thing that happened to a worker (lost, retired). Hidden while the search measures without a pool.
 
-#include "engine/pool_status.h"
+#include "engine/worker/pool_status.h"
 
 #include <QWidget>
 

@@ -1,6 +1,6 @@
 #include "widgets/problem_entry.h"
 
-#include "engine/replay_device.h"
+#include "engine/replay/replay_device.h"
 
 #include "core/kernel_program.h"
 #include "core/problem_library.h"

@@ -1,6 +1,6 @@
 #include "app/gui/device_panel.h"
 
-#include "engine/replay_device.h"
+#include "engine/replay/replay_device.h"
 #include "widgets/device_list_model.h"
 #include "widgets/pool_view.h"
 

@@ -5,7 +5,7 @@
 
 #include "app/gui/latest_result.h"
 #include "engine/device.h"
-#include "engine/search_events.h"
+#include "engine/search/search_events.h"
 
 #include <QHash>
 #include <QWidget>

@@ -7,7 +7,7 @@
 // Every start() opens a new session; events and batches carry its number, and those of an earlier session are
 // dropped (a stopped run may still be reporting while the next one starts).
 
-#include "engine/search_runner.h"
+#include "engine/search/search_runner.h"
 
 #include <QMetaType>
 #include <QObject>

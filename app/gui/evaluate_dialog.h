@@ -1,7 +1,7 @@
 #pragma once
 // File › Evaluate Pair Set…: which pair file, which surrogate (and, for an LLM, its endpoint and model).
 
-#include "engine/evaluation.h"
+#include "engine/surrogate/evaluation.h"
 
 #include <QDialog>
 

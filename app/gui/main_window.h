@@ -7,7 +7,7 @@
 
 #include "app/gui/engine_bridge.h"
 #include "app/gui/window_layout.h"
-#include "engine/evaluation.h"
+#include "engine/surrogate/evaluation.h"
 #include "widgets/problem_entry.h"
 
 #include <QMainWindow>

@@ -3,7 +3,7 @@
 // fastest first) and as a lineage tree, both over one PopulationModel. A click on a row is announced with
 // candidateClicked(); the context menu asks for steering (pin, ban, measure) through signals.
 
-#include "engine/search_events.h"
+#include "engine/search/search_events.h"
 
 #include <QWidget>
 

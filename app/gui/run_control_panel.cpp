@@ -1,7 +1,7 @@
 #include "app/gui/run_control_panel.h"
 
 #include "core/metrics.h"
-#include "engine/llm_client.h"
+#include "engine/llm/llm_client.h"
 #include "widgets/device_list_model.h"
 #include "widgets/pool_settings_widget.h"
 #include "widgets/problem_list_model.h"

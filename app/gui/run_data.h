@@ -5,7 +5,7 @@
 
 #include "core/metrics.h"
 #include "core/run_store.h"
-#include "engine/search_runner.h"
+#include "engine/search/search_runner.h"
 #include "widgets/candidate_row.h"
 #include "widgets/forecast_scatter_plot.h"
 #include "widgets/search_progress_plot.h"

@@ -7,7 +7,7 @@
 #include "app/gui/engine_bridge.h"
 #include "app/gui/latest_result.h"
 #include "app/gui/run_data.h"
-#include "engine/evaluation.h"
+#include "engine/surrogate/evaluation.h"
 
 #include <QObject>
 #include <QString>

@@ -8,7 +8,7 @@
 #include "engine/cli/cli.h"
 #include "engine/cli/llm_options.h"
 #include "engine/cli/problem_arg.h"
-#include "engine/evaluation.h"
+#include "engine/surrogate/evaluation.h"
 
 #include "core/metrics.h"
 

@@ -9,10 +9,10 @@
 #include "core/bins.h"
 #include "core/error.h"
 #include "core/problem_library.h"
-#include "engine/compiler.h"
-#include "engine/forecast_query.h"
-#include "engine/llm_forecaster.h"
-#include "engine/local_forecaster.h"
+#include "engine/gpu/compiler.h"
+#include "engine/surrogate/forecast_query.h"
+#include "engine/llm/llm_forecaster.h"
+#include "engine/surrogate/local_forecaster.h"
 
 #include <nlohmann/json.hpp>
 

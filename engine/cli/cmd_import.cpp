@@ -13,7 +13,7 @@
 #include "core/text_util.h"
 #include "engine/cli/cli.h"
 #include "engine/cli/problem_arg.h"
-#include "engine/kernel_tuner_interop.h"
+#include "engine/replay/kernel_tuner_interop.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 // kerncast-cli problems list|validate: the problem library and the checks a problem folder must pass.
 #include "engine/cli/cli.h"
 #include "engine/cli/problem_arg.h"
-#include "engine/compiler.h"
+#include "engine/gpu/compiler.h"
 
 #include "core/error.h"
 #include "core/problem_fingerprint.h"

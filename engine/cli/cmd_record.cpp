@@ -3,7 +3,7 @@
 #include "engine/cli/cli.h"
 #include "engine/cli/problem_arg.h"
 #include "engine/device.h"
-#include "engine/recorder.h"
+#include "engine/replay/recorder.h"
 
 #include "core/error.h"
 

@@ -6,7 +6,7 @@
 #include "core/forecasters_import.h"
 #include "core/problem_library.h"
 #include "engine/cli/problem_arg.h"
-#include "engine/kernel_tuner_interop.h"
+#include "engine/replay/kernel_tuner_interop.h"
 
 #include <filesystem>
 #include <map>

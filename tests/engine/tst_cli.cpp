@@ -1,7 +1,7 @@
 // kerncast-cli in process, with tests/data as the resource folder (its recordings/ and problems/).
 #include "engine/cli/cli.h"
-#include "engine/cuda_driver.h"
-#include "engine/replay_device.h"
+#include "engine/gpu/cuda_driver.h"
+#include "engine/replay/replay_device.h"
 
 #include <QDir>
 #include <QTemporaryDir>

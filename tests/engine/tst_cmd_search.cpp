@@ -7,7 +7,7 @@
 #include "core/forecasters_import.h"
 #include "core/error.h"
 #include "core/run_store.h"
-#include "engine/search_runner.h"
+#include "engine/search/search_runner.h"
 
 #include <QElapsedTimer>
 #include <QProcess>

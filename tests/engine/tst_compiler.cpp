@@ -1,4 +1,4 @@
-#include "engine/compiler.h"
+#include "engine/gpu/compiler.h"
 
 #include <QTemporaryDir>
 #include <QTest>

@@ -1,5 +1,5 @@
 // Runs on every machine: without a driver it checks the readable failure, with one the device fingerprints.
-#include "engine/cuda_driver.h"
+#include "engine/gpu/cuda_driver.h"
 
 #include <QTest>
 

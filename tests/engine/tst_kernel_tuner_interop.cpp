@@ -8,8 +8,8 @@
 #include "core/kernel_tuner_cache.h"
 #include "core/problem_library.h"
 #include "engine/cli/cli.h"
-#include "engine/kernel_tuner_interop.h"
-#include "engine/replay_device.h"
+#include "engine/replay/kernel_tuner_interop.h"
+#include "engine/replay/replay_device.h"
 
 #include <QProcess>
 #include <QTemporaryDir>

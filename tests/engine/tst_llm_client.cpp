@@ -1,7 +1,7 @@
 // The OpenAI-compatible client against a real HTTP server on loopback: what it sends, what it reads back, how it
 // retries, times out, runs requests side by side, caches, and keeps the API key out of everything but the header.
 #include "core/error.h"
-#include "engine/llm_client.h"
+#include "engine/llm/llm_client.h"
 #include "tests/support/chat_replies.h"
 #include "tests/support/error_of.h"
 #include "tests/support/llm_servers.h"

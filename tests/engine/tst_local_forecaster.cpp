@@ -1,12 +1,12 @@
-// The local surrogate (engine/local_forecaster.h) and the query/example builders it learns from
-// (engine/forecast_query.h), on the built-in problems and their H200 recordings in resources/, and on synthetic
+// The local surrogate (engine/surrogate/local_forecaster.h) and the query/example builders it learns from
+// (engine/surrogate/forecast_query.h), on the built-in problems and their H200 recordings in resources/, and on synthetic
 // examples whose relation to the speedup is known.
 #include "core/bins.h"
 #include "core/error.h"
 #include "core/problem.h"
-#include "engine/forecast_query.h"
-#include "engine/local_forecaster.h"
-#include "engine/replay_device.h"
+#include "engine/surrogate/forecast_query.h"
+#include "engine/surrogate/local_forecaster.h"
+#include "engine/replay/replay_device.h"
 #include "tests/support/error_of.h"
 
 #include <QTest>

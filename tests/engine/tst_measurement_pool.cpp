@@ -6,10 +6,10 @@
 
 #include "core/candidate.h"
 #include "core/problem_library.h"
-#include "engine/measurement_pool.h"
-#include "engine/mutators.h"
-#include "engine/replay_device.h"
-#include "engine/replay_worker_server.h"
+#include "engine/worker/measurement_pool.h"
+#include "engine/search/mutators.h"
+#include "engine/replay/replay_device.h"
+#include "engine/worker/replay_worker_server.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -2,8 +2,8 @@
 // sample when a limit is given).
 #include "core/error.h"
 #include "core/kernel_program.h"
-#include "engine/recorder.h"
-#include "engine/replay_device.h"
+#include "engine/replay/recorder.h"
+#include "engine/replay/replay_device.h"
 
 #include <QTemporaryDir>
 

@@ -4,8 +4,8 @@
 #include "core/error.h"
 #include "core/problem_fingerprint.h"
 #include "engine/device.h"
-#include "engine/forecast_query.h"
-#include "engine/replay_device.h"
+#include "engine/surrogate/forecast_query.h"
+#include "engine/replay/replay_device.h"
 
 #include <QDir>
 #include <QTemporaryDir>

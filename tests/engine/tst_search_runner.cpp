@@ -2,7 +2,7 @@
 // steering commands, budgets and resume.
 #include "core/run_store.h"
 #include "engine/cli/cli.h"
-#include "engine/search_runner.h"
+#include "engine/search/search_runner.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

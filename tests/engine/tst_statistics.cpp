@@ -1,4 +1,4 @@
-#include "engine/statistics.h"
+#include "engine/gpu/statistics.h"
 
 #include <QTest>
 

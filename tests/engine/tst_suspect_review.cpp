@@ -6,8 +6,8 @@
 #include "core/suspect_review.h"
 #include "engine/cli/cli.h"
 #include "engine/device.h"
-#include "engine/mutators.h"
-#include "engine/search_runner.h"
+#include "engine/search/mutators.h"
+#include "engine/search/search_runner.h"
 #include "tests/support/cli_runner.h"
 
 #include <QTemporaryDir>

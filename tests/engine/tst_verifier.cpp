@@ -1,6 +1,6 @@
 #include "core/problem.h"
-#include "engine/gpu_session.h"
-#include "engine/verifier.h"
+#include "engine/gpu/gpu_session.h"
+#include "engine/gpu/verifier.h"
 
 #include <QTest>
 

@@ -1,7 +1,7 @@
 // The engine <-> worker line protocol: what one side writes the other must read back exactly, and broken input must
 // be an error that says what was wrong.
 #include "core/error.h"
-#include "engine/worker_protocol.h"
+#include "engine/worker/worker_protocol.h"
 
 #include <QTest>
 

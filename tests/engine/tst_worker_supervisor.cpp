@@ -1,5 +1,5 @@
 // The supervisor against a fake worker (tests/helpers/fake_worker.cpp) that misbehaves on request: no GPU needed.
-#include "engine/worker_supervisor.h"
+#include "engine/worker/worker_supervisor.h"
 
 #include <QTest>
 

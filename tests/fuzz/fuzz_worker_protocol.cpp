@@ -1,6 +1,6 @@
 // libFuzzer harness: one line of the worker protocol, as either side reads it (requests and replies).
 #include "core/error.h"
-#include "engine/worker_protocol.h"
+#include "engine/worker/worker_protocol.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -2,10 +2,10 @@
 // launch of a plan against fp64 CPU arithmetic, shared-memory limits and the device's ceilings.
 #include "core/kernel_program.h"
 #include "core/problem.h"
-#include "engine/compiler.h"
-#include "engine/cuda_driver.h"
-#include "engine/gpu_session.h"
-#include "engine/verifier.h"
+#include "engine/gpu/compiler.h"
+#include "engine/gpu/cuda_driver.h"
+#include "engine/gpu/gpu_session.h"
+#include "engine/gpu/verifier.h"
 
 #include <QFile>
 #include <QTest>

@@ -1,10 +1,10 @@
 // Kernels that try to break the measurement: each must end in a clear status, and the worker (restarted by the
 // supervisor where needed) must measure an ordinary kernel correctly right after.
 #include "core/measurement.h"
-#include "engine/compiler.h"
-#include "engine/cuda_driver.h"
-#include "engine/worker_protocol.h"
-#include "engine/worker_supervisor.h"
+#include "engine/gpu/compiler.h"
+#include "engine/gpu/cuda_driver.h"
+#include "engine/worker/worker_protocol.h"
+#include "engine/worker/worker_supervisor.h"
 
 #include <QFile>
 #include <QFileInfo>

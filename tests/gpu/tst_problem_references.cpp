@@ -5,10 +5,10 @@
 
 #include "core/error.h"
 #include "core/problem_library.h"
-#include "engine/compiler.h"
-#include "engine/cuda_driver.h"
-#include "engine/gpu_session.h"
-#include "engine/verifier.h"
+#include "engine/gpu/compiler.h"
+#include "engine/gpu/cuda_driver.h"
+#include "engine/gpu/gpu_session.h"
+#include "engine/gpu/verifier.h"
 #include "tests/gpu/cpu_refs/all.h"
 
 #include <QTest>

@@ -2,11 +2,11 @@
 // a kernel against itself gives 1.00 +- 0.02, CUPTI and CUDA events agree within 2% on a kernel of >= 100 us, and
 // repeated measurements vary by at most 1%.
 #include "core/measurement.h"
-#include "engine/compiler.h"
-#include "engine/cuda_driver.h"
-#include "engine/statistics.h"
-#include "engine/worker_protocol.h"
-#include "engine/worker_supervisor.h"
+#include "engine/gpu/compiler.h"
+#include "engine/gpu/cuda_driver.h"
+#include "engine/gpu/statistics.h"
+#include "engine/worker/worker_protocol.h"
+#include "engine/worker/worker_supervisor.h"
 
 #include <QFile>
 #include <QTest>

@@ -11,7 +11,7 @@
 #include "widgets/reliability_plot.h"
 #include "widgets/search_progress_plot.h"
 
-#include "engine/replay_device.h"
+#include "engine/replay/replay_device.h"
 #include "widgets/device_list_model.h"
 #include "widgets/kernel_editor.h"
 #include "widgets/problem_details_view.h"

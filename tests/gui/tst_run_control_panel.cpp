@@ -1,7 +1,7 @@
 // The run panel's LLM fields: filled from the settings file (~/.config/kerncast/llm.json), and what a search started
 // from the panel gets: the file's settings under the panel's fields, prices and profile included, never the key.
 #include "app/gui/run_control_panel.h"
-#include "engine/llm_client.h"
+#include "engine/llm/llm_client.h"
 #include "widgets/device_list_model.h"
 #include "widgets/problem_list_model.h"
 

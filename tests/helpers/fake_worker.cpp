@@ -7,7 +7,7 @@
 // Command line: --gpu N [--no-driver] [--hello-hang] [--die-with-parent (ignored)]
 // With KERNCAST_FAKE_DOOMED_GPU=N in the environment, the worker for GPU N dies (SIGKILL) on every measure request:
 // a worker that keeps failing, for the pool's tests. KERNCAST_FAKE_SLOW_MS=N makes every healthy measure take N ms.
-#include "engine/worker_protocol.h"
+#include "engine/worker/worker_protocol.h"
 
 #include <chrono>
 #include <csignal>

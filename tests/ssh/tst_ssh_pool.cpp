@@ -5,7 +5,7 @@
 #include "../support/daemon_fixture.h"
 #include "../support/pool_search.h"
 
-#include "engine/measurement_pool.h"
+#include "engine/worker/measurement_pool.h"
 
 #include <QDir>
 #include <QFile>

@@ -2,7 +2,7 @@
 // What tests of the LLM client and its users need around the loopback server: a client configuration pointing at
 // it, and chat-completion bodies as an OpenAI-compatible server writes them.
 
-#include "engine/llm_client.h"
+#include "engine/llm/llm_client.h"
 #include "tests/support/loopback_http_server.h"
 
 #include <nlohmann/json.hpp>

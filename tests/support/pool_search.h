@@ -4,8 +4,8 @@
 
 #include "core/run_store.h"
 #include "engine/cli/cli.h"
-#include "engine/measurement_pool.h"
-#include "engine/search_runner.h"
+#include "engine/worker/measurement_pool.h"
+#include "engine/search/search_runner.h"
 #include "core/problem_library.h"
 
 #include <dirent.h>

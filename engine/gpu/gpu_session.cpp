@@ -1,0 +1,1059 @@
+#include "engine/gpu/gpu_session.h"
+
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace kerncast {
+
+namespace {
+
+using cuda::check;
+
+// Utility kernels, compiled once per session for the device's architecture. Element types follow DType's order
+// (f32 f16 bf16 f64 i32 u8); distributions: 0 uniform [a, b), 1 normal (mean a, std b), 2 randint [a, b).
+constexpr const char* kUtilSource = R"CUDA(
+typedef unsigned long long u64;
+typedef unsigned int u32;
+
+__device__ __forceinline__ u64 mix64(u64 z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+__device__ __forceinline__ u64 draw(u64 key, u64 i) { return mix64(key + (i + 1) * 0x9e3779b97f4a7c15ULL); }
+__device__ __forceinline__ double unit(u64 r) { return (double)(r >> 11) * (1.0 / 9007199254740992.0); }
+
+__device__ __forceinline__ unsigned short to_half(float f) {
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+__device__ __forceinline__ unsigned short to_bf16(float f) {
+    u32 x = __float_as_uint(f);
+    x += 0x7fffu + ((x >> 16) & 1u);  // round to nearest even; inputs are never NaN
+    return (unsigned short)(x >> 16);
+}
+
+extern "C" __global__ void kerncast_fill(void* dst, int dtype, int dist, u64 n, u64 key, double a, double b) {
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {
+        const u64 r = draw(key, i);
+        double v;
+        if (dist == 0) {
+            v = __dadd_rn(a, __dmul_rn(b - a, unit(r)));  // no FMA contraction: hosts can reproduce it
+        } else if (dist == 1) {
+            const double u1 = (double)((r >> 11) + 1) * (1.0 / 9007199254740992.0);  // (0, 1]: log is finite
+            const double u2 = unit(draw(key ^ 0x5851f42d4c957f2dULL, i));
+            v = a + b * sqrt(-2.0 * log(u1)) * cospi(2.0 * u2);
+        } else {
+            const u64 span = (u64)(b - a);
+            v = a + (double)__umul64hi(r, span);
+        }
+        switch (dtype) {
+        case 0: ((float*)dst)[i] = (float)v; break;
+        case 1: ((unsigned short*)dst)[i] = to_half((float)v); break;
+        case 2: ((unsigned short*)dst)[i] = to_bf16((float)v); break;
+        case 3: ((double*)dst)[i] = v; break;
+        case 4: ((int*)dst)[i] = (int)v; break;
+        default: ((unsigned char*)dst)[i] = (unsigned char)v; break;
+        }
+    }
+}
+
+// ---- Verification on the device (large cases): the same rules as engine/gpu/verifier.cpp, counted with atomics.
+// Copying gigabytes back and widening them to double costs seconds per check; these kernels cost milliseconds.
+// A failure found here is re-checked on the host, which words the reason.
+__device__ __forceinline__ double load_value(const void* p, int dtype, u64 i) {
+    switch (dtype) {
+    case 0: return (double)((const float*)p)[i];
+    case 1: { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(((const unsigned short*)p)[i])); return (double)f; }
+    case 2: return (double)__uint_as_float(((u32)((const unsigned short*)p)[i]) << 16);
+    case 3: return ((const double*)p)[i];
+    case 4: return (double)((const int*)p)[i];
+    default: return (double)((const unsigned char*)p)[i];
+    }
+}
+__device__ __forceinline__ u64 warp_sum(u64 v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    return v;
+}
+__device__ __forceinline__ double warp_sum(double v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    return v;
+}
+__device__ __forceinline__ double warp_max(double v) {
+    for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_down_sync(0xffffffffu, v, o));
+    return v;
+}
+
+// counters[0]: reference elements that are not finite; sums[0]: the reference's sum of squares.
+extern "C" __global__ void kerncast_check_ref(const void* want, int dtype, u64 n, u64* counters, double* sums) {
+    u64 nonfinite = 0;
+    double sq = 0;
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {
+        const double b = load_value(want, dtype, i);
+        if (isfinite(b)) sq += b * b; else ++nonfinite;
+    }
+    nonfinite = warp_sum(nonfinite);
+    sq = warp_sum(sq);
+    if ((threadIdx.x & 31) == 0) {
+        if (nonfinite) atomicAdd(counters, nonfinite);
+        atomicAdd(sums, sq);
+    }
+}
+
+// counters[1]: candidate elements not finite (poison included) or, for integers, outside the tolerance;
+// counters[2]: candidate elements over the tolerance; counters[3]/[4]: elements differing from element 0 in the
+// candidate/the reference (constant outputs); maxbits[0]/[1]: max |a-b| and max |a-b|/|b| as ordered bits.
+extern "C" __global__ void kerncast_check_out(const void* got, const void* want, int dtype, u64 n, double atol,
+                                              double rtol, u64* counters, unsigned long long* maxbits) {
+    u64 nonfinite = 0, bad = 0, got_varies = 0, want_varies = 0;
+    double max_abs = 0, max_rel = 0;
+    const double got0 = load_value(got, dtype, 0), want0 = load_value(want, dtype, 0);
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {
+        const double a = load_value(got, dtype, i), b = load_value(want, dtype, i);
+        if (!isfinite(a)) { ++nonfinite; continue; }
+        if (dtype >= 4) {  // integers: the poison value where the reference has another value is unwritten
+            const double poison = dtype == 4 ? -1.0 : 255.0;
+            if (a == poison && b != poison) { ++nonfinite; continue; }
+        }
+        got_varies += !(a == got0);
+        want_varies += !(b == want0);
+        const double diff = fabs(a - b);
+        max_abs = fmax(max_abs, diff);
+        if (b != 0) max_rel = fmax(max_rel, diff / fabs(b));
+        bad += diff > atol + rtol * fabs(b);
+    }
+    nonfinite = warp_sum(nonfinite);
+    bad = warp_sum(bad);
+    got_varies = warp_sum(got_varies);
+    want_varies = warp_sum(want_varies);
+    max_abs = warp_max(max_abs);
+    max_rel = warp_max(max_rel);
+    if ((threadIdx.x & 31) == 0) {
+        if (nonfinite) atomicAdd(counters + 1, nonfinite);
+        if (bad) atomicAdd(counters + 2, bad);
+        if (got_varies) atomicAdd(counters + 3, got_varies);
+        if (want_varies) atomicAdd(counters + 4, want_varies);
+        atomicMax(maxbits, (unsigned long long)__double_as_longlong(max_abs));  // non-negative: bit order = value order
+        atomicMax(maxbits + 1, (unsigned long long)__double_as_longlong(max_rel));
+    }
+}
+
+// counters[5]: bytes that differ between an input and its snapshot.
+extern "C" __global__ void kerncast_check_same(const unsigned char* a, const unsigned char* b, u64 n, u64* counters) {
+    u64 changed = 0;
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
+        changed += a[i] != b[i];
+    changed = warp_sum(changed);
+    if ((threadIdx.x & 31) == 0 && changed) atomicAdd(counters + 5, changed);
+}
+
+extern "C" __global__ void kerncast_flush(uint4* p, u64 n, u32 v) {
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
+        p[i] = make_uint4(v, v ^ (u32)i, v, (u32)i);
+}
+
+// Four independent 16-byte loads in flight per thread: a single load per iteration leaves ~10% of the DRAM
+// bandwidth unused on Hopper, and the ceiling must be at least as fast as the best honest kernel.
+extern "C" __global__ void kerncast_copy(const uint4* __restrict__ src, uint4* __restrict__ dst, u64 n) {
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        uint4 a = src[i], b = src[i + stride], c = src[i + 2 * stride], d = src[i + 3 * stride];
+        dst[i] = a; dst[i + stride] = b; dst[i + 2 * stride] = c; dst[i + 3 * stride] = d;
+    }
+    for (; i < n; i += stride)
+        dst[i] = src[i];
+}
+
+// Reads only, 4 independent 16-byte loads in flight: HBM reads run faster than a copy's mixed traffic, and
+// read-heavy kernels reach that rate, so the bandwidth ceiling is the faster of the two.
+extern "C" __global__ void kerncast_read(const uint4* __restrict__ src, u32* sink, u64 n) {
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+    u32 acc = 0;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        const uint4 a = src[i], b = src[i + stride], c = src[i + 2 * stride], d = src[i + 3 * stride];
+        acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
+    }
+    for (; i < n; i += stride) {
+        const uint4 a = src[i];
+        acc ^= a.x ^ a.y ^ a.z ^ a.w;
+    }
+    if (acc == 0x9e3779b9u)  // keeps the loads; practically never true
+        sink[0] = acc;
+}
+
+extern "C" __global__ void kerncast_fma(float* out, int iters, float seed) {
+    float a0 = seed + threadIdx.x, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4, a5 = a0 + 5, a6 = a0 + 6,
+          a7 = a0 + 7;
+    const float m = 0.9999999f, c = 1e-7f;
+    for (int k = 0; k < iters; ++k) {
+#pragma unroll
+        for (int u = 0; u < 8; ++u) {
+            a0 = fmaf(a0, m, c); a1 = fmaf(a1, m, c); a2 = fmaf(a2, m, c); a3 = fmaf(a3, m, c);
+            a4 = fmaf(a4, m, c); a5 = fmaf(a5, m, c); a6 = fmaf(a6, m, c); a7 = fmaf(a7, m, c);
+        }
+    }
+    const float s = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+    if (s == 1234.5f)  // practically never: keeps the chains alive without a store per thread
+        out[0] = s;
+}
+)CUDA";
+constexpr int kFmaChains = 8, kFmaUnroll = 8;
+
+std::string nvrtc_log(nvrtcProgram prog) {
+    size_t size = 0;
+    nvrtcGetProgramLogSize(prog, &size);
+    std::string log(size, '\0');
+    if (size)
+        nvrtcGetProgramLog(prog, log.data());
+    return log;
+}
+
+// Cubin for the exact architecture when NVRTC knows it; otherwise PTX for the newest one it knows, which the
+// driver compiles for a newer GPU.
+std::vector<char> compile_util(int cc_major, int cc_minor) {
+    const int cc = cc_major * 10 + cc_minor;
+    int count = 0;
+    nvrtcGetNumSupportedArchs(&count);
+    std::vector<int> archs(static_cast<size_t>(std::max(count, 0)));
+    if (count)
+        nvrtcGetSupportedArchs(archs.data());
+    const bool exact = std::find(archs.begin(), archs.end(), cc) != archs.end();
+    const int target = exact || archs.empty() ? cc : archs.back();
+    const std::string arch = (exact ? "-arch=sm_" : "-arch=compute_") + std::to_string(target);
+
+    nvrtcProgram prog = nullptr;
+    if (nvrtcCreateProgram(&prog, kUtilSource, "kerncast_util.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS)
+        throw Error("NVRTC could not create the utility program");
+    const char* opts[] = {arch.c_str(), "-std=c++17"};
+    const nvrtcResult rc = nvrtcCompileProgram(prog, 2, opts);
+    if (rc != NVRTC_SUCCESS) {
+        const std::string log = nvrtc_log(prog);
+        nvrtcDestroyProgram(&prog);
+        throw Error("NVRTC could not compile Kerncast's utility kernels for " + arch + ": " + log);
+    }
+    std::vector<char> image;
+    size_t size = 0;
+    if (exact) {
+        nvrtcGetCUBINSize(prog, &size);
+        image.resize(size);
+        nvrtcGetCUBIN(prog, image.data());
+    } else {
+        nvrtcGetPTXSize(prog, &size);
+        image.resize(size);
+        nvrtcGetPTX(prog, image.data());
+    }
+    nvrtcDestroyProgram(&prog);
+    return image;
+}
+
+int dist_code(const InitSpec& init) {
+    if (init.dist == "normal")
+        return 1;
+    if (init.dist == "randint")
+        return 2;
+    return 0;
+}
+
+std::string ceilings_path(const std::string& uuid) {
+    std::filesystem::path base;
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+        base = xdg;
+    else if (const char* home = std::getenv("HOME"); home && *home)
+        base = std::filesystem::path(home) / ".cache";
+    else
+        return {};
+    return (base / "kerncast" / ("ceilings-" + uuid + ".json")).string();
+}
+
+constexpr unsigned char kGuardByte = 0xA5;
+
+// Device memory for `bytes` followed by a guard zone of kGuardBytes holding kGuardByte.
+CUresult alloc_guarded(CUdeviceptr* ptr, size_t bytes) {
+    const auto& a = cuda::api();
+    const CUresult rc = a.cuMemAlloc_v2(ptr, bytes + kGuardBytes);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    const CUresult set = a.cuMemsetD8_v2(*ptr + bytes, kGuardByte, kGuardBytes);
+    if (set != CUDA_SUCCESS) {
+        a.cuMemFree_v2(*ptr);
+        *ptr = 0;
+    }
+    return set;
+}
+
+// Empty when the guard zone after `bytes` at `ptr` is intact; else what changed, and the zone is re-armed.
+std::string guard_damage(CUdeviceptr ptr, size_t bytes, const std::string& what) {
+    const auto& a = cuda::api();
+    unsigned char host[kGuardBytes];
+    check(a.cuMemcpyDtoH_v2(host, ptr + bytes, kGuardBytes), ("reading the guard zone after " + what).c_str());
+    size_t changed = 0, first = 0, last = 0;
+    for (size_t i = 0; i < kGuardBytes; ++i) {
+        if (host[i] != kGuardByte) {
+            if (changed++ == 0)
+                first = i;
+            last = i;
+        }
+    }
+    if (!changed)
+        return {};
+    check(a.cuMemsetD8_v2(ptr + bytes, kGuardByte, kGuardBytes), ("re-arming the guard zone after " + what).c_str());
+    return "wrote past the end of " + what + ": " + std::to_string(changed) + " of the " +
+           std::to_string(kGuardBytes) + " bytes after its last element changed (from byte " + std::to_string(first) +
+           " to byte " + std::to_string(last) + " past the end)";
+}
+
+}  // namespace
+
+// ---- conversions ----------------------------------------------------------------------------------------------
+
+double half_to_double(uint16_t h) {
+    const uint32_t sign = (h >> 15) & 1u, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+    if (exp == 0x1f) {
+        // inf or NaN: keep the payload so poison stays recognisable (engine/gpu/verifier.h)
+        const uint64_t bits = (uint64_t{sign} << 63) | (uint64_t{0x7ff} << 52) | (uint64_t{mant} << 42);
+        return std::bit_cast<double>(bits);
+    }
+    const double magnitude = exp == 0 ? std::ldexp(static_cast<double>(mant), -24)
+                                      : std::ldexp(static_cast<double>(mant | 0x400u), static_cast<int>(exp) - 25);
+    return sign ? -magnitude : magnitude;
+}
+
+double bfloat16_to_double(uint16_t b) {
+    const uint32_t bits = static_cast<uint32_t>(b) << 16;
+    if (((bits >> 23) & 0xffu) == 0xffu && (bits & 0x7fffffu)) {
+        const uint64_t d = (uint64_t{bits >> 31} << 63) | (uint64_t{0x7ff} << 52) | (uint64_t{bits & 0x7fffffu} << 29);
+        return std::bit_cast<double>(d);
+    }
+    return static_cast<double>(std::bit_cast<float>(bits));
+}
+
+uint64_t input_key(uint64_t seed, const std::string& buffer_name) {
+    uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a of the name, so each buffer gets its own stream
+    for (unsigned char c : buffer_name)
+        h = (h ^ c) * 0x100000001b3ULL;
+    uint64_t z = seed * 0x9e3779b97f4a7c15ULL ^ h;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+// ---- GpuModule ------------------------------------------------------------------------------------------------
+
+GpuModule::~GpuModule() {
+    if (m_module && cuda::available())
+        cuda::api().cuModuleUnload(m_module);
+}
+
+CUfunction GpuModule::function(const std::string& name) const {
+    CUfunction f = nullptr;
+    const CUresult rc = cuda::api().cuModuleGetFunction(&f, m_module, name.c_str());
+    if (rc == CUDA_ERROR_NOT_FOUND)
+        throw LaunchError("kernel '" + name + "' is not in " + m_what +
+                          " (declare it extern \"C\" __global__ so that its name is not mangled)");
+    check(rc, ("looking up kernel '" + name + "' in " + m_what).c_str());
+    return f;
+}
+
+// ---- CaseBuffers ----------------------------------------------------------------------------------------------
+
+CaseBuffers::CaseBuffers(GpuSession& session, const Problem& problem, const Bindings& sizes)
+    : m_session(session), m_problem(problem), m_sizes(sizes) {
+    const auto& a = cuda::api();
+    try {
+        for (const BufferSpec& spec : problem.buffers) {
+            Buffer b;
+            b.spec = &spec;
+            b.elements = spec.elements(sizes);
+            const size_t bytes = static_cast<size_t>(std::max<int64_t>(spec.bytes(sizes), 0));
+            auto allocate_copy = [&](CUdeviceptr* ptr, const char* whose) {
+                const CUresult rc = alloc_guarded(ptr, bytes);
+                if (rc == CUDA_ERROR_OUT_OF_MEMORY)
+                    throw LaunchError(std::string(whose) + "buffer " + spec.name + " needs " + std::to_string(bytes) +
+                                      " bytes of device memory, more than is free");
+                check(rc, ("allocating buffer " + spec.name).c_str());
+            };
+            allocate_copy(&b.ptr, "");
+            m_buffers.push_back(b);
+            if (spec.role != Role::In)
+                allocate_copy(&m_buffers.back().ref_ptr, "the reference's copy of ");
+        }
+    } catch (...) {
+        for (const Buffer& b : m_buffers) {
+            a.cuMemFree_v2(b.ptr);
+            if (b.ref_ptr)
+                a.cuMemFree_v2(b.ref_ptr);
+        }
+        throw;
+    }
+}
+
+CaseBuffers::~CaseBuffers() {
+    if (!cuda::available())
+        return;
+    for (const Buffer& b : m_buffers) {
+        cuda::api().cuMemFree_v2(b.ptr);
+        if (b.ref_ptr)
+            cuda::api().cuMemFree_v2(b.ref_ptr);
+    }
+    for (const auto& [name, ptr] : m_shadow)
+        cuda::api().cuMemFree_v2(ptr);
+}
+
+CUdeviceptr CaseBuffers::shadow(const Buffer& b) {
+    auto it = m_shadow.find(b.spec->name);
+    if (it != m_shadow.end())
+        return it->second;
+    CUdeviceptr p = 0;
+    const size_t bytes = static_cast<size_t>(std::max<int64_t>(b.spec->bytes(m_sizes), 1));
+    const CUresult rc = cuda::api().cuMemAlloc_v2(&p, bytes);
+    if (rc == CUDA_ERROR_OUT_OF_MEMORY)
+        throw LaunchError("verifying " + b.spec->name + " on the device needs " + std::to_string(bytes) +
+                          " more bytes of device memory than are free");
+    check(rc, ("allocating a copy of buffer " + b.spec->name).c_str());
+    m_shadow[b.spec->name] = p;
+    return p;
+}
+
+void CaseBuffers::snapshotInputs() {
+    for (const Buffer& b : m_buffers) {
+        if (b.spec->role != Role::In)
+            continue;
+        const size_t bytes = static_cast<size_t>(b.spec->bytes(m_sizes));
+        check(cuda::api().cuMemcpyDtoDAsync_v2(shadow(b), b.ptr, bytes, m_session.m_util_stream),
+              ("copying buffer " + b.spec->name).c_str());
+    }
+}
+
+std::string CaseBuffers::guardDamage(Side side) {
+    m_session.synchronize();
+    for (const Buffer& b : m_buffers) {
+        const bool input = b.spec->role == Role::In;
+        if (!input && side == Side::Reference && !b.ref_ptr)
+            continue;
+        const std::string what = input || side == Side::Candidate ? b.spec->name : "the reference's " + b.spec->name;
+        std::string damage =
+            guard_damage(input ? b.ptr : b.at(side), static_cast<size_t>(b.spec->bytes(m_sizes)), what);
+        if (!damage.empty())
+            return damage;
+    }
+    return {};
+}
+
+DeviceVerdict CaseBuffers::verifyOnDevice(const Tolerance& tolerance) {
+    const auto& a = cuda::api();
+    DeviceVerdict verdict;
+    for (const Buffer& b : m_buffers) {
+        CUdeviceptr theirs = b.ref_ptr;
+        if (b.spec->role == Role::In) {
+            auto it = m_shadow.find(b.spec->name);
+            if (it == m_shadow.end())
+                throw Error("input " + b.spec->name + " has no snapshot to verify against");
+            theirs = it->second;
+        }
+        m_session.synchronize();
+        check(a.cuMemsetD8_v2(m_session.m_check, 0, GpuSession::kCheckSlots * 8), "clearing the verification counters");
+        CUdeviceptr counters = m_session.m_check, sums = m_session.m_check + 6 * 8, maxbits = m_session.m_check + 7 * 8;
+        auto n = static_cast<unsigned long long>(b.elements);
+        int dtype = static_cast<int>(b.spec->dtype);
+        CUdeviceptr mine = b.ptr;
+        const unsigned grid = m_session.utilGrid(b.elements);
+        if (b.spec->role == Role::In) {
+            auto bytes = static_cast<unsigned long long>(b.spec->bytes(m_sizes));
+            void* params[] = {&mine, &theirs, &bytes, &counters};
+            m_session.launchUtil(m_session.m_check_same, m_session.utilGrid(static_cast<int64_t>(bytes)), 256, params);
+        } else {
+            void* ref_params[] = {&theirs, &dtype, &n, &counters, &sums};
+            m_session.launchUtil(m_session.m_check_ref, grid, 256, ref_params);
+            uint64_t host[GpuSession::kCheckSlots] = {};
+            m_session.synchronize();
+            check(a.cuMemcpyDtoH_v2(host, m_session.m_check, sizeof host), "reading the verification counters");
+            if (host[0] != 0)
+                return verdict;  // the reference is not finite: the host words it
+            double sum_sq = 0;
+            std::memcpy(&sum_sq, &host[6], 8);
+            const double rms = n ? std::sqrt(sum_sq / static_cast<double>(n)) : 0;
+            double atol = tolerance.scale_atol_by_rms ? tolerance.atol * rms : tolerance.atol;
+            double rtol = tolerance.rtol;
+            CUdeviceptr maxes = maxbits;
+            void* params[] = {&mine, &theirs, &dtype, &n, &atol, &rtol, &counters, &maxes};
+            m_session.launchUtil(m_session.m_check_out, grid, 256, params);
+        }
+        uint64_t host[GpuSession::kCheckSlots] = {};
+        m_session.synchronize();
+        check(a.cuMemcpyDtoH_v2(host, m_session.m_check, sizeof host), "reading the verification counters");
+        if (b.spec->role == Role::In) {
+            if (host[5] != 0)
+                return verdict;
+            continue;
+        }
+        const bool constant = n > 1 && host[3] == 0 && host[4] != 0;
+        if (host[1] != 0 || host[2] != 0 || constant)
+            return verdict;
+        double max_abs = 0, max_rel = 0;
+        std::memcpy(&max_abs, &host[7], 8);
+        std::memcpy(&max_rel, &host[8], 8);
+        verdict.max_abs = std::max(verdict.max_abs, max_abs);
+        verdict.max_rel = std::max(verdict.max_rel, max_rel);
+    }
+    verdict.ok = true;
+    return verdict;
+}
+
+CUdeviceptr CaseBuffers::pointer(const std::string& name, Side side) const {
+    for (const Buffer& b : m_buffers)
+        if (b.spec->name == name)
+            return b.at(side);
+    throw Error("no buffer named '" + name + "' in problem " + m_problem.name);
+}
+
+void CaseBuffers::fill(CUdeviceptr ptr, const Buffer& b, uint64_t seed) {
+    const InitSpec& init = b.spec->init;
+    int dtype = static_cast<int>(b.spec->dtype);
+    int dist = dist_code(init);
+    auto n = static_cast<unsigned long long>(b.elements);
+    auto key = static_cast<unsigned long long>(input_key(seed, b.spec->name));
+    double p0 = init.lo, p1 = init.hi;
+    if (dist == 1) {
+        p0 = init.mean;
+        p1 = init.std;
+    } else if (dist == 2) {
+        p0 = static_cast<double>(init.lo_expr.empty() ? static_cast<int64_t>(init.lo) : init.lo_expr.eval(m_sizes));
+        p1 = static_cast<double>(init.hi_expr.empty() ? static_cast<int64_t>(init.hi) : init.hi_expr.eval(m_sizes));
+        if (p1 <= p0)
+            throw Error("buffer " + b.spec->name + ": randint needs lo < hi, found lo " + std::to_string(p0) +
+                        " and hi " + std::to_string(p1));
+    }
+    void* params[] = {&ptr, &dtype, &dist, &n, &key, &p0, &p1};
+    m_session.launchUtil(m_session.m_fill, m_session.utilGrid(b.elements), 256, params);
+}
+
+void CaseBuffers::fillInputs(uint64_t seed) {
+    for (const Buffer& b : m_buffers) {
+        if (b.spec->role == Role::Out)
+            continue;
+        fill(b.ptr, b, seed);
+        if (b.ref_ptr)
+            fill(b.ref_ptr, b, seed);
+    }
+}
+
+void CaseBuffers::fillInOuts(uint64_t seed, Side side) {
+    for (const Buffer& b : m_buffers)
+        if (b.spec->role == Role::InOut)
+            fill(b.at(side), b, seed);
+}
+
+void CaseBuffers::poisonOutputs(Side side) {
+    for (const Buffer& b : m_buffers)
+        if (b.spec->role == Role::Out)
+            check(cuda::api().cuMemsetD8Async(b.at(side), 0xff, static_cast<size_t>(b.spec->bytes(m_sizes)),
+                                              m_session.m_util_stream),
+                  ("poisoning output " + b.spec->name).c_str());
+}
+
+void CaseBuffers::poisonOutputs() {
+    poisonOutputs(Side::Reference);
+    poisonOutputs(Side::Candidate);
+}
+
+std::vector<double> CaseBuffers::read(const std::string& name, Side side) const {
+    for (const Buffer& b : m_buffers)
+        if (b.spec->name == name)
+            return readFrom(b.at(side), b);
+    throw Error("no buffer named '" + name + "' in problem " + m_problem.name);
+}
+
+BufferValues CaseBuffers::readInputSnapshot() const {
+    BufferValues out;
+    for (const Buffer& b : m_buffers) {
+        if (b.spec->role != Role::In)
+            continue;
+        const auto it = m_shadow.find(b.spec->name);
+        if (it == m_shadow.end())
+            throw Error("input " + b.spec->name + " has no snapshot");
+        out[b.spec->name] = readFrom(it->second, b);
+    }
+    return out;
+}
+
+std::vector<double> CaseBuffers::readFrom(CUdeviceptr ptr, const Buffer& b) const {
+    const std::string& name = b.spec->name;
+    m_session.synchronize();
+    const size_t n = static_cast<size_t>(b.elements);
+    std::vector<unsigned char> raw(static_cast<size_t>(b.spec->bytes(m_sizes)));
+    if (!raw.empty())
+        check(cuda::api().cuMemcpyDtoH_v2(raw.data(), ptr, raw.size()), ("reading buffer " + name).c_str());
+    std::vector<double> out(n);
+    const unsigned char* p = raw.data();
+    switch (b.spec->dtype) {
+    case DType::F32:
+        for (size_t i = 0; i < n; ++i) {
+            float v;
+            std::memcpy(&v, p + 4 * i, 4);
+            out[i] = v;
+        }
+        break;
+    case DType::F64:
+        std::memcpy(out.data(), p, 8 * n);
+        break;
+    case DType::F16:
+    case DType::BF16:
+        for (size_t i = 0; i < n; ++i) {
+            uint16_t v;
+            std::memcpy(&v, p + 2 * i, 2);
+            out[i] = b.spec->dtype == DType::F16 ? half_to_double(v) : bfloat16_to_double(v);
+        }
+        break;
+    case DType::I32:
+        for (size_t i = 0; i < n; ++i) {
+            int32_t v;
+            std::memcpy(&v, p + 4 * i, 4);
+            out[i] = v;
+        }
+        break;
+    case DType::U8:
+        for (size_t i = 0; i < n; ++i)
+            out[i] = p[i];
+        break;
+    }
+    if (!is_integer(b.spec->dtype)) {
+        // A poisoned float keeps its bytes through the widening above only approximately (f32 -> f64 sets
+        // the low payload bits to zero); make it the canonical pattern the verifier looks for.
+        const size_t width = dtype_size(b.spec->dtype);
+        for (size_t i = 0; i < n; ++i) {
+            bool all_ff = true;
+            for (size_t k = 0; k < width && all_ff; ++k)
+                all_ff = p[width * i + k] == 0xff;
+            if (all_ff)
+                out[i] = poison_value(b.spec->dtype);
+        }
+    }
+    return out;
+}
+
+BufferValues CaseBuffers::readAll(Side side) const {
+    BufferValues out;
+    for (const Buffer& b : m_buffers)
+        out[b.spec->name] = read(b.spec->name, side);
+    return out;
+}
+
+BufferValues CaseBuffers::readInputs() const {
+    BufferValues out;
+    for (const Buffer& b : m_buffers)
+        if (b.spec->role != Role::Out)
+            out[b.spec->name] = read(b.spec->name);
+    return out;
+}
+
+// ---- PreparedProgram ------------------------------------------------------------------------------------------
+
+PreparedProgram::~PreparedProgram() {
+    if (!cuda::available())
+        return;
+    for (const Scratch& s : m_scratch)
+        cuda::api().cuMemFree_v2(s.ptr);
+}
+
+void PreparedProgram::launch(CUstream stream) {
+    if (!stream)
+        stream = m_session.m_plan_stream;
+    const auto& a = cuda::api();
+    std::vector<void*> params;
+    for (Launch& l : m_launches) {
+        params.clear();
+        for (uint64_t& slot : l.values)
+            params.push_back(&slot);
+        const CUresult rc =
+            a.cuLaunchKernel(l.function, l.plan.grid[0], l.plan.grid[1], l.plan.grid[2], l.plan.block[0],
+                             l.plan.block[1], l.plan.block[2], l.plan.smem, stream, params.data(), nullptr);
+        if (rc != CUDA_SUCCESS) {
+            const std::string where = m_file + ":" + std::to_string(l.plan.line) + ": launching " + l.plan.kernel;
+            if (cuda::is_sticky(rc))
+                throw cuda::CudaError(rc, where);
+            throw LaunchError(where + " failed: " + cuda::error_name(rc) + " (" + cuda::error_string(rc) + ")");
+        }
+    }
+}
+
+std::string PreparedProgram::guardDamage() {
+    m_session.synchronize();
+    for (const Scratch& s : m_scratch) {
+        std::string damage = guard_damage(s.ptr, static_cast<size_t>(s.spec.elements) * dtype_size(s.spec.dtype),
+                                          "scratch " + s.spec.name);
+        if (!damage.empty())
+            return damage;
+    }
+    return {};
+}
+
+void PreparedProgram::poisonScratch() {
+    for (const Scratch& s : m_scratch) {
+        const size_t bytes = static_cast<size_t>(s.spec.elements) * dtype_size(s.spec.dtype);
+        if (bytes)
+            check(cuda::api().cuMemsetD8Async(s.ptr, 0xff, bytes, m_session.m_util_stream), "poisoning scratch");
+    }
+}
+
+std::vector<std::string> PreparedProgram::kernelNames() const {
+    std::vector<std::string> out;
+    for (const Launch& l : m_launches)
+        if (std::find(out.begin(), out.end(), l.plan.kernel) == out.end())
+            out.push_back(l.plan.kernel);
+    return out;
+}
+
+// ---- GpuSession -----------------------------------------------------------------------------------------------
+
+GpuSession::GpuSession(int ordinal) : m_ordinal(ordinal) {
+    const auto& a = cuda::api();  // throws with the reason when there is no driver
+    int count = 0;
+    check(a.cuDeviceGetCount(&count), "cuDeviceGetCount");
+    if (ordinal < 0 || ordinal >= count)
+        throw Error("there is no CUDA device " + std::to_string(ordinal) + " (this machine has " +
+                    std::to_string(count) + ")");
+    check(a.cuDeviceGet(&m_device, ordinal), "cuDeviceGet");
+    m_fingerprint = cuda::fingerprint(ordinal);
+    check(a.cuDevicePrimaryCtxRetain(&m_context, m_device), "retaining the primary context");
+    check(a.cuCtxSetCurrent(m_context), "cuCtxSetCurrent");
+    check(a.cuDeviceGetAttribute(&m_smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, m_device),
+          "cuDeviceGetAttribute");
+    check(a.cuStreamCreate(&m_plan_stream, CU_STREAM_NON_BLOCKING), "creating the plan stream");
+    check(a.cuStreamCreate(&m_util_stream, CU_STREAM_NON_BLOCKING), "creating the utility stream");
+
+    const std::vector<char> image = compile_util(m_fingerprint.cc_major, m_fingerprint.cc_minor);
+    m_util = load(image, "Kerncast's utility kernels");
+    m_fill = m_util->function("kerncast_fill");
+    m_flush = m_util->function("kerncast_flush");
+    m_copy = m_util->function("kerncast_copy");
+    m_read = m_util->function("kerncast_read");
+    m_check_ref = m_util->function("kerncast_check_ref");
+    m_check_out = m_util->function("kerncast_check_out");
+    m_check_same = m_util->function("kerncast_check_same");
+    m_fma = m_util->function("kerncast_fma");
+
+    // 2x L2 (at least 8 MiB), rounded to 16-byte vectors.
+    m_flush_bytes = static_cast<size_t>(std::max<int64_t>(2 * m_fingerprint.l2_bytes, 8 << 20)) & ~size_t{15};
+    check(a.cuMemAlloc_v2(&m_flush_buffer, m_flush_bytes), "allocating the L2 flush buffer");
+    check(a.cuMemAlloc_v2(&m_gate, 256), "allocating the stream gate");
+    check(a.cuMemAlloc_v2(&m_check, kCheckSlots * 8), "allocating the verification counters");
+    check(a.cuMemsetD8_v2(m_gate, 0, 256), "clearing the stream gate");
+}
+
+GpuSession::~GpuSession() {
+    if (!cuda::available())
+        return;
+    const auto& a = cuda::api();
+    a.cuCtxSynchronize();
+    m_util.reset();
+    if (m_flush_buffer)
+        a.cuMemFree_v2(m_flush_buffer);
+    if (m_gate)
+        a.cuMemFree_v2(m_gate);
+    if (m_check)
+        a.cuMemFree_v2(m_check);
+    if (m_plan_stream)
+        a.cuStreamDestroy_v2(m_plan_stream);
+    if (m_util_stream)
+        a.cuStreamDestroy_v2(m_util_stream);
+    if (m_context)
+        a.cuDevicePrimaryCtxRelease_v2(m_device);
+}
+
+ClockSample GpuSession::clocks() const { return nvml::sample(m_fingerprint.uuid); }
+
+unsigned GpuSession::utilGrid(int64_t elements) const {
+    const int64_t blocks = (elements + 255) / 256;
+    return static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, int64_t{m_fingerprint.sm_count} * 32));
+}
+
+void GpuSession::launchUtil(CUfunction f, unsigned grid, unsigned block, void** params) {
+    check(cuda::api().cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, m_util_stream, params, nullptr),
+          "launching a utility kernel");
+}
+
+void GpuSession::flushL2() {
+    CUdeviceptr p = m_flush_buffer;
+    auto n = static_cast<unsigned long long>(m_flush_bytes / 16);
+    unsigned v = ++m_flush_round;
+    void* params[] = {&p, &n, &v};
+    launchUtil(m_flush, utilGrid(static_cast<int64_t>(n)), 256, params);
+}
+
+void GpuSession::holdPlanStream() {
+    if (!m_gate_supported)
+        return;
+    const CUresult rc =
+        cuda::api().cuStreamWaitValue32_v2(m_plan_stream, m_gate, m_gate_value + 1, CU_STREAM_WAIT_VALUE_GEQ);
+    if (rc != CUDA_SUCCESS) {
+        if (cuda::is_sticky(rc))
+            throw cuda::CudaError(rc, "holding the plan stream");
+        // Timing still works without the gate; the events cross-check then includes launch overhead.
+        m_gate_supported = false;
+        std::cerr << "kerncast: stream memory operations are unavailable (" << cuda::error_name(rc)
+                  << "); CUDA events will include launch overhead\n";
+        return;
+    }
+    ++m_gate_value;
+    m_gate_held = true;
+}
+
+void GpuSession::releasePlanStream() {
+    if (!m_gate_held)
+        return;
+    m_gate_held = false;
+    check(cuda::api().cuStreamWriteValue32_v2(m_util_stream, m_gate, m_gate_value, CU_STREAM_WRITE_VALUE_DEFAULT),
+          "releasing the plan stream");
+}
+
+void GpuSession::synchronize() {
+    releasePlanStream();  // never wait on a stream that is still held
+    const auto& a = cuda::api();
+    check(a.cuStreamSynchronize(m_util_stream), "waiting for the GPU");
+    check(a.cuStreamSynchronize(m_plan_stream), "waiting for the GPU");
+}
+
+std::unique_ptr<GpuModule> GpuSession::load(const std::vector<char>& cubin, const std::string& what) {
+    if (cubin.empty())
+        throw LaunchError(what + " has no compiled code (empty cubin)");
+    CUmodule m = nullptr;
+    const CUresult rc = cuda::api().cuModuleLoadData(&m, cubin.data());
+    if (rc != CUDA_SUCCESS) {
+        if (cuda::is_sticky(rc))
+            throw cuda::CudaError(rc, "loading " + what);
+        throw LaunchError("the driver could not load " + what + ": " + cuda::error_name(rc) + " (" +
+                          cuda::error_string(rc) + "); was it compiled for " + "sm_" +
+                          std::to_string(m_fingerprint.cc_major) + std::to_string(m_fingerprint.cc_minor) + "?");
+    }
+    return std::unique_ptr<GpuModule>(new GpuModule(m, what));
+}
+
+std::unique_ptr<CaseBuffers> GpuSession::allocate(const Problem& problem, const Bindings& sizes) {
+    return std::unique_ptr<CaseBuffers>(new CaseBuffers(*this, problem, sizes));
+}
+
+std::unique_ptr<PreparedProgram> GpuSession::prepare(const GpuModule& module, const KernelProgram& program,
+                                                     const Problem& problem, CaseBuffers& buffers,
+                                                     const Bindings& tunables, Side side) {
+    const auto& a = cuda::api();
+    std::unique_ptr<PreparedProgram> prepared(new PreparedProgram(*this));
+    prepared->m_file = program.file;
+    const std::vector<ResolvedLaunch> plan = program.resolve(problem, buffers.sizes(), tunables);
+    if (plan.empty())
+        throw LaunchError(program.file + ": the launch plan has no launch line");
+
+    for (const ResolvedScratch& s : program.resolveScratch(problem, buffers.sizes(), tunables)) {
+        PreparedProgram::Scratch sc;
+        sc.spec = s;
+        const size_t bytes = static_cast<size_t>(s.elements) * dtype_size(s.dtype);
+        const CUresult rc = alloc_guarded(&sc.ptr, bytes);
+        if (rc == CUDA_ERROR_OUT_OF_MEMORY)
+            throw LaunchError(program.file + ": scratch " + s.name + " needs " + std::to_string(bytes) +
+                              " bytes of device memory, more than is free");
+        check(rc, ("allocating scratch " + s.name).c_str());
+        prepared->m_scratch.push_back(sc);
+    }
+
+    for (const ResolvedLaunch& l : plan) {
+        const std::string where = program.file + ":" + std::to_string(l.line) + ": kernel " + l.kernel;
+        PreparedProgram::Launch launch;
+        launch.plan = l;
+        launch.function = module.function(l.kernel);
+
+        int max_threads = 0, static_smem = 0;
+        check(a.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, launch.function),
+              "cuFuncGetAttribute");
+        check(a.cuFuncGetAttribute(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, launch.function),
+              "cuFuncGetAttribute");
+        const int64_t threads = int64_t{l.block[0]} * l.block[1] * l.block[2];
+        if (threads > max_threads)
+            throw LaunchError(where + " is launched with " + std::to_string(threads) +
+                              " threads per block but can run at most " + std::to_string(max_threads) +
+                              " (its register use limits it; lower the block size or the registers)");
+        if (static_cast<int64_t>(l.smem) + static_smem > m_smem_optin)
+            throw LaunchError(where + " asks for " + std::to_string(l.smem) + " bytes of dynamic shared memory" +
+                              (static_smem ? " on top of " + std::to_string(static_smem) + " static" : "") +
+                              "; this device allows at most " + std::to_string(m_smem_optin) + " per block");
+        if (l.smem > 48 * 1024) {
+            const CUresult rc = a.cuFuncSetAttribute(
+                launch.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.smem));
+            if (rc != CUDA_SUCCESS)
+                throw LaunchError(where + ": raising its dynamic shared memory limit to " + std::to_string(l.smem) +
+                                  " bytes failed: " + cuda::error_name(rc) + " (" + cuda::error_string(rc) + ")");
+        }
+
+        for (const ResolvedArg& arg : l.args) {
+            uint64_t slot = 0;
+            switch (arg.kind) {
+            case ResolvedArg::Kind::Buffer:
+                slot = buffers.pointer(arg.name, side);
+                break;
+            case ResolvedArg::Kind::Scratch: {
+                auto it = std::find_if(prepared->m_scratch.begin(), prepared->m_scratch.end(),
+                                       [&](const auto& s) { return s.spec.name == arg.name; });
+                if (it == prepared->m_scratch.end())
+                    throw LaunchError(where + ": scratch " + arg.name + " is not declared");
+                slot = it->ptr;
+                break;
+            }
+            case ResolvedArg::Kind::Scalar:
+                if (arg.dtype == DType::F32) {
+                    const auto f = static_cast<float>(arg.scalar_value);
+                    std::memcpy(&slot, &f, sizeof f);
+                } else if (arg.dtype == DType::F64) {
+                    std::memcpy(&slot, &arg.scalar_value, sizeof(double));
+                } else {
+                    const auto i = static_cast<int32_t>(arg.scalar_value);
+                    std::memcpy(&slot, &i, sizeof i);
+                }
+                break;
+            case ResolvedArg::Kind::Size: {
+                const auto i = static_cast<int32_t>(arg.size_value);
+                std::memcpy(&slot, &i, sizeof i);
+                break;
+            }
+            }
+            launch.values.push_back(slot);
+        }
+        prepared->m_launches.push_back(std::move(launch));
+    }
+    return prepared;
+}
+
+DeviceCeilings GpuSession::ceilings() {
+    if (m_have_ceilings)
+        return m_ceilings;
+    const std::string path = ceilings_path(m_fingerprint.uuid);
+    if (!path.empty()) {
+        std::ifstream in(path);
+        if (in) {
+            try {
+                nlohmann::json j;
+                in >> j;
+                DeviceCeilings c = j.get<DeviceCeilings>();
+                if (c.dram_gbps > 0 && c.fp32_tflops > 0) {
+                    m_ceilings = c;
+                    m_have_ceilings = true;
+                    return m_ceilings;
+                }
+            } catch (const std::exception& e) {
+                std::cerr << "kerncast: ignoring unreadable ceilings cache " << path << ": " << e.what() << "\n";
+            }
+        }
+    }
+    m_ceilings = measureCeilings();
+    m_have_ceilings = true;
+    if (!path.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+        // Written to a temporary name and renamed, so that two workers never read a half-written file.
+        const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+        std::ofstream out(tmp);
+        nlohmann::json j = m_ceilings;
+        j["device"] = m_fingerprint.name;
+        out << j.dump(2) << "\n";
+        out.close();
+        if (out)
+            std::filesystem::rename(tmp, path, ec);
+        if (!out || ec)
+            std::cerr << "kerncast: could not cache the ceilings in " << path << "\n";
+    }
+    return m_ceilings;
+}
+
+DeviceCeilings GpuSession::measureCeilings() {
+    const auto& a = cuda::api();
+    DeviceCeilings c;
+    c.l2_bytes = m_fingerprint.l2_bytes;
+
+    CUevent start = nullptr, stop = nullptr;
+    check(a.cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
+    check(a.cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
+    auto best_ms = [&](CUfunction f, unsigned grid, unsigned block, void** params, int runs) {
+        float best = 0;
+        for (int r = 0; r < runs + 1; ++r) {  // the first run warms up
+            check(a.cuEventRecord(start, m_util_stream), "cuEventRecord");
+            launchUtil(f, grid, block, params);
+            check(a.cuEventRecord(stop, m_util_stream), "cuEventRecord");
+            check(a.cuEventSynchronize(stop), "measuring the ceilings");
+            float ms = 0;
+            check(a.cuEventElapsedTime_v2(&ms, start, stop), "cuEventElapsedTime");
+            if (r > 0 && (best == 0 || ms < best))
+                best = ms;
+        }
+        return static_cast<double>(best);
+    };
+
+    // Copy: 256 MiB each way, far beyond any L2; bytes read plus bytes written.
+    size_t free_bytes = 0, total_bytes = 0;
+    check(a.cuMemGetInfo_v2(&free_bytes, &total_bytes), "cuMemGetInfo");
+    size_t half = std::min<size_t>(size_t{256} << 20, free_bytes / 4) & ~size_t{15};
+    CUdeviceptr src = 0, dst = 0;
+    check(a.cuMemAlloc_v2(&src, half), "allocating the bandwidth test");
+    check(a.cuMemAlloc_v2(&dst, half), "allocating the bandwidth test");
+    check(a.cuMemsetD8_v2(src, 1, half), "cuMemsetD8");
+    {
+        auto n = static_cast<unsigned long long>(half / 16);
+        void* params[] = {&src, &dst, &n};
+        const double ms = best_ms(m_copy, static_cast<unsigned>(m_fingerprint.sm_count) * 8, 512, params, 5);
+        c.dram_gbps = ms > 0 ? 2.0 * static_cast<double>(half) / (ms * 1e-3) / 1e9 : 0;
+    }
+    for (unsigned blocks_per_sm : {4u, 8u, 16u}) {
+        auto n = static_cast<unsigned long long>(half / 16);
+        CUdeviceptr sink = m_flush_buffer;  // written only in the practically impossible case; its contents never matter
+        void* params[] = {&src, &sink, &n};
+        const double ms = best_ms(m_read, static_cast<unsigned>(m_fingerprint.sm_count) * blocks_per_sm, 512, params, 5);
+        if (ms > 0)
+            c.dram_gbps = std::max(c.dram_gbps, static_cast<double>(half) / (ms * 1e-3) / 1e9);
+    }
+    a.cuMemFree_v2(src);
+    a.cuMemFree_v2(dst);
+
+    {
+        CUdeviceptr out = m_flush_buffer;
+        int iters = 2048;
+        float seed = 1.0f;
+        const unsigned blocks = static_cast<unsigned>(m_fingerprint.sm_count) * 8, threads = 256;
+        void* params[] = {&out, &iters, &seed};
+        const double ms = best_ms(m_fma, blocks, threads, params, 5);
+        const double flops = 2.0 * kFmaChains * kFmaUnroll * iters * static_cast<double>(blocks) * threads;
+        c.fp32_tflops = ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0;
+    }
+    a.cuEventDestroy_v2(start);
+    a.cuEventDestroy_v2(stop);
+    return c;
+}
+
+RunOutput GpuSession::runOnce(const Problem& problem, const KernelProgram& program, const std::vector<char>& cubin,
+                              const Bindings& sizes, const Bindings& tunables, uint64_t seed) {
+    auto module = load(cubin, program.file);
+    auto buffers = allocate(problem, sizes);
+    auto prepared = prepare(*module, program, problem, *buffers, tunables);
+    RunOutput out;
+    buffers->fillInputs(seed);
+    out.inputs_before = buffers->readInputs();
+    buffers->poisonOutputs();
+    prepared->poisonScratch();
+    synchronize();
+    prepared->launch();
+    synchronize();
+    out.buffers = buffers->readAll();
+    return out;
+}
+
+}  // namespace kerncast

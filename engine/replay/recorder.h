@@ -1,0 +1,58 @@
+#pragma once
+// Records a problem on a device: the reference, every seed and every valid family configuration, one line each, in
+// the recording format the replay device reads (docs/formats.md "Recording"). Lines are appended and flushed one by
+// one, so a crash or a kill loses at most the program being measured; recording again resumes where it stopped.
+
+#include "core/kernel_program.h"
+#include "engine/device.h"
+#include "engine/replay/replay_device.h"
+#include "engine/worker/worker_protocol.h"
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace kerncast {
+
+struct RecordOptions {
+    std::string out_dir;                      // the file goes to <out_dir>/<device slug>/<problem>.jsonl
+    std::optional<double> pytorch_eager_us;   // measured elsewhere (PyTorch), kept in the header
+    DeviceCeilings ceilings;                  // of the device, kept in the header
+    size_t limit = 0;                         // at most this many family configurations (0: all)
+    MeasureOptions measure;
+};
+
+struct RecordProgress {
+    size_t index = 0;   // 1-based position of this program
+    size_t total = 0;
+    std::string label;
+    bool skipped = false;  // already in the file from an earlier, interrupted recording
+    Measurement measurement;
+};
+
+struct RecordSummary {
+    std::string file;
+    size_t measured = 0;
+    size_t skipped = 0;
+    size_t ok = 0;
+    size_t failed = 0;  // bin 0 statuses
+};
+
+// The programs a recording holds, in order: "reference", "seed:<file>" for each seed, then "family K=V ..." for
+// each valid configuration (at most `limit`, 0 = all). Throws Error when the folder is not a valid problem.
+struct RecordItem {
+    std::string label;
+    ProgramRef program;
+};
+std::vector<RecordItem> recording_plan(const std::string& problem_dir, size_t limit);
+
+// "family K=V ..." with the tunables in the family's declared order: how a recording labels a configuration.
+std::string family_label(const KernelProgram& family, const Bindings& config);
+
+// Throws Error when the problem is invalid or the file cannot be written, or when an existing file was recorded on
+// another device (it is never mixed).
+RecordSummary record_problem(Device& device, const std::string& problem_dir, const RecordOptions& options,
+                             const std::function<void(const RecordProgress&)>& progress = {});
+
+}  // namespace kerncast

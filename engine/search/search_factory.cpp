@@ -1,0 +1,112 @@
+// make_search_runner / stored_search_config (engine/search/search_runner.h): the device, surrogate and mutators a search
+// config names.
+#include "engine/search/search_runner.h"
+
+#include "core/error.h"
+#include "engine/surrogate/forecast_query.h"
+#include "engine/llm/llm_client.h"
+#include "engine/llm/llm_forecaster.h"
+#include "engine/llm/llm_mutators.h"
+#include "engine/surrogate/local_forecaster.h"
+#include "engine/worker/measurement_pool.h"
+#include "engine/replay/replay_device.h"
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace kerncast {
+
+SearchConfig stored_search_config(const std::string& run_path) {
+    if (!fs::exists(run_path))
+        throw Error(SourceLocation{run_path, 0}, "no run file to resume");
+    RunStore store = RunStore::open(run_path);
+    const auto runs = store.runs();
+    if (runs.empty())
+        throw Error(SourceLocation{run_path, 0}, "the run file holds no run to resume");
+    return search_config_from_json(runs.back().config);
+}
+
+namespace {
+
+LlmConfig llm_config(const SearchConfig& cfg) {
+    LlmConfig c;
+    if (!cfg.llm.empty())
+        c = cfg.llm.get<LlmConfig>();
+    if (c.endpoint.empty() || c.model.empty())
+        throw Error("the LLM surrogate and mutators need --endpoint URL and --model NAME (an OpenAI-compatible "
+                    "server such as vLLM, Ollama or OpenAI)");
+    c.api_key = LlmConfig::resolveApiKey();
+    return c;
+}
+
+// The folder whose recordings teach the local surrogate: the replay device's own, else default_recordings_folder.
+std::string recordings_folder(const Device& device, const std::string& resources_dir) {
+    if (std::string folder = device.recordingsFolder(); !folder.empty())
+        return folder;
+    // A real GPU: the recordings of the same model when there are some, so the surrogate starts from its hardware.
+    return default_recordings_folder(resources_dir, device.fingerprint().slug());
+}
+
+}  // namespace
+
+std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, const std::string& resources_dir,
+                                                 const std::string& run_path, bool resume) {
+    SearchConfig cfg = config;
+    // A run file without a run (the search was killed before it stored its settings) starts over with `config`.
+    if (resume && (!fs::exists(run_path) || !RunStore::open(run_path).runs().empty())) {
+        cfg = stored_search_config(run_path);
+        // The runner extends the stored budgets by the larger ones given (and keeps them for later resumes).
+        cfg.budgets = extended_budgets(cfg.budgets, config.budgets);
+        // A resumed run may measure on other workers than the killed one did (the store keeps which measured what).
+        if (pool_requested(config.pool))
+            cfg.pool = config.pool;
+    }
+    std::unique_ptr<Device> device = pool_requested(cfg.pool)
+                                         ? MeasurementPool::open(cfg.pool, cfg.device, resources_dir)
+                                         : open_device(cfg.device, resources_dir);
+    const ProblemBundle bundle = load_problem_folder(cfg.problem_dir);
+
+    // One memory for every LLM client of the run: a shape one of them learns, the others use at once.
+    auto shapes = std::make_shared<RequestShapeMemory>();
+    std::unique_ptr<Surrogate> surrogate;
+    if (cfg.surrogate == "local") {
+        auto local = std::make_unique<LocalForecaster>(search_forecaster_options(cfg.seed));
+        const std::string folder = recordings_folder(*device, resources_dir);
+        if (!folder.empty())
+            local->learn(examples_from_recordings_except(folder, (fs::path(resources_dir) / "problems").string(),
+                                                         bundle.problem.name));
+        surrogate = std::move(local);
+    } else if (cfg.surrogate == "llm") {
+        LlmForecasterOptions options;
+        options.samples = cfg.samples;
+        options.abstain = cfg.abstain;
+        auto llm = std::make_unique<LlmForecaster>(llm_config(cfg), (fs::path(resources_dir) / "prompts").string(),
+                                                   options);
+        llm->client().setShapeMemory(shapes);
+        surrogate = std::move(llm);
+    } else if (cfg.surrogate != "none") {
+        throw Error("unknown surrogate '" + cfg.surrogate + "' (expected local, llm or none)");
+    }
+
+    std::vector<std::unique_ptr<CandidateMutator>> mutators;
+    for (const std::string& name : cfg.mutators) {
+        if (name == "parametric")
+            mutators.push_back(std::make_unique<ParametricMutator>());
+        else if (name == "llm-rewrite" || name == "llm-diff") {
+            auto llm = std::make_unique<LlmMutator>(
+                name == "llm-rewrite" ? LlmMutator::Mode::Rewrite : LlmMutator::Mode::Diff, llm_config(cfg),
+                (fs::path(resources_dir) / "prompts").string());
+            llm->client().setShapeMemory(shapes);
+            mutators.push_back(std::move(llm));
+        } else {
+            throw Error("unknown mutator '" + name + "' (expected parametric, llm-rewrite or llm-diff)");
+        }
+    }
+    auto runner = std::make_unique<SearchRunner>(cfg, run_path, resume, std::move(device), std::move(surrogate),
+                                                 std::move(mutators));
+    runner->setRequestShapeMemory(shapes);
+    return runner;
+}
+
+}  // namespace kerncast

@@ -1,0 +1,1497 @@
+#include "engine/search/search_runner.h"
+
+#include "core/error.h"
+#include "core/metrics.h"
+#include "core/suspect_review.h"
+#include "core/untrusted_json.h"
+#include "engine/gpu/compiler.h"
+#include "engine/surrogate/forecast_query.h"
+#include "engine/gpu/gpu_device.h"
+#include "engine/llm/llm_client.h"
+#include "engine/replay/replay_device.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cmath>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace kerncast {
+
+void to_json(nlohmann::json& j, const SearchBudgets& b) {
+    j = {{"measurements", b.measurements}, {"forecasts", b.forecasts}, {"tokens", b.tokens},
+         {"cost_usd", b.cost_usd},         {"wall_s", b.wall_s}};
+}
+
+SearchBudgets search_budgets_from_json(const nlohmann::json& j) {
+    SearchBudgets b;
+    b.measurements = j.value("measurements", b.measurements);
+    b.forecasts = j.value("forecasts", b.forecasts);
+    b.tokens = j.value("tokens", b.tokens);
+    b.cost_usd = j.value("cost_usd", b.cost_usd);
+    b.wall_s = j.value("wall_s", b.wall_s);
+    if (b.measurements < 1)
+        throw Error("the measurement budget must be at least 1");
+    if (b.forecasts < 0 || b.tokens < 0 || !(b.cost_usd >= 0) || !(b.wall_s >= 0))
+        throw Error("budgets: 'forecasts', 'tokens', 'cost_usd' and 'wall_s' must not be negative (0: no limit), "
+                    "got " + j.dump());
+    return b;
+}
+
+SearchBudgets extended_budgets(const SearchBudgets& stored, const SearchBudgets& given) {
+    SearchBudgets b = stored;
+    b.measurements = std::max(stored.measurements, given.measurements);
+    // 0 is "no limit" (forecasts: 100 per measurement): a stored 0 stays, a given 0 extends nothing.
+    const auto larger = [](auto stored_value, auto given_value) {
+        return stored_value != 0 && given_value > stored_value ? given_value : stored_value;
+    };
+    b.forecasts = larger(stored.forecasts, given.forecasts);
+    b.tokens = larger(stored.tokens, given.tokens);
+    b.cost_usd = larger(stored.cost_usd, given.cost_usd);
+    b.wall_s = larger(stored.wall_s, given.wall_s);
+    return b;
+}
+
+void to_json(nlohmann::json& j, const SearchConfig& c) {
+    j = {{"problem_dir", c.problem_dir}, {"device", c.device},     {"surrogate", c.surrogate},
+         {"mutators", c.mutators},       {"gating", c.gating},     {"strategy", c.strategy},
+         {"budgets", c.budgets},         {"seed", c.seed},         {"batch", c.batch},
+         {"measure_per_parent", c.measure_per_parent},
+         {"initial_family", c.initial_family}, {"initial_screen", c.initial_screen},
+         {"inspirations", c.inspirations}, {"llm", c.llm}, {"samples", c.samples}, {"abstain", c.abstain}};
+    if (pool_requested(c.pool))
+        j["pool"] = c.pool;
+}
+
+SearchConfig search_config_from_json(const nlohmann::json& j) {
+    SearchConfig c;
+    try {
+        c.problem_dir = j.at("problem_dir").get<std::string>();
+        c.device = j.value("device", c.device);
+        c.surrogate = j.value("surrogate", c.surrogate);
+        c.mutators = j.value("mutators", c.mutators);
+        if (j.contains("gating"))
+            c.gating = gating_config_from_json(j["gating"]);
+        if (j.contains("strategy"))
+            c.strategy = strategy_config_from_json(j["strategy"]);
+        if (j.contains("budgets"))
+            c.budgets = search_budgets_from_json(j["budgets"]);
+        c.seed = j.value("seed", c.seed);
+        c.batch = j.value("batch", c.batch);
+        c.measure_per_parent = j.value("measure_per_parent", c.measure_per_parent);
+        if (c.batch < 0 || c.measure_per_parent < 0)
+            throw Error("search settings: 'batch' and 'measure_per_parent' must not be negative");
+        c.initial_family = j.value("initial_family", c.initial_family);
+        c.initial_screen = j.value("initial_screen", c.initial_screen);
+        c.inspirations = j.value("inspirations", c.inspirations);
+        c.llm = j.value("llm", nlohmann::json::object());
+        if (j.contains("pool"))
+            c.pool = pool_config_from_json(j["pool"]);
+        c.samples = j.value("samples", c.samples);
+        c.abstain = j.value("abstain", c.abstain);
+        if (c.samples < 1)
+            throw Error("search settings: 'samples' must be at least 1");
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(std::string("search settings: ") + e.what());
+    }
+    return c;
+}
+
+const char* to_string(SearchCommand::Kind kind) {
+    using K = SearchCommand::Kind;
+    switch (kind) {
+    case K::Pause: return "pause";
+    case K::Resume: return "resume";
+    case K::Step: return "step";
+    case K::Stop: return "stop";
+    case K::Pin: return "pin_parent";
+    case K::Unpin: return "unpin_parent";
+    case K::Ban: return "ban_parent";
+    case K::Unban: return "unban_parent";
+    case K::SubmitKernel: return "submit_kernel";
+    case K::ForceMeasure: return "force_measure";
+    case K::SetGating: return "gating_changed";
+    case K::Review: return "review";
+    }
+    return "unknown";
+}
+
+const char* to_string(SearchEvent::Kind kind) {
+    using K = SearchEvent::Kind;
+    switch (kind) {
+    case K::RunStarted: return "run_started";
+    case K::CandidateProposed: return "candidate_proposed";
+    case K::Forecast: return "forecast";
+    case K::Gating: return "gating";
+    case K::Measured: return "measured";
+    case K::NewBest: return "new_best";
+    case K::Command: return "command";
+    case K::Progress: return "progress";
+    case K::Pool: return "pool";
+    case K::Finished: return "finished";
+    case K::Failed: return "failed";
+    }
+    return "unknown";
+}
+
+nlohmann::json summary_json(const SearchSummary& s) {
+    nlohmann::json traj = nlohmann::json::array();
+    for (const auto& p : s.trajectory)
+        traj.push_back({{"measurements", p.measurements}, {"best_speedup", p.best_speedup}});
+    return {{"run_id", s.run_id},
+            {"state", to_string(s.state)},
+            {"reason", s.reason},
+            {"best_speedup", s.best_speedup},
+            {"best_candidate", s.best_candidate},
+            {"best_label", s.best_label},
+            {"measurements", s.progress.measurements},
+            {"forecasts", s.progress.forecasts},
+            {"candidates", s.progress.candidates},
+            {"tokens", s.progress.tokens},
+            {"cost_usd", s.progress.cost_usd},
+            {"llm_calls", s.progress.llm_calls},
+            {"llm_truncated", s.progress.llm_truncated},
+            {"abstained", s.progress.abstained},
+            {"abstain_rate", s.progress.forecasts > 0 ? double(s.progress.abstained) / double(s.progress.forecasts) : 0.0},
+            {"duplicates", s.progress.duplicates},
+            {"elapsed_s", s.progress.elapsed_s},
+            {"trajectory", traj},
+            {"calibration", s.calibration}};
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+struct SearchRunner::State {
+    struct Cand {
+        Candidate c;
+        std::vector<StaticReport> report;
+        std::string compile_error;
+        std::optional<Forecast> forecast;
+        std::optional<GatingDecision> decision;
+        std::optional<Measurement> measurement;
+    };
+
+    std::string run_path;
+    bool resume = false;
+    std::unique_ptr<Device> device;
+    std::unique_ptr<Surrogate> surrogate;
+    std::vector<std::unique_ptr<CandidateMutator>> mutators;
+    std::unique_ptr<Compiler> compiler;  // made on first use (a candidate the recording does not know)
+
+    std::optional<RunStore> store;
+    int64_t run_id = 0;
+    ProblemBundle bundle;
+    BinScheme scheme = BinScheme::gfV2();
+    SearchStrategy strategy;
+    SplitMix rng;
+    GatingConfig gating;
+
+    std::map<int64_t, Cand> cands;
+    std::set<std::string> seen;
+    // The last rows this run wrote, stored with every checkpoint: a resumed run goes back to the last checkpoint.
+    struct Rows {
+        int64_t candidate = 0, forecast = 0, measurement = 0;
+    } rows;
+    bool seeded = false;  // the reference, the seeds and the initial family (with its screen) are done
+    // Measurements of the interrupted session after its last checkpoint, by source hash: the resumed session redoes
+    // that step and takes these instead of measuring the same programs again.
+    std::map<std::string, std::deque<Measurement>> measured_before;
+    std::map<std::string, int64_t> by_normalized;  // normalized_hash -> the first candidate with it
+    std::vector<int64_t> last_added;  // the ids addChildren gave, in order (compile failures included)
+    std::shared_ptr<RequestShapeMemory> shapes;  // null: no LLM client learns shapes in this run
+    std::vector<int64_t> recent_failures;
+    std::set<int64_t> accepted_suspects;  // suspect results a person accepted: they enter the archive
+    std::optional<double> reference_us;
+    std::vector<StaticReport> reference_report;  // the reference candidate's, for every forecast query
+    std::vector<ScoredForecast> scored;
+    std::vector<TrajectoryPoint> trajectory;
+    SearchProgress progress;
+    int64_t seq = 0;
+    int64_t iteration = 0;
+    double elapsed_before = 0;  // from earlier sessions of a resumed run
+    std::chrono::steady_clock::time_point started;
+
+    SearchEventFn callback;
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::deque<SearchCommand> commands;
+    bool paused = false;
+    int steps_allowed = 0;
+    bool stop_requested = false;
+    std::string end_reason;
+    SearchSummary summary;
+};
+
+SearchRunner::SearchRunner(SearchConfig config, std::string run_path, bool resume, std::unique_ptr<Device> device,
+                           std::unique_ptr<Surrogate> surrogate,
+                           std::vector<std::unique_ptr<CandidateMutator>> mutators)
+    : m(std::make_unique<State>()), m_config(std::move(config)) {
+    if (!device)
+        throw Error("a search needs a device");
+    if (mutators.empty())
+        throw Error("a search needs at least one mutator");
+    m->run_path = std::move(run_path);
+    m->resume = resume;
+    m->device = std::move(device);
+    m->surrogate = std::move(surrogate);
+    m->mutators = std::move(mutators);
+}
+
+SearchRunner::~SearchRunner() {
+    if (m_thread.joinable()) {
+        SearchCommand stop;
+        stop.kind = SearchCommand::Kind::Stop;
+        post(stop);
+        m_thread.join();
+    }
+}
+
+void SearchRunner::setEventCallback(SearchEventFn callback) { m->callback = std::move(callback); }
+
+void SearchRunner::post(SearchCommand command) {
+    {
+        std::lock_guard<std::mutex> lock(m->mutex);
+        m->commands.push_back(std::move(command));
+    }
+    m->cv.notify_all();
+}
+
+void SearchRunner::start() {
+    if (m_thread.joinable())
+        throw Error("the search is already running");
+    m_thread = std::thread([this] { runHere(); });
+}
+
+void SearchRunner::wait() {
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+SearchSummary SearchRunner::summary() const { return m->summary; }
+
+void SearchRunner::setRequestShapeMemory(std::shared_ptr<RequestShapeMemory> memory) {
+    m->shapes = std::move(memory);
+}
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Runs the search; a class so that the steps can share the state without a long parameter list.
+class Loop {
+public:
+    Loop(SearchRunner::State& s, SearchConfig& config) : s(s), cfg(config) {}
+
+    void run();
+
+private:
+    using Cand = SearchRunner::State::Cand;
+
+    void emit(SearchEvent e) {
+        e.run_id = s.run_id;
+        e.seq = ++s.seq;
+        s.progress.elapsed_s = s.elapsed_before + seconds_since(s.started);
+        e.progress = s.progress;
+        if (s.callback)
+            s.callback(e);
+    }
+    void emitSimple(SearchEvent::Kind kind, const std::string& message = {}) {
+        SearchEvent e;
+        e.kind = kind;
+        e.message = message;
+        emit(std::move(e));
+    }
+
+    void openStore();
+    void startFresh();
+    void storeProblem();
+    void restore();
+    void seedPopulation();
+    bool budgetLeft(std::string& why) const;
+    bool measurementsLeft() const { return s.progress.measurements < cfg.budgets.measurements; }
+    int64_t forecastBudget() const {
+        return cfg.budgets.forecasts > 0 ? cfg.budgets.forecasts : 100 * cfg.budgets.measurements;
+    }
+    void iterate();
+    bool rescue();
+    // Stores a forecast (or the failure) and reports it; returns the forecast when there is one.
+    const Forecast* recordForecast(int64_t id, const ForecastResult& result);
+    // Stores a gating decision as an event and reports it.
+    void recordGating(int64_t id, GatingDecision decision, const std::string& reason,
+                      nlohmann::json extra = nlohmann::json::object());
+    void screenInitial(const std::vector<int64_t>& ids, size_t keep);
+    std::vector<int64_t> addChildren(std::vector<Candidate> children);
+    void forecastAndGate(const std::vector<int64_t>& ids, bool initial);
+    void capMeasured(const std::vector<GatingInput>& inputs, std::vector<GatingOutcome>& outcomes) const;
+    void measure(int64_t id);
+    // Measures candidates in this order while the budget lasts: in parallel when the device is a pool, applied in
+    // this order either way, so that a seed gives the same search with one worker or many.
+    void measureInOrder(const std::vector<int64_t>& ids);
+    MeasureRequest requestFor(const Cand& c) const;
+    void applyMeasurement(int64_t id, MeasureOutcome& out);
+    void recordPoolNotes(MeasurementPool& pool);
+    void applyCommands();
+    void applyCommand(const SearchCommand& c);
+    void checkpoint();
+    bool expandable(const Candidate& c) const {
+        for (const auto& mu : s.mutators)
+            if (mu->canExpand(c, s.bundle))
+                return true;
+        return false;
+    }
+    ForecastQuery queryFor(const Cand& c) const;
+    std::optional<ForecastAnchor> anchorOf(const Cand& c) const;
+    MutationExample exampleOf(int64_t id) const;
+    void staticReport(Cand& c);
+    void noteMeasured(int64_t id, bool restoring);
+    bool admit(int64_t id, const Measurement& m);
+    void noteNewBest(int64_t id, double speedup);
+    void review(const SearchCommand& c);
+    void updateCalibration();
+    // LLM accounting: stores each call (candidate 0 for none), counts its tokens, cost and outcome, and logs the
+    // request shapes the clients learned meanwhile.
+    void recordLlmCalls(std::vector<LlmCall> calls, int64_t candidate_id);
+    void noteRequestShapes();
+    void restoreLlmAccounting();
+    // Children whose normalized source and tunables match a candidate of the run (or an earlier child) are not
+    // added: each is logged as a "duplicate" event pointing at the original, with its LLM call (outcome
+    // "duplicate"). The others are returned with their calls.
+    std::vector<Candidate> dropDuplicates(std::vector<Candidate> children, std::vector<std::optional<LlmCall>>& calls,
+                                          int64_t parent);
+
+    SearchRunner::State& s;
+    SearchConfig& cfg;
+};
+
+void Loop::openStore() {
+    if (!fs::exists(s.run_path)) {
+        if (s.resume)
+            throw Error(SourceLocation{s.run_path, 0}, "no run file to resume");
+        s.store.emplace(RunStore::create(s.run_path));
+        return;
+    }
+    s.store.emplace(RunStore::open(s.run_path));
+    if (!s.store->runs().empty()) {
+        if (!s.resume)
+            throw Error(SourceLocation{s.run_path, 0},
+                        "the run file exists already: pass --resume to continue it, or choose another file");
+        return;
+    }
+    // A file without a run: the search was killed before it stored its settings. It starts over in the same file.
+    if (cfg.problem_dir.empty())
+        throw Error(SourceLocation{s.run_path, 0},
+                    "the run file holds no run (the search was stopped before it stored its settings): start it "
+                    "again with --problem and the other settings");
+    s.resume = false;
+}
+
+// The anchor a candidate is forecast against (DESIGN §3): its parent once the parent is measured correct, else the
+// reference (empty). A re-forecast after the parent's measurement therefore uses the parent.
+std::optional<ForecastAnchor> Loop::anchorOf(const Cand& c) const {
+    if (!c.c.parent_id)
+        return std::nullopt;
+    const auto p = s.cands.find(c.c.parent_id);
+    if (p == s.cands.end() || !p->second.measurement || p->second.measurement->status != Status::Ok
+        || !(p->second.measurement->speedup > 0) || !std::isfinite(p->second.measurement->speedup))
+        return std::nullopt;
+    const Cand& parent = p->second;
+    if (parent.c.mutator == Mutator::Reference)
+        return std::nullopt;
+    return measured_anchor(parent.c, parent.report, *parent.measurement);
+}
+
+ForecastQuery Loop::queryFor(const Cand& c) const {
+    QueryContext ctx;
+    ctx.reference_static_report = s.reference_report;
+    ctx.reference_time_us = s.reference_us;
+    ctx.device = s.device->fingerprint();
+    // The roofline ceilings (measured DRAM bandwidth, FMA peak): the local surrogate judges how close an anchor is
+    // to the floor with them.
+    ctx.ceilings = s.device->ceilings();
+    ctx.anchor = anchorOf(c);
+    return build_forecast_query(s.bundle.problem, c.c.source, c.c.tunables, c.report, ctx);
+}
+
+MutationExample Loop::exampleOf(int64_t id) const {
+    MutationExample e;
+    const Cand& c = s.cands.at(id);
+    e.candidate = c.c;
+    e.static_report = c.report;
+    if (c.measurement && c.measurement->status == Status::Ok)
+        e.speedup = c.measurement->speedup;
+    else if (!c.compile_error.empty())
+        e.failure = c.compile_error;
+    else if (c.measurement)
+        e.failure = std::string(to_string(c.measurement->status)) + ": " + c.measurement->reason;
+    return e;
+}
+
+// The static report: the recording's (made by the real compiler on the recording machine) when the replay device
+// knows the program, else a real NVRTC/nvJitLink compile here.
+void Loop::staticReport(Cand& c) {
+    if (auto recorded = s.device->recordedStaticReport(s.bundle.problem.name, c.c.source_hash)) {
+        c.report = std::move(*recorded);
+        return;
+    }
+    if (!s.compiler)
+        s.compiler = std::make_unique<Compiler>();
+    CompileRequest req;
+    req.source = c.c.source;
+    req.file_name = c.c.label.rfind("seed:", 0) == 0 ? c.c.label.substr(5) : "candidate.cu";
+    req.defines = c.c.tunables;
+    try {
+        req.kernel_names = KernelProgram::parse(c.c.source, req.file_name).kernelNames();
+    } catch (const Error& e) {
+        c.compile_error = e.what();
+        return;
+    }
+    CompileResult r = s.compiler->compile(req);
+    if (!r.ok) {
+        c.compile_error = r.log.empty() ? "compilation failed" : r.log;
+        return;
+    }
+    c.report = r.kernels;
+}
+
+std::vector<int64_t> Loop::addChildren(std::vector<Candidate> children) {
+    std::vector<int64_t> ids;
+    s.last_added.clear();
+    for (auto& child : children) {
+        if (child.source_hash.empty())
+            child.source_hash = content_hash(child.source, child.tunables);
+        Cand c;
+        c.c = child;
+        staticReport(c);
+        {
+            auto tx = s.store->transaction();
+            s.store->addCandidate(s.run_id, c.c);
+            if (!c.report.empty())
+                s.store->addStaticReports(c.c.id, c.report);
+            int64_t measurement_row = 0;
+            if (!c.compile_error.empty()) {
+                Measurement m;
+                m.status = Status::CompileError;
+                m.reason = c.compile_error;
+                m.device_kind = "compiler";
+                measurement_row = s.store->addMeasurement(c.c.id, m);
+                c.measurement = m;
+            }
+            tx.commit();
+            s.rows.candidate = c.c.id;
+            s.rows.measurement = std::max(s.rows.measurement, measurement_row);
+        }
+        s.seen.insert(c.c.source_hash);
+        s.by_normalized.emplace(normalized_hash(c.c.source, c.c.tunables), c.c.id);
+        s.last_added.push_back(c.c.id);
+        if (c.c.mutator == Mutator::Reference)
+            s.reference_report = c.report;
+        ++s.progress.candidates;
+        const int64_t id = c.c.id;
+        s.cands[id] = c;
+        SearchEvent e;
+        e.kind = SearchEvent::Kind::CandidateProposed;
+        e.candidate_id = id;
+        e.candidate = c.c;
+        e.static_report = c.report;
+        e.compile_error = c.compile_error;
+        emit(std::move(e));
+        if (!c.compile_error.empty())
+            s.recent_failures.push_back(id);
+        else
+            ids.push_back(id);
+    }
+    return ids;
+}
+
+const Forecast* Loop::recordForecast(int64_t id, const ForecastResult& result) {
+    ++s.progress.forecasts;
+    const bool counted = !result.calls.empty();  // the calls carry the tokens and cost (failures' too)
+    recordLlmCalls(result.calls, id);
+    if (result.deferred) {
+        ++s.progress.abstained;
+        s.store->addEvent(s.run_id, "forecast_deferred", {{"candidate", id}, {"reason", result.error}});
+        return nullptr;
+    }
+    if (!result.forecast) {
+        // "asked": the surrogate was asked and failed, which counts as a forecast (a query that could not even be
+        // built does not); a resumed run counts these events.
+        s.store->addEvent(s.run_id, "forecast_failed", {{"candidate", id}, {"error", result.error}, {"asked", true}});
+        return nullptr;
+    }
+    Forecast f = *result.forecast;
+    // The runner chose the anchor; the stored forecast says which it was, whatever the surrogate filled in.
+    const std::optional<ForecastAnchor> anchor = anchorOf(s.cands.at(id));
+    f.anchor_id = anchor ? anchor->candidate_id : 0;
+    f.anchor_speedup = anchor ? anchor->speedup : 1.0;
+    s.rows.forecast = s.store->addForecast(id, f);
+    if (!counted) {
+        s.progress.tokens += f.tokens_in + f.tokens_out;
+        s.progress.cost_usd += f.cost_usd;
+    }
+    s.cands[id].forecast = f;
+    SearchEvent e;
+    e.kind = SearchEvent::Kind::Forecast;
+    e.candidate_id = id;
+    e.forecast = f;
+    emit(std::move(e));
+    return &*s.cands[id].forecast;
+}
+
+void Loop::recordLlmCalls(std::vector<LlmCall> calls, int64_t candidate_id) {
+    for (LlmCall& call : calls) {
+        call.candidate_id = candidate_id;
+        s.store->addLlmCall(s.run_id, call);
+        ++s.progress.llm_calls;
+        s.progress.tokens += call.tokens_in + call.tokens_out;
+        s.progress.cost_usd += call.cost_usd;
+        s.progress.llm_truncated += call.outcome == "truncated";
+    }
+    noteRequestShapes();
+}
+
+void Loop::noteRequestShapes() {
+    if (!s.shapes)
+        return;
+    for (const auto& change : s.shapes->takeChanges())
+        s.store->addEvent(s.run_id, "llm_request_shape",
+                          {{"endpoint", change.endpoint}, {"model", change.model}, {"shape", change.shape},
+                           {"why", change.why}});
+}
+
+// Tokens, cost and counters of the calls stored so far (mutations included); a run written before llm_calls
+// existed counts its forecasts' tokens.
+void Loop::restoreLlmAccounting() {
+    const LlmTotals totals = s.store->llmTotals(s.run_id);
+    if (totals.calls == 0)
+        return;
+    s.progress.tokens = totals.tokens_in + totals.tokens_out;
+    s.progress.cost_usd = totals.cost_usd;
+    s.progress.llm_calls = totals.calls;
+    s.progress.llm_truncated = totals.truncated;
+    s.progress.abstained = totals.deferred;
+    s.progress.forecasts += totals.deferred;  // asked, though no forecast row was stored for them
+}
+
+std::vector<Candidate> Loop::dropDuplicates(std::vector<Candidate> children,
+                                            std::vector<std::optional<LlmCall>>& calls, int64_t parent) {
+    std::vector<Candidate> kept;
+    std::vector<std::optional<LlmCall>> kept_calls;
+    std::map<std::string, size_t> batch;  // normalized hash -> index in kept
+    for (size_t i = 0; i < children.size(); ++i) {
+        const std::string key = normalized_hash(children[i].source, children[i].tunables);
+        int64_t original = 0;
+        if (auto it = s.by_normalized.find(key); it != s.by_normalized.end())
+            original = it->second;
+        if (!original && !batch.count(key)) {
+            batch[key] = kept.size();
+            kept.push_back(std::move(children[i]));
+            kept_calls.push_back(std::move(calls[i]));
+            continue;
+        }
+        ++s.progress.duplicates;
+        nlohmann::json payload = {{"parent", parent},
+                                  {"mutator", to_string(children[i].mutator)},
+                                  {"label", children[i].label},
+                                  {"source_hash", content_hash(children[i].source, children[i].tunables)}};
+        if (original)
+            payload["original"] = original;
+        else
+            payload["original_in_batch"] = batch[key];  // its id is known once the batch is stored
+        s.store->addEvent(s.run_id, "duplicate", payload);
+        if (calls[i]) {
+            calls[i]->outcome = "duplicate";
+            calls[i]->error = original ? "duplicate of candidate " + std::to_string(original)
+                                       : "duplicate of another answer in the same batch";
+            recordLlmCalls({*calls[i]}, 0);
+        }
+    }
+    calls = std::move(kept_calls);
+    return kept;
+}
+
+void Loop::recordGating(int64_t id, GatingDecision decision, const std::string& reason, nlohmann::json extra) {
+    s.cands[id].decision = decision;
+    extra["candidate"] = id;
+    extra["decision"] = to_string(decision);
+    extra["reason"] = reason;
+    s.store->addEvent(s.run_id, "gating", extra);
+    SearchEvent g;
+    g.kind = SearchEvent::Kind::Gating;
+    g.candidate_id = id;
+    g.decision = decision;
+    g.message = reason;
+    emit(std::move(g));
+}
+
+// A selective batch measures at most measure_per_parent of the children its policy chose to measure: those most likely
+// to beat the best (then the highest predicted speedup). The others are kept as trusted candidates, so that the
+// strategy turns to other parents sooner and a later rescue can still measure them. Audits and children without a
+// forecast are measured regardless: the audit share must stay a random sample, and a child without a forecast has
+// nothing to rank it by.
+void Loop::capMeasured(const std::vector<GatingInput>& inputs, std::vector<GatingOutcome>& outcomes) const {
+    if (s.gating.kind != GatingKind::Selective)
+        return;  // measure-all measures everything; top-k has its own k
+    const size_t cap = static_cast<size_t>(cfg.measure_per_parent > 0 ? cfg.measure_per_parent : 8);
+    std::vector<size_t> chosen;
+    for (size_t i = 0; i < outcomes.size(); ++i)
+        if (outcomes[i].decision == GatingDecision::Measure && inputs[i].forecast)
+            chosen.push_back(i);
+    if (chosen.size() <= cap)
+        return;
+    auto mean = [&](size_t i) {
+        return inputs[i].forecast->expectedLogSpeedupOverReference(s.scheme);
+    };
+    std::stable_sort(chosen.begin(), chosen.end(), [&](size_t a, size_t b) {
+        return outcomes[a].p_above_best != outcomes[b].p_above_best
+                   ? outcomes[a].p_above_best > outcomes[b].p_above_best
+                   : mean(a) > mean(b);
+    });
+    char buf[120];
+    for (size_t r = cap; r < chosen.size(); ++r) {
+        GatingOutcome& o = outcomes[chosen[r]];
+        o.decision = GatingDecision::Trust;
+        std::snprintf(buf, sizeof buf, "; waits: rank %zu of %zu to measure in this batch, which measures %zu", r + 1,
+                      chosen.size(), cap);
+        o.reason += buf;
+    }
+}
+
+void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) {
+    if (ids.empty())
+        return;
+    std::vector<ForecastQuery> queries;
+    std::vector<int64_t> asked;
+    std::vector<GatingInput> inputs(ids.size());
+    std::set<int64_t> deferred;  // the surrogate asked for a measurement instead of forecasting
+    if (s.surrogate && s.progress.forecasts < forecastBudget()) {
+        for (int64_t id : ids) {
+            try {
+                queries.push_back(queryFor(s.cands.at(id)));
+                asked.push_back(id);
+            } catch (const Error& e) {
+                s.store->addEvent(s.run_id, "forecast_failed", {{"candidate", id}, {"error", e.what()}});
+            }
+        }
+        std::vector<ForecastResult> results = s.surrogate->forecast(queries);
+        for (size_t i = 0; i < asked.size() && i < results.size(); ++i) {
+            const int64_t id = asked[i];
+            if (results[i].deferred)
+                deferred.insert(id);
+            if (const Forecast* f = recordForecast(id, results[i]))
+                inputs[static_cast<size_t>(std::find(ids.begin(), ids.end(), id) - ids.begin())].forecast = *f;
+        }
+    }
+    std::vector<GatingOutcome> outcomes;
+    if (initial) {
+        outcomes.resize(ids.size());
+        for (auto& o : outcomes) {
+            o.decision = GatingDecision::Measure;
+            o.reason = "initial population";
+        }
+    } else {
+        outcomes = decide_gating(s.gating, inputs, s.scheme, s.progress.best_speedup, s.rng);
+        capMeasured(inputs, outcomes);
+        for (size_t i = 0; i < ids.size(); ++i)
+            if (deferred.count(ids[i])) {
+                outcomes[i].decision = GatingDecision::Measure;
+                outcomes[i].reason = "the forecaster deferred to a measurement";
+            }
+    }
+    std::vector<size_t> order;
+    for (size_t i = 0; i < ids.size(); ++i) {
+        recordGating(ids[i], outcomes[i].decision, outcomes[i].reason,
+                     {{"p_above_best", outcomes[i].p_above_best}, {"confidence", outcomes[i].confidence}});
+        if (is_measured(outcomes[i].decision))
+            order.push_back(i);
+    }
+    // The most promising first, so that a budget that runs out mid-batch spends itself well.
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return outcomes[a].p_above_best > outcomes[b].p_above_best; });
+    std::vector<int64_t> chosen;
+    for (size_t i : order)
+        chosen.push_back(ids[i]);
+    measureInOrder(chosen);
+}
+
+MeasureRequest Loop::requestFor(const Cand& c) const {
+    MeasureRequest req;
+    req.problem_dir = s.bundle.problem.dir;
+    req.candidate.source = c.c.source;
+    req.candidate.tunables = c.c.tunables;
+    req.candidate.file_name = c.c.label.rfind("seed:", 0) == 0 ? c.c.label.substr(5) : "candidate.cu";
+    req.reference.source = s.bundle.reference.source;
+    req.reference.file_name = "reference.cu";
+    return req;
+}
+
+void Loop::measure(int64_t id) {
+    const Cand& c = s.cands.at(id);
+    if (c.measurement)
+        return;
+    MeasureOutcome out;
+    if (auto before = s.measured_before.find(c.c.source_hash);
+        before != s.measured_before.end() && !before->second.empty()) {
+        out.measurement = before->second.front();  // measured by the interrupted session after its checkpoint
+        before->second.pop_front();
+    } else {
+        out = s.device->measure(requestFor(c));
+    }
+    applyMeasurement(id, out);
+}
+
+void Loop::measureInOrder(const std::vector<int64_t>& ids) {
+    std::vector<int64_t> todo;
+    for (int64_t id : ids)
+        if (!s.cands.at(id).measurement && std::find(todo.begin(), todo.end(), id) == todo.end() &&
+            s.progress.measurements + static_cast<int64_t>(todo.size()) < cfg.budgets.measurements)
+            todo.push_back(id);
+    auto* pool = dynamic_cast<MeasurementPool*>(s.device.get());
+    // What an interrupted session measured after its checkpoint is taken from the store, in this order: one by one.
+    const bool measured_before = std::any_of(todo.begin(), todo.end(), [&](int64_t id) {
+        auto it = s.measured_before.find(s.cands.at(id).c.source_hash);
+        return it != s.measured_before.end() && !it->second.empty();
+    });
+    if (!pool || todo.size() < 2 || measured_before) {
+        for (int64_t id : todo)
+            measure(id);
+        if (pool)
+            recordPoolNotes(*pool);
+        return;
+    }
+    std::vector<MeasurementPool::Job> jobs;
+    for (int64_t id : todo)
+        jobs.push_back({requestFor(s.cands.at(id)), id});
+    pool->measureBatch(
+        jobs,
+        [&](size_t i, MeasureOutcome& out) {
+            recordPoolNotes(*pool);
+            applyMeasurement(todo[i], out);
+        },
+        [&](const PoolSnapshot& snapshot) {
+            SearchEvent e;
+            e.kind = SearchEvent::Kind::Pool;
+            e.pool = snapshot;
+            emit(std::move(e));
+        });
+    recordPoolNotes(*pool);
+}
+
+// What the pool did (a worker lost and its candidate requeued, a worker retired) goes to the event log.
+void Loop::recordPoolNotes(MeasurementPool& pool) {
+    for (PoolNote& n : pool.takeNotes()) {
+        s.store->addEvent(s.run_id, n.kind, n.payload);
+        SearchEvent e;
+        e.kind = SearchEvent::Kind::Pool;
+        e.message = n.message;
+        e.pool = pool.snapshot();
+        emit(std::move(e));
+    }
+}
+
+void Loop::applyMeasurement(int64_t id, MeasureOutcome& out) {
+    Cand& c = s.cands.at(id);
+    s.rows.measurement = s.store->addMeasurement(id, out.measurement);
+    c.measurement = out.measurement;
+    if (c.report.empty() && !out.static_report.empty()) {
+        c.report = out.static_report;
+        s.store->addStaticReports(id, c.report);  // a resumed run builds the same forecast queries from it
+    }
+    ++s.progress.measurements;
+    noteMeasured(id, false);
+}
+
+void Loop::updateCalibration() {
+    if (s.scored.empty())
+        return;
+    const ForecastMetrics mm = compute_metrics(s.scored, s.scheme);
+    s.progress.calibration_n = mm.n;
+    s.progress.calibration_accuracy = mm.accuracy;
+    s.progress.calibration_ece = mm.ece;
+    s.progress.calibration_aurc = mm.aurc;
+    s.progress.calibration_majority_accuracy = mm.majority_accuracy;
+    s.progress.calibration_brier_skill = mm.brier_skill;
+    s.progress.calibration_crps_skill = mm.crps_skill;
+}
+
+// Book-keeping after a measurement (also when a resumed run replays its stored ones).
+void Loop::noteMeasured(int64_t id, bool restoring) {
+    Cand& c = s.cands.at(id);
+    const Measurement& m = *c.measurement;
+    const bool accepted = m.status == Status::Suspect && s.accepted_suspects.count(id);
+    const bool ok = (m.status == Status::Ok || accepted) && m.speedup > 0 && std::isfinite(m.speedup);
+    if (c.c.mutator == Mutator::Reference && m.candidate)
+        s.reference_us = m.candidate->median_us;
+    bool improved = false;
+    if (ok) {
+        improved = admit(id, m);
+    } else {
+        s.recent_failures.push_back(id);
+    }
+    if (m.device_kind != "compiler")
+        s.trajectory.push_back({s.progress.measurements, s.progress.best_speedup});
+    if (restoring)
+        return;
+    SearchEvent e;
+    e.kind = SearchEvent::Kind::Measured;
+    e.candidate_id = id;
+    e.measurement = m;
+    e.speedup = ok ? m.speedup : 0;
+    emit(std::move(e));
+    if (improved)
+        noteNewBest(id, m.speedup);
+}
+
+// A correct measurement (or an accepted suspect one) enters the archive, the calibration and the surrogate's
+// training. True when it is the run's new best.
+bool Loop::admit(int64_t id, const Measurement& m) {
+    Cand& c = s.cands.at(id);
+    bool improved = false;
+    s.strategy.addMeasured(id, c.c.parent_id, m.speedup, expandable(c.c));
+    if (m.speedup > s.progress.best_speedup) {
+        s.progress.best_speedup = m.speedup;
+        s.progress.best_candidate = id;
+        improved = true;
+    }
+    if (c.forecast) {
+        ScoredForecast sf;
+        sf.probabilities = c.forecast->probabilities;
+        // The forecast was of S against its anchor: score it against the measured S.
+        sf.true_speedup = m.speedup / c.forecast->anchor_speedup;
+        sf.pack = s.bundle.problem.name;
+        s.scored.push_back(sf);
+        updateCalibration();
+    }
+    if (s.surrogate) {
+        try {
+            s.surrogate->learn({LabelledExample{queryFor(c), m.speedup}});
+        } catch (const Error&) {
+            // a query that cannot be built teaches nothing; the measurement itself is stored
+        }
+    }
+    return improved;
+}
+
+void Loop::noteNewBest(int64_t id, double speedup) {
+    s.store->addEvent(s.run_id, "new_best", {{"candidate", id}, {"speedup", speedup}});
+    SearchEvent b;
+    b.kind = SearchEvent::Kind::NewBest;
+    b.candidate_id = id;
+    b.speedup = speedup;
+    emit(std::move(b));
+}
+
+// A person's verdict on a suspect result, recorded as a "review" event; an accepted one enters the archive now.
+void Loop::review(const SearchCommand& c) {
+    try {
+        const SuspectReview r = record_suspect_review(*s.store, s.run_id, c.candidate_id, c.accept);
+        emitSimple(SearchEvent::Kind::Command, std::string("review: candidate ") + std::to_string(c.candidate_id) +
+                                                   (r.accepted ? " accepted" : " rejected"));
+        if (!r.accepted || s.accepted_suspects.count(c.candidate_id)) {
+            if (!r.accepted && s.accepted_suspects.erase(c.candidate_id))
+                emitSimple(SearchEvent::Kind::Command, "review: candidate " + std::to_string(c.candidate_id) +
+                                                           " stays in the archive until the run is resumed");
+            return;
+        }
+        s.accepted_suspects.insert(c.candidate_id);
+        Cand& cand = s.cands.at(c.candidate_id);
+        if (admit(c.candidate_id, *cand.measurement))
+            noteNewBest(c.candidate_id, cand.measurement->speedup);
+    } catch (const Error& e) {
+        s.store->addEvent(s.run_id, "review", {{"candidate", c.candidate_id}, {"ignored", e.what()}});
+        emitSimple(SearchEvent::Kind::Command, std::string("review ignored: ") + e.what());
+    }
+}
+
+void Loop::startFresh() {
+    s.bundle = load_problem_folder(cfg.problem_dir);
+    RunInfo info;
+    info.name = s.bundle.problem.name + " on " + s.device->id();
+    info.problem = s.bundle.problem.name;
+    info.device = s.device->id();
+    info.surrogate = s.surrogate ? s.surrogate->id() : "none";
+    info.gating = describe(cfg.gating);
+    info.seed = static_cast<int64_t>(cfg.seed);
+    info.config = cfg;
+    s.run_id = s.store->addRun(info);
+    storeProblem();
+    s.rng = SplitMix(cfg.seed);
+    s.gating = cfg.gating;
+    s.strategy = SearchStrategy(cfg.strategy);
+    checkpoint();  // before the seeding: a run killed during it resumes from here
+    emitSimple(SearchEvent::Kind::RunStarted, info.name);
+    seedPopulation();
+}
+
+void Loop::storeProblem() {
+    ProblemRecord pr;
+    pr.name = s.bundle.problem.name;
+    pr.dir = s.bundle.problem.dir;
+    pr.json = try_parse_untrusted_json(s.bundle.problem.json_text).value_or(nlohmann::json::object());
+    s.store->addProblem(pr);
+}
+
+void Loop::seedPopulation() {
+    std::vector<Candidate> roots;
+    Candidate ref;
+    ref.mutator = Mutator::Reference;
+    ref.label = "reference";
+    ref.source = s.bundle.reference.source;
+    roots.push_back(ref);
+    for (const auto& seed : s.bundle.seeds) {
+        Candidate c;
+        c.mutator = Mutator::Seed;
+        c.label = "seed:" + fs::path(seed.file).filename().string();
+        c.source = seed.source;
+        roots.push_back(c);
+    }
+    const bool screen = s.surrogate && cfg.gating.kind != GatingKind::MeasureAll && cfg.initial_screen > 1;
+    const size_t family = static_cast<size_t>(std::max(0, cfg.initial_family));
+    const size_t drawn = screen ? family * static_cast<size_t>(cfg.initial_screen) : family;
+    std::vector<Candidate> configs = random_family_candidates(s.bundle, drawn, s.rng);
+    if (!screen) {
+        for (auto& c : configs)
+            roots.push_back(c);
+        forecastAndGate(addChildren(roots), true);
+    } else {
+        forecastAndGate(addChildren(roots), true);
+        screenInitial(addChildren(configs), family);
+    }
+    s.seeded = true;
+    checkpoint();
+}
+
+// Resuming goes back to the last checkpoint: what the interrupted session wrote after it (part of an iteration, or
+// of the seeding and the initial screen) is taken out of the file and done again, so that the run continues exactly
+// as it would have without the interruption. Its measurements are kept aside and reused for the same programs, so
+// that no program is measured twice. The state is rebuilt from the file in the order it was written: measurements
+// in measurement order (the trajectory, the strategy and the surrogate's examples), every forecast counted.
+void Loop::restore() {
+    const auto runs = s.store->runs();
+    const RunInfo& run = runs.back();
+    s.run_id = run.id;
+    const SearchBudgets given = cfg.budgets;
+    cfg = search_config_from_json(run.config);
+    for (const RunEvent& ev : s.store->events(s.run_id))
+        if (ev.kind == "budgets_extended")
+            cfg.budgets = search_budgets_from_json(ev.payload.value("budgets", nlohmann::json::object()));
+    const SearchBudgets stored_budgets = cfg.budgets;
+    cfg.budgets = extended_budgets(stored_budgets, given);
+    s.bundle = load_problem_folder(cfg.problem_dir);
+    s.gating = cfg.gating;
+    s.strategy = SearchStrategy(cfg.strategy);
+    s.rng = SplitMix(cfg.seed);
+
+    // The last checkpoint that says which rows it covers; none: the run is redone from its start.
+    int64_t last_event = 0;
+    SearchRunner::State::Rows keep;
+    for (const RunEvent& ev : s.store->events(s.run_id))
+        if (ev.kind == "checkpoint" && ev.payload.contains("rows")) {
+            last_event = ev.id;
+            const auto& r = ev.payload["rows"];
+            keep = {r.value("candidate", int64_t{0}), r.value("forecast", int64_t{0}),
+                    r.value("measurement", int64_t{0})};
+        }
+    std::map<int64_t, std::string> hash_of;
+    for (const Candidate& c : s.store->candidates(s.run_id))
+        hash_of[c.id] = c.source_hash;
+    for (const auto& [id, ms] : s.store->measurementsOfRun(s.run_id))
+        for (const StoredMeasurement& m : ms)
+            if (m.id > keep.measurement && m.measurement.device_kind != "compiler")
+                s.measured_before[hash_of[id]].push_back(m.measurement);
+    s.store->rollBackRun(s.run_id, keep.candidate, keep.forecast, keep.measurement, last_event,
+                         {"secrets_stripped", "budgets_extended", "resumed", "review"});
+    s.rows = keep;
+
+    std::map<int64_t, GatingDecision> decisions;
+    nlohmann::json surrogate_state;
+    for (const RunEvent& ev : s.store->events(s.run_id)) {
+        const auto& p = ev.payload;
+        if (ev.kind == "gating")
+            decisions[p.value("candidate", int64_t{0})] =
+                gating_decision_from_string(p.value("decision", std::string("measure")));
+        else if (ev.kind == "checkpoint") {
+            s.rng.setState(std::stoull(p.value("rng", std::string("0"))));
+            s.iteration = p.value("iteration", int64_t{0});
+            s.elapsed_before = p.value("elapsed_s", 0.0);
+            s.seeded = p.value("seeded", true);
+            surrogate_state = p.value("surrogate", nlohmann::json());
+        } else if (ev.kind == "forecast_failed" && p.value("asked", false))
+            ++s.progress.forecasts;
+        else if (ev.kind == "gating_changed")
+            s.gating = gating_config_from_json(p.value("gating", nlohmann::json::object()));
+    }
+    if (!last_event)
+        s.seeded = false;
+
+    auto reports = s.store->staticReportsOfRun(s.run_id);
+    auto forecasts = s.store->forecastsOfRun(s.run_id);
+    for (Candidate& c : s.store->candidates(s.run_id)) {
+        Cand cand;
+        cand.c = c;
+        cand.report = std::move(reports[c.id]);
+        // Every forecast counts, re-forecasts included; the last one is the candidate's.
+        for (const StoredForecast& f : forecasts[c.id]) {
+            ++s.progress.forecasts;
+            s.progress.tokens += f.forecast.tokens_in + f.forecast.tokens_out;
+            s.progress.cost_usd += f.forecast.cost_usd;
+            cand.forecast = f.forecast;
+        }
+        if (auto d = decisions.find(c.id); d != decisions.end())
+            cand.decision = d->second;
+        s.seen.insert(c.source_hash);
+        s.by_normalized.emplace(normalized_hash(c.source, c.tunables), c.id);
+        if (c.mutator == Mutator::Reference)
+            s.reference_report = cand.report;
+        ++s.progress.candidates;
+        s.cands[c.id] = std::move(cand);
+    }
+    s.accepted_suspects = accepted_suspects(s.store->events(s.run_id));
+    std::vector<StoredMeasurement> measured;
+    for (auto& [id, ms] : s.store->measurementsOfRun(s.run_id))
+        measured.insert(measured.end(), ms.begin(), ms.end());
+    std::sort(measured.begin(), measured.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    for (const StoredMeasurement& m : measured) {
+        Cand& cand = s.cands.at(m.candidate_id);
+        cand.measurement = m.measurement;
+        if (m.measurement.status == Status::CompileError)
+            cand.compile_error = m.measurement.reason;
+        if (m.measurement.device_kind != "compiler")
+            ++s.progress.measurements;
+        noteMeasured(m.candidate_id, true);
+    }
+    // The strategy's visits and marks, once every measured parent is known to it again.
+    for (const RunEvent& ev : s.store->events(s.run_id)) {
+        const auto& p = ev.payload;
+        if (ev.kind == "expanded")
+            s.strategy.noteExpanded(p.value("parent", int64_t{0}), p.value("improved", false));
+        else if (ev.kind == "exhausted")
+            s.strategy.markExhausted(p.value("parent", int64_t{0}));
+        else if (ev.kind == "pin_parent")
+            s.strategy.pin(p.value("candidate", int64_t{0}));
+        else if (ev.kind == "unpin_parent")
+            s.strategy.unpin();
+        else if (ev.kind == "ban_parent")
+            s.strategy.ban(p.value("candidate", int64_t{0}));
+        else if (ev.kind == "unban_parent")
+            s.strategy.unban(p.value("candidate", int64_t{0}));
+        else if (ev.kind == "llm_request_shape" && s.shapes)
+            s.shapes->remember(p.value("endpoint", std::string()), p.value("model", std::string()),
+                               p.value("shape", nlohmann::json::object()).get<RequestShape>());
+        else if (ev.kind == "duplicate")
+            ++s.progress.duplicates;
+    }
+    if (s.surrogate && !surrogate_state.is_null())
+        s.surrogate->restoreState(surrogate_state);
+
+    std::vector<int64_t> pending;  // chosen for a measurement when the budget ran out: a larger budget measures them
+    for (const auto& [id, c] : s.cands)
+        if (!c.measurement && c.decision && is_measured(*c.decision))
+            pending.push_back(id);
+    restoreLlmAccounting();
+    s.store->addEvent(s.run_id, "resumed",
+                      {{"measurements", s.progress.measurements},
+                       {"candidates", s.progress.candidates},
+                       {"redone_measurements", s.measured_before.size()},
+                       {"pending", pending.size()},
+                       {"seeded", s.seeded}});
+    if (nlohmann::json(cfg.budgets) != nlohmann::json(stored_budgets))
+        s.store->addEvent(s.run_id, "budgets_extended", {{"budgets", cfg.budgets}});
+    emitSimple(SearchEvent::Kind::RunStarted, "resumed " + run.name);
+    if (!s.seeded) {
+        storeProblem();
+        checkpoint();
+        seedPopulation();
+        return;
+    }
+    measureInOrder(pending);
+    checkpoint();
+}
+
+bool Loop::budgetLeft(std::string& why) const {
+    if (!measurementsLeft()) {
+        why = "measurement budget spent (" + std::to_string(cfg.budgets.measurements) + ")";
+        return false;
+    }
+    if (s.surrogate && s.progress.forecasts >= forecastBudget()) {
+        why = "forecast budget spent (" + std::to_string(forecastBudget()) + ")";
+        return false;
+    }
+    if (cfg.budgets.tokens > 0 && s.progress.tokens >= cfg.budgets.tokens) {
+        why = "token budget spent";
+        return false;
+    }
+    if (cfg.budgets.cost_usd > 0 && s.progress.cost_usd >= cfg.budgets.cost_usd) {
+        why = "cost budget spent";
+        return false;
+    }
+    if (cfg.budgets.wall_s > 0 && s.elapsed_before + seconds_since(s.started) >= cfg.budgets.wall_s) {
+        why = "wall-time budget spent";
+        return false;
+    }
+    return true;
+}
+
+// A consistent state of the search: what a resumed run goes back to (restore()). The rows written so far, the
+// random state, the seeding stage and the surrogate's training point are enough to continue exactly as the search
+// would have without the interruption.
+void Loop::checkpoint() {
+    nlohmann::json payload = {{"rng", std::to_string(s.rng.state())},
+                              {"iteration", s.iteration},
+                              {"elapsed_s", s.elapsed_before + seconds_since(s.started)},
+                              {"rows",
+                               {{"candidate", s.rows.candidate},
+                                {"forecast", s.rows.forecast},
+                                {"measurement", s.rows.measurement}}},
+                              {"seeded", s.seeded}};
+    if (s.surrogate)
+        if (nlohmann::json state = s.surrogate->checkpointState(); !state.is_null())
+            payload["surrogate"] = std::move(state);
+    s.store->addEvent(s.run_id, "checkpoint", payload);
+}
+
+void Loop::iterate() {
+    ++s.iteration;
+    const std::optional<int64_t> parent = s.strategy.selectParent(s.rng);
+    if (!parent) {
+        if (!rescue()) {
+            s.end_reason = "search space exhausted: no parent left to expand";
+            s.stop_requested = true;
+            return;
+        }
+        emitSimple(SearchEvent::Kind::Progress);
+        return;
+    }
+    const double best_before = s.progress.best_speedup;
+    MutationContext ctx;
+    ctx.problem = &s.bundle;
+    ctx.parent = exampleOf(*parent);
+    ctx.seen = &s.seen;
+    ctx.generation = s.cands.at(*parent).c.generation + 1;
+    for (int64_t id : s.strategy.elites(static_cast<size_t>(cfg.inspirations) + 1))
+        if (id != *parent)
+            ctx.inspirations.push_back(exampleOf(id));
+    for (size_t i = s.recent_failures.size() > 2 ? s.recent_failures.size() - 2 : 0; i < s.recent_failures.size();
+         ++i)
+        ctx.inspirations.push_back(exampleOf(s.recent_failures[i]));
+
+    std::vector<Candidate> children;
+    std::vector<std::optional<LlmCall>> child_calls;
+    std::vector<CandidateMutator*> able;
+    for (auto& mu : s.mutators)
+        if (mu->canExpand(ctx.parent.candidate, s.bundle))
+            able.push_back(mu.get());
+    const int batch = cfg.batch > 0 ? cfg.batch : (s.gating.kind == GatingKind::MeasureAll ? 8 : 24);
+    for (size_t k = 0; k < able.size(); ++k) {
+        const int share = batch / static_cast<int>(able.size()) +
+                          (static_cast<int>(k) < batch % static_cast<int>(able.size()) ? 1 : 0);
+        for (Proposal& p : able[k]->propose(ctx, std::max(share, 1), s.rng)) {
+            if (!p.call) {
+                s.progress.tokens += p.tokens_in + p.tokens_out;
+                s.progress.cost_usd += p.cost_usd;
+            }
+            if (p.child) {
+                p.child->parent_id = *parent;
+                p.child->generation = ctx.generation;
+                children.push_back(*p.child);
+                child_calls.push_back(p.call);
+            } else {
+                if (p.call)
+                    recordLlmCalls({*p.call}, 0);
+                s.store->addEvent(s.run_id, "mutation_failed",
+                                  {{"parent", *parent},
+                                   {"mutator", to_string(able[k]->kind())},
+                                   {"error", p.failure},
+                                   {"reply", p.raw_reply.substr(0, 4000)}});
+            }
+        }
+    }
+    children = dropDuplicates(std::move(children), child_calls, *parent);
+    if (children.empty()) {
+        s.strategy.markExhausted(*parent);
+        s.store->addEvent(s.run_id, "exhausted", {{"parent", *parent}});
+        checkpoint();
+        return;
+    }
+    const std::vector<int64_t> ids = addChildren(children);
+    for (size_t i = 0; i < s.last_added.size() && i < child_calls.size(); ++i)
+        if (child_calls[i])
+            recordLlmCalls({*child_calls[i]}, s.last_added[i]);
+    forecastAndGate(ids, false);
+    const bool improved = s.progress.best_speedup > best_before;
+    s.strategy.noteExpanded(*parent, improved);
+    s.store->addEvent(s.run_id, "expanded", {{"parent", *parent}, {"improved", improved}});
+    checkpoint();
+    emitSimple(SearchEvent::Kind::Progress);
+}
+
+// The initial family configurations of a gated search: many random ones are forecast, the `keep` most promising
+// (highest predicted speedup) are measured, the rest are screened out.
+void Loop::screenInitial(const std::vector<int64_t>& ids, size_t keep) {
+    if (ids.empty())
+        return;
+    std::vector<ForecastQuery> queries;
+    std::vector<int64_t> asked;
+    for (int64_t id : ids) {
+        try {
+            queries.push_back(queryFor(s.cands.at(id)));
+            asked.push_back(id);
+        } catch (const Error& e) {
+            s.store->addEvent(s.run_id, "forecast_failed", {{"candidate", id}, {"error", e.what()}});
+        }
+    }
+    const std::vector<ForecastResult> results = s.surrogate->forecast(queries);
+    std::vector<std::pair<double, int64_t>> ranked;
+    for (size_t i = 0; i < asked.size() && i < results.size(); ++i) {
+        if (const Forecast* f = recordForecast(asked[i], results[i]))
+            ranked.push_back({f->expectedLogSpeedupOverReference(s.scheme), asked[i]});
+    }
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<int64_t> chosen;
+    for (size_t r = 0; r < ranked.size(); ++r) {
+        const int64_t id = ranked[r].second;
+        const bool measure_it = r < keep;
+        char reason[160];
+        std::snprintf(reason, sizeof reason, "initial screening: rank %zu of %zu by predicted speedup (top %zu measured)",
+                      r + 1, ranked.size(), keep);
+        recordGating(id, measure_it ? GatingDecision::Measure : GatingDecision::Discard, reason);
+        if (measure_it)
+            chosen.push_back(id);
+    }
+    measureInOrder(chosen);
+}
+
+// Every measured candidate has been expanded as far as the mutators go, but candidates that gating trusted without
+// a measurement remain. A learning surrogate has learned since it first forecast them, so the most promising are
+// forecast again (the new forecasts are stored like any other), and the one most likely to beat the best is
+// measured: it can then become a parent.
+constexpr size_t kRescueForecasts = 32;
+bool Loop::rescue() {
+    if (!measurementsLeft())
+        return false;
+    std::vector<int64_t> waiting;
+    for (const auto& [id, c] : s.cands)
+        if (!c.measurement && c.compile_error.empty() && c.decision && !is_measured(*c.decision))
+            waiting.push_back(id);
+    if (waiting.empty())
+        return false;
+    auto p_above = [&](int64_t id) {
+        const Cand& c = s.cands.at(id);
+        if (!c.forecast)
+            return -1.0;
+        return s.progress.best_speedup > 0 ? c.forecast->probabilityAboveReference(s.scheme, s.progress.best_speedup)
+                                           : 1.0;
+    };
+    // A learning surrogate has changed since: the most promising few (by their last forecast) are forecast again.
+    if (s.surrogate && s.surrogate->learns() && s.progress.forecasts < forecastBudget()) {
+        std::vector<int64_t> again = waiting;
+        std::stable_sort(again.begin(), again.end(), [&](int64_t a, int64_t b) { return p_above(a) > p_above(b); });
+        if (again.size() > kRescueForecasts)
+            again.resize(kRescueForecasts);
+        std::vector<ForecastQuery> queries;
+        std::vector<int64_t> asked;
+        for (int64_t id : again) {
+            try {
+                queries.push_back(queryFor(s.cands.at(id)));
+                asked.push_back(id);
+            } catch (const Error&) {
+            }
+        }
+        const std::vector<ForecastResult> results = s.surrogate->forecast(queries);
+        for (size_t i = 0; i < asked.size() && i < results.size(); ++i)
+            recordForecast(asked[i], results[i]);
+    }
+    int64_t pick = 0;
+    double best_p = -1, best_mean = -1e300;
+    for (int64_t id : waiting) {
+        const Cand& c = s.cands.at(id);
+        if (!c.forecast)
+            continue;
+        const double p = p_above(id);
+        const double mean = c.forecast->expectedLogSpeedupOverReference(s.scheme);
+        if (p > best_p || (p == best_p && mean > best_mean)) {
+            best_p = p;
+            best_mean = mean;
+            pick = id;
+        }
+    }
+    if (!pick)
+        pick = waiting.front();
+    char reason[200];
+    std::snprintf(reason, sizeof reason,
+                  "no parent left to expand: measuring the trusted candidate most likely to beat the best (P = %.2f, "
+                  "of %zu waiting)",
+                  std::max(best_p, 0.0), waiting.size());
+    recordGating(pick, GatingDecision::Measure, reason, {{"p_above_best", best_p}});
+    measure(pick);
+    checkpoint();
+    return true;
+}
+
+void Loop::applyCommand(const SearchCommand& c) {
+    using K = SearchCommand::Kind;
+    nlohmann::json payload = nlohmann::json::object();
+    std::string message = to_string(c.kind);
+    switch (c.kind) {
+    case K::Pause:
+        s.paused = true;
+        s.progress.state = RunState::Paused;  // the command's event says so
+        break;
+    case K::Resume:
+        s.paused = false;
+        s.progress.state = RunState::Running;
+        break;
+    case K::Step: ++s.steps_allowed; break;
+    case K::Stop:
+        s.stop_requested = true;
+        s.end_reason = "stopped by request";
+        break;
+    case K::Pin: s.strategy.pin(c.candidate_id); payload["candidate"] = c.candidate_id; break;
+    case K::Unpin: s.strategy.unpin(); break;
+    case K::Ban: s.strategy.ban(c.candidate_id); payload["candidate"] = c.candidate_id; break;
+    case K::Unban: s.strategy.unban(c.candidate_id); payload["candidate"] = c.candidate_id; break;
+    case K::SetGating:
+        s.gating = c.gating;
+        payload["gating"] = c.gating;
+        message += ": " + describe(c.gating);
+        break;
+    case K::SubmitKernel:
+    case K::ForceMeasure:
+    case K::Review: break;
+    }
+    if (c.kind == K::Review)
+        return review(c);
+    if (c.kind == K::SubmitKernel) {
+        payload = {{"parent", c.candidate_id}, {"source_chars", c.source.size()}};
+        s.store->addEvent(s.run_id, to_string(c.kind), payload);
+        emitSimple(SearchEvent::Kind::Command, message);
+        Candidate child;
+        child.mutator = Mutator::Human;
+        child.label = "submitted by hand";
+        child.source = c.source;
+        child.tunables = c.tunables;
+        child.parent_id = s.cands.count(c.candidate_id) ? c.candidate_id : 0;
+        child.generation = child.parent_id ? s.cands.at(child.parent_id).c.generation + 1 : 0;
+        forecastAndGate(addChildren({child}), false);
+        return;
+    }
+    if (c.kind == K::ForceMeasure) {
+        payload["candidate"] = c.candidate_id;
+        auto it = s.cands.find(c.candidate_id);
+        if (it == s.cands.end() || it->second.measurement) {
+            payload["ignored"] = it == s.cands.end() ? "no such candidate in this run" : "already measured";
+            s.store->addEvent(s.run_id, to_string(c.kind), payload);
+            emitSimple(SearchEvent::Kind::Command, message + " ignored: " + payload["ignored"].get<std::string>());
+            return;
+        }
+        s.store->addEvent(s.run_id, to_string(c.kind), payload);
+        emitSimple(SearchEvent::Kind::Command, message);
+        recordGating(c.candidate_id, GatingDecision::Forced, "forced by a person");
+        if (measurementsLeft())
+            measure(c.candidate_id);
+        return;
+    }
+    s.store->addEvent(s.run_id, to_string(c.kind), payload);
+    emitSimple(SearchEvent::Kind::Command, message);
+}
+
+void Loop::applyCommands() {
+    while (true) {
+        std::deque<SearchCommand> batch;
+        {
+            std::unique_lock<std::mutex> lock(s.mutex);
+            if (s.commands.empty()) {
+                if (!s.paused || s.steps_allowed > 0 || s.stop_requested)
+                    return;
+                s.progress.state = RunState::Paused;
+                s.cv.wait(lock, [&] { return !s.commands.empty(); });
+            }
+            batch.swap(s.commands);
+        }
+        for (const auto& c : batch)
+            applyCommand(c);
+        checkpoint();  // so that a resumed run keeps the commands (it goes back to its last checkpoint)
+        s.progress.state = s.paused ? RunState::Paused : RunState::Running;
+    }
+}
+
+void Loop::run() {
+    s.started = std::chrono::steady_clock::now();
+    s.progress.budget_measurements = cfg.budgets.measurements;
+    s.progress.state = RunState::Running;
+    openStore();
+    if (s.resume)
+        restore();
+    else
+        startFresh();
+    s.progress.budget_measurements = cfg.budgets.measurements;
+    while (true) {
+        applyCommands();
+        if (s.stop_requested)
+            break;
+        std::string why;
+        if (!budgetLeft(why)) {
+            s.end_reason = why;
+            break;
+        }
+        if (s.paused && s.steps_allowed > 0)
+            --s.steps_allowed;
+        iterate();
+        if (s.stop_requested)
+            break;
+    }
+}
+
+}  // namespace
+
+SearchSummary SearchRunner::runHere() {
+    State& s = *m;
+    Loop loop(s, m_config);
+    SearchSummary& out = s.summary;
+    try {
+        loop.run();
+        s.progress.state = RunState::Finished;
+        out.state = RunState::Finished;
+        out.reason = s.end_reason;
+    } catch (const std::exception& e) {
+        s.progress.state = RunState::Failed;
+        out.state = RunState::Failed;
+        out.reason = e.what();
+    }
+    out.run_id = s.run_id;
+    out.best_speedup = s.progress.best_speedup;
+    out.best_candidate = s.progress.best_candidate;
+    if (auto it = s.cands.find(out.best_candidate); it != s.cands.end())
+        out.best_label = it->second.c.label;
+    s.progress.elapsed_s = s.elapsed_before + seconds_since(s.started);
+    out.progress = s.progress;
+    out.trajectory = s.trajectory;
+    out.calibration = s.scored.empty() ? nlohmann::json{{"n", 0}} : metrics_json(compute_metrics(s.scored, s.scheme));
+    SearchEvent e;
+    e.kind = out.state == RunState::Finished ? SearchEvent::Kind::Finished : SearchEvent::Kind::Failed;
+    e.run_id = s.run_id;
+    e.seq = ++s.seq;
+    e.message = out.reason;
+    e.progress = s.progress;
+    try {
+        if (s.store && s.run_id)
+            s.store->addEvent(s.run_id, to_string(out.state), {{"reason", out.reason}, {"best_speedup", out.best_speedup},
+                                                    {"measurements", s.progress.measurements}});
+    } catch (const std::exception& ex) {
+        e.message += std::string(" (and the final event could not be stored: ") + ex.what() + ")";
+    }
+    if (s.callback)
+        s.callback(e);
+    return out;
+}
+
+}  // namespace kerncast

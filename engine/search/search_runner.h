@@ -1,0 +1,152 @@
+#pragma once
+// The search runner (ARCHITECTURE §3, §6, §7): one thread owns a search and its state. It proposes children of elite
+// parents with the mutators, forecasts them with the surrogate, gates them, measures what gating sends to the
+// device, and writes every step to the run store before it reports it through the event callback. Other threads
+// talk to it only through post() (steering commands) and the events they receive (copies).
+
+#include "core/gating.h"
+#include "core/problem_library.h"
+#include "core/run_store.h"
+#include "core/search_strategy.h"
+#include "engine/device.h"
+#include "engine/worker/measurement_pool.h"
+#include "engine/search/mutators.h"
+#include "engine/search/search_events.h"
+#include "engine/surrogate/surrogate.h"
+
+#include <nlohmann/json.hpp>
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace kerncast {
+
+struct SearchBudgets {
+    int64_t measurements = 40;  // device measurements (the reference and the seeds count too)
+    int64_t forecasts = 0;      // 0: 100 per measurement of the budget
+    int64_t tokens = 0;         // LLM tokens (forecasts and rewrites); 0: no limit
+    double cost_usd = 0;        // 0: no limit
+    double wall_s = 0;          // 0: no limit
+};
+void to_json(nlohmann::json& j, const SearchBudgets& b);
+SearchBudgets search_budgets_from_json(const nlohmann::json& j);
+// The budgets of a resumed run: each grows to the given one when that is larger (0, "no limit", is never replaced,
+// and a given 0 extends nothing).
+SearchBudgets extended_budgets(const SearchBudgets& stored, const SearchBudgets& given);
+
+// Everything that defines a run; stored in the run's config so that --resume continues the same search.
+struct SearchConfig {
+    std::string problem_dir;
+    std::string device = "replay";     // device id as given (open_device)
+    std::string surrogate = "local";   // local | llm | none
+    std::vector<std::string> mutators{"parametric"};  // parametric, llm-rewrite, llm-diff
+    GatingConfig gating;
+    StrategyConfig strategy;
+    SearchBudgets budgets;
+    uint64_t seed = 1;
+    int batch = 0;            // children proposed per parent and iteration; 0: 8 for measure-all, 24 when gated
+                              // (forecasts are cheap, so a gated search looks at more children per measurement)
+    int measure_per_parent = 0;  // most measurements a gated batch spends (audits and children without a forecast
+                                 // aside): the rest of its measure-worthy children wait, trusted, for a rescue;
+                                 // 0: 8, what a measure-all batch spends. An unsure surrogate would otherwise
+                                 // spend the budget on the children of one parent.
+    int initial_family = 2;   // random family configurations measured with the reference and the seeds
+    int initial_screen = 16;  // gated searches forecast initial_family * initial_screen random configurations
+                              // and measure the initial_family most promising
+    int inspirations = 4;     // elites shown to the mutators
+    nlohmann::json llm = nlohmann::json::object();  // endpoint, model, ... (never the API key)
+    PoolConfig pool;          // several workers, devices or hosts measure a batch in parallel (measurement_pool.h)
+    int samples = 1;          // LLM forecaster: requests per candidate, averaged
+    bool abstain = false;     // LLM forecaster: predict or defer (a deferral is measured)
+};
+void to_json(nlohmann::json& j, const SearchConfig& c);
+SearchConfig search_config_from_json(const nlohmann::json& j);
+
+struct SearchCommand {
+    enum class Kind {
+        Pause, Resume, Step, Stop,
+        Pin, Unpin, Ban, Unban,
+        SubmitKernel,   // source (+ parent candidate_id, 0 for a root): compiled, forecast, gated like any child
+        ForceMeasure,   // candidate_id
+        SetGating,      // gating
+        Review,         // candidate_id, accept: a person's verdict on a suspect result
+    };
+    Kind kind = Kind::Pause;
+    int64_t candidate_id = 0;
+    std::string source;
+    std::map<std::string, int64_t> tunables;
+    GatingConfig gating;
+    bool accept = false;  // Review
+};
+const char* to_string(SearchCommand::Kind kind);
+
+struct TrajectoryPoint {
+    int64_t measurements = 0;
+    double best_speedup = 0;
+};
+
+struct SearchSummary {
+    int64_t run_id = 0;
+    RunState state = RunState::Finished;  // finished or failed
+    std::string reason;    // why it ended (budget spent, stopped, space exhausted, error text)
+    double best_speedup = 0;
+    int64_t best_candidate = 0;
+    std::string best_label;
+    SearchProgress progress;
+    std::vector<TrajectoryPoint> trajectory;  // after each device measurement
+    nlohmann::json calibration = nlohmann::json::object();  // metrics_json of forecasts vs measurements
+};
+nlohmann::json summary_json(const SearchSummary& s);
+
+class RequestShapeMemory;
+
+class SearchRunner {
+public:
+    // The runner takes the device, the surrogate (nullptr: no forecasts, everything is measured) and the mutators.
+    // run_path: the store file; resume: continue the last run in it (the stored config wins, except budgets, which
+    // a larger given budget extends). A resumed run goes back to its last checkpoint and continues from there exactly
+    // as it would have without the interruption (measurements taken after the checkpoint are reused, not repeated).
+    SearchRunner(SearchConfig config, std::string run_path, bool resume, std::unique_ptr<Device> device,
+                 std::unique_ptr<Surrogate> surrogate, std::vector<std::unique_ptr<CandidateMutator>> mutators);
+    ~SearchRunner();  // stops and joins
+    SearchRunner(const SearchRunner&) = delete;
+    SearchRunner& operator=(const SearchRunner&) = delete;
+
+    // Called on the runner thread for every event; must not block for long.
+    void setEventCallback(SearchEventFn callback);
+    void start();                     // spawns the thread
+    void post(SearchCommand command); // thread-safe; applied between steps
+    void wait();                      // joins
+    // Runs the search on the calling thread (the CLI and the tests); returns when it finished or failed.
+    SearchSummary runHere();
+    SearchSummary summary() const;    // after wait()/runHere()
+    // The request shapes the LLM clients of this run learn: each change is logged in the run, and a resumed run
+    // starts from the shapes its log holds. Set before start().
+    void setRequestShapeMemory(std::shared_ptr<RequestShapeMemory> memory);
+    const SearchConfig& config() const { return m_config; }
+
+    struct State;  // the runner thread's state; defined in the .cpp
+
+private:
+    std::unique_ptr<State> m;
+    SearchConfig m_config;
+    std::thread m_thread;
+};
+
+// Builds the device, surrogate and mutators a config names (resources_dir: problems, recordings, prompts) and the
+// runner. The local surrogate starts from every recording in the device's recording folder (or the first one)
+// except the searched problem's, so that it never learns from what the replay device answers.
+std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, const std::string& resources_dir,
+                                                 const std::string& run_path, bool resume);
+
+// The stored config of the last run in a store (for --resume).
+SearchConfig stored_search_config(const std::string& run_path);
+
+}  // namespace kerncast

@@ -1,0 +1,974 @@
+#include "engine/surrogate/local_forecaster.h"
+
+#include "core/error.h"
+
+#include <xgboost/c_api.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <mutex>
+#include <numeric>
+#include <random>
+#include <regex>
+#include <set>
+#include <thread>
+
+namespace kerncast {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+void check(int rc, const char* what) {
+    if (rc != 0)
+        throw Error(std::string("XGBoost: ") + what + ": " + XGBGetLastError());
+}
+
+// XGBoost prints warnings on stderr by default; a surrogate reports through its results instead.
+void quiet_xgboost() {
+    static std::once_flag once;
+    std::call_once(once, [] { XGBSetGlobalConfig(R"({"verbosity": 0})"); });
+}
+
+struct DMatrix {
+    DMatrixHandle handle = nullptr;
+    DMatrix(const std::vector<float>& data, size_t rows, size_t cols) {
+        check(XGDMatrixCreateFromMat(data.data(), rows, cols, std::numeric_limits<float>::quiet_NaN(), &handle),
+              "creating a data matrix");
+    }
+    ~DMatrix() {
+        if (handle)
+            XGDMatrixFree(handle);
+    }
+    DMatrix(const DMatrix&) = delete;
+    DMatrix& operator=(const DMatrix&) = delete;
+};
+
+struct BoosterDeleter {
+    void operator()(void* handle) const {
+        if (handle)
+            XGBoosterFree(handle);
+    }
+};
+using Booster = std::unique_ptr<void, BoosterDeleter>;
+
+std::vector<float> predict_rows(const Booster& booster, const std::vector<float>& data, size_t rows, size_t cols) {
+    DMatrix m(data, rows, cols);
+    bst_ulong len = 0;
+    const float* out = nullptr;
+    check(XGBoosterPredict(booster.get(), m.handle, 0, 0, 0, &len, &out), "predicting");
+    return std::vector<float>(out, out + len);
+}
+
+bool is_identifier_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// Occurrences of `needle` anywhere in the text.
+double count_substring(const std::string& text, const std::string& needle) {
+    double n = 0;
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size()))
+        ++n;
+    return n;
+}
+
+// Identifiers that start with `prefix` (whole_word: that are exactly `prefix`).
+double count_identifiers(const std::string& text, const std::string& prefix, bool whole_word) {
+    double n = 0;
+    for (size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + prefix.size())) {
+        if (at > 0 && is_identifier_char(text[at - 1]))
+            continue;
+        const size_t end = at + prefix.size();
+        if (whole_word && end < text.size() && is_identifier_char(text[end]))
+            continue;
+        ++n;
+    }
+    return n;
+}
+
+double sm_count_of(const ForecastQuery& q) {
+    if (q.hardware_table.is_object() && q.hardware_table.contains("sm_count")
+        && q.hardware_table["sm_count"].is_number() && q.hardware_table["sm_count"].get<double>() > 0)
+        return q.hardware_table["sm_count"].get<double>();
+    static const std::regex sms(R"((\d+) SMs)");
+    std::smatch m;
+    const std::string hardware = q.hardware.substr(0, 256);  // untrusted (pair files); std::regex recurses per character
+    if (std::regex_search(hardware, m, sms))
+        return std::stod(m[1].str());
+    return kNaN;
+}
+
+double log_or_nan(const std::optional<double>& v) {
+    return v && *v > 0 && std::isfinite(*v) ? std::log(*v) : kNaN;
+}
+
+}  // namespace
+
+const std::vector<std::string>& local_feature_names() {
+    static const std::vector<std::string> names = {
+        "static.kernels",
+        "static.max_registers",
+        "static.shared_bytes",
+        "static.spill_bytes",
+        "static.barriers",
+        "static.stack_bytes",
+        "plan.launches",
+        "plan.total_blocks",
+        "plan.threads_per_block",
+        "plan.dynamic_smem",
+        "plan.waves",
+        "plan.log2_threads",
+        "plan.bytes_per_thread",
+        "plan.flops_per_thread",
+        "problem.log2_bytes",
+        "problem.log2_flops",
+        "problem.intensity",
+        "ref.log_time_us",
+        "parent.log_speedup",
+        "src.length",
+        "src.shfl",
+        "src.shared",
+        "src.vector_types",
+        "src.mma",
+        "src.atomic",
+        "src.unroll",
+        "src.syncthreads",
+        "src.is_reference",
+    };
+    return names;
+}
+
+std::vector<double> local_features(const ForecastQuery& q) {
+    std::vector<double> f;
+    f.reserve(local_feature_names().size());
+    // Static report.
+    if (q.static_report.empty()) {
+        f.insert(f.end(), 6, kNaN);
+    } else {
+        double regs = 0, shared = 0, spills = 0, barriers = 0, stack = 0;
+        for (const StaticReport& r : q.static_report) {
+            regs = std::max(regs, static_cast<double>(r.registers));
+            shared += r.shared_bytes;
+            spills += r.spill_store_bytes + r.spill_load_bytes;
+            barriers += r.barriers;
+            stack = std::max(stack, static_cast<double>(r.stack_bytes));
+        }
+        f.insert(f.end(), {static_cast<double>(q.static_report.size()), regs, shared, spills, barriers, stack});
+    }
+    // Launch plan.
+    if (q.launches.empty()) {
+        f.insert(f.end(), 8, kNaN);
+    } else {
+        const double sms = sm_count_of(q);
+        double blocks = 0, max_threads = 0, smem = 0, waves = 0, threads = 0;
+        for (const LaunchShape& l : q.launches) {
+            const double b
+                = static_cast<double>(l.grid[0]) * static_cast<double>(l.grid[1]) * static_cast<double>(l.grid[2]);
+            const double t
+                = static_cast<double>(l.block[0]) * static_cast<double>(l.block[1]) * static_cast<double>(l.block[2]);
+            blocks += b;
+            max_threads = std::max(max_threads, t);
+            smem = std::max(smem, static_cast<double>(l.dynamic_smem));
+            waves = std::max(waves, b / sms);
+            threads += b * t;
+        }
+        f.insert(f.end(),
+                 {static_cast<double>(q.launches.size()), blocks, max_threads, smem, std::isfinite(sms) ? waves : kNaN,
+                  std::log2(threads), q.problem_bytes > 0 ? q.problem_bytes / threads : kNaN,
+                  q.problem_flops > 0 ? q.problem_flops / threads : kNaN});
+    }
+    // Roofline numbers of the problem.
+    f.push_back(q.problem_bytes > 0 ? std::log2(q.problem_bytes) : kNaN);
+    f.push_back(q.problem_flops > 0 ? std::log2(q.problem_flops) : kNaN);
+    f.push_back(q.problem_bytes > 0 && q.problem_flops > 0 ? q.problem_flops / q.problem_bytes : kNaN);
+    f.push_back(log_or_nan(q.reference_time_us));
+    f.push_back(log_or_nan(q.parent_speedup));
+    // Source text.
+    const std::string& s = q.candidate_source;
+    if (s.empty()) {
+        f.insert(f.end(), 8, kNaN);
+    } else {
+        double vectors = 0;
+        for (const char* type : {"float2", "float4", "double2", "half2", "__half2", "__nv_bfloat162", "int2", "int4",
+                                 "uint2", "uint4", "char4", "uchar4", "short4"})
+            vectors += count_identifiers(s, type, true);
+        f.insert(f.end(),
+                 {static_cast<double>(s.size()), count_identifiers(s, "__shfl", false),
+                  count_substring(s, "__shared__"), vectors,
+                  count_identifiers(s, "wmma", false) + count_substring(s, "mma_sync") + count_substring(s, "mma.sync"),
+                  count_identifiers(s, "atomic", false), count_substring(s, "#pragma unroll"),
+                  count_substring(s, "__syncthreads")});
+    }
+    f.push_back(q.reference_source.empty() || s.empty() ? kNaN : (s == q.reference_source ? 1.0 : 0.0));
+    return f;
+}
+
+std::array<double, kBinCount> speedup_bins(double mu, double sigma, const BinScheme& scheme, double floor) {
+    // Logistic with the variance of Normal(mu, sigma). Each bin's mass is taken from the side of mu it lies on
+    // (the CDF below mu, the survival function above), so tiny tail masses keep their precision.
+    const double scale = sigma * std::sqrt(3.0) / 3.14159265358979323846;
+    auto cdf = [&](double x) { return 1.0 / (1.0 + std::exp(-(x - mu) / scale)); };
+    auto sf = [&](double x) { return 1.0 / (1.0 + std::exp((x - mu) / scale)); };
+    std::array<double, kBinCount> p {};
+    for (int b = 1; b <= kBinCount; ++b) {
+        const double lo = b == 1 ? -INFINITY : std::log(scheme.lowerEdge(b));
+        const double hi = b == kBinCount ? INFINITY : std::log(scheme.upperEdge(b));
+        double mass;
+        if (hi <= mu)
+            mass = (b == kBinCount ? 1.0 : cdf(hi)) - (b == 1 ? 0.0 : cdf(lo));
+        else if (lo >= mu)
+            mass = (b == 1 ? 1.0 : sf(lo)) - (b == kBinCount ? 0.0 : sf(hi));
+        else
+            mass = 1.0 - (b == 1 ? 0.0 : cdf(lo)) - (b == kBinCount ? 0.0 : sf(hi));
+        p[b - 1] = (1.0 - floor) * std::max(0.0, mass) + floor / kBinCount;
+    }
+    return p;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+namespace {
+
+// Positions in local_features() of the pack-level features (the same for every program of a pack) and of the
+// program's own; parent.log_speedup is a property of a lineage, not of a program, and stays out of pairs.
+struct FeatureLayout {
+    std::vector<size_t> pack;
+    std::vector<size_t> program;
+    FeatureLayout() {
+        const auto& names = local_feature_names();
+        for (size_t i = 0; i < names.size(); ++i) {
+            if (names[i].rfind("problem.", 0) == 0 || names[i] == "ref.log_time_us")
+                pack.push_back(i);
+            else if (names[i] != "parent.log_speedup" && names[i] != "src.is_reference")
+                program.push_back(i);
+        }
+    }
+};
+const FeatureLayout& layout() {
+    static const FeatureLayout l;
+    return l;
+}
+
+// Sign-preserving log: differences of it are log-ratios for sizes and counts, and still defined at zero.
+double slog(double x) {
+    return std::isfinite(x) ? std::copysign(std::log2(1.0 + std::fabs(x)), x) : kNaN;
+}
+
+size_t text_hash(const std::string& source) {
+    return std::hash<std::string> {}(source);
+}
+
+size_t program_key(const std::string& source, const std::map<std::string, int64_t>& tunables) {
+    size_t h = text_hash(source);
+    for (const auto& [name, value] : tunables) {
+        h ^= std::hash<std::string> {}(name) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+        h ^= std::hash<int64_t> {}(value) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    }
+    return h;
+}
+
+// The anchor of a query seen as a program: the query with the anchor's text, tunables, report and plan.
+ForecastQuery anchor_as_candidate(const ForecastQuery& q) {
+    ForecastQuery a = q;
+    a.candidate_source = q.anchor.source.empty() && q.anchor.is_reference ? q.reference_source : q.anchor.source;
+    a.tunables = q.anchor.tunables;
+    a.static_report = q.anchor.is_reference && q.anchor.static_report.empty() ? q.reference_static_report
+                                                                              : q.anchor.static_report;
+    a.launches = q.anchor.launches;
+    a.parent_speedup.reset();
+    return a;
+}
+
+}  // namespace
+
+// One program the model knows: a learned example, or either side of a query.
+struct LocalForecaster::Program {
+    std::string pack;
+    double y = 0;  // natural log of its speedup over the reference (learned examples only)
+    std::vector<double> features;  // local_features()
+    std::map<std::string, int64_t> tunables;
+    size_t text = 0;
+    size_t key = 0;  // text and tunables
+    bool reference = false;
+    std::optional<size_t> anchor_key;  // the measured program it was forecast against (not the reference)
+    double ref_log_us = kNaN;  // natural log of the pack's reference time
+    double floor_log_us = kNaN;  // natural log of the roofline floor: max(bytes / DRAM bandwidth, flops / peak)
+
+    static Program of(const ForecastQuery& q) {
+        Program p;
+        p.pack = q.pack;
+        p.features = local_features(q);
+        p.tunables = q.tunables;
+        p.text = text_hash(q.candidate_source);
+        p.key = program_key(q.candidate_source, q.tunables);
+        p.reference = !q.reference_source.empty() && q.candidate_source == q.reference_source && q.tunables.empty();
+        if (!q.anchor.is_reference && !q.anchor.source.empty())
+            p.anchor_key = program_key(q.anchor.source, q.anchor.tunables);
+        p.ref_log_us = log_or_nan(q.reference_time_us);
+        const auto ceiling = [&](const char* key) {
+            return q.hardware_table.is_object() && q.hardware_table.contains(key) && q.hardware_table[key].is_number()
+                       ? q.hardware_table[key].get<double>()
+                       : 0.0;
+        };
+        const double gbps = ceiling("dram_gbps"), tflops = ceiling("fp32_tflops");
+        double floor_us = 0;
+        if (gbps > 0 && q.problem_bytes > 0)
+            floor_us = std::max(floor_us, q.problem_bytes / (gbps * 1e3));
+        if (tflops > 0 && q.problem_flops > 0)
+            floor_us = std::max(floor_us, q.problem_flops / (tflops * 1e6));
+        p.floor_log_us = floor_us > 0 ? std::log(floor_us) : kNaN;
+        return p;
+    }
+};
+
+std::vector<ProgramPair> local_training_pairs(const std::vector<LabelledExample>& examples, uint64_t seed,
+                                              const LocalPairOptions& options) {
+    std::vector<LocalForecaster::Program> programs;
+    programs.reserve(examples.size());
+    for (const auto& e : examples)
+        programs.push_back(LocalForecaster::Program::of(e.query));
+    return LocalForecaster::pairsOf(programs, seed, options);
+}
+
+std::vector<ProgramPair> LocalForecaster::pairsOf(const std::vector<Program>& programs, uint64_t seed,
+                                                  const LocalPairOptions& options) {
+    std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ULL + 17);
+    std::map<std::string, std::vector<size_t>> packs;
+    for (size_t i = 0; i < programs.size(); ++i)
+        packs[programs[i].pack].push_back(i);
+    std::vector<ProgramPair> out;
+    for (const auto& [pack, members] : packs) {
+        const size_t n = members.size();
+        if (n < 2)
+            continue;
+        std::set<std::pair<size_t, size_t>> chosen;  // unordered: (lower index, higher index)
+        auto add = [&](size_t a, size_t b) {
+            if (a == b || programs[a].key == programs[b].key)
+                return;  // the same program measured twice teaches only the noise, which the identity rule knows
+            chosen.insert({std::min(a, b), std::max(a, b)});
+        };
+        if (n <= options.all_pairs_up_to) {
+            for (size_t i = 0; i < n; ++i)
+                for (size_t j = i + 1; j < n; ++j)
+                    add(members[i], members[j]);
+        } else {
+            std::map<size_t, size_t> by_key;
+            std::optional<size_t> reference;
+            for (size_t i : members) {
+                by_key.emplace(programs[i].key, i);
+                if (programs[i].reference && !reference)
+                    reference = i;
+            }
+            // Programs of one text whose tunables differ in exactly one name: what a parametric move makes.
+            std::map<std::pair<size_t, std::string>, std::vector<size_t>> without;
+            for (size_t i : members) {
+                for (const auto& [name, value] : programs[i].tunables) {
+                    size_t h = programs[i].text;
+                    for (const auto& [other, v] : programs[i].tunables)
+                        if (other != name)
+                            h ^= std::hash<std::string> {}(other) * 31 + std::hash<int64_t> {}(v) + (h << 6) + (h >> 2);
+                    without[{h, name}].push_back(i);
+                }
+            }
+            std::map<size_t, std::vector<size_t>> neighbours;
+            for (const auto& [k, group] : without)
+                for (size_t i : group)
+                    for (size_t j : group)
+                        if (i != j)
+                            neighbours[i].push_back(j);
+            for (size_t i : members) {
+                if (reference)
+                    add(i, *reference);
+                if (programs[i].anchor_key)
+                    if (const auto it = by_key.find(*programs[i].anchor_key); it != by_key.end())
+                        add(i, it->second);
+                if (auto it = neighbours.find(i); it != neighbours.end()) {
+                    auto& list = it->second;
+                    for (size_t k = 0; k < list.size() && k < options.neighbours; ++k) {
+                        const size_t j = k + static_cast<size_t>(rng() % (list.size() - k));
+                        std::swap(list[k], list[j]);
+                        add(i, list[k]);
+                    }
+                }
+                for (size_t k = 0; k < options.random; ++k)
+                    add(i, members[static_cast<size_t>(rng() % n)]);
+            }
+        }
+        for (const auto& [a, b] : chosen) {
+            // A seeded orientation: which side is the anchor carries no information.
+            if (rng() & 1)
+                out.push_back({a, b});
+            else
+                out.push_back({b, a});
+        }
+    }
+    if (options.max_pairs > 0 && out.size() > options.max_pairs) {
+        std::vector<ProgramPair> small, large;
+        for (const ProgramPair& pr : out)
+            (packs[programs[pr.candidate].pack].size() <= options.all_pairs_up_to ? small : large).push_back(pr);
+        const size_t keep = options.max_pairs > small.size() ? options.max_pairs - small.size() : 0;
+        for (size_t i = 0; i < keep && i < large.size(); ++i)
+            std::swap(large[i], large[i + static_cast<size_t>(rng() % (large.size() - i))]);
+        large.resize(std::min(keep, large.size()));
+        out = std::move(small);
+        out.insert(out.end(), large.begin(), large.end());
+    }
+    return out;
+}
+
+namespace {
+
+// One booster for squared error on rows (optionally weighted), single-threaded and seeded.
+Booster train_booster(const std::vector<float>& data, const std::vector<float>& labels,
+                      const std::vector<float>& weights, size_t cols, const LocalForecasterOptions& o, uint64_t seed,
+                      int rounds) {
+    DMatrix train(data, labels.size(), cols);
+    check(XGDMatrixSetFloatInfo(train.handle, "label", labels.data(), labels.size()), "setting labels");
+    if (!weights.empty())
+        check(XGDMatrixSetFloatInfo(train.handle, "weight", weights.data(), weights.size()), "setting weights");
+    BoosterHandle handle = nullptr;
+    check(XGBoosterCreate(&train.handle, 1, &handle), "creating a booster");
+    Booster booster(handle);
+    const double base = labels.empty() ? 0.0 : std::accumulate(labels.begin(), labels.end(), 0.0) / labels.size();
+    const std::vector<std::pair<std::string, std::string>> params = {
+        {"booster", "gbtree"},
+        {"objective", "reg:squarederror"},
+        {"tree_method", "hist"},
+        {"nthread", "1"},
+        {"verbosity", "0"},
+        {"seed", std::to_string(seed)},
+        {"base_score", std::to_string(base)},
+        {"max_depth", std::to_string(o.max_depth)},
+        {"eta", std::to_string(o.eta)},
+        {"subsample", std::to_string(o.subsample)},
+        {"colsample_bytree", std::to_string(o.colsample)},
+        {"min_child_weight", std::to_string(o.min_child_weight)},
+        {"lambda", std::to_string(o.lambda)},
+    };
+    for (const auto& [name, value] : params)
+        check(XGBoosterSetParam(handle, name.c_str(), value.c_str()), name.c_str());
+    for (int round = 0; round < rounds; ++round)
+        check(XGBoosterUpdateOneIter(handle, round, train.handle), "boosting");
+    return booster;
+}
+
+
+}  // namespace
+
+struct LocalForecaster::Model {
+    struct Member {
+        Booster booster;
+    };
+    std::vector<std::string> tunable_names;  // sorted; the c:<NAME> and d:<NAME> columns
+    std::vector<Member> members;
+    std::map<std::string, int> pack_programs;  // learned programs per pack
+    // Out-of-fold RMS of log S by class: [pack seen][same program text].
+    double rms[2][2] = {{kPriorSigma, kPriorSigma}, {kPriorSigma, kPriorSigma}};
+    double identical_sigma = kIdenticalSigma;
+    // Calibration, for a pack never seen [0] and a known one [1]: a shrink of mu (the least-squares slope of the
+    // truth on the out-of-fold mu; a model that transfers badly is pulled towards "as fast as the anchor") and the
+    // temperature of sigma.
+    double slope[2] = {1.0, 1.0};
+    double temp[2] = {1.0, 1.0};
+    double tau = 1.0;  // the temperature of an unknown pack (reported)
+    size_t examples = 0;
+    size_t pairs = 0;
+
+    size_t columns() const {
+        return layout().pack.size() + 2 * layout().program.size() + 5 + 2 * tunable_names.size();
+    }
+    std::vector<std::string> columnNames() const {
+        std::vector<std::string> names;
+        const auto& all = local_feature_names();
+        for (size_t i : layout().pack)
+            names.push_back(all[i]);
+        for (size_t i : layout().program)
+            names.push_back("candidate." + all[i]);
+        for (size_t i : layout().program)
+            names.push_back("diff." + all[i]);
+        names.insert(names.end(),
+                     {"pair.same_text", "candidate.is_reference", "anchor.is_reference", "anchor.log_speedup",
+                      "anchor.roofline_log"});
+        for (const auto& t : tunable_names) {
+            names.push_back("c:" + t);
+            names.push_back("d:" + t);
+        }
+        return names;
+    }
+
+    // One row: the candidate c against the anchor a.
+    void appendRow(std::vector<float>& out, const Program& c, const Program& a) const {
+        auto put = [&](double v) { out.push_back(static_cast<float>(v)); };
+        for (size_t i : layout().pack)
+            put(c.features[i]);
+        for (size_t i : layout().program)
+            put(c.features[i]);
+        for (size_t i : layout().program) {
+            const double x = c.features[i], y = a.features[i];
+            put(std::isfinite(x) && std::isfinite(y) ? slog(x) - slog(y) : kNaN);
+        }
+        put(c.text == a.text ? 1.0 : 0.0);
+        put(c.reference ? 1.0 : 0.0);
+        put(a.reference ? 1.0 : 0.0);
+        // How good the anchor already is: its speedup over the reference, and how close it is to the roofline floor
+        // (0 = at the floor). A parent near the floor has little room left, whatever the problem.
+        put(a.y);
+        put(std::isfinite(a.floor_log_us) && std::isfinite(a.ref_log_us) && std::isfinite(a.y)
+                ? a.floor_log_us - (a.ref_log_us - a.y)
+                : kNaN);
+        for (const auto& name : tunable_names) {
+            const auto ci = c.tunables.find(name);
+            const auto ai = a.tunables.find(name);
+            const double cv = ci == c.tunables.end() ? kNaN : static_cast<double>(ci->second);
+            const double av = ai == a.tunables.end() ? kNaN : static_cast<double>(ai->second);
+            put(slog(cv));
+            put(std::isfinite(cv) && std::isfinite(av) ? slog(cv) - slog(av) : kNaN);
+        }
+    }
+
+    // The mean prediction of log S over the members.
+    double predictPair(const Program& c, const Program& a, std::vector<double>* each = nullptr) const {
+        std::vector<float> rows;
+        appendRow(rows, c, a);
+        double sum = 0;
+        for (const auto& m : members) {
+            const auto out = predict_rows(m.booster, rows, 1, columns());
+            const double v = static_cast<double>(out.at(0));
+            sum += v;
+            if (each)
+                each->push_back(v);
+        }
+        return members.empty() ? 0.0 : sum / static_cast<double>(members.size());
+    }
+
+    // How much a query's pack is known: 0 for a pack never learned, towards 1 with more programs of it.
+    double seenWeight(const std::string& pack) const {
+        const auto it = pack_programs.find(pack);
+        const double m = it == pack_programs.end() ? 0.0 : static_cast<double>(it->second);
+        return m / (m + kSeenPrograms);
+    }
+    double baseSigma(const std::string& pack, bool same_text) const {
+        const double w = seenWeight(pack);
+        const double seen = rms[1][same_text], unseen = rms[0][same_text];
+        return std::sqrt(w * seen * seen + (1 - w) * unseen * unseen);
+    }
+
+};
+
+LocalForecasterOptions search_forecaster_options(uint64_t seed) {
+    LocalForecasterOptions options;
+    options.seed = seed;
+    options.members = 3;
+    options.rounds = 120;
+    options.retrain_after = 3;
+    return options;
+}
+
+LocalForecaster::LocalForecaster(LocalForecasterOptions options) : m_options(std::move(options)) {
+    if (m_options.members < 2)
+        throw Error("local-xgb: at least 2 members are needed (they are the cross-validation folds), found "
+                    + std::to_string(m_options.members));
+    if (m_options.rounds < 1)
+        throw Error("local-xgb: rounds must be at least 1");
+    quiet_xgboost();
+}
+
+LocalForecaster::~LocalForecaster() = default;
+
+void LocalForecaster::learn(const std::vector<LabelledExample>& examples) {
+    for (size_t i = 0; i < examples.size(); ++i)
+        if (!(examples[i].speedup > 0) || !std::isfinite(examples[i].speedup))
+            throw Error("local-xgb: example " + std::to_string(i + 1) + " (pack '" + examples[i].query.pack
+                        + "') has speedup " + std::to_string(examples[i].speedup)
+                        + "; only measured, correct programs (speedup > 0) can be learned from");
+    std::vector<Program> programs;
+    for (const auto& e : examples) {
+        programs.push_back(Program::of(e.query));
+        programs.back().y = std::log(e.speedup);
+    }
+    std::lock_guard lock(m_mutex);
+    m_programs.insert(m_programs.end(), std::make_move_iterator(programs.begin()),
+                      std::make_move_iterator(programs.end()));
+    m_pending += examples.size();
+}
+
+nlohmann::json LocalForecaster::checkpointState() const {
+    std::lock_guard lock(m_mutex);
+    return {{"examples", m_programs.size()}, {"trained_on", m_model ? m_model->examples : size_t{0}}};
+}
+
+void LocalForecaster::restoreState(const nlohmann::json& state) {
+    if (!state.is_object())
+        return;
+    std::lock_guard lock(m_mutex);
+    const size_t examples = state.value("examples", size_t{0});
+    const size_t trained = state.value("trained_on", size_t{0});
+    // Other examples than at the checkpoint: nothing to match, the next forecast retrains on what there is.
+    if (examples != m_programs.size() || trained > examples)
+        return;
+    if (trained == 0) {
+        m_model.reset();
+    } else if (!m_model || m_model->examples != trained) {
+        std::vector<Program> later(m_programs.begin() + static_cast<std::ptrdiff_t>(trained), m_programs.end());
+        m_programs.resize(trained);
+        try {
+            retrainLocked();
+        } catch (...) {
+            m_programs.insert(m_programs.end(), later.begin(), later.end());
+            throw;
+        }
+        m_programs.insert(m_programs.end(), later.begin(), later.end());
+    }
+    m_pending = examples - trained;
+}
+
+void LocalForecaster::retrain() {
+    std::lock_guard lock(m_mutex);
+    retrainLocked();
+}
+
+size_t LocalForecaster::exampleCount() const {
+    std::lock_guard lock(m_mutex);
+    return m_programs.size();
+}
+
+std::map<std::string, int> LocalForecaster::packPrograms() const {
+    std::lock_guard lock(m_mutex);
+    std::map<std::string, int> out;
+    for (const auto& p : m_programs)
+        ++out[p.pack];
+    return out;
+}
+
+size_t LocalForecaster::pairCount() const {
+    std::lock_guard lock(m_mutex);
+    return m_model ? m_model->pairs : 0;
+}
+
+double LocalForecaster::lastRetrainSeconds() const {
+    std::lock_guard lock(m_mutex);
+    return m_lastRetrainSeconds;
+}
+
+double LocalForecaster::temperature() const {
+    std::lock_guard lock(m_mutex);
+    return m_model ? m_model->tau : 1.0;
+}
+
+double LocalForecaster::pooledResidualRms() const {
+    std::lock_guard lock(m_mutex);
+    return m_model ? m_model->rms[0][0] : kPriorSigma;
+}
+
+std::vector<std::string> LocalForecaster::columns() const {
+    std::lock_guard lock(m_mutex);
+    return m_model ? m_model->columnNames() : std::vector<std::string> {};
+}
+
+void LocalForecaster::retrainLocked() {
+    m_pending = 0;
+    const auto started = std::chrono::steady_clock::now();
+    auto model = std::make_unique<Model>();
+    model->examples = m_programs.size();
+    std::set<std::string> tunable_names;
+    std::vector<double> self_noise;  // log speedup of the reference timed against itself
+    for (const auto& p : m_programs) {
+        ++model->pack_programs[p.pack];
+        for (const auto& [name, value] : p.tunables)
+            tunable_names.insert(name);
+        if (p.reference)
+            self_noise.push_back(p.y);
+    }
+    model->tunable_names.assign(tunable_names.begin(), tunable_names.end());
+    if (!self_noise.empty()) {
+        double s2 = 0;
+        for (double v : self_noise)
+            s2 += v * v;
+        // Shrunk towards the default with one pseudo-measurement; kept within a sane range of timing noise.
+        model->identical_sigma = std::clamp(std::sqrt((s2 + kIdenticalSigma * kIdenticalSigma) / (self_noise.size() + 1)),
+                                            0.002, 0.02);
+    }
+    const std::vector<ProgramPair> pairs = pairsOf(m_programs, m_options.seed, m_options.pairs);
+    model->pairs = pairs.size();
+    if (pairs.size() < 2) {
+        // Too little to learn a relation: the prior (and the identity rule, with the measured noise) stay.
+        model->members.clear();
+        m_model = std::move(model);
+        m_lastRetrainSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        return;
+    }
+    const size_t n = pairs.size();
+    const size_t cols = model->columns();
+    const int folds = static_cast<int>(std::min<size_t>(static_cast<size_t>(m_options.members), n));
+
+    // Folds. Half of the packs (seeded) are held out whole by one fold: their out-of-fold forecasts are of a pack the
+    // member never saw, which is what a new problem is. The other packs' pairs are dealt at random: their
+    // out-of-fold forecasts are of a known pack. Each kind calibrates its own spread.
+    std::mt19937_64 rng(m_options.seed);
+    std::vector<std::string> pack_names;
+    for (const auto& [pack, count] : model->pack_programs)
+        pack_names.push_back(pack);
+    std::shuffle(pack_names.begin(), pack_names.end(), rng);
+    std::map<std::string, int> held_whole;  // pack -> its fold
+    if (pack_names.size() >= 3)
+        for (size_t i = 0; i < pack_names.size(); i += 2)
+            held_whole[pack_names[i]] = static_cast<int>((i / 2) % static_cast<size_t>(folds));
+    std::map<std::string, int> pack_rows;
+    for (const auto& pr : pairs)
+        ++pack_rows[m_programs[pr.candidate].pack];
+    std::vector<int> fold(n);
+    std::vector<char> seen(n);
+    std::vector<float> weight(n);
+    for (size_t r = 0; r < n; ++r) {
+        const std::string& pack = m_programs[pairs[r].candidate].pack;
+        const auto whole = held_whole.find(pack);
+        fold[r] = whole != held_whole.end() ? whole->second : static_cast<int>(rng() % static_cast<uint64_t>(folds));
+        seen[r] = whole == held_whole.end();
+        // A pack with few pairs (the run's own measurements) keeps some weight beside the recordings' thousands.
+        weight[r] = static_cast<float>(std::clamp(kSmallPackRows / pack_rows[pack], 1.0, 8.0));
+    }
+
+    model->members.resize(static_cast<size_t>(folds));
+    std::vector<double> oof(n, kNaN);
+    std::vector<std::string> errors(static_cast<size_t>(folds));
+    auto train_member = [&](int k) {
+        try {
+            std::vector<float> data, labels, weights, held;
+            std::vector<size_t> held_rows;
+            data.reserve(n * cols);
+            for (size_t r = 0; r < n; ++r) {
+                const Program& c = m_programs[pairs[r].candidate];
+                const Program& a = m_programs[pairs[r].anchor];
+                if (fold[r] == k && folds > 1) {
+                    model->appendRow(held, c, a);
+                    held_rows.push_back(r);
+                    continue;
+                }
+                model->appendRow(data, c, a);
+                labels.push_back(static_cast<float>(c.y - a.y));
+                weights.push_back(weight[r]);
+            }
+            if (labels.empty())
+                throw Error("a fold holds every pair");
+            Model::Member& member = model->members[static_cast<size_t>(k)];
+            member.booster = train_booster(data, labels, weights, cols, m_options,
+                                           m_options.seed * 1000003ULL + static_cast<uint64_t>(k) * 7919ULL,
+                                           m_options.rounds);
+            if (!held_rows.empty()) {
+                const auto pred = predict_rows(member.booster, held, held_rows.size(), cols);
+                for (size_t j = 0; j < held_rows.size(); ++j)
+                    oof[held_rows[j]] = static_cast<double>(pred[j]);
+            }
+        } catch (const Error& e) {
+            errors[static_cast<size_t>(k)] = e.what();
+        }
+    };
+    const int workers = std::max(1, std::min(m_options.threads, folds));
+    if (workers == 1) {
+        for (int k = 0; k < folds; ++k)
+            train_member(k);
+    } else {
+        std::vector<std::thread> pool;
+        std::atomic<int> next {0};
+        for (int w = 0; w < workers; ++w)
+            pool.emplace_back([&] {
+                for (int k = next++; k < folds; k = next++)
+                    train_member(k);
+            });
+        for (auto& t : pool)
+            t.join();
+    }
+    for (const auto& e : errors)
+        if (!e.empty())
+            throw Error(e);
+
+    // Spread by class, from the out-of-fold residuals; a class with few residuals leans on the pooled RMS.
+    double sums[2][2] = {{0, 0}, {0, 0}};
+    int counts[2][2] = {{0, 0}, {0, 0}};
+    double pooled = 0;
+    int scored = 0;
+    for (size_t r = 0; r < n; ++r) {
+        if (!std::isfinite(oof[r]))
+            continue;
+        const Program& c = m_programs[pairs[r].candidate];
+        const Program& a = m_programs[pairs[r].anchor];
+        const double e = c.y - a.y - oof[r];
+        sums[seen[r] != 0][c.text == a.text] += e * e;
+        ++counts[seen[r] != 0][c.text == a.text];
+        pooled += e * e;
+        ++scored;
+    }
+    const double pooled_rms = scored > 0 ? std::sqrt(pooled / scored) : kPriorSigma;
+    for (int s = 0; s < 2; ++s)
+        for (int t = 0; t < 2; ++t)
+            model->rms[s][t] = std::max(
+                std::sqrt((sums[s][t] + kShrink * pooled_rms * pooled_rms) / (counts[s][t] + kShrink)), 1e-3);
+    // A pack never seen is never easier than a known one; with no pack held out whole (fewer than three packs) its
+    // spread is the known one's widened by half the prior's.
+    for (int t = 0; t < 2; ++t)
+        model->rms[0][t] = counts[0][t] == 0
+                               ? std::sqrt(model->rms[1][t] * model->rms[1][t] + 0.25 * kPriorSigma * kPriorSigma)
+                               : std::max(model->rms[0][t], model->rms[1][t]);
+
+    // Temperature: the scale of sigma that makes the out-of-fold forecasts' true bins most likely.
+    std::vector<std::pair<double, double>> calib;  // (out-of-fold mu, its sigma before the temperature)
+    std::vector<int> true_bins;
+    std::vector<size_t> scored_rows;
+    for (size_t r = 0; r < n; ++r)
+        if (std::isfinite(oof[r]))
+            scored_rows.push_back(r);
+    for (size_t j = 0; j < scored_rows.size(); ++j) {
+        const size_t r = scored_rows[j];
+        const Program& c = m_programs[pairs[r].candidate];
+        const Program& a = m_programs[pairs[r].anchor];
+        calib.emplace_back(oof[r], model->rms[seen[r] != 0][c.text == a.text]);
+        true_bins.push_back(m_options.scheme.binOf(std::exp(c.y - a.y)));
+    }
+    for (int known = 0; known < 2; ++known) {
+        std::vector<size_t> rows;
+        double xy = 0, xx = 0;
+        for (size_t j = 0; j < calib.size(); ++j)
+            if (seen[scored_rows[j]] == known) {
+                rows.push_back(j);
+                const Program& c = m_programs[pairs[scored_rows[j]].candidate];
+                const Program& a = m_programs[pairs[scored_rows[j]].anchor];
+                xy += calib[j].first * (c.y - a.y);
+                xx += calib[j].first * calib[j].first;
+            }
+        if (rows.size() < 20)
+            continue;
+        const double slope = xx > 0 ? std::clamp(xy / xx, 0.0, 1.0) : 1.0;
+        auto nll = [&](double tau) {
+            double total = 0;
+            for (size_t j : rows) {
+                const auto p
+                    = speedup_bins(slope * calib[j].first, tau * calib[j].second, m_options.scheme, kFloor);
+                total -= std::log(p[static_cast<size_t>(true_bins[j] - 1)]);
+            }
+            return total;
+        };
+        double best_tau = 1.0, best = nll(1.0);
+        for (int g = 0; g <= 60; ++g) {
+            const double tau = std::exp(std::log(0.25) + g * (std::log(4.0) - std::log(0.25)) / 60.0);
+            const double v = nll(tau);
+            if (v < best) {
+                best = v;
+                best_tau = tau;
+            }
+        }
+        model->slope[known] = slope;
+        model->temp[known] = best_tau;
+    }
+    if (std::none_of(seen.begin(), seen.end(), [](char v) { return v == 0; })) {
+        model->slope[0] = model->slope[1];
+        model->temp[0] = model->temp[1];
+    }
+    model->tau = model->temp[0];
+
+    m_model = std::move(model);
+    m_lastRetrainSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+LocalForecaster::Prediction LocalForecaster::predict(const ForecastQuery& query) {
+    std::lock_guard lock(m_mutex);
+    if (m_pending >= std::max<size_t>(1, m_options.retrain_after) || (!m_model && !m_programs.empty()))
+        retrainLocked();
+    return predictLocked(query);
+}
+
+LocalForecaster::Prediction LocalForecaster::predictLocked(const ForecastQuery& query) const {
+    Prediction p;
+    const Program c = Program::of(query);
+    Program a = Program::of(anchor_as_candidate(query));
+    a.y = query.anchor.is_reference ? 0.0 : log_or_nan(query.anchor.speedup);
+    if (m_model)
+        if (const auto count = m_model->pack_programs.find(query.pack); count != m_model->pack_programs.end())
+            p.pack_examples = count->second;
+    const bool anchor_known = !(query.anchor.source.empty() && query.reference_source.empty());
+    if (anchor_known && c.key == a.key) {
+        // The candidate is its anchor: S is 1 up to the timing noise.
+        p.identical = true;
+        p.prior = !m_model;
+        p.log_speedup = 0;
+        p.sigma = m_model ? m_model->identical_sigma : kIdenticalSigma;
+        return p;
+    }
+    if (!m_model || m_model->members.empty()) {
+        p.log_speedup = 0;  // as fast as the anchor, widely
+        return p;
+    }
+    const Model& model = *m_model;
+    std::vector<double> each;
+    p.prior = false;
+    const double w = model.seenWeight(query.pack);
+    p.log_speedup = (w * model.slope[1] + (1 - w) * model.slope[0]) * model.predictPair(c, a, &each);
+    double var = 0;
+    for (double v : each)
+        var += (v - p.log_speedup) * (v - p.log_speedup);
+    p.spread = each.empty() ? 0.0 : std::sqrt(var / static_cast<double>(each.size()));
+    p.sigma = (w * model.temp[1] + (1 - w) * model.temp[0]) * model.baseSigma(query.pack, c.text == a.text);
+    return p;
+}
+
+std::vector<ForecastResult> LocalForecaster::forecast(const std::vector<ForecastQuery>& queries) {
+    std::vector<ForecastResult> results(queries.size());
+    std::lock_guard lock(m_mutex);
+    try {
+        if (m_pending >= std::max<size_t>(1, m_options.retrain_after) || (!m_model && !m_programs.empty()))
+            retrainLocked();
+    } catch (const Error& e) {
+        for (auto& r : results)
+            r.error = std::string("local-xgb: retraining failed: ") + e.what();
+        return results;
+    }
+    for (size_t i = 0; i < queries.size(); ++i) {
+        const auto started = std::chrono::steady_clock::now();
+        try {
+            const ForecastQuery& q = queries[i];
+            const Prediction p = predictLocked(q);
+            Forecast f = Forecast::fromRaw(speedup_bins(p.log_speedup, p.sigma, m_options.scheme, kFloor));
+            f.surrogate_id = id();
+            f.scheme_id = m_options.scheme.id();
+            // The distribution itself, so that gating can compare candidates beyond the last bin edge.
+            f.log_mean = p.log_speedup;
+            f.log_sigma = p.sigma;
+            f.anchor_id = q.anchor.is_reference ? 0 : q.anchor.candidate_id;
+            f.anchor_speedup = q.anchor.is_reference ? 1.0 : q.anchor.speedup;
+            const std::string against = q.anchor.is_reference
+                                            ? std::string("the reference")
+                                            : (q.anchor.candidate_id ? "parent #" + std::to_string(q.anchor.candidate_id)
+                                                                     : std::string("its anchor"));
+            char text[400];
+            if (p.identical)
+                std::snprintf(text, sizeof text,
+                              "local-xgb: the candidate is the same program as %s, so S = 1x up to the timing noise "
+                              "(sigma %.3f)",
+                              against.c_str(), p.sigma);
+            else if (p.prior)
+                std::snprintf(text, sizeof text,
+                              "local-xgb has nothing to learn from yet: a wide prior around 1x against %s (sigma %.2f)",
+                              against.c_str(), p.sigma);
+            else
+                std::snprintf(text, sizeof text,
+                              "local-xgb predicts %.2fx against %s (log S %.2f, sigma %.2f, member spread %.2f) from "
+                              "%zu pairs of %zu programs, %d of pack '%s'",
+                              std::exp(p.log_speedup), against.c_str(), p.log_speedup, p.sigma, p.spread,
+                              m_model->pairs, m_model->examples, p.pack_examples, q.pack.c_str());
+            f.reasoning = text;
+            f.latency_ms
+                = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+            results[i].forecast = std::move(f);
+        } catch (const std::exception& e) {
+            results[i].error = std::string("local-xgb: ") + e.what();
+        }
+    }
+    return results;
+}
+
+}  // namespace kerncast

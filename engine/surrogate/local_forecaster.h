@@ -1,0 +1,203 @@
+#pragma once
+// The local surrogate "local-xgb" (ARCHITECTURE §6): a learned model that needs no LLM, the embedded default.
+//
+// What it forecasts. A query is a candidate against its anchor (engine/surrogate/surrogate.h ForecastAnchor: the measured
+// parent, else the reference); the target is log S = log(t_anchor / t_candidate). It learns from measured programs
+// (learn(): a program and its speedup over the reference) and makes PAIRS of them: two programs of one pack
+// measured on one device give log S = log speedup_candidate - log speedup_anchor. All n^2 pairs of a recording
+// are too many to learn from at interactive speed, so pairs are sampled (local_training_pairs()): every program
+// against its pack's reference, against its measured parent when it had one, against up to `neighbours` programs
+// of the same text whose tunables differ in exactly one name (what a parametric move makes), and against `random`
+// others; a small pack (the run's first measurements) gives all its pairs.
+//
+// Features of a pair (columns()): the pack's roofline numbers and reference time, the candidate's own program
+// features (local_features(): static report, launch plan, source text), the differences of every program feature
+// as log-ratios (slog(c) - slog(a), slog(x) = sign(x) log2(1 + |x|)), whether both share a program text, which side
+// is the reference, and per tunable name seen in training c:<NAME> (the candidate's value, as slog) and d:<NAME>
+// (the log-ratio against the anchor's). Relative features are what transfers to a problem never seen: "twice the
+// blocks", "the same text with half the items per thread".
+//
+// Model. An ensemble of K boosters trained as a cross-validation ensemble; the forecast is antisymmetric by
+// construction, mu = mean_k (g_k(c, a) - g_k(a, c)) / 2, so swapping candidate and anchor negates it and a program
+// against itself is forecast at exactly 1x. Folds: half of the packs (seeded) are held out whole by one fold, the
+// other packs' pairs are dealt at random, so the out-of-fold residuals measure both a pack never seen and a known
+// one. A small pack's pairs are weighted up (up to 8x) so that the run's own measurements count beside the
+// recordings' thousands.
+//
+// Distribution. log S ~ Logistic(mu, sigma) over the bins of the scheme, mixed with a uniform floor of kFloor.
+// sigma = tau * s, where s mixes the out-of-fold RMS of known and unknown packs (by pair class: same program text or
+// not) with the weight m / (m + kSeenPrograms), m the programs learned of the query's pack. The temperature tau is
+// CALIBRATED: chosen to minimise the negative log-likelihood of the out-of-fold true bins.
+//
+// Identity. A candidate that is the anchor's program (same text and tunables) is forecast at S = 1 with the timing
+// noise as its spread: the RMS log speedup of the references timed against themselves in what was learned (else
+// kIdenticalSigma). With nothing learned, any other pair gets a wide prior around 1x (kPriorSigma).
+//
+// Training is deterministic for a given seed. learn() only stores programs; the next forecast retrains from
+// scratch once options.retrain_after new ones arrived (kerncast-bench-leave-one-out prints the retrain time with
+// every recording).
+
+#include "core/bins.h"
+#include "engine/surrogate/surrogate.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kerncast {
+
+// The fixed features, in column order:
+//   static.kernels          kernels in the candidate's static report
+//   static.max_registers    largest register count of its kernels
+//   static.shared_bytes     static shared memory, summed over kernels
+//   static.spill_bytes      spill stores + loads, summed
+//   static.barriers         named barriers, summed
+//   static.stack_bytes      largest stack frame
+//   plan.launches           launches in the plan at the benchmark case
+//   plan.total_blocks       blocks, summed over launches
+//   plan.threads_per_block  largest block (threads)
+//   plan.dynamic_smem       largest dynamic shared memory
+//   plan.waves              largest blocks / SMs of a launch (NaN when the SM count is unknown)
+//   plan.log2_threads       log2 of the threads launched, summed over launches
+//   plan.bytes_per_thread   problem bytes / threads launched
+//   plan.flops_per_thread   problem flops / threads launched
+//   problem.log2_bytes      roofline bytes of the benchmark case
+//   problem.log2_flops      roofline flops
+//   problem.intensity       flops / bytes
+//   ref.log_time_us         natural log of the reference's measured time
+//   parent.log_speedup      natural log of the parent's measured speedup
+//   src.length              candidate source length (characters)
+//   src.shfl                occurrences of __shfl
+//   src.shared              __shared__
+//   src.vector_types        float2/float4/half2/int4/uint4/... vector types
+//   src.mma                 wmma:: / mma_sync / mma. (tensor cores)
+//   src.atomic              atomicAdd / atomicMax / ... (any atomic*)
+//   src.unroll              #pragma unroll
+//   src.syncthreads         __syncthreads
+//   src.is_reference        1 when the candidate is the reference program's text, 0 otherwise, NaN when unknown
+const std::vector<std::string>& local_feature_names();
+// Values in the order of local_feature_names(); NaN where the query does not say.
+std::vector<double> local_features(const ForecastQuery& query);
+
+// How training pairs are sampled from the learned programs of each pack.
+struct LocalPairOptions {
+    size_t all_pairs_up_to = 24;  // a pack of at most this many programs gives all its pairs
+    size_t neighbours = 3;        // same text, one tunable different
+    size_t random = 2;            // any other program of the pack
+    // Most pairs in all: beyond it the pairs of large packs are thinned at random (small packs keep theirs), so that
+    // a retrain with every recording stays under 2 s (kerncast-bench-leave-one-out prints the time).
+    size_t max_pairs = 12000;
+};
+
+// A training pair: indices into the learned programs (the examples given to local_training_pairs()).
+struct ProgramPair {
+    size_t candidate = 0;
+    size_t anchor = 0;
+};
+// The pairs the local forecaster learns from, for a set of examples (see the header comment): only within a pack,
+// never a program against itself, each unordered pair once, in a seeded orientation. Deterministic for a seed.
+std::vector<ProgramPair> local_training_pairs(const std::vector<LabelledExample>& examples, uint64_t seed,
+                                              const LocalPairOptions& options = {});
+
+struct LocalForecasterOptions {
+    uint64_t seed = 1;
+    int members = 4;  // boosters = cross-validation folds (>= 2)
+    int rounds = 150;  // boosting rounds per member
+    int max_depth = 6;
+    double eta = 0.08;
+    double subsample = 0.8;
+    double colsample = 0.8;
+    double min_child_weight = 2.0;
+    double lambda = 1.0;
+    int threads = 1;  // members trained at once (each booster uses one thread)
+    size_t retrain_after = 1;  // new examples that make the next forecast retrain first
+    LocalPairOptions pairs;
+    BinScheme scheme = BinScheme::gfV2();
+};
+
+// The options a search uses (retrains often: fewer, smaller boosters, a retrain every few measurements); the
+// leave-one-out benchmark scores the same.
+LocalForecasterOptions search_forecaster_options(uint64_t seed);
+
+class LocalForecaster : public Surrogate {
+public:
+    static constexpr double kFloor = 0.005;  // uniform share mixed into every forecast
+    static constexpr double kShrink = 4.0;  // pseudo-residuals pulling a class's RMS to the pooled one
+    static constexpr double kPriorSigma = 1.0;  // log-S spread of the prior (nothing learned)
+    static constexpr double kIdenticalSigma = 0.02;  // log-S spread of a program against itself (timing noise)
+    static constexpr double kSeenPrograms = 8.0;  // programs of a pack that make it half known
+    static constexpr double kSmallPackRows = 200.0;  // pairs below which a pack's pairs are weighted up
+
+    explicit LocalForecaster(LocalForecasterOptions options = {});
+    ~LocalForecaster() override;
+    LocalForecaster(const LocalForecaster&) = delete;
+    LocalForecaster& operator=(const LocalForecaster&) = delete;
+
+    std::string id() const override { return "local-xgb"; }
+    // Retrains first when enough new examples arrived (options.retrain_after). Never throws for one query.
+    std::vector<ForecastResult> forecast(const std::vector<ForecastQuery>& queries) override;
+    // Keeps the programs; training happens on the next forecast (or retrain()). Throws kerncast::Error for an
+    // example whose speedup is not a positive finite number.
+    void learn(const std::vector<LabelledExample>& examples) override;
+    bool learns() const override { return true; }
+    // {"examples": learned so far, "trained_on": the examples the model was trained on}. restoreState, given the
+    // same examples again, trains on that many of them (the model the search had) and leaves the rest pending.
+    nlohmann::json checkpointState() const override;
+    void restoreState(const nlohmann::json& state) override;
+
+    // The model's belief about one query (log S against its anchor), before it becomes bins.
+    struct Prediction {
+        double log_speedup = 0;  // mu: natural log of the predicted S
+        double sigma = kPriorSigma;
+        double spread = 0;  // standard deviation of the members' predictions
+        int pack_examples = 0;  // programs learned of the query's pack
+        bool prior = true;  // nothing learned yet
+        bool identical = false;  // the candidate is its anchor's program
+    };
+    Prediction predict(const ForecastQuery& query);
+    double predictedLogSpeedup(const ForecastQuery& query) { return predict(query).log_speedup; }
+
+    // Trains now on every program learned so far.
+    void retrain();
+    size_t exampleCount() const;
+    // Programs learned per pack (what the model may know about each problem).
+    std::map<std::string, int> packPrograms() const;
+    size_t pairCount() const;  // pairs of the last retrain
+    double lastRetrainSeconds() const;
+    // Calibration found at the last retrain: the temperature and the out-of-fold RMS of log S for pairs of
+    // different program texts in packs never seen.
+    double temperature() const;
+    double pooledResidualRms() const;
+    // Column names of the trained model; empty before training.
+    std::vector<std::string> columns() const;
+
+    struct Program;  // a learned program (defined in the .cpp)
+
+private:
+    struct Model;
+    friend std::vector<ProgramPair> local_training_pairs(const std::vector<LabelledExample>&, uint64_t,
+                                                         const LocalPairOptions&);
+    static std::vector<ProgramPair> pairsOf(const std::vector<Program>& programs, uint64_t seed,
+                                            const LocalPairOptions& options);
+    Prediction predictLocked(const ForecastQuery& query) const;
+    void retrainLocked();
+
+    LocalForecasterOptions m_options;
+    mutable std::mutex m_mutex;
+    std::vector<Program> m_programs;
+    size_t m_pending = 0;
+    double m_lastRetrainSeconds = 0;
+    std::unique_ptr<Model> m_model;
+};
+
+// The bin probabilities of log(speedup) ~ Logistic with mean mu and standard deviation sigma over the scheme, mixed
+// with a uniform floor. The logistic's exponential tails (rather than a Gaussian's) keep the tail masses apart in
+// double precision far from the edges: a candidate predicted at 14x and one at 10x then differ in their bin-7 mass,
+// so their expected bins rank them even when both sit deep in the open last bin.
+std::array<double, kBinCount> speedup_bins(double mu, double sigma, const BinScheme& scheme, double floor);
+
+}  // namespace kerncast
