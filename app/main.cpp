@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
     if (options.quitAfterSeconds >= 0)
         QTimer::singleShot(static_cast<int>(options.quitAfterSeconds * 1000), &window, [&] {
             takeScreenshot(false);  // what there is by then, if the results did not come in time
-            window.close();  // stops a running search first; the application quits with its last window
+            window.close();         // stops a running search first; the application quits with its last window
         });
 
     const int rc = app.exec();

@@ -97,11 +97,11 @@ int main(int argc, char** argv) {
         }
     }
 
-    const auto cacheDir = std::filesystem::temp_directory_path() /
-                          ("kerncast-bench-compile-" + std::to_string(::getpid()));
+    const auto cacheDir =
+        std::filesystem::temp_directory_path() / ("kerncast-bench-compile-" + std::to_string(::getpid()));
     std::printf("NVRTC %s, arch %s, %u hardware threads\n\n", Compiler::nvrtcVersion().c_str(), arch.c_str(), hw);
-    std::printf("%-18s %10s %10s %10s %6s %8s %8s %8s\n", "kernel", "cold ms", "memory ms", "disk ms", "regs",
-                "smem B", "stack B", "cubin KB");
+    std::printf("%-18s %10s %10s %10s %6s %8s %8s %8s\n", "kernel", "cold ms", "memory ms", "disk ms", "regs", "smem B",
+                "stack B", "cubin KB");
     bool failed = false;
     for (const auto& s : kSamples) {
         CompileRequest req;

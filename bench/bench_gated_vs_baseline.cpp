@@ -97,13 +97,12 @@ std::string fmt(double v, const char* f = "%.3f") {
 // KernelBench's fast_p per problem (the share of seeds whose best is correct and more than p times as fast as the
 // baseline), against the reference and against PyTorch eager, as recorded in the replayed recording's header. Both
 // searches' bests are in the table: a metric that looks good alone is shown beside the measure-all baseline's.
-void print_fast_p(const std::vector<std::string>& problems, const std::vector<Pair>& pairs,
-                  const std::string& device, nlohmann::json& out) {
+void print_fast_p(const std::vector<std::string>& problems, const std::vector<Pair>& pairs, const std::string& device,
+                  nlohmann::json& out) {
     std::unique_ptr<Device> replay;
     try {
         replay = open_device(device, cli::resources_dir());
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     auto* rd = dynamic_cast<ReplayDevice*>(replay.get());
     std::printf("\nfast_p over seeds (share whose best is correct and > p x the baseline), p = 1 and 1.5:\n\n");
     std::printf("| problem | gated vs reference | measure-all vs reference | gated vs PyTorch eager | measure-all vs "
@@ -285,8 +284,8 @@ int main(int argc, char** argv) {
         const double mg = median(gb), mb = median(bb);
         every_problem_ok = every_problem_ok && mg >= mb;
         std::printf("| %s | %d | %s | %d/%d | %s | %s | %d/%d | %.0f | %.1f |\n", p.c_str(), n,
-                    fmt(median(ratios)).c_str(), reached, n, fmt(mg).c_str(), fmt(mb).c_str(), not_worse, n,
-                    median(fc), median(secs));
+                    fmt(median(ratios)).c_str(), reached, n, fmt(mg).c_str(), fmt(mb).c_str(), not_worse, n, median(fc),
+                    median(secs));
         out[p] = {{"median_ratio", std::isfinite(median(ratios)) ? nlohmann::json(median(ratios)) : nlohmann::json()},
                   {"reached", reached},
                   {"pairs", n},

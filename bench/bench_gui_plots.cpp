@@ -138,8 +138,8 @@ std::vector<ReliabilityBucket> bucketsOf(const std::vector<Outcome>& outcomes, d
             continue;
         b.accuracy /= static_cast<double>(b.count);
         b.mean_confidence /= static_cast<double>(b.count);
-        *ece += static_cast<double>(b.count) / static_cast<double>(outcomes.size())
-            * std::abs(b.accuracy - b.mean_confidence);
+        *ece += static_cast<double>(b.count) / static_cast<double>(outcomes.size()) *
+                std::abs(b.accuracy - b.mean_confidence);
     }
     return buckets;
 }
@@ -188,8 +188,8 @@ int main(int argc, char** argv) {
             points = std::atoi(argv[++i]);
         } else if (!std::strcmp(argv[i], "--repeats") && hasValue) {
             repeats = std::max(1, std::atoi(argv[++i]));
-        } else if (!std::strcmp(argv[i], "--size") && hasValue
-                   && std::sscanf(argv[i + 1], "%dx%d", &width, &height) == 2) {
+        } else if (!std::strcmp(argv[i], "--size") && hasValue &&
+                   std::sscanf(argv[i + 1], "%dx%d", &width, &height) == 2) {
             ++i;
         } else if (!std::strcmp(argv[i], "--save-png") && hasValue) {
             pngDir = QString::fromLocal8Bit(argv[++i]);
@@ -221,8 +221,8 @@ int main(int argc, char** argv) {
              timeIt(
                  repeats,
                  [&] {
-                     scatter.appendPoints(more);
-                     paint();
+        scatter.appendPoints(more);
+        paint();
                  },
                  [&] { scatter.setPoints(cloud); }));
     const QPointF target = scatter.pixelOf(cloud[points / 2].candidate_id);

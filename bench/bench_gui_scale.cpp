@@ -63,8 +63,10 @@ std::vector<CandidateRow> syntheticRun(int n, uint32_t seed) {
         const double mu = noise(rng) * 2;
         std::array<double, kBinCount> raw{};
         for (int b = 0; b < kBinCount; ++b) {
-            const double centre = std::log(b == 0 ? 0.18 : b == kBinCount - 1 ? 5.6 : std::sqrt(
-                scheme.edges()[static_cast<size_t>(b - 1)] * scheme.edges()[static_cast<size_t>(b)]));
+            const double centre = std::log(b == 0               ? 0.18
+                                           : b == kBinCount - 1 ? 5.6
+                                                                : std::sqrt(scheme.edges()[static_cast<size_t>(b - 1)] *
+                                                                            scheme.edges()[static_cast<size_t>(b)]));
             raw[static_cast<size_t>(b)] = std::exp(-(centre - mu) * (centre - mu)) + 0.01;
         }
         applyForecast(r, Forecast::fromRaw(raw), scheme);
@@ -179,8 +181,8 @@ int main(int argc, char** argv) {
     }
     char buf[128];
     std::snprintf(buf, sizeof buf, "%.1f ms", median(bareLoads));
-    table.push_back({"model + proxy: load " + std::to_string(rows) + " rows sorted by speedup", buf,
-                     "< 50 ms", median(bareLoads) < 50});
+    table.push_back({"model + proxy: load " + std::to_string(rows) + " rows sorted by speedup", buf, "< 50 ms",
+                     median(bareLoads) < 50});
     std::vector<double> loads, sorts;
     for (int r = 0; r < repeats; ++r) {
         window.populationModel()->clear();
@@ -210,8 +212,8 @@ int main(int argc, char** argv) {
         replots.push_back(msSince(t0));
     }
     std::snprintf(buf, sizeof buf, "%.1f ms", median(replots));
-    table.push_back({"scatter: set + replot " + std::to_string(points.size()) + " points", buf, "< 100 ms",
-                     median(replots) < 100});
+    table.push_back(
+        {"scatter: set + replot " + std::to_string(points.size()) + " points", buf, "< 100 ms", median(replots) < 100});
 
     // 3. Latency while a thread streams events through the bridge into the window: forecasts, gating decisions and
     //    measurements of existing candidates, and new candidates.
@@ -300,8 +302,8 @@ int main(int argc, char** argv) {
     const double lateP99 = percentile(probeLateness, 99);
     std::snprintf(buf, sizeof buf, "p50 %.2f ms, p99 %.2f ms, max %.2f ms", percentile(probeLateness, 50), lateP99,
                   percentile(probeLateness, 100));
-    table.push_back({"event loop: " + std::to_string(probeMs) + " ms probe timer lateness", buf, "p99 < 20 ms",
-                     lateP99 < 20});
+    table.push_back(
+        {"event loop: " + std::to_string(probeMs) + " ms probe timer lateness", buf, "p99 < 20 ms", lateP99 < 20});
     std::snprintf(buf, sizeof buf, "%.0f events/s in %.1f batches/s", pushed / elapsed, batches / elapsed);
     table.push_back({"stream through the bridge", buf, "<= 20 batches/s", batches / elapsed <= 20.5});
 

@@ -18,9 +18,9 @@
 #include "core/metrics.h"
 #include "core/run_store.h"
 #include "engine/cli/cli.h"
+#include "engine/search/search_runner.h"
 #include "engine/surrogate/forecast_query.h"
 #include "engine/surrogate/local_forecaster.h"
-#include "engine/search/search_runner.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -59,8 +59,8 @@ struct ProblemPairs {
 };
 
 // Measure-all searches of one problem until enough parent -> child pairs are measured.
-ProblemPairs collect_pairs(const std::string& problem_dir, const std::string& device, size_t min_pairs,
-                           int64_t budget, int max_seeds, const fs::path& scratch) {
+ProblemPairs collect_pairs(const std::string& problem_dir, const std::string& device, size_t min_pairs, int64_t budget,
+                           int max_seeds, const fs::path& scratch) {
     ProblemPairs out;
     for (int seed = 1; seed <= max_seeds && out.pairs.size() < min_pairs; ++seed) {
         SearchConfig c;
@@ -70,50 +70,51 @@ ProblemPairs collect_pairs(const std::string& problem_dir, const std::string& de
         c.gating.kind = GatingKind::MeasureAll;
         c.budgets.measurements = budget;
         c.seed = static_cast<uint64_t>(seed);
-        const fs::path run = scratch / ("run-" + fs::path(problem_dir).filename().string() + "-" +
-                                        std::to_string(seed) + ".sqlite");
+        const fs::path run =
+            scratch / ("run-" + fs::path(problem_dir).filename().string() + "-" + std::to_string(seed) + ".sqlite");
         fs::remove(run);
         const SearchSummary summary = make_search_runner(c, cli::resources_dir(), run.string(), false)->runHere();
         if (summary.state != RunState::Finished)
-            throw Error("the measure-all search of " + problem_dir + " (seed " + std::to_string(seed)
-                        + ") failed: " + summary.reason);
+            throw Error("the measure-all search of " + problem_dir + " (seed " + std::to_string(seed) +
+                        ") failed: " + summary.reason);
         ++out.searches;
         {
-        RunStore store = RunStore::open(run.string());
-        const int64_t run_id = summary.run_id;
-        const auto measurements = store.measurementsOfRun(run_id);
-        const auto reports = store.staticReportsOfRun(run_id);
-        std::map<int64_t, Candidate> by_id;
-        std::map<int64_t, Measurement> measured;
-        for (Candidate& cand : store.candidates(run_id)) {
-            if (const auto it = measurements.find(cand.id); it != measurements.end() && !it->second.empty())
-                measured[cand.id] = it->second.back().measurement;
-            by_id[cand.id] = cand;
-        }
-        auto report_of = [&](int64_t id) {
-            const auto it = reports.find(id);
-            return it == reports.end() ? std::vector<StaticReport> {} : it->second;
-        };
-        auto ok = [&](int64_t id) {
-            const auto it = measured.find(id);
-            return it != measured.end() && it->second.status == Status::Ok && it->second.speedup > 0
-                   && std::isfinite(it->second.speedup);
-        };
-        for (const auto& [id, cand] : by_id) {
-            if (cand.mutator == Mutator::Reference && ok(id) && measured[id].candidate && !out.reference_us) {
-                out.reference_us = measured[id].candidate->median_us;
-                out.reference_report = report_of(id);
-                out.device = measured[id].device;
+            RunStore store = RunStore::open(run.string());
+            const int64_t run_id = summary.run_id;
+            const auto measurements = store.measurementsOfRun(run_id);
+            const auto reports = store.staticReportsOfRun(run_id);
+            std::map<int64_t, Candidate> by_id;
+            std::map<int64_t, Measurement> measured;
+            for (Candidate& cand : store.candidates(run_id)) {
+                if (const auto it = measurements.find(cand.id); it != measurements.end() && !it->second.empty())
+                    measured[cand.id] = it->second.back().measurement;
+                by_id[cand.id] = cand;
             }
-            if (!cand.parent_id || !ok(id) || !ok(cand.parent_id))
-                continue;
-            ParentChild pc;
-            pc.parent = measured_anchor(by_id.at(cand.parent_id), report_of(cand.parent_id), measured[cand.parent_id]);
-            pc.child = cand;
-            pc.child_report = report_of(id);
-            pc.child_speedup = measured[id].speedup;
-            out.pairs.push_back(std::move(pc));
-        }
+            auto report_of = [&](int64_t id) {
+                const auto it = reports.find(id);
+                return it == reports.end() ? std::vector<StaticReport>{} : it->second;
+            };
+            auto ok = [&](int64_t id) {
+                const auto it = measured.find(id);
+                return it != measured.end() && it->second.status == Status::Ok && it->second.speedup > 0 &&
+                       std::isfinite(it->second.speedup);
+            };
+            for (const auto& [id, cand] : by_id) {
+                if (cand.mutator == Mutator::Reference && ok(id) && measured[id].candidate && !out.reference_us) {
+                    out.reference_us = measured[id].candidate->median_us;
+                    out.reference_report = report_of(id);
+                    out.device = measured[id].device;
+                }
+                if (!cand.parent_id || !ok(id) || !ok(cand.parent_id))
+                    continue;
+                ParentChild pc;
+                pc.parent =
+                    measured_anchor(by_id.at(cand.parent_id), report_of(cand.parent_id), measured[cand.parent_id]);
+                pc.child = cand;
+                pc.child_report = report_of(id);
+                pc.child_speedup = measured[id].speedup;
+                out.pairs.push_back(std::move(pc));
+            }
         }
         fs::remove(run);
     }
@@ -122,12 +123,12 @@ ProblemPairs collect_pairs(const std::string& problem_dir, const std::string& de
 
 // A forecast set's metrics with its climatology: the same set's true-bin frequencies forecast for every member.
 struct Scored {
-    ForecastMetrics m;  // with the climatology and skill scores of core/metrics.h
+    ForecastMetrics m;   // with the climatology and skill scores of core/metrics.h
     double kendall = 0;  // expected log S against true log S
 };
 
 std::array<double, kBinCount> climatology_of(const std::vector<ScoredForecast>& set, const BinScheme& scheme) {
-    std::array<double, kBinCount> p {};
+    std::array<double, kBinCount> p{};
     for (const auto& s : set)
         p[static_cast<size_t>(scheme.binOf(s.true_speedup) - 1)] += 1.0;
     for (auto& v : p)
@@ -135,8 +136,7 @@ std::array<double, kBinCount> climatology_of(const std::vector<ScoredForecast>& 
     return p;
 }
 
-Scored score(const std::vector<ScoredForecast>& set, const std::vector<double>& expected_log,
-             const BinScheme& scheme) {
+Scored score(const std::vector<ScoredForecast>& set, const std::vector<double>& expected_log, const BinScheme& scheme) {
     Scored s;
     s.m = compute_metrics(set, scheme);
     std::vector<double> truth;
@@ -196,8 +196,8 @@ int main(int argc, char** argv) {
     bool verbose = false;
     LocalForecasterOptions options = search_forecaster_options(1);
 
-    CLI::App app {"Leave one problem out: the local surrogate learns every other problem's recording and forecasts "
-                  "the parent -> child pairs of measure-all searches of the held-out one"};
+    CLI::App app{"Leave one problem out: the local surrogate learns every other problem's recording and forecasts "
+                 "the parent -> child pairs of measure-all searches of the held-out one"};
     app.add_option("--device", device, "replay:<slug> (its recordings are the problems and the training data)")
         ->capture_default_str();
     app.add_option("--problems", wanted, "comma-separated problems (default: every recorded one)")->delimiter(',');
@@ -245,8 +245,7 @@ int main(int argc, char** argv) {
         for (const RecordedProblem& held_out : recorded) {
             if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), held_out.problem) == wanted.end())
                 continue;
-            const ProblemPairs pp
-                = collect_pairs(held_out.problem_dir, device, min_pairs, budget, max_seeds, scratch);
+            const ProblemPairs pp = collect_pairs(held_out.problem_dir, device, min_pairs, budget, max_seeds, scratch);
             if (pp.pairs.empty()) {
                 std::fprintf(stderr, "%s: no parent -> child pair measured (no family?); skipped\n",
                              held_out.problem.c_str());
@@ -272,8 +271,8 @@ int main(int argc, char** argv) {
                 ctx.device = pp.device;
                 ctx.ceilings = held_out_ceilings;
                 ctx.anchor = pc.parent;
-                queries.push_back(build_forecast_query(problem, pc.child.source, pc.child.tunables, pc.child_report,
-                                                       ctx));
+                queries.push_back(
+                    build_forecast_query(problem, pc.child.source, pc.child.tunables, pc.child_report, ctx));
             }
             const auto results = forecaster.forecast(queries);
             std::vector<ScoredForecast> set;

@@ -159,12 +159,11 @@ int main(int argc, char** argv) {
                 "launcher %s\n",
                 problem.c_str(), device.c_str(), gating.c_str(), top_k, (long long)budget, (unsigned long long)seed,
                 wall, launcher.c_str());
-    std::printf("%8s %10s %13s %10s %12s %11s %14s %17s\n", "workers", "seconds", "measurements", "best",
-                "meas/minute", "efficiency", "batch seconds", "batch efficiency");
+    std::printf("%8s %10s %13s %10s %12s %11s %14s %17s\n", "workers", "seconds", "measurements", "best", "meas/minute",
+                "efficiency", "batch seconds", "batch efficiency");
     for (const auto& r : rows)
         std::printf("%8d %10.2f %13lld %10.3f %12.1f %11.3f %14.2f %17.3f\n", r.workers, r.seconds,
-                    (long long)r.measurements, r.best, r.per_minute, r.efficiency, r.batch_seconds,
-                    r.batch_efficiency);
+                    (long long)r.measurements, r.best, r.per_minute, r.efficiency, r.batch_seconds, r.batch_efficiency);
     std::printf("perfect scaling: efficiency 1.000 (N workers measure N times as fast as one); target >= 0.85 at 8.\n"
                 "efficiency counts the whole search (the engine's serial work included); batch efficiency only the "
                 "time a batch was in the pool\n");

@@ -35,14 +35,14 @@ double msSince(Clock::time_point start) {
 std::vector<CandidateRow> makeRows(int n, uint32_t seed) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<double> unit(0, 1);
-    const QStringList pending {QStringLiteral("forecast"), QStringLiteral("trusted"), QStringLiteral("discarded"),
-                               QStringLiteral("queued")};
-    const QStringList outcomes {QStringLiteral("ok"),
-                                QStringLiteral("ok"),
-                                QStringLiteral("ok"),
-                                QStringLiteral("incorrect"),
-                                QStringLiteral("compile_error"),
-                                QStringLiteral("timeout")};
+    const QStringList pending{QStringLiteral("forecast"), QStringLiteral("trusted"), QStringLiteral("discarded"),
+                              QStringLiteral("queued")};
+    const QStringList outcomes{QStringLiteral("ok"),
+                               QStringLiteral("ok"),
+                               QStringLiteral("ok"),
+                               QStringLiteral("incorrect"),
+                               QStringLiteral("compile_error"),
+                               QStringLiteral("timeout")};
     std::vector<CandidateRow> rows;
     rows.reserve(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
@@ -166,9 +166,9 @@ std::vector<Result> benchTable(int n, int repeat) {
         out.push_back(measure(
             "load (appendRows, one batch), no proxy", n, repeat,
             [&] {
-                delete alone;
-                alone = new PopulationModel;
-                copy = rows;
+            delete alone;
+            alone = new PopulationModel;
+            copy = rows;
             },
             [&] { alone->appendRows(std::move(copy)); }));
         delete alone;
@@ -182,8 +182,8 @@ std::vector<Result> benchTable(int n, int repeat) {
     out.push_back(measure(
         "append into a proxy sorted by speedup", n, repeat,
         [&] {
-            fresh();
-            proxy->sort(PopulationModel::SpeedupColumn, Qt::DescendingOrder);
+        fresh();
+        proxy->sort(PopulationModel::SpeedupColumn, Qt::DescendingOrder);
         },
         [&] { model->appendRows(std::move(copy)); }));
     out.push_back(measure("sort by status", n, repeat, loaded,
@@ -196,11 +196,11 @@ std::vector<Result> benchTable(int n, int repeat) {
         out.push_back(measure(
             "sort by speedup, plain QSortFilterProxyModel", n, repeat,
             [&] {
-                loaded();
-                delete plain;
-                plain = new QSortFilterProxyModel;
-                plain->setSortRole(PopulationModel::SortRole);
-                plain->setSourceModel(model);
+            loaded();
+            delete plain;
+            plain = new QSortFilterProxyModel;
+            plain->setSortRole(PopulationModel::SortRole);
+            plain->setSourceModel(model);
             },
             [&] { plain->sort(PopulationModel::SpeedupColumn, Qt::DescendingOrder); }));
         delete plain;
@@ -224,14 +224,14 @@ std::vector<Result> benchTable(int n, int repeat) {
         out.push_back(measure(
             "updateRows, " + std::to_string(count) + " scattered rows (sorted)", n, repeat,
             [&] {
-                sortedBySpeedup();
-                updates.clear();
-                for (int i = 0; i < count; ++i) {
-                    CandidateRow r = rows[static_cast<size_t>((i * 7919) % n)];
-                    r.status = QStringLiteral("ok");
-                    r.measured_speedup = 0.5 + (i % 97) / 20.0;
-                    updates.push_back(std::move(r));
-                }
+            sortedBySpeedup();
+            updates.clear();
+            for (int i = 0; i < count; ++i) {
+                CandidateRow r = rows[static_cast<size_t>((i * 7919) % n)];
+                r.status = QStringLiteral("ok");
+                r.measured_speedup = 0.5 + (i % 97) / 20.0;
+                updates.push_back(std::move(r));
+            }
             },
             [&] { model->updateRows(std::move(updates)); }));
     }
@@ -240,7 +240,7 @@ std::vector<Result> benchTable(int n, int repeat) {
     auto oneNewRow = [&] {
         CandidateRow extra = makeRows(1, 5).front();
         extra.id = 10 * static_cast<int64_t>(n);
-        return std::vector<CandidateRow> {extra};
+        return std::vector<CandidateRow>{extra};
     };
     out.push_back(measure("first append after a load: 1 row (storage grows)", n, repeat, sortedBySpeedup,
                           [&] { model->appendRows(oneNewRow()); }));
@@ -255,12 +255,12 @@ std::vector<Result> benchTable(int n, int repeat) {
             "applyEvents, " + std::to_string(count) + " new + " + std::to_string(count) + " measured (sorted)", n,
             repeat,
             [&] {
-                grown();
-                events.clear();
-                for (int i = 0; i < count; ++i) {
-                    events.push_back(proposedEvent(n + 1 + i, 1 + (i * 31) % n));
-                    events.push_back(measuredEvent(1 + (i * 7919) % n, 0.5 + (i % 97) / 20.0));
-                }
+            grown();
+            events.clear();
+            for (int i = 0; i < count; ++i) {
+                events.push_back(proposedEvent(n + 1 + i, 1 + (i * 31) % n));
+                events.push_back(measuredEvent(1 + (i * 7919) % n, 0.5 + (i % 97) / 20.0));
+            }
             },
             [&] { model->applyEvents(events); }));
     }
@@ -269,21 +269,21 @@ std::vector<Result> benchTable(int n, int repeat) {
     out.push_back(measure(
         "lineage tree, built over the table", n, repeat,
         [&] {
-            loaded();
-            delete lineage;
-            lineage = new LineageModel;
+        loaded();
+        delete lineage;
+        lineage = new LineageModel;
         },
         [&] { lineage->setPopulation(model); }));
     out.push_back(measure(
         "lineage, 1000 rows appended (1000-row batches)", n, repeat,
         [&] {
-            fresh();
-            copy.resize(static_cast<size_t>(n - 1000));
-            model->setRows(std::move(copy));
-            delete lineage;
-            lineage = new LineageModel;
-            lineage->setPopulation(model);
-            copy.assign(rows.end() - 1000, rows.end());
+        fresh();
+        copy.resize(static_cast<size_t>(n - 1000));
+        model->setRows(std::move(copy));
+        delete lineage;
+        lineage = new LineageModel;
+        lineage->setPopulation(model);
+        copy.assign(rows.end() - 1000, rows.end());
         },
         [&] { model->appendRows(std::move(copy)); }));
     delete lineage;
@@ -331,7 +331,7 @@ Result benchStore(int n, int repeat) {
 
 int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);
-    std::vector<int> sizes {10000, 100000};
+    std::vector<int> sizes{10000, 100000};
     int repeat = 5;
     int storeRows = 10000;
     for (int i = 1; i < argc; ++i) {
@@ -343,9 +343,8 @@ int main(int argc, char** argv) {
         else if (arg == "--store-rows" && i + 1 < argc)
             storeRows = std::atoi(argv[++i]);
         else {
-            std::fprintf(stderr,
-                         "usage: kerncast-bench-population-model [--rows 10000,100000] [--repeat 5] "
-                         "[--store-rows 10000]\n");
+            std::fprintf(stderr, "usage: kerncast-bench-population-model [--rows 10000,100000] [--repeat 5] "
+                                 "[--store-rows 10000]\n");
             return 2;
         }
     }

@@ -74,8 +74,8 @@ int main(int argc, char** argv) {
     bool json = false;
     LocalForecasterOptions options;
 
-    CLI::App app {"Forecast quality of the local surrogate on recordings (train on a share of each problem plus "
-                  "every other problem, forecast the rest)"};
+    CLI::App app{"Forecast quality of the local surrogate on recordings (train on a share of each problem plus "
+                 "every other problem, forecast the rest)"};
     app.add_option("--recordings", recordings, "recording folder (<problem>.jsonl files)")->capture_default_str();
     app.add_option("--problems", problems_root, "folder of problem folders")->capture_default_str();
     app.add_option("--repeats", repeats, "random splits per problem")
@@ -140,8 +140,8 @@ int main(int argc, char** argv) {
             for (size_t i = 0; i < order.size(); ++i)
                 order[i] = i;
             seeded_shuffle(order, mix(mix(seed, name_key(data[p].name)), static_cast<uint64_t>(r)));
-            const size_t n_train
-                = std::clamp<size_t>(static_cast<size_t>(std::lround(share * order.size())), 1, order.size() - 1);
+            const size_t n_train =
+                std::clamp<size_t>(static_cast<size_t>(std::lround(share * order.size())), 1, order.size() - 1);
             LocalForecasterOptions o = options;
             o.seed = seed + static_cast<uint64_t>(r);
             LocalForecaster forecaster(o);

@@ -30,8 +30,8 @@ void check_bin(int bin) {
 
 BinScheme BinScheme::gfV2() {
     return BinScheme("gf-v2", {0.25, 0.5, 0.71, 1.0, 1.41, 2.0, 4.0},
-                     {"severe slowdown", "significant slowdown", "moderate slowdown", "minor slowdown",
-                      "minor speedup", "significant speedup", "high speedup", "extreme speedup"});
+                     {"severe slowdown", "significant slowdown", "moderate slowdown", "minor slowdown", "minor speedup",
+                      "significant speedup", "high speedup", "extreme speedup"});
 }
 
 BinScheme::BinScheme(std::string id, std::array<double, kBinCount - 1> edges, std::array<std::string, kBinCount> names)
@@ -114,11 +114,13 @@ BinScheme bin_scheme_from_json(const nlohmann::json& j) {
     const auto& edges = j["edges"];
     if (!edges.is_array() || edges.size() != kBinCount - 1)
         throw Error("bin scheme '" + id + "': \"edges\" must be an array of " + std::to_string(kBinCount - 1) +
-                    " numbers, found " + (edges.is_array() ? std::to_string(edges.size()) + " entries" : edges.type_name()));
+                    " numbers, found " +
+                    (edges.is_array() ? std::to_string(edges.size()) + " entries" : edges.type_name()));
     const auto& names = j["names"];
     if (!names.is_array() || names.size() != kBinCount)
         throw Error("bin scheme '" + id + "': \"names\" must be an array of " + std::to_string(kBinCount) +
-                    " strings, found " + (names.is_array() ? std::to_string(names.size()) + " entries" : names.type_name()));
+                    " strings, found " +
+                    (names.is_array() ? std::to_string(names.size()) + " entries" : names.type_name()));
     std::array<double, kBinCount - 1> e{};
     for (size_t i = 0; i < e.size(); ++i) {
         if (!edges[i].is_number())

@@ -41,7 +41,8 @@ Mutator mutator_from_string(const std::string& name) {
     for (const auto& [m, n] : kMutatorNames)
         if (name == n)
             return m;
-    throw Error("unknown mutator '" + name + "' (expected seed, reference, parametric, llm_rewrite, llm_diff, human or imported)");
+    throw Error("unknown mutator '" + name +
+                "' (expected seed, reference, parametric, llm_rewrite, llm_diff, human or imported)");
 }
 
 std::string content_hash(const std::string& source, const std::map<std::string, int64_t>& tunables) {
@@ -113,9 +114,9 @@ std::string normalized_hash(const std::string& source, const std::map<std::strin
 }
 
 void to_json(nlohmann::json& j, const Candidate& c) {
-    j = {{"id", c.id},           {"parent_id", c.parent_id}, {"generation", c.generation},
-         {"mutator", to_string(c.mutator)}, {"label", c.label}, {"source", c.source},
-         {"tunables", c.tunables}, {"source_hash", c.source_hash}};
+    j = {
+        {"id", c.id},       {"parent_id", c.parent_id}, {"generation", c.generation}, {"mutator", to_string(c.mutator)},
+        {"label", c.label}, {"source", c.source},       {"tunables", c.tunables},     {"source_hash", c.source_hash}};
 }
 
 void from_json(const nlohmann::json& j, Candidate& c) {

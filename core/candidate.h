@@ -15,21 +15,21 @@ enum class Mutator {
     Parametric,  // a family configuration
     LlmRewrite,
     LlmDiff,
-    Human,       // edited in the GUI
-    Imported,    // a pair of an imported eval set (offline evaluation)
+    Human,     // edited in the GUI
+    Imported,  // a pair of an imported eval set (offline evaluation)
 };
 const char* to_string(Mutator mutator);
 Mutator mutator_from_string(const std::string& name);
 
 struct Candidate {
-    int64_t id = 0;                      // store row id; 0 before it is stored
-    int64_t parent_id = 0;               // 0 for roots (reference, seeds)
+    int64_t id = 0;         // store row id; 0 before it is stored
+    int64_t parent_id = 0;  // 0 for roots (reference, seeds)
     int generation = 0;
     Mutator mutator = Mutator::Seed;
-    std::string label;                   // e.g. "seed:vec4.cu" or "family BLOCK=256 VEC=4"
-    std::string source;                  // the kernel program text
+    std::string label;                        // e.g. "seed:vec4.cu" or "family BLOCK=256 VEC=4"
+    std::string source;                       // the kernel program text
     std::map<std::string, int64_t> tunables;  // values passed as -D defines
-    std::string source_hash;             // content_hash(source, tunables)
+    std::string source_hash;                  // content_hash(source, tunables)
 };
 
 // Stable hash of a kernel program and its tunable values (hex SHA-256-like 64-bit FNV pair). The replay device

@@ -29,8 +29,12 @@ constexpr size_t kMaxChars = 4096;
 constexpr int kMaxNesting = 64;     // parentheses, function calls and unary operators inside each other
 constexpr int kMaxTreeDepth = 256;  // also long chains such as 1+1+1+...
 
-bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_ident_start(char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool is_ident_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 class Parser {
 public:
@@ -110,7 +114,7 @@ private:
     }
 
     // Binary level: operands from `next`, operators from `ops` (longest first where prefixes overlap).
-    template <typename Next>
+    template<typename Next>
     NodePtr parseLevel(std::initializer_list<std::string_view> ops, Next next) {
         skipSpace();
         const size_t begin = m_pos;
@@ -252,8 +256,8 @@ struct Evaluator {
             std::string known;
             for (const auto& [k, v] : names)
                 known += (known.empty() ? "" : ", ") + k;
-            throw Error(where, "unknown name '" + n.name + "' in '" + text + "' (known: " +
-                                   (known.empty() ? "none" : known) + ")");
+            throw Error(where, "unknown name '" + n.name + "' in '" + text +
+                                   "' (known: " + (known.empty() ? "none" : known) + ")");
         }
         case Kind::Unary: {
             const int64_t v = eval(*n.children[0]);

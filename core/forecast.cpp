@@ -124,11 +124,16 @@ double Forecast::expectedLogSpeedupOverReference(const BinScheme& scheme) const 
 }
 
 void to_json(nlohmann::json& j, const Forecast& f) {
-    j = nlohmann::json{{"surrogate_id", f.surrogate_id}, {"scheme_id", f.scheme_id},
-                       {"probabilities", f.probabilities}, {"raw_sum", f.raw_sum},
-                       {"predicted_bin", f.predicted_bin},   {"reasoning", f.reasoning},
-                       {"prompt_hash", f.prompt_hash},       {"tokens_in", f.tokens_in},
-                       {"tokens_out", f.tokens_out},         {"latency_ms", f.latency_ms},
+    j = nlohmann::json{{"surrogate_id", f.surrogate_id},
+                       {"scheme_id", f.scheme_id},
+                       {"probabilities", f.probabilities},
+                       {"raw_sum", f.raw_sum},
+                       {"predicted_bin", f.predicted_bin},
+                       {"reasoning", f.reasoning},
+                       {"prompt_hash", f.prompt_hash},
+                       {"tokens_in", f.tokens_in},
+                       {"tokens_out", f.tokens_out},
+                       {"latency_ms", f.latency_ms},
                        {"cost_usd", f.cost_usd}};
     j["anchor_id"] = f.anchor_id;
     j["anchor_speedup"] = f.anchor_speedup;
@@ -171,7 +176,8 @@ void from_json(const nlohmann::json& j, Forecast& f) {
     f.anchor_id = j.value("anchor_id", int64_t{0});
     f.anchor_speedup = j.value("anchor_speedup", 1.0);
     if (!(f.anchor_speedup > 0) || !std::isfinite(f.anchor_speedup))
-        throw Error("forecast: \"anchor_speedup\" must be a positive number, found " + std::to_string(f.anchor_speedup));
+        throw Error("forecast: \"anchor_speedup\" must be a positive number, found " +
+                    std::to_string(f.anchor_speedup));
     if (j.contains("log_mean") && j.contains("log_sigma") && j["log_mean"].is_number() && j["log_sigma"].is_number()) {
         f.log_mean = j["log_mean"].get<double>();
         f.log_sigma = j["log_sigma"].get<double>();

@@ -14,11 +14,11 @@
 namespace kerncast {
 
 struct Forecast {
-    std::string surrogate_id;        // e.g. "local-xgb" or "llm:qwen2.5-coder-32b"
+    std::string surrogate_id;  // e.g. "local-xgb" or "llm:qwen2.5-coder-32b"
     std::string scheme_id = "gf-v2";
     std::array<double, kBinCount> probabilities{};  // renormalised to sum 1; index 0 is bin 1
-    double raw_sum = 0;              // the sum before renormalisation, kept for diagnostics
-    int predicted_bin = 0;           // argmax (ties, up to a relative 1e-9, to the lower bin), 1..8; 0 when empty
+    double raw_sum = 0;                             // the sum before renormalisation, kept for diagnostics
+    int predicted_bin = 0;  // argmax (ties, up to a relative 1e-9, to the lower bin), 1..8; 0 when empty
     std::string reasoning;
     std::string prompt_hash;
     int64_t tokens_in = 0;

@@ -1,8 +1,8 @@
 #include "core/forecasters_datasets.h"
 
 #include "core/error.h"
-#include "core/untrusted_json.h"
 #include "core/metrics.h"
+#include "core/untrusted_json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -47,7 +47,11 @@ const RowSpec& eval_set_spec() {
                                {"source_id", Kind::String},
                                {"source_search", Kind::String},
                                {"internal_experiment", Kind::String}},
-                              "comparison_id", "pack", "anchor_code", "candidate_code", "aggregated_speedup",
+                              "comparison_id",
+                              "pack",
+                              "anchor_code",
+                              "candidate_code",
+                              "aggregated_speedup",
                               "true_bin"};
     return spec;
 }
@@ -64,7 +68,11 @@ const RowSpec& rl_pool_spec() {
                                {"source_id", Kind::String},
                                {"source_search", Kind::String},
                                {"internal_experiment", Kind::String}},
-                              "row_id", "pack", "anchor_code", "candidate_code", "aggregated_speedup",
+                              "row_id",
+                              "pack",
+                              "anchor_code",
+                              "candidate_code",
+                              "aggregated_speedup",
                               "relative_bin"};
     return spec;
 }
@@ -83,10 +91,14 @@ const RowSpec& discovery_spec() {
                                {"source_id", Kind::String},
                                {"source_search", Kind::String},
                                {"internal_experiment", Kind::String}},
-                              "pair_id", "problem_id", "parent_code", "child_code", "g_speedup", "true_bin"};
+                              "pair_id",
+                              "problem_id",
+                              "parent_code",
+                              "child_code",
+                              "g_speedup",
+                              "true_bin"};
     return spec;
 }
-
 
 std::vector<std::string> row_problems(const nlohmann::json& row, const RowSpec& spec) {
     std::vector<std::string> problems;
@@ -116,8 +128,8 @@ std::vector<std::string> row_problems(const nlohmann::json& row, const RowSpec& 
                 problems.push_back("field " + field + " must be an integer from 1 to 8, found " + it->dump());
             break;
         case Kind::Choice:
-            if (!it->is_string() || std::find(f.choices.begin(), f.choices.end(), it->get<std::string>()) ==
-                                        f.choices.end()) {
+            if (!it->is_string() ||
+                std::find(f.choices.begin(), f.choices.end(), it->get<std::string>()) == f.choices.end()) {
                 std::string allowed;
                 for (const auto& c : f.choices)
                     allowed += (allowed.empty() ? "" : ", ") + c;
@@ -192,7 +204,7 @@ struct Node {
 };
 
 struct PendingEval {
-    std::string child;   // child node id (v2: child_ulid; v3: the request id)
+    std::string child;  // child node id (v2: child_ulid; v3: the request id)
     std::string parent;
     std::string code;
     int line = 0;
@@ -322,7 +334,8 @@ ImportResult import_puct_events(std::istream& in, const std::string& file_name, 
             if (pair.speedup)
                 pair.source_true_bin = forecasters_bin(*pair.speedup);
             pair.line = at;
-            pair.extra = {{"parent_node_id", p.parent}, {"child_node_id", p.child}, {"event_log_version", v3 ? "v3" : "v2"}};
+            pair.extra = {
+                {"parent_node_id", p.parent}, {"child_node_id", p.child}, {"event_log_version", v3 ? "v3" : "v2"}};
             if (child.reward)
                 pair.extra["child_reward"] = *child.reward;
             if (parent->second.reward)
@@ -356,10 +369,14 @@ ForecastersDataset forecasters_dataset_from_string(const std::string& name) {
 
 const char* to_string(ForecastersDataset dataset) {
     switch (dataset) {
-    case ForecastersDataset::EvalSet: return "eval-set";
-    case ForecastersDataset::RlTrainingPool: return "rl-pool";
-    case ForecastersDataset::DiscoveryPairs: return "discovery-pairs";
-    case ForecastersDataset::PuctEvents: return "puct-events";
+    case ForecastersDataset::EvalSet:
+        return "eval-set";
+    case ForecastersDataset::RlTrainingPool:
+        return "rl-pool";
+    case ForecastersDataset::DiscoveryPairs:
+        return "discovery-pairs";
+    case ForecastersDataset::PuctEvents:
+        return "puct-events";
     }
     return "eval-set";
 }

@@ -19,7 +19,7 @@
 namespace kerncast {
 
 enum class ForecastersDataset {
-    EvalSet,       // comparison_id, pack, anchor_code, candidate_code, hardware, aggregated_speedup, true_bin, ...
+    EvalSet,         // comparison_id, pack, anchor_code, candidate_code, hardware, aggregated_speedup, true_bin, ...
     RlTrainingPool,  // row_id, pack, anchor_code, candidate_code, aggregated_speedup, relative_bin, pair_type, ...
     DiscoveryPairs,  // pair_id, problem_id, benchmark_family, parent_code, child_code, g_speedup, true_bin, ...
     PuctEvents,      // a max-reward PUCT search's events.jsonl (v2 or v3)
@@ -41,8 +41,7 @@ std::vector<std::string> eval_set_row_problems(const nlohmann::json& row);
 ImportResult import_forecasters_dataset(std::istream& in, const std::string& file_name, ForecastersDataset dataset,
                                         const BinScheme& scheme, ImportMode mode, std::string* version = nullptr);
 ImportResult import_forecasters_dataset_file(const std::string& path, ForecastersDataset dataset,
-                                             const BinScheme& scheme, ImportMode mode,
-                                             std::string* version = nullptr);
+                                             const BinScheme& scheme, ImportMode mode, std::string* version = nullptr);
 
 // One forecast as a row of their eval-set predictions (ScoredEvalRow): comparison_id, pack, surrogate_label, repeat,
 // predicted_bin, bin_probabilities [{bin, p}], reasoning, raw_probability_sum, parse_failed, parse_error,

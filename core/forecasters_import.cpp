@@ -21,7 +21,6 @@ constexpr std::array<const char*, 5> kRequiredStrings{"comparison_id", "pack", "
 constexpr const char* kSpeedup = "aggregated_speedup";
 constexpr const char* kTrueBin = "true_bin";
 
-
 // Parses one non-blank line; returns the pair or the reason the line is malformed.
 std::optional<ImportedPair> parse_line(const std::string& text, int line, const BinScheme& scheme,
                                        std::string& problem) {
@@ -48,7 +47,8 @@ std::optional<ImportedPair> parse_line(const std::string& text, int line, const 
             return std::nullopt;
         }
         if (!it->is_string()) {
-            problem = std::string("field \"") + kRequiredStrings[i] + "\" must be a string, found " + json_type_name(*it);
+            problem =
+                std::string("field \"") + kRequiredStrings[i] + "\" must be a string, found " + json_type_name(*it);
             return std::nullopt;
         }
         *targets[i] = it->get<std::string>();
@@ -66,14 +66,14 @@ std::optional<ImportedPair> parse_line(const std::string& text, int line, const 
     }
     if (!speedup->is_null()) {
         if (!speedup->is_number()) {
-            problem = std::string("field \"") + kSpeedup + "\" must be a number or null, found " +
-                      json_type_name(*speedup);
+            problem =
+                std::string("field \"") + kSpeedup + "\" must be a number or null, found " + json_type_name(*speedup);
             return std::nullopt;
         }
         const double s = speedup->get<double>();
         if (!std::isfinite(s) || s <= 0) {
-            problem = std::string("field \"") + kSpeedup + "\" must be a positive finite number, found " +
-                      speedup->dump();
+            problem =
+                std::string("field \"") + kSpeedup + "\" must be a positive finite number, found " + speedup->dump();
             return std::nullopt;
         }
         pair.speedup = s;

@@ -29,7 +29,7 @@ struct ImportedPair {
     int true_bin = 0;                    // recomputed with our scheme; 0 when there is no speedup (failure)
     std::optional<int> source_true_bin;  // the file's own true_bin, as written
     nlohmann::json extra = nlohmann::json::object();  // every other field (problem_id, problem_name, ...)
-    int line = 0;                        // 1-based line in the file it came from; 0 when not from a file
+    int line = 0;                                     // 1-based line in the file it came from; 0 when not from a file
 };
 
 struct ImportIssue {

@@ -16,17 +16,26 @@ uint64_t SplitMix::next() {
     return z ^ (z >> 31);
 }
 
-double SplitMix::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+double SplitMix::uniform() {
+    return static_cast<double>(next() >> 11) * 0x1.0p-53;
+}
 
-uint64_t SplitMix::below(uint64_t n) { return n == 0 ? 0 : next() % n; }
+uint64_t SplitMix::below(uint64_t n) {
+    return n == 0 ? 0 : next() % n;
+}
 
 const char* to_string(GatingDecision decision) {
     switch (decision) {
-    case GatingDecision::Measure: return "measure";
-    case GatingDecision::Trust: return "trust";
-    case GatingDecision::Audit: return "audit";
-    case GatingDecision::Discard: return "discard";
-    case GatingDecision::Forced: return "forced";
+    case GatingDecision::Measure:
+        return "measure";
+    case GatingDecision::Trust:
+        return "trust";
+    case GatingDecision::Audit:
+        return "audit";
+    case GatingDecision::Discard:
+        return "discard";
+    case GatingDecision::Forced:
+        return "forced";
     }
     return "measure";
 }
@@ -41,9 +50,12 @@ GatingDecision gating_decision_from_string(const std::string& name) {
 
 const char* to_string(GatingKind kind) {
     switch (kind) {
-    case GatingKind::MeasureAll: return "measure-all";
-    case GatingKind::TopK: return "top-k";
-    case GatingKind::Selective: return "selective";
+    case GatingKind::MeasureAll:
+        return "measure-all";
+    case GatingKind::TopK:
+        return "top-k";
+    case GatingKind::Selective:
+        return "selective";
     }
     return "selective";
 }
@@ -91,8 +103,11 @@ GatingConfig gating_config_from_json(const nlohmann::json& j) {
 std::string describe(const GatingConfig& c) {
     char buf[160];
     switch (c.kind) {
-    case GatingKind::MeasureAll: return "measure-all";
-    case GatingKind::TopK: std::snprintf(buf, sizeof buf, "top-k k=%d eps=%.2f", c.top_k, c.epsilon); break;
+    case GatingKind::MeasureAll:
+        return "measure-all";
+    case GatingKind::TopK:
+        std::snprintf(buf, sizeof buf, "top-k k=%d eps=%.2f", c.top_k, c.epsilon);
+        break;
     case GatingKind::Selective:
         std::snprintf(buf, sizeof buf, "selective tau=%.2f pi=%.2f eps=%.2f", c.tau, c.pi, c.epsilon);
         break;
@@ -148,8 +163,8 @@ std::vector<GatingOutcome> decide_gating(const GatingConfig& config, const std::
                 o.reason = buf;
             } else {
                 o.decision = GatingDecision::Discard;
-                std::snprintf(buf, sizeof buf, "rank %zu of %zu by expected bin, below the top %d", r + 1,
-                              order.size(), config.top_k);
+                std::snprintf(buf, sizeof buf, "rank %zu of %zu by expected bin, below the top %d", r + 1, order.size(),
+                              config.top_k);
                 o.reason = buf;
             }
         }

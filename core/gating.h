@@ -20,8 +20,8 @@ class SplitMix {
 public:
     explicit SplitMix(uint64_t seed = 0) : m_state(seed) {}
     uint64_t next();
-    double uniform();             // [0, 1)
-    uint64_t below(uint64_t n);   // [0, n), n > 0
+    double uniform();            // [0, 1)
+    uint64_t below(uint64_t n);  // [0, n), n > 0
     uint64_t state() const { return m_state; }
     void setState(uint64_t state) { m_state = state; }
 
@@ -59,7 +59,7 @@ struct GatingConfig {
 };
 void to_json(nlohmann::json& j, const GatingConfig& c);
 GatingConfig gating_config_from_json(const nlohmann::json& j);  // throws kerncast::Error naming the bad field
-std::string describe(const GatingConfig& c);  // "selective tau=0.50 pi=0.30 eps=0.05"
+std::string describe(const GatingConfig& c);                    // "selective tau=0.50 pi=0.30 eps=0.05"
 
 // One forecast candidate of a batch (the children of one parent).
 struct GatingInput {

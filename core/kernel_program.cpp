@@ -25,13 +25,16 @@ constexpr size_t kMaxScratch = 64;
 constexpr size_t kMaxTunables = 32;
 constexpr size_t kMaxTunableValues = 256;
 
-bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_ident_start(char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool is_ident_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 bool is_identifier(const std::string& s) {
     return !s.empty() && is_ident_start(s[0]) && std::all_of(s.begin(), s.end(), is_ident_char);
 }
-
 
 std::string describe(const Bindings& b) {
     std::string out;
@@ -146,7 +149,8 @@ std::array<Expr, 3> parse_dims(const std::string& content, const std::string& cl
     std::array<Expr, 3> dims{Expr::constant(1), Expr::constant(1), Expr::constant(1)};
     for (size_t i = 0; i < parts.size(); ++i) {
         if (parts[i].empty())
-            throw Error(where, "expected an expression for " + clause + " dimension " + "xyz"[i] + " in " + clause + "(" + content + ")");
+            throw Error(where, "expected an expression for " + clause + " dimension " + "xyz"[i] + " in " + clause +
+                                   "(" + content + ")");
         dims[i] = Expr::parse(parts[i], where);
     }
     return dims;
@@ -188,16 +192,18 @@ LaunchSpec parse_launch(LineReader& r, const SourceLocation& where) {
             if (!inner.empty())
                 for (const auto& a : split_top_level(inner)) {
                     if (!is_identifier(a))
-                        throw Error(where, "expected argument names separated by commas in args(" + content + "), found '" + a + "'");
+                        throw Error(where, "expected argument names separated by commas in args(" + content +
+                                               "), found '" + a + "'");
                     l.args.push_back(a);
                 }
         }
     }
     for (const char* required : {"grid", "block", "args"})
         if (!seen.count(required))
-            throw Error(where, std::string("launch ") + l.kernel + ": expected " + required +
-                                   (std::string(required) == "args" ? "(<name>, ...) listing the kernel's parameters in order"
-                                                                    : "(<x>[, <y>[, <z>]])"));
+            throw Error(where,
+                        std::string("launch ") + l.kernel + ": expected " + required +
+                            (std::string(required) == "args" ? "(<name>, ...) listing the kernel's parameters in order"
+                                                             : "(<x>[, <y>[, <z>]])"));
     if (!seen.count("smem"))
         l.smem = Expr::constant(0);
     return l;
@@ -260,7 +266,8 @@ Tunable parse_tunable(LineReader& r, const SourceLocation& where) {
         t.values.push_back(v);
     }
     if (t.values.empty())
-        throw Error(where, "tunable " + t.name + " has no values; expected: tunable " + t.name + " <v1> <v2> ... [where <condition>]");
+        throw Error(where, "tunable " + t.name + " has no values; expected: tunable " + t.name +
+                               " <v1> <v2> ... [where <condition>]");
     return t;
 }
 
@@ -303,7 +310,8 @@ std::set<std::string> global_functions(const std::string& source) {
     std::set<std::string> out;
     const std::string key = "__global__";
     for (size_t at = code.find(key); at != std::string::npos; at = code.find(key, at + key.size())) {
-        if ((at > 0 && is_ident_char(code[at - 1])) || (at + key.size() < code.size() && is_ident_char(code[at + key.size()])))
+        if ((at > 0 && is_ident_char(code[at - 1])) ||
+            (at + key.size() < code.size() && is_ident_char(code[at + key.size()])))
             continue;
         std::string last;
         for (size_t i = at + key.size(); i < code.size() && code[i] != '{' && code[i] != ';';) {
@@ -332,7 +340,8 @@ void check_names(const Expr& e, const std::set<std::string>& allowed, const std:
     for (const auto& n : e.names())
         if (!allowed.count(n))
             errors.emplace_back(SourceLocation{file, line}, what + ": unknown name '" + n + "' in '" + e.text() +
-                                                                "' (" + allowed_desc + ": " + join_names(allowed) + ")");
+                                                                "' (" + allowed_desc + ": " + join_names(allowed) +
+                                                                ")");
 }
 
 }  // namespace
@@ -430,14 +439,14 @@ std::vector<Error> KernelProgram::validationErrors(const Problem& problem) const
     };
     for (const auto& s : scratch) {
         if (const char* kind = problemKind(s.name))
-            errors.emplace_back(SourceLocation{file, s.line},
-                                "scratch " + s.name + ": the name is already a " + kind + " of problem " + problem.name);
+            errors.emplace_back(SourceLocation{file, s.line}, "scratch " + s.name + ": the name is already a " + kind +
+                                                                  " of problem " + problem.name);
         scratchNames.insert(s.name);
     }
     for (const auto& t : tunables) {
         if (const char* kind = problemKind(t.name))
-            errors.emplace_back(SourceLocation{file, t.line},
-                                "tunable " + t.name + ": the name is already a " + kind + " of problem " + problem.name);
+            errors.emplace_back(SourceLocation{file, t.line}, "tunable " + t.name + ": the name is already a " + kind +
+                                                                  " of problem " + problem.name);
         tunableNames.insert(t.name);
     }
 
@@ -467,13 +476,13 @@ std::vector<Error> KernelProgram::validationErrors(const Problem& problem) const
             else
                 errors.emplace_back(SourceLocation{file, l.line},
                                     what + ": unknown argument '" + a + "'; expected a buffer (" + join_names(buffers) +
-                                        "), scratch (" + join_names(scratchNames) + "), scalar (" + join_names(scalars) +
-                                        ") or size (" + join_names(sizes) + ")");
+                                        "), scratch (" + join_names(scratchNames) + "), scalar (" +
+                                        join_names(scalars) + ") or size (" + join_names(sizes) + ")");
         }
         if (!kernels.count(l.kernel))
-            errors.emplace_back(SourceLocation{file, l.line},
-                                what + ": no __global__ function '" + l.kernel + "' in the source (found: " +
-                                    join_names(kernels) + ")");
+            errors.emplace_back(SourceLocation{file, l.line}, what + ": no __global__ function '" + l.kernel +
+                                                                  "' in the source (found: " + join_names(kernels) +
+                                                                  ")");
     }
     return errors;
 }
@@ -518,7 +527,7 @@ namespace {
 // Walks the tunables in declared order (the last varies fastest), checking each where condition as soon as every
 // tunable it reads has a value, so that a subtree no condition allows is never entered. Stops when visit returns
 // false. Throws Error when the walk would take more than kMaxEnumerationSteps steps.
-template <typename Visit>
+template<typename Visit>
 void for_each_valid(const KernelProgram& p, Visit visit) {
     const std::vector<Tunable>& ts = p.tunables;
     const size_t n = ts.size();
@@ -562,8 +571,8 @@ void for_each_valid(const KernelProgram& p, Visit visit) {
             std::snprintf(count, sizeof count, "%.3g", product);
             throw Error(SourceLocation{p.file, ts.front().line},
                         "enumerating the family's configurations takes more than " +
-                            std::to_string(kMaxEnumerationSteps) + " steps (the tunables' values multiply to " +
-                            count + " combinations and the where conditions rule out too few of them early); give "
+                            std::to_string(kMaxEnumerationSteps) + " steps (the tunables' values multiply to " + count +
+                            " combinations and the where conditions rule out too few of them early); give "
                             "fewer values, or where conditions on the first tunables that rule out more");
         }
         bool ok = true;
@@ -642,7 +651,8 @@ Bindings merged_bindings(const KernelProgram& p, const Bindings& sizes, const Bi
             std::vector<std::string> declared;
             for (const auto& t : p.tunables)
                 declared.push_back(t.name);
-            throw Error(SourceLocation{p.file, 0}, "unknown tunable '" + name + "' (declared: " + join_names(declared) + ")");
+            throw Error(SourceLocation{p.file, 0},
+                        "unknown tunable '" + name + "' (declared: " + join_names(declared) + ")");
         }
     for (const auto& t : p.tunables) {
         const auto it = tunables.find(t.name);
@@ -653,7 +663,8 @@ Bindings merged_bindings(const KernelProgram& p, const Bindings& sizes, const Bi
                         "tunable " + t.name + "=" + std::to_string(it->second) + " is not one of its allowed values");
     }
     if (!p.isValid(tunables))
-        throw Error(SourceLocation{p.file, 0}, "the configuration " + describe(tunables) + " violates a where condition");
+        throw Error(SourceLocation{p.file, 0},
+                    "the configuration " + describe(tunables) + " violates a where condition");
     Bindings all = sizes;
     for (const auto& [k, v] : tunables)
         all[k] = v;
@@ -679,8 +690,8 @@ std::vector<ResolvedLaunch> KernelProgram::resolve(const Problem& problem, const
             const char axis = "xyz"[d];
             const int64_t g = l.grid[d].eval(all);
             if (g <= 0 || g > kGridMax[d])
-                throw Error(where, std::string("grid.") + axis + " = " + std::to_string(g) + " from '" + l.grid[d].text() +
-                                       "': expected 1.." + std::to_string(kGridMax[d]) + context);
+                throw Error(where, std::string("grid.") + axis + " = " + std::to_string(g) + " from '" +
+                                       l.grid[d].text() + "': expected 1.." + std::to_string(kGridMax[d]) + context);
             const int64_t b = l.block[d].eval(all);
             if (b <= 0 || b > kBlockMax[d])
                 throw Error(where, std::string("block.") + axis + " = " + std::to_string(b) + " from '" +
@@ -706,14 +717,16 @@ std::vector<ResolvedLaunch> KernelProgram::resolve(const Problem& problem, const
                 ra.kind = ResolvedArg::Kind::Scalar;
                 ra.dtype = s->dtype;
                 ra.scalar_value = s->value;
-            } else if (auto it = std::find_if(scratch.begin(), scratch.end(), [&](const ScratchSpec& s) { return s.name == a; });
+            } else if (auto it = std::find_if(scratch.begin(), scratch.end(),
+                                              [&](const ScratchSpec& s) { return s.name == a; });
                        it != scratch.end()) {
                 ra.kind = ResolvedArg::Kind::Scratch;
                 ra.dtype = it->dtype;
             } else if (auto sit = sizes.find(a); sit != sizes.end()) {
                 ra.kind = ResolvedArg::Kind::Size;
                 ra.dtype = DType::I32;
-                if (sit->second > std::numeric_limits<int32_t>::max() || sit->second < std::numeric_limits<int32_t>::min())
+                if (sit->second > std::numeric_limits<int32_t>::max() ||
+                    sit->second < std::numeric_limits<int32_t>::min())
                     throw Error(where, "size argument " + a + " = " + std::to_string(sit->second) +
                                            " does not fit in a 32-bit int (sizes are passed as int)" + context);
                 ra.size_value = sit->second;
@@ -735,8 +748,9 @@ std::vector<ResolvedScratch> KernelProgram::resolveScratch(const Problem&, const
     for (const auto& s : scratch) {
         const int64_t n = s.count.eval(all);
         if (n <= 0)
-            throw Error(SourceLocation{file, s.line}, "scratch " + s.name + " has " + std::to_string(n) + " elements from '" +
-                                                          s.count.text() + "': expected at least 1 (with " + describe(all) + ")");
+            throw Error(SourceLocation{file, s.line}, "scratch " + s.name + " has " + std::to_string(n) +
+                                                          " elements from '" + s.count.text() +
+                                                          "': expected at least 1 (with " + describe(all) + ")");
         int64_t bytes = 0;
         if (__builtin_mul_overflow(n, static_cast<int64_t>(dtype_size(s.dtype)), &bytes))
             throw Error(SourceLocation{file, s.line}, "scratch " + s.name + ": byte count overflows 64 bits");

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -101,7 +101,9 @@ std::string python_float_repr(double d) {
 
 }  // namespace
 
-std::string KernelTunerEntry::key() const { return join_values(values); }
+std::string KernelTunerEntry::key() const {
+    return join_values(values);
+}
 
 void KernelTunerCache::validate(const std::string& file_name) const {
     const SourceLocation where{file_name, 0};
@@ -118,12 +120,12 @@ void KernelTunerCache::validate(const std::string& file_name) const {
         const SourceLocation at{file_name, e.line};
         if (e.values.size() != keys.size())
             throw Error(at, "configuration \"" + e.key() + "\" has " + std::to_string(e.values.size()) +
-                                " values; expected one per tune_params_keys entry (" +
-                                std::to_string(keys.size()) + ")");
+                                " values; expected one per tune_params_keys entry (" + std::to_string(keys.size()) +
+                                ")");
         for (size_t k = 0; k < keys.size(); ++k)
             if (std::find(values[k].begin(), values[k].end(), e.values[k]) == values[k].end())
-                throw Error(at, "configuration \"" + e.key() + "\": " + keys[k] + " = " +
-                                    std::to_string(e.values[k]) + " is not among tune_params[\"" + keys[k] + "\"]");
+                throw Error(at, "configuration \"" + e.key() + "\": " + keys[k] + " = " + std::to_string(e.values[k]) +
+                                    " is not among tune_params[\"" + keys[k] + "\"]");
         if (!seen.insert(e.key()).second)
             throw Error(at, "configuration \"" + e.key() + "\" appears twice");
         if (!e.time_ms && !is_error_name(e.error))
@@ -244,25 +246,30 @@ KernelTunerCache parse_kernel_tuner_cache(const std::string& text, const std::st
         return *it;
     };
     KernelTunerCache cache;
-    cache.device_name = require("device_name", [](const auto& v) { return v.is_string(); }, "a string")
+    cache.device_name = require(
+                            "device_name", [](const auto& v) { return v.is_string(); }, "a string")
                             .template get<std::string>();
-    cache.kernel_name = require("kernel_name", [](const auto& v) { return v.is_string(); }, "a string")
+    cache.kernel_name = require(
+                            "kernel_name", [](const auto& v) { return v.is_string(); }, "a string")
                             .template get<std::string>();
     if (const auto ps = doc.find("problem_size"); ps != doc.end()) {
         if (ps->is_number_integer())
             cache.problem_size = {ps->get<int64_t>()};
-        else if (ps->is_array() && std::all_of(ps->begin(), ps->end(), [](const auto& v) { return v.is_number_integer(); }))
+        else if (ps->is_array() &&
+                 std::all_of(ps->begin(), ps->end(), [](const auto& v) { return v.is_number_integer(); }))
             cache.problem_size = ps->get<std::vector<int64_t>>();
         else if (!ps->is_string())  // "callable" when Kernel Tuner was given a function
             throw Error(top, "header field \"problem_size\" must be an integer or a list of integers");
     }
     const auto& keys = require(
         "tune_params_keys",
-        [](const auto& v) { return v.is_array() && std::all_of(v.begin(), v.end(), [](const auto& k) { return k.is_string(); }); },
+        [](const auto& v) {
+        return v.is_array() && std::all_of(v.begin(), v.end(), [](const auto& k) { return k.is_string(); });
+        },
         "a list of tunable names");
     cache.keys = keys.template get<std::vector<std::string>>();
-    const auto& params = require("tune_params", [](const auto& v) { return v.is_object(); },
-                                 "an object of value lists");
+    const auto& params = require(
+        "tune_params", [](const auto& v) { return v.is_object(); }, "an object of value lists");
     for (const auto& k : cache.keys) {
         const auto it = params.find(k);
         if (it == params.end() || !it->is_array())
@@ -270,8 +277,7 @@ KernelTunerCache parse_kernel_tuner_cache(const std::string& text, const std::st
         std::vector<int64_t> vs;
         for (const auto& v : *it) {
             if (!v.is_number_integer())
-                throw Error(top, "tune_params[\"" + k + "\"] holds " + v.dump() +
-                                     "; Kerncast tunables are integers");
+                throw Error(top, "tune_params[\"" + k + "\"] holds " + v.dump() + "; Kerncast tunables are integers");
             vs.push_back(v.get<int64_t>());
         }
         cache.values.push_back(std::move(vs));
@@ -282,7 +288,8 @@ KernelTunerCache parse_kernel_tuner_cache(const std::string& text, const std::st
             it.key() != "tune_params_keys" && it.key() != "tune_params" && it.key() != "objective" &&
             it.key() != "cache")
             cache.extra[it.key()] = it.value();
-    const auto& entries = require("cache", [](const auto& v) { return v.is_object(); }, "an object");
+    const auto& entries = require(
+        "cache", [](const auto& v) { return v.is_object(); }, "an object");
     for (auto it = entries.begin(); it != entries.end(); ++it) {
         const SourceLocation at{file_name, line_of_key(closed, it.key())};
         const auto& j = it.value();
@@ -309,9 +316,10 @@ KernelTunerCache parse_kernel_tuner_cache(const std::string& text, const std::st
             if (time == j.end())
                 throw Error(at, "configuration \"" + it.key() + "\" has neither a \"time\" nor an \"__error__\"");
             if (!time->is_number())
-                throw Error(at, "configuration \"" + it.key() + "\": \"time\" must be a number or a failure name "
-                                "(CompilationFailedConfig, RuntimeFailedConfig, InvalidConfig), found " +
-                                time->dump());
+                throw Error(at, "configuration \"" + it.key() +
+                                    "\": \"time\" must be a number or a failure name "
+                                    "(CompilationFailedConfig, RuntimeFailedConfig, InvalidConfig), found " +
+                                    time->dump());
             e.time_ms = time->get<double>();
         }
         if (const auto ts = j.find("times"); ts != j.end() && ts->is_array())
@@ -324,9 +332,9 @@ KernelTunerCache parse_kernel_tuner_cache(const std::string& text, const std::st
         if (const auto ts = j.find("timestamp"); ts != j.end() && ts->is_string())
             e.timestamp = ts->get<std::string>();
         for (auto f = j.begin(); f != j.end(); ++f) {
-            const bool own = std::find(std::begin(kEntryFields), std::end(kEntryFields), f.key()) !=
-                                 std::end(kEntryFields) ||
-                             std::find(cache.keys.begin(), cache.keys.end(), f.key()) != cache.keys.end();
+            const bool own =
+                std::find(std::begin(kEntryFields), std::end(kEntryFields), f.key()) != std::end(kEntryFields) ||
+                std::find(cache.keys.begin(), cache.keys.end(), f.key()) != cache.keys.end();
             if (!own)
                 e.extra[f.key()] = f.value();
         }

@@ -20,10 +20,10 @@
 namespace kerncast {
 
 struct KernelTunerEntry {
-    std::vector<int64_t> values;       // one per tune_params_keys entry, in that order
-    std::optional<double> time_ms;     // the objective; nullopt for a failed configuration
-    std::string error;                 // the failure's name when time_ms is empty, e.g. "CompilationFailedConfig"
-    std::vector<double> times_ms;      // the individual runs, when recorded
+    std::vector<int64_t> values;    // one per tune_params_keys entry, in that order
+    std::optional<double> time_ms;  // the objective; nullopt for a failed configuration
+    std::string error;              // the failure's name when time_ms is empty, e.g. "CompilationFailedConfig"
+    std::vector<double> times_ms;   // the individual runs, when recorded
     double compile_time_ms = 0;
     double verification_time_ms = 0;
     double benchmark_time_ms = 0;
@@ -31,21 +31,21 @@ struct KernelTunerEntry {
     // Every other field of the entry (e.g. GFLOP/s metrics, or Kerncast's own "kerncast_status"), written after
     // the standard ones and kept on read.
     nlohmann::ordered_json extra = nlohmann::ordered_json::object();
-    int line = 0;                      // where it was read from (1-based); 0 when not read from a file
+    int line = 0;  // where it was read from (1-based); 0 when not read from a file
 
-    std::string key() const;           // "v1,v2,...", Kernel Tuner's cache key
+    std::string key() const;  // "v1,v2,...", Kernel Tuner's cache key
 };
 
 struct KernelTunerCache {
     std::string device_name;
     std::string kernel_name;
     std::vector<int64_t> problem_size;
-    std::vector<std::string> keys;                // tune_params_keys
-    std::vector<std::vector<int64_t>> values;     // tune_params, one list per key
+    std::vector<std::string> keys;             // tune_params_keys
+    std::vector<std::vector<int64_t>> values;  // tune_params, one list per key
     std::string objective = "time";
     // Header fields other than Kernel Tuner's, written before "cache" (Kerncast keeps the reference's time there).
     nlohmann::ordered_json extra = nlohmann::ordered_json::object();
-    std::vector<KernelTunerEntry> entries;        // in file order
+    std::vector<KernelTunerEntry> entries;  // in file order
 
     // Throws kerncast::Error naming the first inconsistency: a key without values, an entry whose value count or
     // values do not match the keys, a duplicate configuration.

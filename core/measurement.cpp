@@ -64,9 +64,15 @@ std::string DeviceFingerprint::slug() const {
 }
 
 void to_json(nlohmann::json& j, const TimingStats& t) {
-    j = {{"median_us", t.median_us}, {"mean_us", t.mean_us},     {"p10_us", t.p10_us},
-         {"p90_us", t.p90_us},       {"ci_low_us", t.ci_low_us}, {"ci_high_us", t.ci_high_us},
-         {"rel_std_error", t.rel_std_error}, {"n", t.n}, {"samples_us", t.samples_us},
+    j = {{"median_us", t.median_us},
+         {"mean_us", t.mean_us},
+         {"p10_us", t.p10_us},
+         {"p90_us", t.p90_us},
+         {"ci_low_us", t.ci_low_us},
+         {"ci_high_us", t.ci_high_us},
+         {"rel_std_error", t.rel_std_error},
+         {"n", t.n},
+         {"samples_us", t.samples_us},
          {"events_median_us", t.events_median_us}};
 }
 

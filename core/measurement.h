@@ -35,12 +35,12 @@ struct TimingStats {
     double mean_us = 0;
     double p10_us = 0;
     double p90_us = 0;
-    double ci_low_us = 0;   // bootstrap 95% CI of the median
+    double ci_low_us = 0;  // bootstrap 95% CI of the median
     double ci_high_us = 0;
     double rel_std_error = 0;
     int n = 0;
-    std::vector<double> samples_us;     // primary timer (CUPTI activity durations)
-    double events_median_us = 0;        // CUDA events cross-check
+    std::vector<double> samples_us;  // primary timer (CUPTI activity durations)
+    double events_median_us = 0;     // CUDA events cross-check
 };
 
 struct DeviceFingerprint {
@@ -66,20 +66,20 @@ struct ClockSample {
 
 struct Measurement {
     Status status = Status::NotRecorded;
-    std::string reason;                  // human-readable; empty when ok
+    std::string reason;  // human-readable; empty when ok
     std::optional<TimingStats> candidate;
     std::optional<TimingStats> reference;
-    double speedup = 0;                  // reference median / candidate median; 0 when failed
-    bool reverified = false;             // passed the >10x guard
-    double roofline_floor_us = 0;        // physically impossible below this
+    double speedup = 0;            // reference median / candidate median; 0 when failed
+    bool reverified = false;       // passed the >10x guard
+    double roofline_floor_us = 0;  // physically impossible below this
     double max_abs_error = 0;
     double max_rel_error = 0;
     int seeds_checked = 0;
     ClockSample clocks_before;
     ClockSample clocks_after;
     DeviceFingerprint device;
-    std::string device_kind;             // "cuda" or "replay"
-    std::string worker;                  // which worker of a pool measured it: "cuda:0 on gpu-a, worker 2"
+    std::string device_kind;  // "cuda" or "replay"
+    std::string worker;       // which worker of a pool measured it: "cuda:0 on gpu-a, worker 2"
     double compile_ms = 0;
     double verify_ms = 0;
     double time_ms = 0;

@@ -26,8 +26,8 @@ struct ScoredForecast {
 struct ReliabilityBucket {
     double lower = 0, upper = 0;  // (lower, upper]; bucket 0 also holds confidence 0
     int64_t count = 0;
-    double accuracy = 0;          // 0 when empty
-    double mean_confidence = 0;   // 0 when empty
+    double accuracy = 0;         // 0 when empty
+    double mean_confidence = 0;  // 0 when empty
 };
 
 struct RiskCoveragePoint {

@@ -1,6 +1,6 @@
 #include "core/problem.h"
-#include "core/untrusted_json.h"
 #include "core/text_util.h"
+#include "core/untrusted_json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -25,7 +25,9 @@ namespace {
 // std::regex, whose matcher recurses once per character and overflows the stack on a long untrusted string.
 bool is_kernelbench_file(const std::string& s) {
     const auto digit = [](char ch) { return ch >= '0' && ch <= '9'; };
-    const auto word = [&](char ch) { return digit(ch) || ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'); };
+    const auto word = [&](char ch) {
+        return digit(ch) || ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+    };
     if (s.size() < 12 || s.compare(0, 5, "level") != 0 || s[5] < '1' || s[5] > '9' || s[6] != '/' ||
         s.compare(s.size() - 3, 3, ".py") != 0)
         return false;
@@ -148,7 +150,9 @@ std::string display(const std::string& pointer) {
         if (next == std::string::npos)
             next = pointer.size();
         const std::string seg = pointer.substr(pos, next - pos);
-        const bool index = !seg.empty() && std::all_of(seg.begin(), seg.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+        const bool index = !seg.empty() && std::all_of(seg.begin(), seg.end(), [](char c) {
+            return std::isdigit(static_cast<unsigned char>(c));
+        });
         if (index)
             out += "[" + seg + "]";
         else
@@ -161,7 +165,8 @@ std::string display(const std::string& pointer) {
 bool is_identifier(const std::string& s) {
     if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
         return false;
-    return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    return std::all_of(s.begin(), s.end(),
+                       [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 std::string describe(const json& v) {
@@ -197,7 +202,7 @@ public:
     }
 
     // Runs one check; a FieldError or Error from it is recorded and the remaining checks still run.
-    template <typename F>
+    template<typename F>
     void check(F&& f) {
         try {
             f();
@@ -252,11 +257,12 @@ public:
             }
             e = Expr::parse(text, at(pointer));
         } else
-            throw FieldError{pointer, std::string("expected ") + what + " (a string like \"2 * N\" or an integer), found " +
-                                          describe(v)};
+            throw FieldError{pointer, std::string("expected ") + what +
+                                          " (a string like \"2 * N\" or an integer), found " + describe(v)};
         for (const auto& name : e.names())
             if (!allowed.count(name))
-                throw FieldError{pointer, "unknown size '" + name + "' in '" + e.text() + "' (sizes: " + join_names(allowed) + ")"};
+                throw FieldError{pointer, "unknown size '" + name + "' in '" + e.text() +
+                                              "' (sizes: " + join_names(allowed) + ")"};
         return e;
     }
 
@@ -293,13 +299,15 @@ std::set<std::string> keys(const Bindings& b) {
 
 void parse_init(Checker& c, const json& v, const std::string& p, BufferSpec& b, const std::set<std::string>& sizes) {
     if (!v.is_object())
-        throw FieldError{p, "expected an object like {\"dist\": \"uniform\", \"lo\": -1, \"hi\": 1}, found " + describe(v)};
+        throw FieldError{p, "expected an object like {\"dist\": \"uniform\", \"lo\": -1, \"hi\": 1}, found " +
+                                describe(v)};
     const std::string dist = c.string(c.require(v, p, "dist"), p + "/dist");
     b.init.dist = dist;
     if (dist == "uniform" || dist == "normal") {
         if (is_integer(b.dtype))
             throw FieldError{p + "/dist", std::string("an ") + to_string(b.dtype) +
-                                               " buffer needs {\"dist\": \"randint\", \"lo\": a, \"hi\": b}, found \"" + dist + "\""};
+                                              " buffer needs {\"dist\": \"randint\", \"lo\": a, \"hi\": b}, found \"" +
+                                              dist + "\""};
         if (dist == "uniform") {
             c.onlyKeys(v, p, {"dist", "lo", "hi"});
             b.init.lo = c.number(c.require(v, p, "lo"), p + "/lo");
@@ -316,7 +324,7 @@ void parse_init(Checker& c, const json& v, const std::string& p, BufferSpec& b, 
     } else if (dist == "randint") {
         if (!is_integer(b.dtype))
             throw FieldError{p + "/dist", std::string("randint is for integer buffers; an ") + to_string(b.dtype) +
-                                               " buffer takes \"uniform\" or \"normal\""};
+                                              " buffer takes \"uniform\" or \"normal\""};
         c.onlyKeys(v, p, {"dist", "lo", "hi"});
         b.init.lo_expr = c.expr(c.require(v, p, "lo"), p + "/lo", sizes, "an integer bound");
         b.init.hi_expr = c.expr(c.require(v, p, "hi"), p + "/hi", sizes, "an integer bound");
@@ -333,24 +341,36 @@ void parse_init(Checker& c, const json& v, const std::string& p, BufferSpec& b, 
 
 size_t dtype_size(DType t) {
     switch (t) {
-    case DType::F32: return 4;
-    case DType::F16: return 2;
-    case DType::BF16: return 2;
-    case DType::F64: return 8;
-    case DType::I32: return 4;
-    case DType::U8: return 1;
+    case DType::F32:
+        return 4;
+    case DType::F16:
+        return 2;
+    case DType::BF16:
+        return 2;
+    case DType::F64:
+        return 8;
+    case DType::I32:
+        return 4;
+    case DType::U8:
+        return 1;
     }
     return 0;
 }
 
 const char* to_string(DType t) {
     switch (t) {
-    case DType::F32: return "f32";
-    case DType::F16: return "f16";
-    case DType::BF16: return "bf16";
-    case DType::F64: return "f64";
-    case DType::I32: return "i32";
-    case DType::U8: return "u8";
+    case DType::F32:
+        return "f32";
+    case DType::F16:
+        return "f16";
+    case DType::BF16:
+        return "bf16";
+    case DType::F64:
+        return "f64";
+    case DType::I32:
+        return "i32";
+    case DType::U8:
+        return "u8";
     }
     return "?";
 }
@@ -362,13 +382,18 @@ DType dtype_from_string(const std::string& s, const SourceLocation& where) {
     throw Error(where, std::string("expected one of ") + kDTypeNames + ", found \"" + s + "\"");
 }
 
-bool is_integer(DType t) { return t == DType::I32 || t == DType::U8; }
+bool is_integer(DType t) {
+    return t == DType::I32 || t == DType::U8;
+}
 
 const char* to_string(Role r) {
     switch (r) {
-    case Role::In: return "in";
-    case Role::Out: return "out";
-    case Role::InOut: return "inout";
+    case Role::In:
+        return "in";
+    case Role::Out:
+        return "out";
+    case Role::InOut:
+        return "inout";
     }
     return "?";
 }
@@ -421,8 +446,9 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
         c.report("", "expected a JSON object with name, sizes, buffers, flops and bytes, found " + describe(root));
         return p;
     }
-    c.onlyKeys(root, "", {"name", "description", "sizes", "buffers", "scalars", "tolerance", "flops", "bytes",
-                          "reference", "pytorch", "kernelbench"});
+    c.onlyKeys(root, "",
+               {"name", "description", "sizes", "buffers", "scalars", "tolerance", "flops", "bytes", "reference",
+                "pytorch", "kernelbench"});
 
     c.check([&] {
         p.name = c.string(c.require(root, "", "name"), "/name");
@@ -449,8 +475,9 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
             return;
         const std::string file = c.string(root["kernelbench"], "/kernelbench");
         if (!is_kernelbench_file(file))
-            throw FieldError{"/kernelbench", "expected a KernelBench problem file like \"level1/23_Softmax.py\", found \"" +
-                                                 shorten_for_message(file) + "\""};
+            throw FieldError{"/kernelbench",
+                             "expected a KernelBench problem file like \"level1/23_Softmax.py\", found \"" +
+                                 shorten_for_message(file) + "\""};
     });
 
     // Sizes first: every expression below is checked against their names.
@@ -458,7 +485,8 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
     c.check([&] {
         const json& sizes = c.require(root, "", "sizes");
         if (!sizes.is_object())
-            throw FieldError{"/sizes", "expected an object with \"benchmark\" and \"correctness\", found " + describe(sizes)};
+            throw FieldError{"/sizes",
+                             "expected an object with \"benchmark\" and \"correctness\", found " + describe(sizes)};
         c.onlyKeys(sizes, "/sizes", {"benchmark", "correctness"});
         p.benchmark = parse_case(c, c.require(sizes, "/sizes", "benchmark"), "/sizes/benchmark");
         sizes_ok = true;
@@ -476,8 +504,10 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
             });
         }
         if (corr.size() < 2)
-            throw FieldError{"/sizes/correctness", "expected at least 2 correctness cases (odd sizes that do not divide "
-                                                   "block sizes), found " + std::to_string(corr.size())};
+            throw FieldError{"/sizes/correctness",
+                             "expected at least 2 correctness cases (odd sizes that do not divide "
+                             "block sizes), found " +
+                                 std::to_string(corr.size())};
     });
     const std::set<std::string> sizeNames = keys(p.benchmark);
     std::set<std::string> declared = sizeNames;  // sizes, buffers and scalars share the kernel-argument namespace
@@ -497,9 +527,11 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
                 b.line = lines.line(ptr);
                 b.name = c.string(c.require(v, ptr, "name"), ptr + "/name");
                 if (!is_identifier(b.name))
-                    throw FieldError{ptr + "/name", "expected an identifier (letters, digits, _), found \"" + b.name + "\""};
+                    throw FieldError{ptr + "/name",
+                                     "expected an identifier (letters, digits, _), found \"" + b.name + "\""};
                 if (!declared.insert(b.name).second)
-                    throw FieldError{ptr + "/name", "the name '" + b.name + "' is already used by a size, buffer or scalar"};
+                    throw FieldError{ptr + "/name",
+                                     "the name '" + b.name + "' is already used by a size, buffer or scalar"};
                 const std::string dt = c.string(c.require(v, ptr, "dtype"), ptr + "/dtype");
                 try {
                     b.dtype = dtype_from_string(dt);
@@ -508,7 +540,8 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
                 }
                 const json& shape = c.require(v, ptr, "shape");
                 if (!shape.is_array() || shape.empty())
-                    throw FieldError{ptr + "/shape", "expected a non-empty array of expressions over sizes, found " + describe(shape)};
+                    throw FieldError{ptr + "/shape",
+                                     "expected a non-empty array of expressions over sizes, found " + describe(shape)};
                 for (size_t d = 0; d < shape.size(); ++d)
                     b.shape.push_back(c.expr(shape[d], ptr + "/shape/" + std::to_string(d), sizeNames, "a dimension"));
                 const std::string role = c.string(c.require(v, ptr, "role"), ptr + "/role");
@@ -519,11 +552,15 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
                 }
                 if (v.contains("init")) {
                     if (b.role == Role::Out)
-                        throw FieldError{ptr + "/init", "an out buffer is poisoned before every run; remove \"init\" or make it inout"};
+                        throw FieldError{
+                            ptr + "/init",
+                            "an out buffer is poisoned before every run; remove \"init\" or make it inout"};
                     parse_init(c, v["init"], ptr + "/init", b, sizeNames);
                 } else if (b.role != Role::Out && is_integer(b.dtype)) {
-                    throw FieldError{ptr, std::string("an ") + to_string(b.dtype) + " input needs \"init\": {\"dist\": "
-                                          "\"randint\", \"lo\": a, \"hi\": b} (integers often index other buffers)"};
+                    throw FieldError{ptr,
+                                     std::string("an ") + to_string(b.dtype) +
+                                         " input needs \"init\": {\"dist\": "
+                                         "\"randint\", \"lo\": a, \"hi\": b} (integers often index other buffers)"};
                 }
                 if (sizes_ok) {
                     for (const auto& sizes : p.allCases()) {
@@ -536,16 +573,19 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
                             throw FieldError{ptr + "/shape", bare(e)};
                         }
                         if (n <= 0)
-                            throw FieldError{ptr + "/shape", "has no elements for sizes " + nlohmann::json(sizes).dump()};
+                            throw FieldError{ptr + "/shape",
+                                             "has no elements for sizes " + nlohmann::json(sizes).dump()};
                     }
                 }
                 p.buffers.push_back(std::move(b));
             });
         }
-        const bool checked = std::any_of(p.buffers.begin(), p.buffers.end(), [](const BufferSpec& b) { return b.role != Role::In; });
+        const bool checked =
+            std::any_of(p.buffers.begin(), p.buffers.end(), [](const BufferSpec& b) { return b.role != Role::In; });
         // Only when every buffer parsed: a broken out buffer must not also be reported as a missing one.
         if (p.buffers.size() == buffers.size() && !checked)
-            throw FieldError{"/buffers", "expected at least one buffer with role out or inout (the result that is checked)"};
+            throw FieldError{"/buffers",
+                             "expected at least one buffer with role out or inout (the result that is checked)"};
     });
 
     c.check([&] {
@@ -565,12 +605,15 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
                 s.line = lines.line(ptr);
                 s.name = c.string(c.require(v, ptr, "name"), ptr + "/name");
                 if (!is_identifier(s.name))
-                    throw FieldError{ptr + "/name", "expected an identifier (letters, digits, _), found \"" + s.name + "\""};
+                    throw FieldError{ptr + "/name",
+                                     "expected an identifier (letters, digits, _), found \"" + s.name + "\""};
                 if (!declared.insert(s.name).second)
-                    throw FieldError{ptr + "/name", "the name '" + s.name + "' is already used by a size, buffer or scalar"};
+                    throw FieldError{ptr + "/name",
+                                     "the name '" + s.name + "' is already used by a size, buffer or scalar"};
                 const std::string dt = c.string(c.require(v, ptr, "dtype"), ptr + "/dtype");
                 if (dt != "f32" && dt != "f64" && dt != "i32")
-                    throw FieldError{ptr + "/dtype", "expected one of f32 f64 i32 (scalars are passed by value), found \"" + dt + "\""};
+                    throw FieldError{ptr + "/dtype",
+                                     "expected one of f32 f64 i32 (scalars are passed by value), found \"" + dt + "\""};
                 s.dtype = dtype_from_string(dt);
                 if (s.dtype == DType::I32) {
                     const int64_t iv = c.integer(c.require(v, ptr, "value"), ptr + "/value");
@@ -590,7 +633,8 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
             return;
         const json& t = root["tolerance"];
         if (!t.is_object())
-            throw FieldError{"/tolerance", "expected an object with rtol, atol and scale_atol_by_rms, found " + describe(t)};
+            throw FieldError{"/tolerance",
+                             "expected an object with rtol, atol and scale_atol_by_rms, found " + describe(t)};
         c.onlyKeys(t, "/tolerance", {"rtol", "atol", "scale_atol_by_rms"});
         if (t.contains("rtol"))
             p.tolerance.rtol = c.number(t["rtol"], "/tolerance/rtol");
@@ -602,7 +646,8 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
             throw FieldError{"/tolerance/atol", "expected a non-negative number"};
         if (t.contains("scale_atol_by_rms")) {
             if (!t["scale_atol_by_rms"].is_boolean())
-                throw FieldError{"/tolerance/scale_atol_by_rms", "expected true or false, found " + describe(t["scale_atol_by_rms"])};
+                throw FieldError{"/tolerance/scale_atol_by_rms",
+                                 "expected true or false, found " + describe(t["scale_atol_by_rms"])};
             p.tolerance.scale_atol_by_rms = t["scale_atol_by_rms"].get<bool>();
         }
     });
@@ -623,7 +668,8 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
                     throw FieldError{ptr, bare(e)};
                 }
                 if (v < 0)
-                    throw FieldError{ptr, "is negative (" + std::to_string(v) + ") for sizes " + nlohmann::json(sizes).dump()};
+                    throw FieldError{ptr, "is negative (" + std::to_string(v) + ") for sizes " +
+                                              nlohmann::json(sizes).dump()};
             }
         });
     }

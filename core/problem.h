@@ -14,7 +14,7 @@ namespace kerncast {
 
 enum class DType { F32, F16, BF16, F64, I32, U8 };
 size_t dtype_size(DType t);
-const char* to_string(DType t);  // "f32", "f16", ...
+const char* to_string(DType t);                                                   // "f32", "f16", ...
 DType dtype_from_string(const std::string& s, const SourceLocation& where = {});  // throws Error listing the names
 bool is_integer(DType t);
 
@@ -66,8 +66,8 @@ struct Problem {
     Tolerance tolerance;
     Expr flops, bytes;
     std::string reference_file = "reference.cu";  // relative to dir
-    std::string pytorch;                           // optional equivalent PyTorch eager expression
-    std::string json_text;                         // the original text (the worker re-parses it)
+    std::string pytorch;                          // optional equivalent PyTorch eager expression
+    std::string json_text;                        // the original text (the worker re-parses it)
 
     // Parses and validates. Throws Error "file:line: what: expected ..., found ..." at the offending field.
     static Problem parse(const std::string& json_text, const std::string& file_name);

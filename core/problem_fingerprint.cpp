@@ -44,7 +44,8 @@ std::string problem_fingerprint(const std::string& problem) {
     const nlohmann::json j = problem_object(text, file.string());
     const auto ref = j.find("reference");
     const std::string reference_name = ref != j.end() && ref->is_string() ? ref->get<std::string>() : "reference.cu";
-    const std::string reference = read_text_file((file.parent_path() / reference_name).string(), "the reference kernel");
+    const std::string reference =
+        read_text_file((file.parent_path() / reference_name).string(), "the reference kernel");
     return problem_fingerprint_of(text, reference, file.string());
 }
 

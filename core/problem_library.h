@@ -14,8 +14,8 @@ namespace kerncast {
 struct ProblemBundle {
     Problem problem;
     KernelProgram reference;
-    std::vector<KernelProgram> seeds;      // seeds/*.cu, sorted by file name
-    std::optional<KernelProgram> family;   // family.cu when present
+    std::vector<KernelProgram> seeds;     // seeds/*.cu, sorted by file name
+    std::optional<KernelProgram> family;  // family.cu when present
 };
 
 // Loads and validates the whole folder; throws the first Error.

@@ -5,7 +5,7 @@
 namespace kerncast {
 
 namespace {
-constexpr RunState kAll[] = {RunState::Idle,   RunState::Starting, RunState::Running, RunState::Paused,
+constexpr RunState kAll[] = {RunState::Idle,     RunState::Starting, RunState::Running, RunState::Paused,
                              RunState::Stopping, RunState::Finished, RunState::Failed};
 }
 

@@ -295,7 +295,7 @@ struct RunStore::Impl {
     // Runs one writer atomically. Inside an explicit transaction a savepoint undoes a writer that fails halfway
     // (e.g. the third of five reports), so the transaction holds whole writes only; outside one, the writer gets
     // its own transaction and its rows are announced as soon as it commits.
-    template <typename F>
+    template<typename F>
     int64_t write(const std::string& operation, F&& body) {
         if (in_transaction) {
             if (!db.inTransaction())
@@ -401,16 +401,15 @@ sqlite::Database open_database(const std::string& path, OpenMode mode) {
                                                  std::to_string(tables) + " tables, application id " +
                                                  std::to_string(app_id) + ")");
     if (version > kLatestVersion)
-        throw Error(SourceLocation{path, 0},
-                    "the run store was written by a newer Kerncast (schema version " + std::to_string(version) +
-                        "; this build knows up to " + std::to_string(kLatestVersion) +
-                        "). Open it with a newer Kerncast; the file was left unchanged.");
+        throw Error(SourceLocation{path, 0}, "the run store was written by a newer Kerncast (schema version " +
+                                                 std::to_string(version) + "; this build knows up to " +
+                                                 std::to_string(kLatestVersion) +
+                                                 "). Open it with a newer Kerncast; the file was left unchanged.");
 
     const auto journal = database.queryText("PRAGMA journal_mode = WAL", "switching to write-ahead logging");
     if (journal.value_or("") != "wal")
         throw Error(SourceLocation{path, 0}, "cannot use write-ahead logging (journal mode is '" +
-                                                 journal.value_or("?") +
-                                                 "'); keep run stores on a local file system");
+                                                 journal.value_or("?") + "'); keep run stores on a local file system");
     // FULL: a commit returns only once the WAL is synced, which is what "reported committed" promises.
     database.exec("PRAGMA synchronous = FULL", "setting synchronous = FULL");
     database.exec("PRAGMA foreign_keys = ON", "enabling foreign keys");
@@ -444,15 +443,15 @@ sqlite::Database open_database_read_only(const std::string& path) {
         const int64_t app_id = database.queryInt("PRAGMA application_id", "reading the file header").value_or(0);
         const int64_t version = database.queryInt("PRAGMA user_version", "reading the schema version").value_or(0);
         if (app_id != kApplicationId)
-            throw Error(SourceLocation{path, 0}, "not a Kerncast run store (application id " +
-                                                     std::to_string(app_id) + ")");
+            throw Error(SourceLocation{path, 0},
+                        "not a Kerncast run store (application id " + std::to_string(app_id) + ")");
         if (version != kLatestVersion)
             throw Error(SourceLocation{path, 0},
                         "the run store has schema version " + std::to_string(version) + ", this build reads " +
-                            std::to_string(kLatestVersion) + (version > kLatestVersion
-                                                                  ? "; open it with a newer Kerncast"
-                                                                  : "; open it once where it is writable (e.g. resume "
-                                                                    "it) to bring it up to date"));
+                            std::to_string(kLatestVersion) +
+                            (version > kLatestVersion ? "; open it with a newer Kerncast"
+                                                      : "; open it once where it is writable (e.g. resume "
+                                                        "it) to bring it up to date"));
     };
     try {
         sqlite::Database database(path, SQLITE_OPEN_READONLY);
@@ -470,7 +469,9 @@ sqlite::Database open_database_read_only(const std::string& path) {
 
 }  // namespace
 
-int RunStore::schemaVersion() { return kLatestVersion; }
+int RunStore::schemaVersion() {
+    return kLatestVersion;
+}
 
 RunStore RunStore::openReadOnly(const std::string& path) {
     return RunStore(std::make_unique<Impl>(open_database_read_only(path)));
@@ -502,9 +503,13 @@ RunStore RunStore::openOrCreate(const std::string& path) {
     return RunStore(std::move(impl));
 }
 
-const std::string& RunStore::path() const { return m_impl->path(); }
+const std::string& RunStore::path() const {
+    return m_impl->path();
+}
 
-void RunStore::setObserver(std::function<void(const StoreChange&)> observer) { m_impl->observer = std::move(observer); }
+void RunStore::setObserver(std::function<void(const StoreChange&)> observer) {
+    m_impl->observer = std::move(observer);
+}
 
 // --- Transaction ---
 
@@ -512,7 +517,9 @@ RunStore::Transaction::Transaction(Impl* store) : m_store(store) {}
 
 RunStore::Transaction::Transaction(Transaction&& other) noexcept : m_store(std::exchange(other.m_store, nullptr)) {}
 
-RunStore::Transaction::~Transaction() { rollback(); }
+RunStore::Transaction::~Transaction() {
+    rollback();
+}
 
 void RunStore::Transaction::commit() {
     if (!m_store)
@@ -562,7 +569,9 @@ int64_t RunStore::addRun(RunInfo& run) {
         if (!removed.empty()) {
             // Said in the run's own log rather than silently: the user sees which settings were not kept.
             auto event = m_impl->db.prepare("INSERT INTO events (run_id, kind, payload) VALUES (?, ?, ?)", operation);
-            event.bind(1, run_id).bind(2, "secrets_stripped").bind(3, dump(nlohmann::json::object({{"config_keys", removed}})));
+            event.bind(1, run_id)
+                .bind(2, "secrets_stripped")
+                .bind(3, dump(nlohmann::json::object({{"config_keys", removed}})));
             m_impl->insert(event, "events", run_id);
         }
         auto created = m_impl->db.prepare("SELECT created_at FROM runs WHERE id = ?", operation);
@@ -579,10 +588,10 @@ int64_t RunStore::addRun(RunInfo& run) {
 int64_t RunStore::addProblem(ProblemRecord& problem) {
     const std::string operation = "adding problem '" + problem.name + "'";
     problem.id = m_impl->write(operation, [&] {
-        auto stmt = m_impl->db.prepare(
-            "INSERT INTO problems (name, dir, json) VALUES (?, ?, ?) "
-            "ON CONFLICT(name) DO UPDATE SET dir = excluded.dir, json = excluded.json RETURNING id",
-            operation);
+        auto stmt =
+            m_impl->db.prepare("INSERT INTO problems (name, dir, json) VALUES (?, ?, ?) "
+                               "ON CONFLICT(name) DO UPDATE SET dir = excluded.dir, json = excluded.json RETURNING id",
+                               operation);
         stmt.bind(1, problem.name).bind(2, problem.dir).bind(3, dump(problem.json));
         stmt.step();
         const int64_t id = stmt.int64(0);
@@ -711,9 +720,8 @@ void RunStore::rollBackRun(int64_t run_id, int64_t last_candidate, int64_t last_
         std::string keep = "''";
         for (size_t i = 0; i < keep_kinds.size(); ++i)
             keep += ", ?" + std::to_string(i + 3);
-        auto events = m_impl->db.prepare("DELETE FROM events WHERE run_id = ?1 AND id > ?2 AND kind NOT IN (" + keep +
-                                             ")",
-                                         operation);
+        auto events = m_impl->db.prepare(
+            "DELETE FROM events WHERE run_id = ?1 AND id > ?2 AND kind NOT IN (" + keep + ")", operation);
         events.bind(1, run_id).bind(2, last_event);
         for (size_t i = 0; i < keep_kinds.size(); ++i)
             events.bind(static_cast<int>(i + 3), keep_kinds[i]);
@@ -725,8 +733,10 @@ void RunStore::rollBackRun(int64_t run_id, int64_t last_candidate, int64_t last_
 int64_t RunStore::addLlmCall(int64_t run_id, LlmCall& call) {
     const std::string operation = "adding a " + call.kind + " call to the language model";
     if (call.kind != "forecast" && call.kind != "mutate_rewrite" && call.kind != "mutate_diff")
-        throw Error(SourceLocation{path(), 0}, operation + " failed: the kind must be forecast, mutate_rewrite or "
-                                                           "mutate_diff, not '" + call.kind + "'");
+        throw Error(SourceLocation{path(), 0}, operation +
+                                                   " failed: the kind must be forecast, mutate_rewrite or "
+                                                   "mutate_diff, not '" +
+                                                   call.kind + "'");
     if (call.outcome.empty())
         throw Error(SourceLocation{path(), 0}, operation + " failed: the call has no outcome");
     call.id = m_impl->write(operation, [&] {
@@ -761,8 +771,8 @@ void RunStore::addImportedPairs(int64_t run_id, const std::vector<ImportedPair>&
             stmt.reset();
             stmt.bind(1, run_id).bind(2, p.line).bind(3, p.comparison_id).bind(4, p.pack).bind(5, p.hardware);
             stmt.bind(6, p.anchor_code).bind(7, p.candidate_code).bind(8, p.speedup).bind(9, p.true_bin);
-            stmt.bind(10, scheme_id).bind(11, p.source_true_bin ? std::optional<int64_t>(*p.source_true_bin)
-                                                                 : std::nullopt);
+            stmt.bind(10, scheme_id)
+                .bind(11, p.source_true_bin ? std::optional<int64_t>(*p.source_true_bin) : std::nullopt);
             stmt.bind(12, dump(p.extra.is_null() ? nlohmann::json::object() : p.extra));
             m_impl->insert(stmt, "imported_pairs", run_id);
         }
@@ -790,8 +800,7 @@ RunInfo read_run(const sqlite::Statement& s, const std::string& path) {
     return r;
 }
 
-constexpr const char* kCandidateColumns =
-    "id, parent_id, generation, mutator, label, source, source_hash, tunables";
+constexpr const char* kCandidateColumns = "id, parent_id, generation, mutator, label, source, source_hash, tunables";
 
 Candidate read_candidate(const sqlite::Statement& s, const std::string& path) {
     Candidate c;
@@ -817,8 +826,7 @@ std::vector<RunInfo> RunStore::runs() {
 }
 
 std::optional<RunInfo> RunStore::run(int64_t id) {
-    auto stmt =
-        m_impl->db.prepare(std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?", "reading a run");
+    auto stmt = m_impl->db.prepare(std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?", "reading a run");
     stmt.bind(1, id);
     if (!stmt.step())
         return std::nullopt;
@@ -834,9 +842,9 @@ std::vector<ProblemRecord> RunStore::problems() {
 }
 
 std::vector<Candidate> RunStore::candidates(int64_t run_id) {
-    auto stmt = m_impl->db.prepare(
-        std::string("SELECT ") + kCandidateColumns + " FROM candidates WHERE run_id = ? ORDER BY id",
-        "reading candidates");
+    auto stmt =
+        m_impl->db.prepare(std::string("SELECT ") + kCandidateColumns + " FROM candidates WHERE run_id = ? ORDER BY id",
+                           "reading candidates");
     stmt.bind(1, run_id);
     std::vector<Candidate> out;
     while (stmt.step())
@@ -909,7 +917,7 @@ StoredMeasurement measurement_row(const sqlite::Statement& stmt, const std::stri
 
 // Runs a query with one integer parameter and groups its rows by candidate: `row` reads one row as (candidate id,
 // value). The per-candidate and the whole-run readers below differ only in their WHERE clause.
-template <class T, class Row>
+template<class T, class Row>
 std::unordered_map<int64_t, std::vector<T>> by_candidate(sqlite::Database& db, const std::string& sql,
                                                          const std::string& operation, int64_t key, Row row) {
     auto stmt = db.prepare(sql, operation);
@@ -922,7 +930,7 @@ std::unordered_map<int64_t, std::vector<T>> by_candidate(sqlite::Database& db, c
     return out;
 }
 
-template <class T>
+template<class T>
 std::vector<T> only(std::unordered_map<int64_t, std::vector<T>>&& grouped, int64_t candidate_id) {
     const auto it = grouped.find(candidate_id);
     return it == grouped.end() ? std::vector<T>{} : std::move(it->second);
@@ -934,20 +942,21 @@ const char* const kForCandidate = " WHERE t.candidate_id = ? ORDER BY t.id";
 }  // namespace
 
 std::unordered_map<int64_t, std::vector<StaticReport>> RunStore::staticReports(const char* where, int64_t key) {
-    return by_candidate<StaticReport>(
-        m_impl->db, std::string("SELECT t.candidate_id, t.json FROM static_reports t") + where,
-        "reading static reports", key, [this](const sqlite::Statement& stmt) {
-            return std::pair{stmt.int64(0), parse_column(stmt.text(1), path(), "static report").get<StaticReport>()};
-        });
+    return by_candidate<StaticReport>(m_impl->db,
+                                      std::string("SELECT t.candidate_id, t.json FROM static_reports t") + where,
+                                      "reading static reports", key,
+                                      [this](const sqlite::Statement& stmt) {
+        return std::pair{stmt.int64(0), parse_column(stmt.text(1), path(), "static report").get<StaticReport>()};
+    });
 }
 
 std::unordered_map<int64_t, std::vector<StoredForecast>> RunStore::forecasts(const char* where, int64_t key) {
-    return by_candidate<StoredForecast>(
-        m_impl->db, std::string("SELECT ") + kForecastColumns + " FROM forecasts t" + where, "reading forecasts", key,
-        [](const sqlite::Statement& stmt) {
-            StoredForecast f = forecast_row(stmt);
-            return std::pair{f.candidate_id, std::move(f)};
-        });
+    return by_candidate<StoredForecast>(m_impl->db,
+                                        std::string("SELECT ") + kForecastColumns + " FROM forecasts t" + where,
+                                        "reading forecasts", key, [](const sqlite::Statement& stmt) {
+                                            StoredForecast f = forecast_row(stmt);
+                                            return std::pair{f.candidate_id, std::move(f)};
+                                        });
 }
 
 std::unordered_map<int64_t, std::vector<StoredMeasurement>> RunStore::measurements(const char* where, int64_t key) {
@@ -985,8 +994,8 @@ std::vector<MeasurementOutcome> RunStore::measurementOutcomes(int64_t run_id) {
     stmt.bind(1, run_id);
     std::vector<MeasurementOutcome> out;
     while (stmt.step())
-        out.push_back({stmt.int64(0), status_from_string(stmt.text(1)), stmt.isNull(2) ? 0.0 : stmt.real(2),
-                       stmt.text(3)});
+        out.push_back(
+            {stmt.int64(0), status_from_string(stmt.text(1)), stmt.isNull(2) ? 0.0 : stmt.real(2), stmt.text(3)});
     return out;
 }
 

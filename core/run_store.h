@@ -29,7 +29,7 @@
 namespace kerncast {
 
 struct RunInfo {
-    int64_t id = 0;          // set by addRun
+    int64_t id = 0;  // set by addRun
     std::string name;
     std::string created_at;  // UTC, ISO 8601 with milliseconds; set by the store
     std::string problem;

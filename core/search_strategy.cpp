@@ -9,9 +9,12 @@ namespace kerncast {
 
 const char* to_string(StrategyKind kind) {
     switch (kind) {
-    case StrategyKind::Puct: return "puct";
-    case StrategyKind::Islands: return "islands";
-    case StrategyKind::Greedy: return "greedy";
+    case StrategyKind::Puct:
+        return "puct";
+    case StrategyKind::Islands:
+        return "islands";
+    case StrategyKind::Greedy:
+        return "greedy";
     }
     return "puct";
 }
@@ -24,7 +27,7 @@ StrategyKind strategy_kind_from_string(const std::string& name) {
 }
 
 void to_json(nlohmann::json& j, const StrategyConfig& c) {
-    j = {{"strategy", to_string(c.kind)},      {"c_puct", c.c_puct},         {"islands", c.islands},
+    j = {{"strategy", to_string(c.kind)},    {"c_puct", c.c_puct},         {"islands", c.islands},
          {"migrate_every", c.migrate_every}, {"tournament", c.tournament}, {"greedy_patience", c.greedy_patience}};
 }
 
@@ -54,8 +57,7 @@ void SearchStrategy::addMeasured(int64_t id, int64_t parent_id, double speedup, 
     n.expandable = expandable;
     auto parent = m_nodes.find(parent_id);
     // Children live on their parent's island; roots are dealt round-robin.
-    n.island = parent != m_nodes.end() ? parent->second.island
-                                       : static_cast<int>(m_nodes.size() % m_islands.size());
+    n.island = parent != m_nodes.end() ? parent->second.island : static_cast<int>(m_nodes.size() % m_islands.size());
     m_nodes[id] = n;
     m_islands[static_cast<size_t>(n.island)].insert(id);
     // Max-reward backup: every ancestor's subtree best.
@@ -85,14 +87,20 @@ void SearchStrategy::markExhausted(int64_t id) {
         m_pinned.reset();
 }
 
-void SearchStrategy::pin(int64_t id) { m_pinned = id; }
-void SearchStrategy::unpin() { m_pinned.reset(); }
+void SearchStrategy::pin(int64_t id) {
+    m_pinned = id;
+}
+void SearchStrategy::unpin() {
+    m_pinned.reset();
+}
 void SearchStrategy::ban(int64_t id) {
     m_banned.insert(id);
     if (m_pinned == id)
         m_pinned.reset();
 }
-void SearchStrategy::unban(int64_t id) { m_banned.erase(id); }
+void SearchStrategy::unban(int64_t id) {
+    m_banned.erase(id);
+}
 
 double SearchStrategy::speedup(int64_t id) const {
     auto it = m_nodes.find(id);
@@ -138,9 +146,12 @@ std::optional<int64_t> SearchStrategy::selectParent(SplitMix& rng) {
             return m_pinned;
     }
     switch (m_config.kind) {
-    case StrategyKind::Puct: return selectPuct();
-    case StrategyKind::Islands: return selectIslands(rng);
-    case StrategyKind::Greedy: return selectGreedy();
+    case StrategyKind::Puct:
+        return selectPuct();
+    case StrategyKind::Islands:
+        return selectIslands(rng);
+    case StrategyKind::Greedy:
+        return selectGreedy();
     }
     return std::nullopt;
 }

@@ -43,9 +43,9 @@ public:
     void noteExpanded(int64_t id, bool improved);
     // No mutator can make anything new from id: never select it again.
     void markExhausted(int64_t id);
-    void pin(int64_t id);     // select this parent next, until unpinned
+    void pin(int64_t id);  // select this parent next, until unpinned
     void unpin();
-    void ban(int64_t id);     // never select it
+    void ban(int64_t id);  // never select it
     void unban(int64_t id);
 
     // The next parent, or nothing when no expandable, unbanned, unexhausted candidate exists.

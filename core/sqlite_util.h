@@ -67,7 +67,7 @@ public:
     Statement& bind(int index, const char* value) { return bind(index, std::string(value)); }
     Statement& bindNull(int index);
     // Binds NULL for nullopt.
-    template <typename T>
+    template<typename T>
     Statement& bind(int index, const std::optional<T>& value) {
         return value ? bind(index, *value) : bindNull(index);
     }

@@ -11,9 +11,9 @@ namespace kerncast {
 struct StaticReport {
     std::string kernel;
     int registers = 0;
-    int shared_bytes = 0;       // static shared memory
+    int shared_bytes = 0;  // static shared memory
     int constant_bytes = 0;
-    int stack_bytes = 0;        // stack frame
+    int stack_bytes = 0;  // stack frame
     int spill_store_bytes = 0;
     int spill_load_bytes = 0;
     int barriers = 0;

@@ -18,8 +18,8 @@ struct SuspectReview {
     int64_t run_id = 0;
     int64_t candidate_id = 0;
     bool accepted = false;
-    double speedup = 0;   // the suspect measurement's
-    std::string reason;   // why it was suspect
+    double speedup = 0;  // the suspect measurement's
+    std::string reason;  // why it was suspect
 };
 
 // Checks that the candidate exists (in run_id, when that is not 0) and that its latest measurement is suspect,

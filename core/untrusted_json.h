@@ -17,8 +17,8 @@
 namespace kerncast {
 
 struct JsonLimits {
-    size_t max_depth = 64;                    // nested objects and arrays
-    size_t max_bytes = size_t{64} << 20;      // the whole text
+    size_t max_depth = 64;                // nested objects and arrays
+    size_t max_bytes = size_t{64} << 20;  // the whole text
 };
 
 // Parses `text`; `where.file` names the source in errors (a file, "the reply of <url>", "worker stdout") and

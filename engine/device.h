@@ -16,7 +16,7 @@
 namespace kerncast {
 
 struct MeasureOptions {
-    int seeds = 3;                 // fresh input sets for verification (>= 3)
+    int seeds = 3;  // fresh input sets for verification (>= 3)
     int warmup = 3;
     int max_runs = 100;
     double target_rse = 0.005;     // stop when the relative standard error of the mean is at most this
@@ -34,9 +34,9 @@ struct ProgramRef {
 };
 
 struct MeasureRequest {
-    std::string problem_dir;       // folder with problem.json
+    std::string problem_dir;  // folder with problem.json
     ProgramRef candidate;
-    ProgramRef reference;          // usually the problem's reference.cu
+    ProgramRef reference;  // usually the problem's reference.cu
     MeasureOptions options;
 };
 
@@ -89,9 +89,9 @@ public:
 
 struct DeviceListing {
     std::string id;
-    std::string kind;              // "cuda" or "replay"
+    std::string kind;  // "cuda" or "replay"
     DeviceFingerprint fingerprint;
-    std::string note;              // e.g. why no CUDA device is listed
+    std::string note;  // e.g. why no CUDA device is listed
 };
 
 // Every device this machine can use: CUDA GPUs when a driver is present (found through dlopen), then a replay

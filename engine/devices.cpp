@@ -1,10 +1,10 @@
 // list_devices / open_device (engine/device.h): CUDA GPUs found through the dlopen'ed driver, then one replay device
 // per recording folder.
-#include "engine/gpu/cuda_driver.h"
 #include "engine/device.h"
-#include "engine/surrogate/forecast_query.h"
+#include "engine/gpu/cuda_driver.h"
 #include "engine/gpu/gpu_device.h"
 #include "engine/replay/replay_device.h"
+#include "engine/surrogate/forecast_query.h"
 
 #include "core/error.h"
 
@@ -82,8 +82,8 @@ std::unique_ptr<Device> open_device(const std::string& id, const std::string& re
             std::string known;
             for (const auto& f : recording_folders(resources_dir))
                 known += (known.empty() ? "" : ", ") + ("replay:" + f.filename().string());
-            throw Error("no recordings for device '" + id + "' (looked in " + folder.string() + "); available: " +
-                        (known.empty() ? "none" : known));
+            throw Error("no recordings for device '" + id + "' (looked in " + folder.string() +
+                        "); available: " + (known.empty() ? "none" : known));
         }
         return std::make_unique<ReplayDevice>(folder.string());
     }

@@ -39,9 +39,9 @@ void advanceStatus(CandidateRow& row, const char* status) {
 }  // namespace
 
 QStringList candidateStatuses() {
-    QStringList out {QString::fromLatin1(candidate_status::Proposed), QString::fromLatin1(candidate_status::Forecast),
-                     QString::fromLatin1(candidate_status::Trusted),  QString::fromLatin1(candidate_status::Discarded),
-                     QString::fromLatin1(candidate_status::Queued),   QString::fromLatin1(candidate_status::Measuring)};
+    QStringList out{QString::fromLatin1(candidate_status::Proposed), QString::fromLatin1(candidate_status::Forecast),
+                    QString::fromLatin1(candidate_status::Trusted),  QString::fromLatin1(candidate_status::Discarded),
+                    QString::fromLatin1(candidate_status::Queued),   QString::fromLatin1(candidate_status::Measuring)};
     out << measuredStatuses();
     return out;
 }
@@ -49,8 +49,8 @@ QStringList candidateStatuses() {
 int candidateStatusStage(const QString& status) {
     if (status == QLatin1String(candidate_status::Forecast))
         return 1;
-    if (status == QLatin1String(candidate_status::Trusted) || status == QLatin1String(candidate_status::Discarded)
-        || status == QLatin1String(candidate_status::Queued))
+    if (status == QLatin1String(candidate_status::Trusted) || status == QLatin1String(candidate_status::Discarded) ||
+        status == QLatin1String(candidate_status::Queued))
         return 2;
     if (status == QLatin1String(candidate_status::Measuring))
         return 3;
@@ -144,8 +144,8 @@ void applyMeasurement(CandidateRow& row, const Measurement& m) {
     row.reason = QString::fromStdString(m.reason);
     const bool hasSpeedup = (m.status == Status::Ok || m.status == Status::Suspect) && m.speedup > 0;
     row.measured_speedup = hasSpeedup ? std::optional<double>(m.speedup) : std::nullopt;
-    row.time_us
-        = m.candidate && m.candidate->median_us > 0 ? std::optional<double>(m.candidate->median_us) : std::nullopt;
+    row.time_us =
+        m.candidate && m.candidate->median_us > 0 ? std::optional<double>(m.candidate->median_us) : std::nullopt;
 }
 
 void applyStaticReport(CandidateRow& row, const std::vector<StaticReport>& kernels) {
@@ -226,8 +226,8 @@ std::vector<CandidateRow> rowsFromStore(RunStore& store, int64_t runId, const Bi
         const int64_t id = e.payload.contains("candidate") ? e.payload.value("candidate", int64_t{0})
                                                            : e.payload.value("candidate_id", int64_t{0});
         const auto it = index.constFind(id);
-        const auto decision
-            = gatingDecisionFromName(QString::fromStdString(e.payload.value("decision", std::string())));
+        const auto decision =
+            gatingDecisionFromName(QString::fromStdString(e.payload.value("decision", std::string())));
         if (it != index.constEnd() && decision)
             applyGating(rows[*it], *decision, QString::fromStdString(e.payload.value("reason", std::string())));
     }

@@ -23,11 +23,11 @@ class RunStore;
 // The stage a candidate has reached, as stable lower-case names. The measured outcomes are core's Status names
 // (to_string(Status)); the others are the steps before a measurement.
 namespace candidate_status {
-inline constexpr char Proposed[] = "proposed";  // in the population, nothing known yet
-inline constexpr char Forecast[] = "forecast";  // forecast, no gating decision yet
-inline constexpr char Trusted[] = "trusted";  // forecast accepted without a measurement
+inline constexpr char Proposed[] = "proposed";    // in the population, nothing known yet
+inline constexpr char Forecast[] = "forecast";    // forecast, no gating decision yet
+inline constexpr char Trusted[] = "trusted";      // forecast accepted without a measurement
 inline constexpr char Discarded[] = "discarded";  // trusted "slow" forecast: dropped
-inline constexpr char Queued[] = "queued";  // gating sent it to the device
+inline constexpr char Queued[] = "queued";        // gating sent it to the device
 inline constexpr char Measuring[] = "measuring";  // on the device now
 inline constexpr char CompileError[] = "compile_error";
 inline constexpr char Ok[] = "ok";
@@ -56,7 +56,7 @@ struct CandidateRow {
 
     // Latest forecast; predicted_bin 0 means none.
     int predicted_bin = 0;
-    double confidence = 0;  // the forecast's max probability
+    double confidence = 0;            // the forecast's max probability
     double expected_log_speedup = 0;  // of S, the speedup over the forecast's anchor
     std::array<double, kBinCount> probabilities{};
     // What the forecast was against (DESIGN §3): the measured parent anchor_id, or the reference (0); the anchor's
@@ -65,7 +65,7 @@ struct CandidateRow {
     double anchor_speedup = 1;
 
     std::optional<double> measured_speedup;  // set for a measurement that produced one (ok, suspect)
-    std::optional<double> time_us;  // candidate median
+    std::optional<double> time_us;           // candidate median
 
     // Static report summed up over the launch plan's kernels: the most registers and shared memory any one kernel
     // uses, and all spill traffic (stores + loads) in bytes.

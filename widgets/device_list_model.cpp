@@ -53,7 +53,9 @@ QVariant DeviceListModel::data(const QModelIndex& index, int role) const {
         case IdColumn:
             return d.id.empty() ? tr("(none)") : QString::fromStdString(d.id);
         case KindColumn:
-            return d.kind == "cuda" ? tr("CUDA GPU") : d.kind == "replay" ? tr("replay") : QString::fromStdString(d.kind);
+            return d.kind == "cuda"     ? tr("CUDA GPU")
+                   : d.kind == "replay" ? tr("replay")
+                                        : QString::fromStdString(d.kind);
         case GpuColumn:
             return describeGpu(d.fingerprint);
         case NoteColumn:

@@ -45,7 +45,7 @@ SourceDiff diffLines(const QStringList& left, const QStringList& right) {
 
     SourceDiff out;
     std::vector<int> removed;  // 1-based left lines of the current run of edits
-    std::vector<int> added;  // 1-based right lines
+    std::vector<int> added;    // 1-based right lines
     auto flush = [&] {
         const size_t paired = std::min(removed.size(), added.size());
         for (size_t i = 0; i < paired; ++i)

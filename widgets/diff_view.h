@@ -27,7 +27,7 @@ struct DiffRow {
 
 struct SourceDiff {
     std::vector<DiffRow> rows;
-    int added = 0;  // lines of the right side that are not in the left (a changed line counts here and below)
+    int added = 0;    // lines of the right side that are not in the left (a changed line counts here and below)
     int removed = 0;  // lines of the left side that are not in the right
     bool identical() const { return added == 0 && removed == 0; }
 };

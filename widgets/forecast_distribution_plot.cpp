@@ -121,8 +121,8 @@ QStringList ForecastDistributionPlot::binLabels() const {
         // "significant speedup" is too wide for one bar: one word per line, then the range.
         QString name = QString::fromStdString(m_scheme->name(bin));
         name.replace(QLatin1Char(' '), QLatin1Char('\n'));
-        labels.append(name + QLatin1Char('\n')
-                      + formatSpeedupRange(m_scheme->lowerEdge(bin), m_scheme->upperEdge(bin), locale()));
+        labels.append(name + QLatin1Char('\n') +
+                      formatSpeedupRange(m_scheme->lowerEdge(bin), m_scheme->upperEdge(bin), locale()));
     }
     return labels;
 }
@@ -144,8 +144,8 @@ void ForecastDistributionPlot::update() {
     m_measuredBin = m_hasForecast && m_measuredSpeedup ? m_scheme->binOf(*m_measuredSpeedup) : 0;
     if (m_measuredBin > 0) {
         const double p = m_probabilities[m_measuredBin - 1];
-        m_measuredOutline->setData(QVector<double> {double(m_measuredBin)}, QVector<double> {p}, true);
-        m_measuredMarker->setData(QVector<double> {double(m_measuredBin)}, QVector<double> {p + 0.06}, true);
+        m_measuredOutline->setData(QVector<double>{double(m_measuredBin)}, QVector<double>{p}, true);
+        m_measuredMarker->setData(QVector<double>{double(m_measuredBin)}, QVector<double>{p + 0.06}, true);
     } else {
         m_measuredOutline->data()->clear();
         m_measuredMarker->data()->clear();

@@ -40,7 +40,7 @@ private:
     void update();
 
     std::optional<BinScheme> m_scheme;
-    std::array<double, kBinCount> m_probabilities {};
+    std::array<double, kBinCount> m_probabilities{};
     bool m_hasForecast = false;
     int m_predictedBin = 0;
     std::optional<double> m_measuredSpeedup;

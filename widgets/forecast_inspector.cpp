@@ -52,8 +52,9 @@ void BinDistributionWidget::clear() {
 int BinDistributionWidget::predictedBin() const {
     if (m_probabilities.isEmpty())
         return 0;
-    return static_cast<int>(std::max_element(m_probabilities.begin(), m_probabilities.end()) - m_probabilities.begin())
-        + 1;
+    return static_cast<int>(std::max_element(m_probabilities.begin(), m_probabilities.end()) -
+                            m_probabilities.begin()) +
+           1;
 }
 
 QRectF BinDistributionWidget::plotArea() const {
@@ -262,13 +263,13 @@ void ForecastInspector::setLlmCalls(const std::vector<LlmCall>& calls) {
     for (const LlmCall& c : calls) {
         if (c.kind == "forecast")
             lastForecast = &c;
-        text += tr("── %1 · %2 · %3 · %4 in / %5 out tokens · $%6 · %7 s\n")
-                    .arg(QString::fromStdString(c.kind), QString::fromStdString(c.outcome),
-                         QString::fromStdString(c.model))
-                    .arg(locale.toString(static_cast<qlonglong>(c.tokens_in)))
-                    .arg(locale.toString(static_cast<qlonglong>(c.tokens_out)))
-                    .arg(locale.toString(c.cost_usd, 'f', 4))
-                    .arg(locale.toString(c.latency_ms / 1000.0, 'f', 1));
+        text +=
+            tr("── %1 · %2 · %3 · %4 in / %5 out tokens · $%6 · %7 s\n")
+                .arg(QString::fromStdString(c.kind), QString::fromStdString(c.outcome), QString::fromStdString(c.model))
+                .arg(locale.toString(static_cast<qlonglong>(c.tokens_in)))
+                .arg(locale.toString(static_cast<qlonglong>(c.tokens_out)))
+                .arg(locale.toString(c.cost_usd, 'f', 4))
+                .arg(locale.toString(c.latency_ms / 1000.0, 'f', 1));
         if (!c.error.empty())
             text += tr("Error: %1\n").arg(QString::fromStdString(c.error));
         if (!c.reasoning.empty())
@@ -332,10 +333,11 @@ void ForecastInspector::setCandidate(const CandidateRow& row, const std::optiona
         m_maxProbability->setText(locale.toString(f->maxProbability(), 'f', 2));
         m_entropyConfidence->setText(locale.toString(f->normalizedEntropyConfidence(), 'f', 2));
         m_top2Margin->setText(locale.toString(f->top2Margin(), 'f', 2));
-        m_expectedSpeedup->setText(tr("%1× %2 (expected bin %3)")
-                                       .arg(locale.toString(std::exp(f->log_mean ? *f->log_mean : f->expectedLogSpeedup(m_scheme)), 'f', 2))
-                                       .arg(against)
-                                       .arg(locale.toString(f->expectedBin(), 'f', 1)));
+        m_expectedSpeedup->setText(
+            tr("%1× %2 (expected bin %3)")
+                .arg(locale.toString(std::exp(f->log_mean ? *f->log_mean : f->expectedLogSpeedup(m_scheme)), 'f', 2))
+                .arg(against)
+                .arg(locale.toString(f->expectedBin(), 'f', 1)));
         m_reasoning->setPlainText(QString::fromStdString(f->reasoning));
     } else {
         m_predicted->setText(tr("no forecast yet"));
@@ -359,8 +361,8 @@ void ForecastInspector::setCandidate(const CandidateRow& row, const std::optiona
     }
 
     // Measuring again what is measured, or on its way to the device, would only spend device time.
-    const bool onItsWay = row.status == QLatin1String(candidate_status::Queued)
-        || row.status == QLatin1String(candidate_status::Measuring);
+    const bool onItsWay = row.status == QLatin1String(candidate_status::Queued) ||
+                          row.status == QLatin1String(candidate_status::Measuring);
     m_measureButton->setEnabled(row.id != 0 && !row.isMeasured() && !onItsWay);
     if (row.isMeasured())
         m_measureButton->setToolTip(tr("This candidate has been measured already."));

@@ -296,8 +296,9 @@ void ForecastScatterPlot::insertPoints(const std::vector<ForecastPoint>& points)
             moved = moved || it->second < before;
         }
     }
-    const auto byExpected
-        = [this](uint32_t a, uint32_t b) { return m_points[a].expected_log < m_points[b].expected_log; };
+    const auto byExpected = [this](uint32_t a, uint32_t b) {
+        return m_points[a].expected_log < m_points[b].expected_log;
+    };
     if (moved) {
         m_byExpected.resize(m_points.size());
         std::iota(m_byExpected.begin(), m_byExpected.end(), 0u);
@@ -318,7 +319,7 @@ QCPAbstractPlottable* ForecastScatterPlot::cloud() const {
 
 void ForecastScatterPlot::rebuildCloud() {
     // Counting sort by confidence level: unsure points first, so the confident ones are drawn on top.
-    std::array<size_t, kConfidenceLevels + 1> start {};
+    std::array<size_t, kConfidenceLevels + 1> start{};
     for (const ForecastPoint& p : m_points)
         ++start[levelOf(p.confidence) + 1];
     for (int level = 0; level < kConfidenceLevels; ++level)
@@ -366,7 +367,7 @@ void ForecastScatterPlot::updateSelectionMarker() {
         return;
     }
     const ForecastPoint& p = m_points[it->second];
-    m_selectionGraph->setData(QVector<double> {p.expected_log}, QVector<double> {p.measured_log}, true);
+    m_selectionGraph->setData(QVector<double>{p.expected_log}, QVector<double>{p.measured_log}, true);
     m_selectionGraph->setName(tr("Selected candidate (%1)").arg(anchorText(p.anchor_id)));
     m_selectionGraph->addToLegend();
 }

@@ -25,8 +25,8 @@ struct ForecastPoint {
     int64_t candidate_id = 0;
     double expected_log = 0;  // natural-log speedup the forecast expects
     double measured_log = 0;  // natural-log speedup measured on the device
-    double confidence = 0;  // 0..1 (clamped)
-    int64_t anchor_id = 0;  // what the forecast was against: the parent's candidate id, 0 for the reference
+    double confidence = 0;    // 0..1 (clamped)
+    int64_t anchor_id = 0;    // what the forecast was against: the parent's candidate id, 0 for the reference
 };
 
 class ForecastScatterPlot : public PlotWidget {
@@ -77,15 +77,15 @@ private:
     static int levelOf(double confidence);
 
     std::vector<ForecastPoint> m_points;  // arrival order, repeats replaced
-    std::vector<uint32_t> m_byExpected;  // indices into m_points sorted by expected_log (for hit tests)
+    std::vector<uint32_t> m_byExpected;   // indices into m_points sorted by expected_log (for hit tests)
     std::unordered_map<int64_t, uint32_t> m_indexById;
     ConfidenceCloud* m_cloud = nullptr;
-    std::array<QRgb, kConfidenceLevels> m_levelColors {};
+    std::array<QRgb, kConfidenceLevels> m_levelColors{};
     QCPGraph* m_selectionGraph = nullptr;
     QCPItemStraightLine* m_diagonal = nullptr;
     QCPColorScale* m_colorScale = nullptr;
     int64_t m_selectedId = 0;
-    QPoint m_pressPos {-1, -1};
+    QPoint m_pressPos{-1, -1};
 };
 
 }  // namespace kerncast

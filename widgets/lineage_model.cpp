@@ -16,9 +16,9 @@ void LineageModel::setPopulation(PopulationModel* population) {
     if (population) {
         connect(population, &QAbstractItemModel::rowsInserted, this,
                 [this](const QModelIndex& parent, int first, int last) {
-                    if (!parent.isValid())
-                        onRowsInserted(first, last);
-                });
+            if (!parent.isValid())
+                onRowsInserted(first, last);
+        });
         connect(population, &QAbstractItemModel::dataChanged, this, &LineageModel::onDataChanged);
         // The population only appends; anything else it does is followed by building the tree again.
         connect(population, &QAbstractItemModel::modelReset, this, &LineageModel::rebuild);
@@ -52,8 +52,8 @@ int LineageModel::populationColumn(int column) {
 QModelIndex LineageModel::index(int row, int column, const QModelIndex& parent) const {
     if (row < 0 || column < 0 || column >= ColumnCount || (parent.isValid() && parent.column() != 0))
         return {};
-    const std::vector<int>& children
-        = parent.isValid() ? m_nodes[static_cast<size_t>(parent.internalId())].children : m_roots;
+    const std::vector<int>& children =
+        parent.isValid() ? m_nodes[static_cast<size_t>(parent.internalId())].children : m_roots;
     if (row >= static_cast<int>(children.size()))
         return {};
     return createIndex(row, column, static_cast<quintptr>(children[static_cast<size_t>(row)]));

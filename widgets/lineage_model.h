@@ -48,7 +48,7 @@ public:
 
 private:
     struct Node {
-        int parent = -1;  // population row of the parent node; -1 at the top level
+        int parent = -1;   // population row of the parent node; -1 at the top level
         int position = 0;  // row under the parent
         std::vector<int> children;
     };

@@ -26,7 +26,7 @@ QString formatCount(int64_t count, const QLocale& locale = QLocale());
 class SpeedupTicker : public QCPAxisTicker {
 public:
     enum class Scale {
-        Log,  // axis coordinates are natural-log speedups; ticks sit on speedups
+        Log,     // axis coordinates are natural-log speedups; ticks sit on speedups
         Linear,  // axis coordinates are speedups
     };
     explicit SpeedupTicker(Scale scale) : m_scale(scale) {}

@@ -18,7 +18,7 @@ namespace kerncast {
 namespace {
 
 constexpr int kMaxExportSide = 20000;  // pixels; beyond this a raster export is a mistake, not a wish
-constexpr QSize kDefaultExportSize {800, 600};
+constexpr QSize kDefaultExportSize{800, 600};
 
 QFont withPointSize(QFont font, qreal points, bool bold = false) {
     font.setPointSizeF(points);
@@ -43,8 +43,8 @@ private:
         if (mText.isEmpty())
             return mMargins.top() + mMargins.bottom();
         const int width = std::max(40, mParentPlot->viewport().width() - mMargins.left() - mMargins.right());
-        return QFontMetrics(mFont).boundingRect(QRect(0, 0, width, 0), mTextFlags, mText).height() + mMargins.top()
-            + mMargins.bottom();
+        return QFontMetrics(mFont).boundingRect(QRect(0, 0, width, 0), mTextFlags, mText).height() + mMargins.top() +
+               mMargins.bottom();
     }
 };
 
@@ -323,8 +323,8 @@ bool PlotWidget::exportPdf(const QString& path, QString* error, int width, int h
         width = size.width();
         height = size.height();
     }
-    if (!m_plot->savePdf(path, width, height, QCP::epNoCosmetic, QCoreApplication::applicationName(), title())
-        || QFileInfo(path).size() == 0) {
+    if (!m_plot->savePdf(path, width, height, QCP::epNoCosmetic, QCoreApplication::applicationName(), title()) ||
+        QFileInfo(path).size() == 0) {
         if (error)
             *error = tr("Cannot save the plot to %1: writing the PDF failed (is the disk full?).").arg(path);
         return false;

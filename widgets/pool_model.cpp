@@ -12,19 +12,28 @@ int PoolModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_workers.size());
 }
 
-int PoolModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int PoolModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant PoolModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case WorkerColumn: return tr("Worker");
-    case HostColumn: return tr("Host");
-    case DeviceColumn: return tr("Device");
-    case GpuColumn: return tr("GPU");
-    case StateColumn: return tr("State");
-    case MeasuredColumn: return tr("Measured");
-    default: return {};
+    case WorkerColumn:
+        return tr("Worker");
+    case HostColumn:
+        return tr("Host");
+    case DeviceColumn:
+        return tr("Device");
+    case GpuColumn:
+        return tr("GPU");
+    case StateColumn:
+        return tr("State");
+    case MeasuredColumn:
+        return tr("Measured");
+    default:
+        return {};
     }
 }
 
@@ -53,13 +62,20 @@ QVariant PoolModel::data(const QModelIndex& index, int role) const {
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case WorkerColumn: return w.index;
-        case HostColumn: return QString::fromStdString(w.host);
-        case DeviceColumn: return QString::fromStdString(w.device);
-        case GpuColumn: return QString::fromStdString(w.gpu);
-        case StateColumn: return state_text(w);
-        case MeasuredColumn: return QLocale().toString(static_cast<qlonglong>(w.measured));
-        default: return {};
+        case WorkerColumn:
+            return w.index;
+        case HostColumn:
+            return QString::fromStdString(w.host);
+        case DeviceColumn:
+            return QString::fromStdString(w.device);
+        case GpuColumn:
+            return QString::fromStdString(w.gpu);
+        case StateColumn:
+            return state_text(w);
+        case MeasuredColumn:
+            return QLocale().toString(static_cast<qlonglong>(w.measured));
+        default:
+            return {};
         }
     case Qt::ToolTipRole:
         return w.note.empty() ? QVariant() : QVariant(QString::fromStdString(w.note));
@@ -67,10 +83,14 @@ QVariant PoolModel::data(const QModelIndex& index, int role) const {
         if (index.column() == StateColumn && w.state == "retired")
             return QBrush(QColor(0xc6, 0x28, 0x28));
         return {};
-    case StateRole: return QString::fromStdString(w.state);
-    case CandidateRole: return static_cast<qlonglong>(w.candidate);
-    case NoteRole: return QString::fromStdString(w.note);
-    default: return {};
+    case StateRole:
+        return QString::fromStdString(w.state);
+    case CandidateRole:
+        return static_cast<qlonglong>(w.candidate);
+    case NoteRole:
+        return QString::fromStdString(w.note);
+    default:
+        return {};
     }
 }
 

@@ -39,7 +39,8 @@ PoolSettingsWidget::PoolSettingsWidget(QWidget* parent) : QWidget(parent) {
 PoolConfig PoolSettingsWidget::poolConfig(const QString& device) const {
     PoolConfig c;
     c.workers = m_workers->value();
-    c.launcher = m_launcher->text().trimmed().isEmpty() ? std::string("local") : m_launcher->text().trimmed().toStdString();
+    c.launcher =
+        m_launcher->text().trimmed().isEmpty() ? std::string("local") : m_launcher->text().trimmed().toStdString();
     c.allow_mixed = m_allowMixed->isChecked();
     if (!device.isEmpty())
         c.devices.push_back(device.toStdString());

@@ -22,8 +22,8 @@ void PopulationFilterProxy::setSourceModel(QAbstractItemModel* model) {
                 [this](const QModelIndex&, int first, int last) { updateKeys(first, last); });
         connect(m_population, &QAbstractItemModel::dataChanged, this,
                 [this](const QModelIndex& topLeft, const QModelIndex& bottomRight) {
-                    updateKeys(topLeft.row(), bottomRight.row());
-                });
+            updateKeys(topLeft.row(), bottomRight.row());
+        });
         connect(m_population, &QObject::destroyed, this, [this] {
             m_population = nullptr;
             m_keyColumn = -1;
@@ -78,12 +78,12 @@ void PopulationFilterProxy::setTextFilter(const QString& text) {
             return;
         for (Mutator m : {Mutator::Seed, Mutator::Reference, Mutator::Parametric, Mutator::LlmRewrite, Mutator::LlmDiff,
                           Mutator::Human, Mutator::Imported})
-            if (PopulationModel::mutatorText(m).contains(m_text, Qt::CaseInsensitive)
-                || QString::fromLatin1(to_string(m)).contains(m_text, Qt::CaseInsensitive))
+            if (PopulationModel::mutatorText(m).contains(m_text, Qt::CaseInsensitive) ||
+                QString::fromLatin1(to_string(m)).contains(m_text, Qt::CaseInsensitive))
                 m_textMutators << static_cast<int>(m);
         for (const QString& status : candidateStatuses())
-            if (status.contains(m_text, Qt::CaseInsensitive)
-                || PopulationModel::statusText(status).contains(m_text, Qt::CaseInsensitive))
+            if (status.contains(m_text, Qt::CaseInsensitive) ||
+                PopulationModel::statusText(status).contains(m_text, Qt::CaseInsensitive))
                 m_textStatuses << status;
     });
 }
@@ -114,8 +114,8 @@ bool PopulationFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& s
     const qlonglong id = QString(m_text).remove(QLatin1Char('#')).toLongLong(&isNumber);
     if (isNumber && id == row.id)
         return true;
-    return m_textMutators.contains(static_cast<int>(row.mutator)) || m_textStatuses.contains(row.status)
-        || row.label.contains(m_text, Qt::CaseInsensitive) || row.source_hash.startsWith(m_text, Qt::CaseInsensitive);
+    return m_textMutators.contains(static_cast<int>(row.mutator)) || m_textStatuses.contains(row.status) ||
+           row.label.contains(m_text, Qt::CaseInsensitive) || row.source_hash.startsWith(m_text, Qt::CaseInsensitive);
 }
 
 bool PopulationFilterProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {

@@ -195,8 +195,8 @@ void PopulationModel::setRows(std::vector<CandidateRow> rows) {
 void PopulationModel::appendRows(std::vector<CandidateRow> rows) {
     // Rows are large and a batch can be 100k of them: they are moved once, into the table, and only split when some
     // are already listed.
-    const bool anyKnown
-        = std::any_of(rows.begin(), rows.end(), [this](const CandidateRow& r) { return rowOfId(r.id) >= 0; });
+    const bool anyKnown =
+        std::any_of(rows.begin(), rows.end(), [this](const CandidateRow& r) { return rowOfId(r.id) >= 0; });
     if (!anyKnown) {
         insertRows(std::move(rows));
         return;

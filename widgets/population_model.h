@@ -22,23 +22,23 @@ public:
         MutatorColumn,
         StatusColumn,
         ForecastColumn,  // predicted bin and its probability
-        SpeedupColumn,  // measured
-        TimeColumn,  // measured median
+        SpeedupColumn,   // measured
+        TimeColumn,      // measured median
         RegistersColumn,
         SharedMemoryColumn,
         ColumnCount
     };
     enum Roles {
         CandidateIdRole = Qt::UserRole + 1,  // qlonglong
-        SortRole,  // double: see sortKey()
-        StatusRole,  // QString: the stable status name ("ok", "trusted", ...)
-        ParentIdRole,  // qlonglong, 0 for roots
-        GenerationRole,  // int
-        MeasuredSpeedupRole,  // double; invalid when there is none
-        PredictedBinRole,  // int, 0 without a forecast
-        ConfidenceRole,  // double, max probability of the forecast
-        SourceHashRole,  // QString
-        LabelRole,  // QString
+        SortRole,                            // double: see sortKey()
+        StatusRole,                          // QString: the stable status name ("ok", "trusted", ...)
+        ParentIdRole,                        // qlonglong, 0 for roots
+        GenerationRole,                      // int
+        MeasuredSpeedupRole,                 // double; invalid when there is none
+        PredictedBinRole,                    // int, 0 without a forecast
+        ConfidenceRole,                      // double, max probability of the forecast
+        SourceHashRole,                      // QString
+        LabelRole,                           // QString
     };
 
     explicit PopulationModel(QObject* parent = nullptr);

@@ -24,7 +24,8 @@ QString engineering(double value, const QString& unit) {
         value /= 1000.0;
         ++i;
     }
-    return QStringLiteral("%1 %2%3").arg(QLocale().toString(value, 'f', i == 0 ? 0 : 2), QLatin1String(prefixes[i]), unit);
+    return QStringLiteral("%1 %2%3").arg(QLocale().toString(value, 'f', i == 0 ? 0 : 2), QLatin1String(prefixes[i]),
+                                         unit);
 }
 
 QString casesTable(const Problem& p) {
@@ -39,7 +40,8 @@ QString casesTable(const Problem& p) {
         for (const auto& n : names) {
             const auto it = sizes.find(n);
             html += QStringLiteral("<td align='right'>%1</td>")
-                        .arg(it == sizes.end() ? QStringLiteral("–") : QLocale().toString(static_cast<qlonglong>(it->second)));
+                        .arg(it == sizes.end() ? QStringLiteral("–")
+                                               : QLocale().toString(static_cast<qlonglong>(it->second)));
         }
         html += QStringLiteral("</tr>");
     };
@@ -50,11 +52,11 @@ QString casesTable(const Problem& p) {
 }
 
 QString buffersTable(const Problem& p) {
-    QString html = QStringLiteral("<table class='grid' cellspacing='0' cellpadding='3'><tr><th>%1</th><th>%2</th>"
-                                  "<th>%3</th><th>%4</th><th>%5</th></tr>")
-                       .arg(ProblemDetailsView::tr("Buffer"), ProblemDetailsView::tr("Type"),
-                            ProblemDetailsView::tr("Role"), ProblemDetailsView::tr("Shape"),
-                            ProblemDetailsView::tr("Benchmark size"));
+    QString html =
+        QStringLiteral("<table class='grid' cellspacing='0' cellpadding='3'><tr><th>%1</th><th>%2</th>"
+                       "<th>%3</th><th>%4</th><th>%5</th></tr>")
+            .arg(ProblemDetailsView::tr("Buffer"), ProblemDetailsView::tr("Type"), ProblemDetailsView::tr("Role"),
+                 ProblemDetailsView::tr("Shape"), ProblemDetailsView::tr("Benchmark size"));
     for (const auto& b : p.buffers) {
         QStringList dims;
         for (const auto& d : b.shape)
@@ -140,11 +142,11 @@ QString programsSection(const ProblemEntry& e) {
 ProblemDetailsView::ProblemDetailsView(QWidget* parent) : QTextBrowser(parent) {
     setOpenLinks(false);
     setOpenExternalLinks(false);
-    document()->setDefaultStyleSheet(QStringLiteral(
-        "h2 { margin-bottom: 2px; } h3 { margin-top: 12px; margin-bottom: 4px; }"
-        "table.grid th { background: #eceff4; text-align: left; border-bottom: 1px solid #c8ccd4; }"
-        "table.grid td { border-bottom: 1px solid #eceff4; }"
-        ".dim { color: #6b7280; } .err { color: #b71c1c; } .ok { color: #1b5e20; }"));
+    document()->setDefaultStyleSheet(
+        QStringLiteral("h2 { margin-bottom: 2px; } h3 { margin-top: 12px; margin-bottom: 4px; }"
+                       "table.grid th { background: #eceff4; text-align: left; border-bottom: 1px solid #c8ccd4; }"
+                       "table.grid td { border-bottom: 1px solid #eceff4; }"
+                       ".dim { color: #6b7280; } .err { color: #b71c1c; } .ok { color: #1b5e20; }"));
     connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
         if (url.scheme() != kErrorScheme)
             return;
@@ -190,9 +192,10 @@ QString recordedSection(const ProblemEntry& e) {
             best += QStringLiteral(" (%1×)").arg(QString::number(r.reference_us / r.best_us, 'f', 2));
         const QString programs = r.failed ? ProblemDetailsView::tr("%1 (%2 not ok)").arg(r.measured).arg(r.failed)
                                           : QString::number(r.measured);
-        html += QStringLiteral("<tr><td>%1</td><td align='right'>%2</td><td align='right'>%3</td><td align='right'>%4</td>"
-                               "<td align='right'>%5</td></tr>")
-                    .arg(esc(r.device), programs, us(r.reference_us), best, us(r.pytorch_eager_us));
+        html +=
+            QStringLiteral("<tr><td>%1</td><td align='right'>%2</td><td align='right'>%3</td><td align='right'>%4</td>"
+                           "<td align='right'>%5</td></tr>")
+                .arg(esc(r.device), programs, us(r.reference_us), best, us(r.pytorch_eager_us));
         if (!r.best_label.empty())
             html += QStringLiteral("<tr><td colspan='5' class='dim'>%1 <code>%2</code></td></tr>")
                         .arg(ProblemDetailsView::tr("fastest:"), esc(r.best_label));
@@ -209,14 +212,12 @@ QString ProblemDetailsView::toHtml(const ProblemEntry& e) {
     html += QStringLiteral("<p class='dim'>%1</p>").arg(esc(e.dir));
 
     if (!e.errors.empty()) {
-        html += QStringLiteral("<h3 class='err'>%1</h3><ul>")
-                    .arg(e.errors.size() == 1 ? tr("1 validation error")
-                                             : tr("%1 validation errors").arg(e.errors.size()));
+        html +=
+            QStringLiteral("<h3 class='err'>%1</h3><ul>")
+                .arg(e.errors.size() == 1 ? tr("1 validation error") : tr("%1 validation errors").arg(e.errors.size()));
         for (size_t i = 0; i < e.errors.size(); ++i)
-            html += QStringLiteral("<li><a href='%1:%2'>%3</a></li>")
-                        .arg(kErrorScheme)
-                        .arg(i)
-                        .arg(esc(e.errors[i].what()));
+            html +=
+                QStringLiteral("<li><a href='%1:%2'>%3</a></li>").arg(kErrorScheme).arg(i).arg(esc(e.errors[i].what()));
         html += QStringLiteral("</ul>");
     }
 

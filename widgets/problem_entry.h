@@ -25,24 +25,24 @@ struct ProgramEntry {
 
 // What a recording made on one device says about the problem (resources/recordings/<device>/<problem>.jsonl).
 struct RecordedSummary {
-    std::string device;        // the GPU's name from the recording's header
+    std::string device;  // the GPU's name from the recording's header
     std::string file;
-    int measured = 0;          // programs in the recording
-    int failed = 0;            // of those, not ok
-    double reference_us = 0;   // 0 when the reference is not recorded
-    std::string best_label;    // the fastest ok program other than the reference
+    int measured = 0;         // programs in the recording
+    int failed = 0;           // of those, not ok
+    double reference_us = 0;  // 0 when the reference is not recorded
+    std::string best_label;   // the fastest ok program other than the reference
     double best_us = 0;
     double pytorch_eager_us = 0;  // 0 when the header has none
-    std::string error;         // the recording could not be read (file:line: why)
+    std::string error;            // the recording could not be read (file:line: why)
 };
 
 struct ProblemEntry {
     std::string dir;
     std::string name;  // problem.json's name, or the folder name when problem.json cannot be read
     std::string description;
-    std::optional<Problem> problem;  // absent when problem.json does not parse
-    std::vector<ProgramEntry> programs;  // reference, seeds in file order, family
-    std::vector<Error> errors;  // from validate_problem_folder(); empty means the folder is valid
+    std::optional<Problem> problem;         // absent when problem.json does not parse
+    std::vector<ProgramEntry> programs;     // reference, seeds in file order, family
+    std::vector<Error> errors;              // from validate_problem_folder(); empty means the folder is valid
     std::vector<RecordedSummary> recorded;  // one per device with a recording of this problem
 
     bool valid() const { return errors.empty(); }

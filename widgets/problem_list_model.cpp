@@ -87,8 +87,7 @@ QVariant ProblemListModel::data(const QModelIndex& index, int role) const {
         return e.description.empty() ? QString::fromStdString(e.dir) : QString::fromStdString(e.description);
     case Qt::DecorationRole:
         if (index.column() == StatusColumn && qApp)
-            return qApp->style()->standardIcon(e.valid() ? QStyle::SP_DialogApplyButton
-                                                         : QStyle::SP_MessageBoxWarning);
+            return qApp->style()->standardIcon(e.valid() ? QStyle::SP_DialogApplyButton : QStyle::SP_MessageBoxWarning);
         return {};
     case Qt::TextAlignmentRole:
         if (index.column() == ProgramsColumn || index.column() == ConfigurationsColumn)

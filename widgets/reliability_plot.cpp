@@ -42,7 +42,7 @@ ReliabilityPlot::ReliabilityPlot(QWidget* parent) : PlotWidget(parent) {
     m_diagonal = plot->addGraph(x, y);
     m_diagonal->setPen(QPen(referenceColor(), 1.2, Qt::DashLine));
     m_diagonal->setName(tr("Perfect calibration"));
-    m_diagonal->setData(QVector<double> {0, 1}, QVector<double> {0, 1}, true);
+    m_diagonal->setData(QVector<double>{0, 1}, QVector<double>{0, 1}, true);
 
     m_accuracy = new QCPBars(x, y);
     m_accuracy->setName(tr("Accuracy"));

@@ -62,7 +62,7 @@ void RiskCoveragePlot::setCurve(const std::vector<RiskCoveragePoint>& points, do
     const bool hasData = !sorted.empty();
     if (hasData) {
         const double fullRisk = sorted.back().risk;
-        m_fullCoverage->setData(QVector<double> {0, 1}, QVector<double> {fullRisk, fullRisk}, true);
+        m_fullCoverage->setData(QVector<double>{0, 1}, QVector<double>{fullRisk, fullRisk}, true);
         m_fullCoverage->addToLegend();
     } else {
         m_fullCoverage->data()->clear();

@@ -15,7 +15,7 @@ namespace kerncast {
 
 struct ProgressPoint {
     int64_t measurements = 0;  // GPU measurements spent when this best was reached
-    double best_speedup = 0;  // best measured correct speedup so far; <= 0 (none yet) is not drawn
+    double best_speedup = 0;   // best measured correct speedup so far; <= 0 (none yet) is not drawn
 };
 
 class SearchProgressPlot : public PlotWidget {

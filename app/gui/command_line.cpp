@@ -16,10 +16,9 @@ CommandLine parse_command_line(const QStringList& arguments, QString* helpText) 
         QCoreApplication::translate("CommandLine", "Kerncast: forecast-guided evolutionary search over CUDA kernels."));
     const auto help = parser.addHelpOption();
     const auto version = parser.addVersionOption();
-    const QCommandLineOption resources(QStringLiteral("resources"),
-                                       QCoreApplication::translate("CommandLine",
-                                                                   "Folder with problems/ and recordings/."),
-                                       QStringLiteral("dir"));
+    const QCommandLineOption resources(
+        QStringLiteral("resources"),
+        QCoreApplication::translate("CommandLine", "Folder with problems/ and recordings/."), QStringLiteral("dir"));
     const QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
         QCoreApplication::translate("CommandLine",
@@ -91,12 +90,12 @@ CommandLine parse_command_line(const QStringList& arguments, QString* helpText) 
     }
     const QString runArgument = positional.isEmpty() ? parser.value(run) : positional.constFirst();
 
-    result.resourcesDir = parser.isSet(resources) ? parser.value(resources)
-                                                  : QString::fromStdString(cli::resources_dir());
+    result.resourcesDir =
+        parser.isSet(resources) ? parser.value(resources) : QString::fromStdString(cli::resources_dir());
     result.resourcesDir = QDir::cleanPath(QFileInfo(result.resourcesDir).absoluteFilePath());
     if (!QFileInfo(result.resourcesDir).isDir()) {
-        result.error = QCoreApplication::translate("CommandLine", "Resources folder not found: %1")
-                           .arg(result.resourcesDir);
+        result.error =
+            QCoreApplication::translate("CommandLine", "Resources folder not found: %1").arg(result.resourcesDir);
         return result;
     }
     result.screenshotFile = parser.value(screenshot);

@@ -16,8 +16,10 @@ DemoSetup findDemoSetup(const ProblemListModel& problems, const DeviceListModel&
                 continue;
             for (int d = 0; d < devices.rowCount(); ++d) {
                 const QString id = devices.index(d, 0).data(DeviceListModel::IdRole).toString();
-                const QString recording = QDir(resourcesDir).filePath(
-                    QStringLiteral("recordings/%1/%2.jsonl").arg(id.mid(7), QString::fromStdString(e->name)));
+                const QString recording =
+                    QDir(resourcesDir)
+                        .filePath(
+                            QStringLiteral("recordings/%1/%2.jsonl").arg(id.mid(7), QString::fromStdString(e->name)));
                 if (id.startsWith(QStringLiteral("replay:")) && QFileInfo::exists(recording))
                     return {QString::fromStdString(e->dir), id};
             }

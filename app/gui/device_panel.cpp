@@ -76,7 +76,8 @@ DevicePanel::DevicePanel(QString resourcesDir, QWidget* parent)
 
 void DevicePanel::reload() {
     const std::string resources = m_resourcesDir.toStdString();
-    m_load.start([resources] { return loadDevices(resources); }, [this](DeviceLoad load) {
+    m_load.start([resources] { return loadDevices(resources); },
+                 [this](DeviceLoad load) {
         m_devices->setDevices(std::move(load.devices));
         m_bandwidth.clear();
         for (const auto& [id, gbps] : load.bandwidth)
@@ -153,8 +154,9 @@ void DevicePanel::updateDetails() {
         lines << tr("<b>No device selected.</b>");
     } else {
         const DeviceFingerprint& f = d->fingerprint;
-        lines << tr("<b>%1</b> (%2)").arg(QString::fromStdString(f.name.empty() ? d->id : f.name).toHtmlEscaped(),
-                                          QString::fromStdString(d->id).toHtmlEscaped());
+        lines << tr("<b>%1</b> (%2)")
+                     .arg(QString::fromStdString(f.name.empty() ? d->id : f.name).toHtmlEscaped(),
+                          QString::fromStdString(d->id).toHtmlEscaped());
         if (f.cc_major > 0)
             lines << tr("Compute capability %1.%2, %3 SMs").arg(f.cc_major).arg(f.cc_minor).arg(f.sm_count);
         if (f.memory_bytes > 0 || f.l2_bytes > 0)
@@ -165,8 +167,9 @@ void DevicePanel::updateDetails() {
         if (!f.uuid.empty())
             lines << tr("UUID %1").arg(QString::fromStdString(f.uuid).toHtmlEscaped());
         const auto bw = m_bandwidth.constFind(id);
-        lines << (bw != m_bandwidth.constEnd() ? tr("Measured DRAM bandwidth: %1 GB/s").arg(locale.toString(*bw, 'f', 0))
-                                               : tr("Measured DRAM bandwidth: not measured yet"));
+        lines << (bw != m_bandwidth.constEnd()
+                      ? tr("Measured DRAM bandwidth: %1 GB/s").arg(locale.toString(*bw, 'f', 0))
+                      : tr("Measured DRAM bandwidth: not measured yet"));
     }
     lines << tr("Worker: %1").arg(m_workerState);
     lines << tr("Queue: %n candidate(s) waiting for the device", nullptr, m_queueLength);

@@ -128,7 +128,7 @@ private:
     QString m_resourcesDir;
     std::shared_ptr<SearchEventQueue> m_queue;
     std::shared_ptr<RunSlot> m_slot;  // of the current session
-    std::vector<Worker> m_workers;  // threads of this and earlier sessions that have not been joined yet
+    std::vector<Worker> m_workers;    // threads of this and earlier sessions that have not been joined yet
     QTimer m_timer;
     quint64 m_session = 0;
     State m_state = State::Idle;

@@ -11,8 +11,7 @@
 
 namespace kerncast {
 
-EvaluateDialog::EvaluateDialog(const QString& surrogate, const QString& endpoint, const QString& model,
-                               QWidget* parent)
+EvaluateDialog::EvaluateDialog(const QString& surrogate, const QString& endpoint, const QString& model, QWidget* parent)
     : QDialog(parent) {
     setWindowTitle(tr("Evaluate Pair Set"));
     auto* form = new QFormLayout(this);

@@ -36,8 +36,8 @@ public:
     void showFile(const QString& file, int line);
 
     // A candidate: its title (rich text), its source under the name its compile log uses, and the log.
-    void showCandidate(const QString& title, const QString& source, const QString& fileName,
-                       const QString& compileLog, bool editable);
+    void showCandidate(const QString& title, const QString& source, const QString& fileName, const QString& compileLog,
+                       bool editable);
     bool showsCandidate() const;
     void setCandidateEditable(bool editable);
 

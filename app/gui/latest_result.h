@@ -27,11 +27,11 @@ public:
         auto* watcher = new QFutureWatcher<T>(m_context);
         QObject::connect(watcher, &QFutureWatcherBase::finished, m_context,
                          [this, watcher, generation, done = std::move(done)]() mutable {
-                             watcher->deleteLater();
-                             --m_running;
-                             if (generation == m_generation)
-                                 done(watcher->result());
-                         });
+            watcher->deleteLater();
+            --m_running;
+            if (generation == m_generation)
+                done(watcher->result());
+        });
         watcher->setFuture(QtConcurrent::run(std::move(job)));
     }
     // Whatever is running will be dropped when it ends.

@@ -122,9 +122,8 @@ void MainWindow::createDocks() {
 void MainWindow::connectParts() {
     connect(m_kernelPane, &KernelPane::submitRequested, this, &MainWindow::submitEditedKernel);
     connect(m_problems, &ProblemBrowser::problemShown, this, &MainWindow::showProblem);
-    connect(m_problems, &ProblemBrowser::loadStarted, this, [this](const QString& root) {
-        statusBar()->showMessage(tr("Loading problems from %1...").arg(root));
-    });
+    connect(m_problems, &ProblemBrowser::loadStarted, this,
+            [this](const QString& root) { statusBar()->showMessage(tr("Loading problems from %1...").arg(root)); });
     // The run control lists the same problems: its choice outlives a reload of the library.
     connect(m_problems->model(), &QAbstractItemModel::modelAboutToBeReset, this,
             [this] { m_runProblemBeforeReload = m_runControl->problemDir(); });
@@ -191,11 +190,12 @@ void MainWindow::connectParts() {
         refreshRunStatus();
     });
     connect(bridge, &EngineBridge::eventsReady, this, &MainWindow::onEvents);
-    connect(bridge, &EngineBridge::finished, this, [this](quint64 session, const QString& reason) {
-        onSearchEnded(session, true, reason, {}, 0);
+    connect(bridge, &EngineBridge::finished, this,
+            [this](quint64 session, const QString& reason) { onSearchEnded(session, true, reason, {}, 0); });
+    connect(bridge, &EngineBridge::failed, this,
+            [this](quint64 session, const QString& message, const QString& file, int line) {
+        onSearchEnded(session, false, message, file, line);
     });
-    connect(bridge, &EngineBridge::failed, this, [this](quint64 session, const QString& message, const QString& file,
-                                                        int line) { onSearchEnded(session, false, message, file, line); });
     connect(bridge, &EngineBridge::stateChanged, this, [this](EngineBridge::State state) {
         m_runControl->setRunState(state);
         m_population->setSteerable(m_session->isSteerable());
@@ -361,17 +361,39 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 
 // ---- problems and devices ------------------------------------------------------------------------------------------
 
-void MainWindow::reloadProblems() { m_problems->reload(); }
-void MainWindow::openProblemFolder(const QString& dir) { m_problems->openFolder(dir); }
-void MainWindow::reloadDevices() { m_devices->reload(); }
-bool MainWindow::selectProblem(const QString& nameOrDir) { return m_problems->selectProblem(nameOrDir); }
-QString MainWindow::selectedProblemDir() const { return m_problems->selectedDir(); }
-QStringList MainWindow::programLabels() const { return m_kernelPane->programLabels(); }
-bool MainWindow::selectProgram(int index) { return m_kernelPane->selectProgram(index); }
-int MainWindow::selectedProgram() const { return m_kernelPane->selectedProgram(); }
-QString MainWindow::activeDeviceId() const { return m_devices->activeDeviceId(); }
-void MainWindow::setActiveDevice(const QString& id) { m_devices->setActiveDevice(id); }
-bool MainWindow::isReady() const { return m_problems->isLoaded() && m_devices->isLoaded(); }
+void MainWindow::reloadProblems() {
+    m_problems->reload();
+}
+void MainWindow::openProblemFolder(const QString& dir) {
+    m_problems->openFolder(dir);
+}
+void MainWindow::reloadDevices() {
+    m_devices->reload();
+}
+bool MainWindow::selectProblem(const QString& nameOrDir) {
+    return m_problems->selectProblem(nameOrDir);
+}
+QString MainWindow::selectedProblemDir() const {
+    return m_problems->selectedDir();
+}
+QStringList MainWindow::programLabels() const {
+    return m_kernelPane->programLabels();
+}
+bool MainWindow::selectProgram(int index) {
+    return m_kernelPane->selectProgram(index);
+}
+int MainWindow::selectedProgram() const {
+    return m_kernelPane->selectedProgram();
+}
+QString MainWindow::activeDeviceId() const {
+    return m_devices->activeDeviceId();
+}
+void MainWindow::setActiveDevice(const QString& id) {
+    m_devices->setActiveDevice(id);
+}
+bool MainWindow::isReady() const {
+    return m_problems->isLoaded() && m_devices->isLoaded();
+}
 
 void MainWindow::markReadyIfDone() {
     if (!isReady() || m_readyEmitted)
@@ -425,8 +447,8 @@ bool MainWindow::startSearch(const QString& runPath) {
         showErrorDialog(tr("Cannot start the search"), missing);
         return false;
     }
-    const ProblemEntry* entry = m_problems->model()->entry(
-        m_problems->model()->rowOfDir(QString::fromStdString(config.problem_dir)));
+    const ProblemEntry* entry =
+        m_problems->model()->entry(m_problems->model()->rowOfDir(QString::fromStdString(config.problem_dir)));
     const QString name = entry ? QString::fromStdString(entry->name) : QFileInfo(m_runControl->problemDir()).fileName();
     const QString path = runPath.isEmpty() ? RunSession::newRunPath(QStringLiteral("runs"), name) : runPath;
     clearRunViews();
@@ -484,8 +506,8 @@ void MainWindow::onEvents(const SearchEventBatch& batch) {
     if (candidatesChanged && !m_plotRefresh->isActive())
         m_plotRefresh->start(m_population->isLarge() ? kLargePlotRefreshMs : kPlotRefreshMs);
     const qint64 best = m_session->lastProgress().best_candidate;
-    const bool selectedChanged = m_selectedCandidate &&
-        std::any_of(batch.events.begin(), batch.events.end(), [this](const SearchEvent& e) {
+    const bool selectedChanged =
+        m_selectedCandidate && std::any_of(batch.events.begin(), batch.events.end(), [this](const SearchEvent& e) {
             return e.candidate_id == m_selectedCandidate && e.kind != SearchEvent::Kind::CandidateProposed;
         });
     if (m_session->followsBest() && best && best != m_selectedCandidate) {
@@ -633,8 +655,9 @@ bool MainWindow::resumeOpenedRun() {
 void MainWindow::evaluatePairs(const EvaluationOptions& options) {
     m_evaluateAction->setEnabled(false);
     m_busy->show();
-    statusBar()->showMessage(tr("Evaluating %1 with the %2 surrogate...")
-                                 .arg(QString::fromStdString(options.pairs), QString::fromStdString(options.surrogate)));
+    statusBar()->showMessage(
+        tr("Evaluating %1 with the %2 surrogate...")
+            .arg(QString::fromStdString(options.pairs), QString::fromStdString(options.surrogate)));
     m_session->evaluate(options);
 }
 
@@ -667,10 +690,8 @@ void MainWindow::showLlmCalls(qint64 id) {
     try {
         m_inspector->setLlmCalls(store->llmCalls(runId, id));
     } catch (const std::exception& e) {
-        statusBar()->showMessage(tr("Could not read the model calls of candidate #%1: %2")
-                                     .arg(id)
-                                     .arg(QString::fromUtf8(e.what())),
-                                 10000);
+        statusBar()->showMessage(
+            tr("Could not read the model calls of candidate #%1: %2").arg(id).arg(QString::fromUtf8(e.what())), 10000);
     }
 }
 
@@ -706,7 +727,10 @@ void MainWindow::showCandidate(qint64 id) {
         m_diff->setSources(QString::fromStdString(*d.anchor), sourceWithTunables(c), tr("anchor of the pair"), title);
     else if (d.parent)
         m_diff->setSources(sourceWithTunables(*d.parent), sourceWithTunables(c),
-                           tr("#%1 %2").arg(d.parent->id).arg(d.parent->mutator == Mutator::Reference ? tr("reference") : tr("parent")), title);
+                           tr("#%1 %2")
+                               .arg(d.parent->id)
+                               .arg(d.parent->mutator == Mutator::Reference ? tr("reference") : tr("parent")),
+                           title);
     else
         m_diff->setSources(QString(), sourceWithTunables(c), tr("(no parent)"), title);
 }
@@ -723,20 +747,50 @@ void MainWindow::submitEditedKernel(const QString& source) {
 
 // ---- parts, for tests and benchmarks ------------------------------------------------------------------------------
 
-EngineBridge* MainWindow::bridge() const { return m_session->bridge(); }
-QString MainWindow::shownRunPath() const { return m_session->path(); }
-ProblemListModel* MainWindow::problemModel() const { return m_problems->model(); }
-DeviceListModel* MainWindow::deviceModel() const { return m_devices->model(); }
-PopulationModel* MainWindow::populationModel() const { return m_population->model(); }
-PopulationFilterProxy* MainWindow::populationProxy() const { return m_population->proxy(); }
-LineageModel* MainWindow::lineageModel() const { return m_population->lineage(); }
-QTableView* MainWindow::populationView() const { return m_population->tableView(); }
-KernelEditor* MainWindow::editor() const { return m_kernelPane->editor(); }
-ForecastScatterPlot* MainWindow::scatterPlot() const { return m_plots->scatter(); }
-ReliabilityPlot* MainWindow::reliabilityPlot() const { return m_plots->reliability(); }
-RiskCoveragePlot* MainWindow::riskCoveragePlot() const { return m_plots->riskCoverage(); }
-SearchProgressPlot* MainWindow::progressPlot() const { return m_plots->progress(); }
-QLabel* MainWindow::metricsLabel() const { return m_plots->metricsLabel(); }
-const ForecastMetrics& MainWindow::shownMetrics() const { return m_plots->metrics(); }
+EngineBridge* MainWindow::bridge() const {
+    return m_session->bridge();
+}
+QString MainWindow::shownRunPath() const {
+    return m_session->path();
+}
+ProblemListModel* MainWindow::problemModel() const {
+    return m_problems->model();
+}
+DeviceListModel* MainWindow::deviceModel() const {
+    return m_devices->model();
+}
+PopulationModel* MainWindow::populationModel() const {
+    return m_population->model();
+}
+PopulationFilterProxy* MainWindow::populationProxy() const {
+    return m_population->proxy();
+}
+LineageModel* MainWindow::lineageModel() const {
+    return m_population->lineage();
+}
+QTableView* MainWindow::populationView() const {
+    return m_population->tableView();
+}
+KernelEditor* MainWindow::editor() const {
+    return m_kernelPane->editor();
+}
+ForecastScatterPlot* MainWindow::scatterPlot() const {
+    return m_plots->scatter();
+}
+ReliabilityPlot* MainWindow::reliabilityPlot() const {
+    return m_plots->reliability();
+}
+RiskCoveragePlot* MainWindow::riskCoveragePlot() const {
+    return m_plots->riskCoverage();
+}
+SearchProgressPlot* MainWindow::progressPlot() const {
+    return m_plots->progress();
+}
+QLabel* MainWindow::metricsLabel() const {
+    return m_plots->metricsLabel();
+}
+const ForecastMetrics& MainWindow::shownMetrics() const {
+    return m_plots->metrics();
+}
 
 }  // namespace kerncast

@@ -105,22 +105,18 @@ void PlotsPanel::showMetrics(const ForecastMetrics& metrics, bool anyRows) {
     m_riskCoverage->setMetrics(m_metrics);
     const QLocale locale;
     if (m_metrics.n > 0)
-        m_metricsLabel->setText(tr("%n measured forecast(s): accuracy %1 (majority bin %2), off by one %3, ECE %4, "
-                                   "AURC %5, Kendall τ-b %6; Brier %7 (climatology %8, skill %9), CRPS %10 "
-                                   "(climatology %11, skill %12)",
-                                   nullptr, static_cast<int>(m_metrics.n))
-                                    .arg(locale.toString(m_metrics.accuracy, 'f', 3),
-                                         locale.toString(m_metrics.majority_accuracy, 'f', 3),
-                                         locale.toString(m_metrics.off_by_one, 'f', 3),
-                                         locale.toString(m_metrics.ece, 'f', 3),
-                                         locale.toString(m_metrics.aurc, 'f', 3),
-                                         locale.toString(m_metrics.kendall_tau_b, 'f', 3),
-                                         locale.toString(m_metrics.brier, 'f', 3),
-                                         locale.toString(m_metrics.brier_climatology, 'f', 3),
-                                         QString::fromStdString(skill_text(m_metrics.brier_skill)))
-                                    .arg(locale.toString(m_metrics.crps, 'f', 4),
-                                         locale.toString(m_metrics.crps_climatology, 'f', 4),
-                                         QString::fromStdString(skill_text(m_metrics.crps_skill))));
+        m_metricsLabel->setText(
+            tr("%n measured forecast(s): accuracy %1 (majority bin %2), off by one %3, ECE %4, "
+               "AURC %5, Kendall τ-b %6; Brier %7 (climatology %8, skill %9), CRPS %10 "
+               "(climatology %11, skill %12)",
+               nullptr, static_cast<int>(m_metrics.n))
+                .arg(locale.toString(m_metrics.accuracy, 'f', 3), locale.toString(m_metrics.majority_accuracy, 'f', 3),
+                     locale.toString(m_metrics.off_by_one, 'f', 3), locale.toString(m_metrics.ece, 'f', 3),
+                     locale.toString(m_metrics.aurc, 'f', 3), locale.toString(m_metrics.kendall_tau_b, 'f', 3),
+                     locale.toString(m_metrics.brier, 'f', 3), locale.toString(m_metrics.brier_climatology, 'f', 3),
+                     QString::fromStdString(skill_text(m_metrics.brier_skill)))
+                .arg(locale.toString(m_metrics.crps, 'f', 4), locale.toString(m_metrics.crps_climatology, 'f', 4),
+                     QString::fromStdString(skill_text(m_metrics.crps_skill))));
     else
         m_metricsLabel->setText(anyRows ? tr("No measured candidate with a forecast yet.") : tr("No candidates yet."));
     Q_EMIT metricsShown(m_metrics);

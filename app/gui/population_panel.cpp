@@ -86,9 +86,9 @@ PopulationPanel::PopulationPanel(QWidget* parent) : QWidget(parent) {
     for (QAbstractItemView* view : std::initializer_list<QAbstractItemView*>{m_table, m_lineageView})
         connect(view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
                 [this](const QModelIndex& current) {
-                    if (!m_selecting && current.isValid())
-                        Q_EMIT candidateClicked(current.data(PopulationModel::CandidateIdRole).toLongLong());
-                });
+            if (!m_selecting && current.isValid())
+                Q_EMIT candidateClicked(current.data(PopulationModel::CandidateIdRole).toLongLong());
+        });
     connect(m_table, &QWidget::customContextMenuRequested, this, &PopulationPanel::showContextMenu);
 }
 
@@ -101,9 +101,9 @@ void PopulationPanel::showContextMenu(const QPoint& pos) {
     menu.addAction(tr("Pin as Parent"), this, [this, id] { Q_EMIT pinRequested(id); })->setEnabled(m_steerable);
     menu.addAction(tr("Ban as Parent"), this, [this, id] { Q_EMIT banRequested(id); })->setEnabled(m_steerable);
     menu.addAction(tr("Measure on the Device"), this, [this, id] { Q_EMIT measureRequested(id); })
-        ->setEnabled(m_steerable && !index.siblingAtColumn(PopulationModel::StatusColumn)
-                                         .data(PopulationModel::MeasuredSpeedupRole)
-                                         .isValid());
+        ->setEnabled(
+            m_steerable &&
+            !index.siblingAtColumn(PopulationModel::StatusColumn).data(PopulationModel::MeasuredSpeedupRole).isValid());
     const bool suspect = index.data(PopulationModel::StatusRole).toString() == QLatin1String("suspect");
     for (const bool accept : {true, false})
         menu.addAction(accept ? tr("Accept Suspect Result") : tr("Reject Suspect Result"), this,

@@ -71,9 +71,9 @@ ProblemBrowser::ProblemBrowser(QString resourcesDir, QWidget* parent)
     layout->addWidget(m_view, 1);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
-                const auto source = m_proxy->mapToSource(current);
-                show(source.isValid() ? m_problems->entry(source.row()) : nullptr);
-            });
+        const auto source = m_proxy->mapToSource(current);
+        show(source.isValid() ? m_problems->entry(source.row()) : nullptr);
+    });
 }
 
 void ProblemBrowser::reload() {
@@ -87,25 +87,25 @@ void ProblemBrowser::reload() {
     Q_EMIT loadStarted(QString::fromStdString(root));
     m_load.start([root, extra] { return loadLibrary(root, extra); },
                  [this](LibraryLoad load) {
-                     const int count = static_cast<int>(load.entries.size());
-                     m_problems->setEntries(std::move(load.entries));
-                     int invalid = 0;
-                     for (int r = 0; r < m_problems->rowCount(); ++r)
-                         invalid += m_problems->entry(r)->valid() ? 0 : 1;
-                     QString message = invalid ? tr("%1 problems loaded, %2 with errors").arg(count).arg(invalid)
-                                               : tr("%1 problems loaded").arg(count);
-                     if (!load.failures.empty())
-                         message += QStringLiteral(" — ") + QString::fromStdString(load.failures.front());
-                     const QString wanted = std::exchange(m_pendingSelection, QString());
-                     if (wanted.isEmpty() || !selectProblem(wanted)) {
-                         if (m_proxy->rowCount() > 0)
-                             m_view->setCurrentIndex(m_proxy->index(0, 0));
-                         else
-                             show(nullptr);
-                     }
-                     m_loaded = true;
-                     Q_EMIT loaded(count, message);
-                 });
+        const int count = static_cast<int>(load.entries.size());
+        m_problems->setEntries(std::move(load.entries));
+        int invalid = 0;
+        for (int r = 0; r < m_problems->rowCount(); ++r)
+            invalid += m_problems->entry(r)->valid() ? 0 : 1;
+        QString message = invalid ? tr("%1 problems loaded, %2 with errors").arg(count).arg(invalid)
+                                  : tr("%1 problems loaded").arg(count);
+        if (!load.failures.empty())
+            message += QStringLiteral(" — ") + QString::fromStdString(load.failures.front());
+        const QString wanted = std::exchange(m_pendingSelection, QString());
+        if (wanted.isEmpty() || !selectProblem(wanted)) {
+            if (m_proxy->rowCount() > 0)
+                m_view->setCurrentIndex(m_proxy->index(0, 0));
+            else
+                show(nullptr);
+        }
+        m_loaded = true;
+        Q_EMIT loaded(count, message);
+    });
 }
 
 void ProblemBrowser::openFolder(const QString& dir) {

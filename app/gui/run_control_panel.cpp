@@ -323,9 +323,24 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     numbers->addWidget(m_calibration, 3, 0, 1, 2);
     top->addLayout(numbers);
 
-    m_setupFields = {m_problem,  m_device, m_surrogate, m_endpoint, m_model, m_profile, m_priceIn, m_priceOut,
-                     m_parametric, m_llmRewrite, m_llmDiff, m_pool,
-                     m_budgetMeasurements, m_budgetForecasts, m_budgetTokens, m_budgetCost, m_budgetWall, m_seed};
+    m_setupFields = {m_problem,
+                     m_device,
+                     m_surrogate,
+                     m_endpoint,
+                     m_model,
+                     m_profile,
+                     m_priceIn,
+                     m_priceOut,
+                     m_parametric,
+                     m_llmRewrite,
+                     m_llmDiff,
+                     m_pool,
+                     m_budgetMeasurements,
+                     m_budgetForecasts,
+                     m_budgetTokens,
+                     m_budgetCost,
+                     m_budgetWall,
+                     m_seed};
 
     m_gatingDebounce = new QTimer(this);
     m_gatingDebounce->setSingleShot(true);
@@ -556,20 +571,20 @@ void RunControlPanel::showProgress(const SearchProgress& p) {
     m_measurements->setText(tr("Measurements: %1 of %2")
                                 .arg(locale.toString(static_cast<qlonglong>(p.measurements)),
                                      locale.toString(static_cast<qlonglong>(p.budget_measurements))));
-    m_forecasts->setText(p.abstained > 0 ? tr("Forecasts: %1 (%2 deferred to a measurement)")
-                                               .arg(locale.toString(static_cast<qlonglong>(p.forecasts)))
-                                               .arg(locale.toString(static_cast<qlonglong>(p.abstained)))
-                                         : tr("Forecasts: %1").arg(locale.toString(static_cast<qlonglong>(p.forecasts))));
+    m_forecasts->setText(p.abstained > 0
+                             ? tr("Forecasts: %1 (%2 deferred to a measurement)")
+                                   .arg(locale.toString(static_cast<qlonglong>(p.forecasts)))
+                                   .arg(locale.toString(static_cast<qlonglong>(p.abstained)))
+                             : tr("Forecasts: %1").arg(locale.toString(static_cast<qlonglong>(p.forecasts))));
     m_tokens->setText(p.cost_usd > 0 ? tr("Tokens: %1 ($%2)")
                                            .arg(locale.toString(static_cast<qlonglong>(p.tokens)))
                                            .arg(locale.toString(p.cost_usd, 'f', 2))
                                      : tr("Tokens: %1").arg(locale.toString(static_cast<qlonglong>(p.tokens))));
     m_elapsed->setText(tr("Elapsed: %1").arg(formatElapsed(p.elapsed_s)));
-    m_best->setText(p.best_speedup > 0
-                        ? tr("Best speedup: <b>%1×</b> (candidate #%2)")
-                              .arg(locale.toString(p.best_speedup, 'f', 3))
-                              .arg(p.best_candidate)
-                        : tr("Best speedup: none yet"));
+    m_best->setText(p.best_speedup > 0 ? tr("Best speedup: <b>%1×</b> (candidate #%2)")
+                                             .arg(locale.toString(p.best_speedup, 'f', 3))
+                                             .arg(p.best_candidate)
+                                       : tr("Best speedup: none yet"));
     m_calibration->setText(p.calibration_n > 0
                                ? tr("Surrogate on %1 measured: accuracy %2 (majority bin %3), skill over "
                                     "climatology: Brier %4, CRPS %5; ECE %6, AURC %7")

@@ -24,17 +24,17 @@ struct LoadedRun {
     QString path;
     QString error;  // non-empty when the file could not be read; nothing else is set then
     RunInfo run;
-    bool evaluation = false;  // an `evaluate` run: imported pairs with forecasts, not a search
+    bool evaluation = false;             // an `evaluate` run: imported pairs with forecasts, not a search
     std::optional<SearchConfig> config;  // a search's stored config (what Resume continues)
     std::optional<RunState> endState;  // finished/failed when the run's last session ended; none when killed or running
     std::vector<CandidateRow> rows;
     std::vector<ProgressPoint> progress;  // best-so-far after each device measurement
-    int64_t measurements = 0;  // device measurements of the run
-    int64_t forecasts = 0;     // forecasts of the run, re-forecasts included (what a live run counts)
-    int64_t budgetMeasurements = 0;  // the measurement budget of the last session (a resume may raise it)
-    int64_t tokens = 0;        // LLM tokens of its forecasts
+    int64_t measurements = 0;             // device measurements of the run
+    int64_t forecasts = 0;                // forecasts of the run, re-forecasts included (what a live run counts)
+    int64_t budgetMeasurements = 0;       // the measurement budget of the last session (a resume may raise it)
+    int64_t tokens = 0;                   // LLM tokens of its forecasts
     double costUsd = 0;
-    double elapsedS = 0;       // search time at the last checkpoint
+    double elapsedS = 0;                  // search time at the last checkpoint
     std::vector<ProgressPoint> baseline;  // a measure-all run of the same problem in the same store, if any
     int64_t baselineMeasurements = 0;
     QString baselineName;

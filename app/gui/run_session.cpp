@@ -26,9 +26,9 @@ RunSession::~RunSession() {
 QString RunSession::newRunPath(const QString& folder, const QString& stem) {
     const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QLatin1Char('/') + folder;
     QDir().mkpath(dir);
-    const QString base = QStringLiteral("%1/%2-%3").arg(
-        dir, stem.isEmpty() ? QStringLiteral("run") : stem,
-        QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")));
+    const QString base = QStringLiteral("%1/%2-%3")
+                             .arg(dir, stem.isEmpty() ? QStringLiteral("run") : stem,
+                                  QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")));
     QString path = base + QStringLiteral(".sqlite");
     for (int i = 2; QFileInfo::exists(path); ++i)
         path = QStringLiteral("%1-%2.sqlite").arg(base).arg(i);
@@ -124,7 +124,8 @@ bool RunSession::absorb(const std::vector<SearchEvent>& events) {
 }
 
 void RunSession::open(const QString& path) {
-    m_open.start([path] { return loadRun(path); }, [this](LoadedRun run) {
+    m_open.start([path] { return loadRun(path); },
+                 [this](LoadedRun run) {
         if (!run.error.isEmpty()) {
             Q_EMIT loadFailed(run.error);
             return;
@@ -154,34 +155,33 @@ void RunSession::evaluate(EvaluationOptions options) {
     QPointer<RunSession> self(this);
     m_evaluation.start(
         [options, self] {
-            EvaluationOutcome out;
-            try {
-                out.result = evaluate_pairs(
-                    options, [](const std::string&) {},
-                    [self](const std::string& stage, size_t done, size_t total) {
-                        // Progress goes to the GUI thread as a queued call; it is dropped if the session is gone.
-                        const QString text = QString::fromStdString(stage);
+        EvaluationOutcome out;
+        try {
+            out.result = evaluate_pairs(
+                options, [](const std::string&) {},
+                [self](const std::string& stage, size_t done, size_t total) {
+                // Progress goes to the GUI thread as a queued call; it is dropped if the session is gone.
+                const QString text = QString::fromStdString(stage);
+                if (self)
+                    QMetaObject::invokeMethod(
+                        self.data(),
+                        [self, text, done, total] {
                         if (self)
-                            QMetaObject::invokeMethod(
-                                self.data(),
-                                [self, text, done, total] {
-                                    if (self)
-                                        Q_EMIT self->evaluationProgress(text, static_cast<int>(done),
-                                                                        static_cast<int>(total));
-                                },
-                                Qt::QueuedConnection);
-                    });
-            } catch (const std::exception& e) {
-                out.error = e.what();
-            }
-            return out;
+                            Q_EMIT self->evaluationProgress(text, static_cast<int>(done), static_cast<int>(total));
+                        },
+                        Qt::QueuedConnection);
+                });
+        } catch (const std::exception& e) {
+            out.error = e.what();
+        }
+        return out;
         },
         [this](const EvaluationOutcome& out) {
-            if (!out.result)
-                Q_EMIT evaluationFailed(QString::fromStdString(out.error));
-            else
-                Q_EMIT evaluated(QString::fromStdString(out.result->store_path), static_cast<int>(out.result->metrics.n));
-        });
+        if (!out.result)
+            Q_EMIT evaluationFailed(QString::fromStdString(out.error));
+        else
+            Q_EMIT evaluated(QString::fromStdString(out.result->store_path), static_cast<int>(out.result->metrics.n));
+    });
 }
 
 RunStore* RunSession::reader() {
@@ -263,13 +263,20 @@ const std::string* RunSession::anchor(int64_t id) const {
 
 QString RunSession::stateName(RunState state) {
     switch (state) {
-    case RunState::Idle: return tr("idle");
-    case RunState::Starting: return tr("starting");
-    case RunState::Running: return tr("running");
-    case RunState::Paused: return tr("paused");
-    case RunState::Stopping: return tr("stopping");
-    case RunState::Finished: return tr("finished");
-    case RunState::Failed: return tr("failed");
+    case RunState::Idle:
+        return tr("idle");
+    case RunState::Starting:
+        return tr("starting");
+    case RunState::Running:
+        return tr("running");
+    case RunState::Paused:
+        return tr("paused");
+    case RunState::Stopping:
+        return tr("stopping");
+    case RunState::Finished:
+        return tr("finished");
+    case RunState::Failed:
+        return tr("failed");
     }
     return {};
 }
@@ -279,7 +286,7 @@ QString RunSession::stateText() const {
         return stateName(m_bridge->state());
     }
     if (m_opened)
-        return m_opened->evaluation       ? tr("evaluation (opened)")
+        return m_opened->evaluation  ? tr("evaluation (opened)")
                : !m_opened->endState ? tr("interrupted (opened)")
                                      : tr("%1 (opened)").arg(stateName(*m_opened->endState));
     return tr("no run");
@@ -289,11 +296,14 @@ QString RunSession::workerState(int queueLength) const {
     if (!isSteerable())
         return tr("idle");
     switch (m_bridge->state()) {
-    case EngineBridge::State::Starting: return tr("starting (training the surrogate)");
+    case EngineBridge::State::Starting:
+        return tr("starting (training the surrogate)");
     case EngineBridge::State::Paused:
         return queueLength > 0 ? tr("paused, %n waiting", nullptr, queueLength) : tr("paused");
-    case EngineBridge::State::Stopping: return tr("stopping");
-    default: return queueLength > 0 ? tr("measuring") : tr("idle (forecasting)");
+    case EngineBridge::State::Stopping:
+        return tr("stopping");
+    default:
+        return queueLength > 0 ? tr("measuring") : tr("idle (forecasting)");
     }
 }
 

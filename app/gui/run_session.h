@@ -57,8 +57,8 @@ public:
     void start(const SearchConfig& config, const QString& path, const std::string& problemName);
     bool resume(const SearchBudgets& budgets);
     void setPath(const QString& path) { m_path = path; }
-    // Sends an edited kernel to the live search as a child of parentId (0: a root), with the parent's tunables: a family
-    // configuration's source uses them as -D values. False when no search runs.
+    // Sends an edited kernel to the live search as a child of parentId (0: a root), with the parent's tunables: a
+    // family configuration's source uses them as -D values. False when no search runs.
     bool submit(const QString& source, qint64 parentId);
     // Takes in a batch of the live search; true when a candidate was forecast or measured.
     bool absorb(const std::vector<SearchEvent>& events);
@@ -117,7 +117,7 @@ private:
     QString m_path;
     bool m_live = false;
     bool m_followBest = true;
-    std::optional<LoadedRun> m_opened;  // what was read from the file (config for Resume, prompts)
+    std::optional<LoadedRun> m_opened;   // what was read from the file (config for Resume, prompts)
     std::optional<LoadedRun> m_pending;  // read, handed over by show()
     std::unique_ptr<RunStore> m_reader;  // GUI-thread reader of m_path, opened on first need
     int64_t m_runId = 0;

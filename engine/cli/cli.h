@@ -9,8 +9,8 @@
 namespace kerncast::cli {
 
 struct Context {
-    bool json = false;       // --json: machine-readable output on stdout
-    int exit_code = 0;       // set by the subcommand's callback
+    bool json = false;  // --json: machine-readable output on stdout
+    int exit_code = 0;  // set by the subcommand's callback
     std::ostream* out = nullptr;
     std::ostream* err = nullptr;
 };
@@ -34,6 +34,5 @@ void add_export_command(CLI::App& app, Context& ctx);
 void add_selftest_command(CLI::App& app, Context& ctx);
 void add_import_command(CLI::App& app, Context& ctx);
 void add_review_command(CLI::App& app, Context& ctx);
-
 
 }  // namespace kerncast::cli

@@ -42,11 +42,11 @@ void run_evaluate(Context& ctx, EvaluationOptions a, const LlmOptionArgs& llm) {
                       "skill over climatology: brier %s  crps %s\n",
                       r.surrogate_id.c_str(), static_cast<long long>(r.metrics.n), r.failed_forecasts,
                       r.failed_candidates, m["accuracy"].get<double>(), m["off_by_one"].get<double>(),
-                      m["brier"].get<double>(), m["crps"].get<double>(), m["nll"].get<double>(),
-                      m["ece"].get<double>(), m["aurc"].get<double>(), m["kendall_tau_b"].get<double>(),
-                      m["top10_recovery"].get<double>(), m["majority_accuracy"].get<double>(),
-                      m["brier_climatology"].get<double>(), m["crps_climatology"].get<double>(),
-                      skill_text(m["brier_skill"]).c_str(), skill_text(m["crps_skill"]).c_str());
+                      m["brier"].get<double>(), m["crps"].get<double>(), m["nll"].get<double>(), m["ece"].get<double>(),
+                      m["aurc"].get<double>(), m["kendall_tau_b"].get<double>(), m["top10_recovery"].get<double>(),
+                      m["majority_accuracy"].get<double>(), m["brier_climatology"].get<double>(),
+                      m["crps_climatology"].get<double>(), skill_text(m["brier_skill"]).c_str(),
+                      skill_text(m["crps_skill"]).c_str());
         *ctx.out << buf;
         *ctx.out << "true bins: " << out["true_bins_rule"].get<std::string>() << "\n";
         for (const auto& [pack, pj] : out["per_pack"].items()) {
@@ -67,8 +67,7 @@ void run_evaluate(Context& ctx, EvaluationOptions a, const LlmOptionArgs& llm) {
 void add_evaluate_command(CLI::App& app, Context& ctx) {
     auto args = std::make_shared<EvaluationOptions>();
     auto* cmd = app.add_subcommand("evaluate", "Score a surrogate on pair JSONL (calibration, ranking)");
-    cmd->add_option("--pairs", args->pairs, "Pair JSONL (GPU Forecasters eval-set schema or our export)")
-        ->required();
+    cmd->add_option("--pairs", args->pairs, "Pair JSONL (GPU Forecasters eval-set schema or our export)")->required();
     cmd->add_option("--surrogate", args->surrogate, "local or llm")
         ->check(CLI::IsMember({"local", "llm"}))
         ->capture_default_str();

@@ -13,19 +13,19 @@
 #include "core/error.h"
 #include "core/forecasters_import.h"
 #include "core/run_store.h"
+#include "core/text_util.h"
 #include "engine/atomic_file.h"
 #include "engine/unified_diff.h"
-#include "core/text_util.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
-#include <set>
-#include <fstream>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -111,9 +111,9 @@ int export_pairs(RunStore& store, const RunInfo& run, const std::string& run_fil
                    {"status", to_string(m.status)},
                    {"tunables", c.tunables},
                    {"static_report", store.staticReportsFor(c.id)},
-                   {"anchor_id", anchor && anchor != reference ? anchor->id : int64_t {0}},
+                   {"anchor_id", anchor && anchor != reference ? anchor->id : int64_t{0}},
                    {"anchor_label", anchor ? anchor->label : std::string("reference")},
-                   {"anchor_tunables", anchor ? anchor->tunables : std::map<std::string, int64_t> {}},
+                   {"anchor_tunables", anchor ? anchor->tunables : std::map<std::string, int64_t>{}},
                    {"anchor_speedup", anchor_speedup},
                    {"speedup_over_reference", m.speedup}};
         if (anchor && anchor != reference)
@@ -137,25 +137,37 @@ void export_events(RunStore& store, const RunInfo& run, std::ostream& out) {
         nlohmann::json j;
     };
     std::vector<Line> lines;
-    nlohmann::json runj = {{"kind", "run"}, {"run_id", run.id}, {"ts", run.created_at}, {"problem", run.problem},
-                           {"device", run.device}, {"surrogate", run.surrogate}, {"gating", run.gating},
-                           {"seed", run.seed}, {"config", run.config}};
+    nlohmann::json runj = {{"kind", "run"},          {"run_id", run.id},     {"ts", run.created_at},
+                           {"problem", run.problem}, {"device", run.device}, {"surrogate", run.surrogate},
+                           {"gating", run.gating},   {"seed", run.seed},     {"config", run.config}};
     lines.push_back({run.created_at, 0, 0, runj});
     for (const auto& c : store.candidates(run.id)) {
         lines.push_back({"", 1, c.id, {{"kind", "candidate"}, {"run_id", run.id}, {"candidate", c}}});
         for (const auto& f : store.forecastsFor(c.id))
-            lines.push_back({f.created_at, 2, f.id,
-                             {{"kind", "forecast"}, {"run_id", run.id}, {"ts", f.created_at},
-                              {"candidate_id", c.id}, {"forecast", f.forecast}}});
+            lines.push_back({f.created_at,
+                             2,
+                             f.id,
+                             {{"kind", "forecast"},
+                              {"run_id", run.id},
+                              {"ts", f.created_at},
+                              {"candidate_id", c.id},
+                              {"forecast", f.forecast}}});
         for (const auto& m : store.measurementsFor(c.id))
-            lines.push_back({m.created_at, 4, m.id,
-                             {{"kind", "measurement"}, {"run_id", run.id}, {"ts", m.created_at},
-                              {"candidate_id", c.id}, {"measurement", m.measurement}}});
+            lines.push_back({m.created_at,
+                             4,
+                             m.id,
+                             {{"kind", "measurement"},
+                              {"run_id", run.id},
+                              {"ts", m.created_at},
+                              {"candidate_id", c.id},
+                              {"measurement", m.measurement}}});
     }
     for (const auto& e : store.events(run.id))
-        lines.push_back({e.ts, 3, e.id,
-                         {{"kind", "event"}, {"run_id", run.id}, {"ts", e.ts}, {"event", e.kind},
-                          {"payload", e.payload}}});
+        lines.push_back(
+            {e.ts,
+             3,
+             e.id,
+             {{"kind", "event"}, {"run_id", run.id}, {"ts", e.ts}, {"event", e.kind}, {"payload", e.payload}}});
     // Candidates carry no timestamp of their own: a candidate takes the earliest time of the rows about it (its
     // forecast, gating, measurement), which were all written after it. Then rows go by time, and rows of the same
     // millisecond by table (candidate, forecast, event, measurement) and id.
@@ -251,8 +263,9 @@ void add_export_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--run", args->run, "Run store file");
     cmd->add_option("--recording", args->recording,
                     "Recording (.jsonl) to export every family configuration of, with --format kernel-tuner");
-    cmd->add_option("--problem", args->problem, "With --recording: the problem folder or name (default: the "
-                                                "recording's problem among the resources)");
+    cmd->add_option("--problem", args->problem,
+                    "With --recording: the problem folder or name (default: the "
+                    "recording's problem among the resources)");
     cmd->add_option("--format", args->format,
                     "pairs-jsonl, events-jsonl, kernel-tuner, predictions-jsonl or rewards-jsonl")
         ->required()

@@ -1,7 +1,8 @@
 // kerncast-cli forecast --problem P --kernel F --surrogate local|llm [--tunable NAME=V ...] [--endpoint URL
-// --model M --samples n --llm-profile P --abstain] [--device D] [--json]: one kernel's speedup forecast as a distribution over the bins. The
-// kernel is compiled here (NVRTC) for its static report; the local surrogate learns from every recording except
-// this problem's. Exit 0 with a forecast, 2 when the surrogate failed for this kernel, 1 on bad input.
+// --model M --samples n --llm-profile P --abstain] [--device D] [--json]: one kernel's speedup forecast as a
+// distribution over the bins. The kernel is compiled here (NVRTC) for its static report; the local surrogate learns
+// from every recording except this problem's. Exit 0 with a forecast, 2 when the surrogate failed for this kernel, 1 on
+// bad input.
 #include "engine/cli/cli.h"
 #include "engine/cli/llm_options.h"
 #include "engine/cli/problem_arg.h"
@@ -10,8 +11,8 @@
 #include "core/error.h"
 #include "core/problem_library.h"
 #include "engine/gpu/compiler.h"
-#include "engine/surrogate/forecast_query.h"
 #include "engine/llm/llm_forecaster.h"
+#include "engine/surrogate/forecast_query.h"
 #include "engine/surrogate/local_forecaster.h"
 
 #include <nlohmann/json.hpp>
@@ -104,8 +105,11 @@ void run_forecast(Context& ctx, const ForecastArgs& a) {
     if (result.deferred) {
         // Predict-or-defer: the model asks for a measurement. Not a failure: exit 0, and the output says so.
         if (ctx.json)
-            *ctx.out << nlohmann::json{{"ok", true}, {"surrogate", surrogate_id}, {"deferred", true},
-                                       {"reason", result.error}}.dump(2)
+            *ctx.out << nlohmann::json{{"ok", true},
+                                       {"surrogate", surrogate_id},
+                                       {"deferred", true},
+                                       {"reason", result.error}}
+                            .dump(2)
                      << "\n";
         else
             *ctx.out << "surrogate  " << surrogate_id << "\n" << result.error << "\n";

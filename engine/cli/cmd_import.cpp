@@ -65,9 +65,8 @@ void run_kernel_tuner_import(Context& ctx, const ImportOptions& options) {
                  << "\n";
         return;
     }
-    *ctx.out << "Wrote " << options.out << ": the reference and " << imported.configurations
-             << " configurations of " << bundle.problem.name << "'s family on " << cache.device_name << " ("
-             << imported.failed << " failed).\n"
+    *ctx.out << "Wrote " << options.out << ": the reference and " << imported.configurations << " configurations of "
+             << bundle.problem.name << "'s family on " << cache.device_name << " (" << imported.failed << " failed).\n"
              << "Replay it from a folder named after the device, e.g. <folder>/" << bundle.problem.name
              << ".jsonl, with --device replay:<folder>.\n";
 }
@@ -81,9 +80,9 @@ void run_import(Context& ctx, const ImportOptions& options) {
     ImportResult result;
     std::string version;
     try {
-        result = import_forecasters_dataset_file(options.pairs, forecasters_dataset_from_string(options.dataset),
-                                                 scheme, options.strict ? ImportMode::Strict : ImportMode::Skip,
-                                                 &version);
+        result =
+            import_forecasters_dataset_file(options.pairs, forecasters_dataset_from_string(options.dataset), scheme,
+                                            options.strict ? ImportMode::Strict : ImportMode::Skip, &version);
     } catch (const Error& e) {
         // Strict mode: nothing is stored from a file with a malformed line.
         report_failure(ctx, std::string(e.what()) + (options.strict ? " (--strict: nothing was imported)" : ""));
@@ -91,9 +90,10 @@ void run_import(Context& ctx, const ImportOptions& options) {
     }
     if (result.pairs.empty()) {
         report_failure(ctx, options.pairs + ": no valid pair in " + std::to_string(result.lines_read) + " lines" +
-                                (result.issues.empty() ? "" : "; first problem on line " +
-                                                                  std::to_string(result.issues.front().line) + ": " +
-                                                                  result.issues.front().message));
+                                (result.issues.empty()
+                                     ? ""
+                                     : "; first problem on line " + std::to_string(result.issues.front().line) + ": " +
+                                           result.issues.front().message));
         return;
     }
 
@@ -102,7 +102,9 @@ void run_import(Context& ctx, const ImportOptions& options) {
         auto store = RunStore::openOrCreate(options.store);
         RunInfo run;
         run.name = "import " + std::filesystem::path(options.pairs).filename().string();
-        run.config = {{"pairs", options.pairs}, {"dataset", options.dataset}, {"scheme", scheme.id()},
+        run.config = {{"pairs", options.pairs},
+                      {"dataset", options.dataset},
+                      {"scheme", scheme.id()},
                       {"strict", options.strict}};
         if (!version.empty())
             run.config["event_log_version"] = version;

@@ -98,11 +98,10 @@ void print_text(std::ostream& out, const std::string& device_id, const std::stri
     if (m.seeds_checked > 0)
         out << "verified   " << m.seeds_checked << " seeds, max abs error " << m.max_abs_error << "\n";
     for (const auto& r : o.static_report)
-        out << "static     " << r.kernel << ": " << r.registers << " registers, " << r.shared_bytes
-            << " B shared, " << r.spill_store_bytes + r.spill_load_bytes << " B spilled\n";
+        out << "static     " << r.kernel << ": " << r.registers << " registers, " << r.shared_bytes << " B shared, "
+            << r.spill_store_bytes + r.spill_load_bytes << " B spilled\n";
     char ms[96];
-    std::snprintf(ms, sizeof ms, "compile %.1f ms, verify %.1f ms, time %.1f ms", m.compile_ms, m.verify_ms,
-                  m.time_ms);
+    std::snprintf(ms, sizeof ms, "compile %.1f ms, verify %.1f ms, time %.1f ms", m.compile_ms, m.verify_ms, m.time_ms);
     out << "wall       " << ms << "\n";
     if (!o.compile_log.empty())
         out << "compile log:\n" << o.compile_log << (o.compile_log.back() == '\n' ? "" : "\n");
@@ -168,9 +167,9 @@ void run_measure(Context& ctx, const MeasureArgs& args) {
 
 void add_measure_command(CLI::App& app, Context& ctx) {
     auto args = std::make_shared<MeasureArgs>();
-    auto* cmd = app.add_subcommand("measure",
-                                   "Verify and time a kernel program against the problem's reference (exit code 0: "
-                                   "ok, 2: measured but not ok, 1: error)");
+    auto* cmd =
+        app.add_subcommand("measure", "Verify and time a kernel program against the problem's reference (exit code 0: "
+                                      "ok, 2: measured but not ok, 1: error)");
     cmd->add_option("--problem", args->problem, "Problem name (under resources/problems) or folder")->required();
     cmd->add_option("--kernel", args->kernel, "Kernel program (.cu) to measure")->required();
     cmd->add_option("--device", args->device, "cuda:N or replay:<recording> (default: the first listed)");

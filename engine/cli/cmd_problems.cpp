@@ -13,9 +13,9 @@
 #include <filesystem>
 #include <future>
 #include <iomanip>
+#include <ostream>
 #include <set>
 #include <thread>
-#include <ostream>
 
 namespace fs = std::filesystem;
 
@@ -32,7 +32,9 @@ struct ProblemsOptions {
 
 constexpr size_t kCompileEveryConfigurationUpTo = 64;
 
-std::string default_root() { return (fs::path(resources_dir()) / "problems").string(); }
+std::string default_root() {
+    return (fs::path(resources_dir()) / "problems").string();
+}
 
 // The message of an Error without its "file:line: " prefix (JSON output carries file and line separately).
 std::string bare_message(const Error& e) {
@@ -234,8 +236,8 @@ void run_validate(Context& ctx, const ProblemsOptions& opt) {
     if (invalid > 0 || checked == 0)
         ctx.exit_code = 1;
     if (ctx.json) {
-        *ctx.out << nlohmann::json{{"ok", ctx.exit_code == 0}, {"checked", checked}, {"invalid", invalid},
-                                   {"errors", total_errors}, {"compiled", opt.compile}, {"problems", results}}
+        *ctx.out << nlohmann::json{{"ok", ctx.exit_code == 0}, {"checked", checked},      {"invalid", invalid},
+                                   {"errors", total_errors},   {"compiled", opt.compile}, {"problems", results}}
                         .dump(2)
                  << "\n";
         return;

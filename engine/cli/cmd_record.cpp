@@ -57,8 +57,12 @@ void run_record(Context& ctx, const RecordArgs& args) {
             }
         });
         if (ctx.json) {
-            *ctx.out << nlohmann::json{{"ok", true},          {"file", summary.file},     {"measured", summary.measured},
-                                       {"skipped", summary.skipped}, {"ok_count", summary.ok}, {"failed", summary.failed}}
+            *ctx.out << nlohmann::json{{"ok", true},
+                                       {"file", summary.file},
+                                       {"measured", summary.measured},
+                                       {"skipped", summary.skipped},
+                                       {"ok_count", summary.ok},
+                                       {"failed", summary.failed}}
                             .dump(2)
                      << "\n";
         } else {

@@ -5,11 +5,11 @@
 #include "engine/cli/llm_options.h"
 #include "engine/cli/problem_arg.h"
 #include "engine/device.h"
+#include "engine/llm/llm_client.h"
+#include "engine/replay/replay_device.h"
+#include "engine/search/search_runner.h"
 #include "engine/surrogate/forecast_query.h"
 #include "engine/worker/measurement_pool.h"
-#include "engine/replay/replay_device.h"
-#include "engine/llm/llm_client.h"
-#include "engine/search/search_runner.h"
 
 #include "core/error.h"
 #include "core/fast_p.h"
@@ -70,11 +70,10 @@ void progress_line(std::ostream& err, const SearchProgress& p) {
         p.budget_measurements > 0 ? std::min(1.0, double(p.measurements) / double(p.budget_measurements)) : 0;
     const int filled = static_cast<int>(frac * width + 0.5);
     char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "\r[%-*s] %lld/%lld measured, %lld forecast, %lld proposed, best %.3fx, %.0f s   ", width,
-                  std::string(static_cast<size_t>(filled), '#').c_str(), (long long)p.measurements,
-                  (long long)p.budget_measurements, (long long)p.forecasts, (long long)p.candidates,
-                  p.best_speedup, p.elapsed_s);
+    std::snprintf(buf, sizeof buf, "\r[%-*s] %lld/%lld measured, %lld forecast, %lld proposed, best %.3fx, %.0f s   ",
+                  width, std::string(static_cast<size_t>(filled), '#').c_str(), (long long)p.measurements,
+                  (long long)p.budget_measurements, (long long)p.forecasts, (long long)p.candidates, p.best_speedup,
+                  p.elapsed_s);
     err << buf << std::flush;
 }
 
@@ -94,9 +93,9 @@ void apply_pool_args(SearchConfig& cfg, const std::vector<std::string>& devices,
 // budget is 40; a budget only grows)".
 std::vector<std::string> ignored_with_resume(const CLI::App& cmd, const SearchArgs& a, const SearchBudgets& stored) {
     std::vector<std::string> ignored;
-    for (const char* flag : {"--problem", "--device", "--surrogate", "--gating", "--strategy", "--mutator", "--seed",
-                             "--batch", "--measure-per-parent", "--top-k", "--tau", "--pi", "--epsilon",
-                             "--endpoint", "--model"})
+    for (const char* flag :
+         {"--problem", "--device", "--surrogate", "--gating", "--strategy", "--mutator", "--seed", "--batch",
+          "--measure-per-parent", "--top-k", "--tau", "--pi", "--epsilon", "--endpoint", "--model"})
         if (cmd.count(flag) > 0)
             ignored.push_back(flag);
     SearchBudgets given = stored;
@@ -167,8 +166,9 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
     } else if (RunStore::open(a.run).runs().empty()) {
         // Killed before it stored its settings: the flags start it over (they need --problem).
         if (a.problem.empty())
-            throw Error(SourceLocation{a.run, 0}, "the run file holds no run (the search was stopped before it stored "
-                                                  "its settings): start it again with --problem and the other settings");
+            throw Error(SourceLocation{a.run, 0},
+                        "the run file holds no run (the search was stopped before it stored "
+                        "its settings): start it again with --problem and the other settings");
         cfg.problem_dir = fs::absolute(resolve_problem_dir(a.problem)).string();
     } else {
         stored_budgets = stored_search_config(a.run).budgets;
@@ -193,9 +193,8 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
     cfg.measure_per_parent = a.measure_per_parent;
     cfg.samples = a.samples;
     cfg.abstain = a.abstain;
-    const bool uses_llm = cfg.surrogate == "llm" || std::any_of(cfg.mutators.begin(), cfg.mutators.end(), [](auto& m) {
-                              return m.rfind("llm-", 0) == 0;
-                          });
+    const bool uses_llm = cfg.surrogate == "llm" || std::any_of(cfg.mutators.begin(), cfg.mutators.end(),
+                                                                [](auto& m) { return m.rfind("llm-", 0) == 0; });
     // The settings file, then the command line; the run stores the result (never the key).
     if (uses_llm && !a.resume)
         cfg.llm = LlmConfig::loadSettings(llm_overrides(a.llm));
@@ -300,7 +299,8 @@ void add_search_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--problem", args->problem, "Problem name or folder (not needed with --resume)");
     cmd->add_option("--device", args->devices,
                     "cuda:N, cuda:all or replay:<recording folder>, optionally @local, @ssh:HOST or @slurm[:ARGS]; "
-                    "repeat for a pool (default: replay:" + std::string(kDefaultRecordings) + ")");
+                    "repeat for a pool (default: replay:" +
+                        std::string(kDefaultRecordings) + ")");
     cmd->add_option("--workers", args->pool.workers, "Worker processes per device (replay: replay workers)")
         ->check(CLI::Range(1, 256))
         ->capture_default_str();
@@ -338,8 +338,7 @@ void add_search_command(CLI::App& app, Context& ctx) {
         ->check(CLI::NonNegativeNumber);
     cmd->add_option("--token-budget", args->tokens, "LLM tokens (0: no limit)")->check(CLI::NonNegativeNumber);
     cmd->add_option("--cost-budget", args->cost, "LLM cost in USD (0: no limit)")->check(CLI::NonNegativeNumber);
-    cmd->add_option("--time-budget", args->wall, "Wall time in seconds (0: no limit)")
-        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--time-budget", args->wall, "Wall time in seconds (0: no limit)")->check(CLI::NonNegativeNumber);
     cmd->add_option("--seed", args->seed, "Random seed (deterministic on the replay device)")->capture_default_str();
     cmd->add_option("--batch", args->batch, "Children proposed per parent (0: 8 for measure-all, 24 when gated)")
         ->check(CLI::Range(0, 100000))

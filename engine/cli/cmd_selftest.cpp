@@ -2,9 +2,9 @@
 // PASS or FAIL with a detail line; the exit code is 1 when any check fails.
 #include "engine/cli/cli.h"
 #include "engine/cli/problem_arg.h"
+#include "engine/device.h"
 #include "engine/gpu/compiler.h"
 #include "engine/gpu/cuda_driver.h"
-#include "engine/device.h"
 #include "engine/gpu/gpu_device.h"
 #include "engine/replay/recorder.h"
 #include "engine/replay/replay_device.h"
@@ -52,7 +52,8 @@ std::string fmt(const char* format, double v) {
 
 // A kernel with the saxpy problem's signature that also writes far outside any allocation: the worker must report
 // it as crashed and the next candidate must still be measured.
-constexpr const char* kHostileSaxpy = R"(// @kerncast launch saxpy_oob grid(ceil_div(N, 256)) block(256) args(x, y, a, N)
+constexpr const char* kHostileSaxpy =
+    R"(// @kerncast launch saxpy_oob grid(ceil_div(N, 256)) block(256) args(x, y, a, N)
 extern "C" __global__ void saxpy_oob(const float* x, float* y, float a, int N) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < N) y[i] = a * x[i] + y[i];
@@ -122,9 +123,9 @@ void check_replay(std::vector<Check>& checks) {
                         Check hit{"replay answers a recorded program", false, ""};
                         hit.pass = got.measurement.status == entry->measurement.status &&
                                    got.measurement.speedup == entry->measurement.speedup;
-                        hit.detail = replay.id() + " " + problem + " '" + item.label + "': " +
-                                     to_string(got.measurement.status) + fmt(" %.3fx", got.measurement.speedup) +
-                                     " (" + what + ")";
+                        hit.detail = replay.id() + " " + problem + " '" + item.label +
+                                     "': " + to_string(got.measurement.status) +
+                                     fmt(" %.3fx", got.measurement.speedup) + " (" + what + ")";
                         checks.push_back(hit);
                         req.candidate.source += "\n// a program nobody recorded\n";
                         const auto miss = replay.measure(req);
@@ -141,9 +142,9 @@ void check_replay(std::vector<Check>& checks) {
             }
         }
     }
-    checks.push_back({"replay answers a recorded program", false,
-                      "no recording with a matching problem folder under " + resources_dir() +
-                          "/recordings or the test fixtures"});
+    checks.push_back(
+        {"replay answers a recorded program", false,
+         "no recording with a matching problem folder under " + resources_dir() + "/recordings or the test fixtures"});
 }
 
 void check_gpu(const std::vector<std::string>& problems, std::vector<Check>& checks) {
@@ -230,8 +231,9 @@ void run_selftest(Context& ctx) {
                 const auto hello = worker.start();
                 if (have_gpu) {
                     c.pass = hello.ok;
-                    c.detail = hello.ok ? "hello from " + hello.device.name + fmt(", %.0f GB/s DRAM", hello.ceilings.dram_gbps)
-                                        : hello.error;
+                    c.detail =
+                        hello.ok ? "hello from " + hello.device.name + fmt(", %.0f GB/s DRAM", hello.ceilings.dram_gbps)
+                                 : hello.error;
                 } else {
                     // Without a driver the worker must still start and say why it cannot measure.
                     c.pass = !hello.ok && !hello.error.empty();
@@ -263,8 +265,7 @@ void run_selftest(Context& ctx) {
             for (auto& ch : detail)
                 if (ch == '\n')
                     ch = ' ';
-            out << std::left << std::setw(52) << c.name << std::setw(8) << (c.pass ? "PASS" : "FAIL") << detail
-                << "\n";
+            out << std::left << std::setw(52) << c.name << std::setw(8) << (c.pass ? "PASS" : "FAIL") << detail << "\n";
         }
         size_t failed = 0;
         for (const auto& c : checks)

@@ -56,7 +56,8 @@ std::map<int64_t, ForecastSubject> forecast_subjects(RunStore& store, const RunI
 void export_kernel_tuner_run(RunStore& store, const RunInfo& run, std::ostream& out) {
     const ProblemBundle bundle = run_problem(store, run);
     if (!bundle.family)
-        throw Error("problem '" + run.problem + "' has no family.cu: a Kernel Tuner cache holds configurations of "
+        throw Error("problem '" + run.problem +
+                    "' has no family.cu: a Kernel Tuner cache holds configurations of "
                     "a family's tunables");
     std::string device;
     std::vector<KernelTunerEntry> entries;
@@ -95,7 +96,8 @@ void export_kernel_tuner_recording(const std::string& recording_file, const std:
         throw Error(SourceLocation{recording_file, 1}, "the recording is of problem '" + recording.header.problem +
                                                            "', not '" + bundle.problem.name + "'");
     if (!bundle.family)
-        throw Error("problem '" + bundle.problem.name + "' has no family.cu: a Kernel Tuner cache holds "
+        throw Error("problem '" + bundle.problem.name +
+                    "' has no family.cu: a Kernel Tuner cache holds "
                     "configurations of a family's tunables");
     out << write_kernel_tuner_cache(kernel_tuner_cache_from_recording(recording, bundle.problem, *bundle.family));
 }
@@ -130,8 +132,8 @@ int export_rewards(RunStore& store, const RunInfo& run, std::ostream& out) {
         if (f == forecasts.end())
             continue;
         const auto m = measurements.find(c.id);
-        const Measurement* measured = m == measurements.end() || m->second.empty() ? nullptr
-                                                                                     : &m->second.back().measurement;
+        const Measurement* measured =
+            m == measurements.end() || m->second.empty() ? nullptr : &m->second.back().measurement;
         if (!measured || measured->status != Status::Ok || !(measured->speedup > 0)) {
             left_out += static_cast<int>(f->second.size());
             continue;

@@ -8,8 +8,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <ostream>
+#include <sstream>
 
 namespace fs = std::filesystem;
 

@@ -73,7 +73,9 @@ std::string fnv128(const std::string& text) {
     return out;
 }
 
-std::string fnv128(const std::vector<char>& bytes) { return fnv128(std::string(bytes.begin(), bytes.end())); }
+std::string fnv128(const std::vector<char>& bytes) {
+    return fnv128(std::string(bytes.begin(), bytes.end()));
+}
 
 struct Arch {
     std::string number;  // "90", "100"
@@ -111,7 +113,9 @@ std::vector<std::string> splitLines(const std::string& text) {
     return lines;
 }
 
-bool startsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+bool startsWith(const std::string& s, const std::string& prefix) {
+    return s.rfind(prefix, 0) == 0;
+}
 
 std::string trimLeft(const std::string& s) {
     size_t i = 0;
@@ -296,7 +300,9 @@ LinkFacts parseLinkLog(const std::string& log) {
     return facts;
 }
 
-int atLeastZero(long v) { return v < 0 ? 0 : static_cast<int>(v); }
+int atLeastZero(long v) {
+    return v < 0 ? 0 : static_cast<int>(v);
+}
 
 std::vector<StaticReport> buildReports(const std::vector<PtxEntry>& entries, const LinkFacts& facts) {
     std::vector<StaticReport> reports;
@@ -407,16 +413,26 @@ struct JitLinkGuard {
 
 const char* jitLinkStatus(nvJitLinkResult r) {
     switch (r) {
-    case NVJITLINK_SUCCESS: return "success";
-    case NVJITLINK_ERROR_UNRECOGNIZED_OPTION: return "unrecognized option";
-    case NVJITLINK_ERROR_MISSING_ARCH: return "missing -arch";
-    case NVJITLINK_ERROR_INVALID_INPUT: return "invalid input";
-    case NVJITLINK_ERROR_PTX_COMPILE: return "PTX compilation failed";
-    case NVJITLINK_ERROR_NVVM_COMPILE: return "NVVM compilation failed";
-    case NVJITLINK_ERROR_INTERNAL: return "internal error";
-    case NVJITLINK_ERROR_UNSUPPORTED_ARCH: return "unsupported architecture";
-    case NVJITLINK_ERROR_UNRECOGNIZED_ARCH: return "unrecognized architecture";
-    default: return "error";
+    case NVJITLINK_SUCCESS:
+        return "success";
+    case NVJITLINK_ERROR_UNRECOGNIZED_OPTION:
+        return "unrecognized option";
+    case NVJITLINK_ERROR_MISSING_ARCH:
+        return "missing -arch";
+    case NVJITLINK_ERROR_INVALID_INPUT:
+        return "invalid input";
+    case NVJITLINK_ERROR_PTX_COMPILE:
+        return "PTX compilation failed";
+    case NVJITLINK_ERROR_NVVM_COMPILE:
+        return "NVVM compilation failed";
+    case NVJITLINK_ERROR_INTERNAL:
+        return "internal error";
+    case NVJITLINK_ERROR_UNSUPPORTED_ARCH:
+        return "unsupported architecture";
+    case NVJITLINK_ERROR_UNRECOGNIZED_ARCH:
+        return "unrecognized architecture";
+    default:
+        return "error";
     }
 }
 
@@ -441,7 +457,7 @@ std::string jitLinkVersion() {
 }
 
 struct Fresh {
-    CompileResult result;  // every kernel entry reported; the request's kernel selection comes later
+    CompileResult result;    // every kernel entry reported; the request's kernel selection comes later
     bool cacheable = false;  // only outcomes that depend on the inputs alone are worth remembering
 };
 
@@ -451,8 +467,9 @@ Fresh compileFresh(const CompileRequest& req, const std::string& key) {
     r.key = key;
     const auto arch = parseArch(req.arch);
     if (!arch) {
-        fail(r, req.file_name, "unknown GPU architecture '" + req.arch +
-                                   "': expected sm_NN (a cubin, e.g. sm_90 for Hopper) or compute_NN (PTX only)");
+        fail(r, req.file_name,
+             "unknown GPU architecture '" + req.arch +
+                 "': expected sm_NN (a cubin, e.g. sm_90 for Hopper) or compute_NN (PTX only)");
         return out;
     }
     for (const auto& [name, value] : req.defines) {
@@ -463,8 +480,8 @@ Fresh compileFresh(const CompileRequest& req, const std::string& key) {
         }
     }
 
-    std::vector<std::string> options = {"--gpu-architecture=" + arch->virtualArch(), "-std=c++17",
-                                        "-default-device", "-lineinfo"};
+    std::vector<std::string> options = {"--gpu-architecture=" + arch->virtualArch(), "-std=c++17", "-default-device",
+                                        "-lineinfo"};
     for (const auto& [name, value] : req.defines)
         options.push_back("-D" + name + "=" + std::to_string(value));
     for (const auto& dir : Compiler::includePaths())
@@ -475,8 +492,8 @@ Fresh compileFresh(const CompileRequest& req, const std::string& key) {
         argv.push_back(o.c_str());
 
     NvrtcProgramGuard program;
-    nvrtcResult status = nvrtcCreateProgram(&program.program, req.source.c_str(), req.file_name.c_str(), 0,
-                                            nullptr, nullptr);
+    nvrtcResult status =
+        nvrtcCreateProgram(&program.program, req.source.c_str(), req.file_name.c_str(), 0, nullptr, nullptr);
     if (status != NVRTC_SUCCESS) {
         fail(r, req.file_name, std::string("NVRTC could not create the program: ") + nvrtcGetErrorString(status));
         return out;
@@ -525,12 +542,11 @@ Fresh compileFresh(const CompileRequest& req, const std::string& key) {
         JitLinkGuard link;
         nvJitLinkResult ls = nvJitLinkCreate(&link.handle, 3, linkOptions);
         if (ls != NVJITLINK_SUCCESS) {
-            fail(r, req.file_name, std::string("nvJitLink could not start for ") + arch->realArch() + ": " +
-                                       jitLinkStatus(ls));
+            fail(r, req.file_name,
+                 std::string("nvJitLink could not start for ") + arch->realArch() + ": " + jitLinkStatus(ls));
             return out;
         }
-        ls = nvJitLinkAddData(link.handle, NVJITLINK_INPUT_PTX, r.ptx.data(), r.ptx.size(),
-                              req.file_name.c_str());
+        ls = nvJitLinkAddData(link.handle, NVJITLINK_INPUT_PTX, r.ptx.data(), r.ptx.size(), req.file_name.c_str());
         if (ls == NVJITLINK_SUCCESS)
             ls = nvJitLinkComplete(link.handle);
         const std::string info = jitLinkLog(link.handle, true);
@@ -579,8 +595,8 @@ CompileResult selectKernels(CompileResult r, const CompileRequest& req) {
     for (const auto& name : req.kernel_names) {
         if (std::any_of(chosen.begin(), chosen.end(), [&](const StaticReport& s) { return s.kernel == name; }))
             continue;
-        auto it = std::find_if(r.kernels.begin(), r.kernels.end(),
-                               [&](const StaticReport& s) { return s.kernel == name; });
+        auto it =
+            std::find_if(r.kernels.begin(), r.kernels.end(), [&](const StaticReport& s) { return s.kernel == name; });
         if (it == r.kernels.end())
             missing.push_back(name);
         else
@@ -600,12 +616,13 @@ CompileResult selectKernels(CompileResult r, const CompileRequest& req) {
     for (const auto& name : missing) {
         std::string message = "kernel '" + name +
                               "' from the launch plan is not defined as an extern \"C\" __global__ function; "
-                              "kernels found: " + found;
+                              "kernels found: " +
+                              found;
         const std::string mangled = "_Z" + std::to_string(name.size()) + name;
         for (const auto& k : r.kernels)
             if (startsWith(k.kernel, mangled)) {
-                message += " ('" + k.kernel + "' looks like '" + name +
-                           "' with a C++ mangled name: declare it extern \"C\")";
+                message +=
+                    " ('" + k.kernel + "' looks like '" + name + "' with a C++ mangled name: declare it extern \"C\")";
                 break;
             }
         const CompileDiagnostic d{req.file_name, launchLine(req.source, name), "error", message};
@@ -848,7 +865,9 @@ Compiler::Compiler(std::string cache_dir, unsigned threads) : m_impl(std::make_u
     m_impl->pool = std::make_unique<ThreadPool>(threads);
 }
 
-Compiler::~Compiler() { m_impl->pool.reset(); }
+Compiler::~Compiler() {
+    m_impl->pool.reset();
+}
 
 CompileResult Compiler::compile(const CompileRequest& request) {
     const auto t0 = Clock::now();
@@ -986,6 +1005,8 @@ Compiler::Stats Compiler::stats() const {
     return m_impl->stats;
 }
 
-unsigned Compiler::threads() const { return m_impl->pool->size(); }
+unsigned Compiler::threads() const {
+    return m_impl->pool->size();
+}
 
 }  // namespace kerncast

@@ -17,11 +17,11 @@
 namespace kerncast {
 
 struct CompileRequest {
-    std::string source;                    // the kernel program text (device code + @kerncast lines)
-    std::string file_name = "kernel.cu";   // shown in diagnostics
+    std::string source;                      // the kernel program text (device code + @kerncast lines)
+    std::string file_name = "kernel.cu";     // shown in diagnostics
     std::map<std::string, int64_t> defines;  // tunables -> -D NAME=value
-    std::string arch = "sm_90";            // sm_NN[a|f] gives a cubin; compute_NN gives PTX only
-    std::vector<std::string> kernel_names; // kernels to report on (from the launch plan); empty: all found
+    std::string arch = "sm_90";              // sm_NN[a|f] gives a cubin; compute_NN gives PTX only
+    std::vector<std::string> kernel_names;   // kernels to report on (from the launch plan); empty: all found
     std::vector<std::string> extra_options;
 };
 
@@ -35,13 +35,13 @@ struct CompileDiagnostic {
 
 struct CompileResult {
     bool ok = false;
-    std::string key;                        // cache key: hash of source + options + arch
-    std::string log;                        // full NVRTC/nvJitLink log
+    std::string key;  // cache key: hash of source + options + arch
+    std::string log;  // full NVRTC/nvJitLink log
     std::vector<CompileDiagnostic> diagnostics;
-    std::vector<char> cubin;                // loadable with cuModuleLoadData
+    std::vector<char> cubin;  // loadable with cuModuleLoadData
     std::string ptx;
-    std::vector<StaticReport> kernels;      // the request's kernel_names in order, or every kernel entry
-    double compile_ms = 0;                  // compiling (or reading the cache) for this result; excludes queueing
+    std::vector<StaticReport> kernels;  // the request's kernel_names in order, or every kernel entry
+    double compile_ms = 0;              // compiling (or reading the cache) for this result; excludes queueing
     bool from_cache = false;
 };
 
@@ -66,7 +66,7 @@ public:
 
     // Counters since construction: what the cache and the in-flight dedupe saved.
     struct Stats {
-        size_t compiles = 0;         // NVRTC + nvJitLink runs
+        size_t compiles = 0;  // NVRTC + nvJitLink runs
         size_t memory_hits = 0;
         size_t disk_hits = 0;
         size_t joined = 0;           // requests that waited on an identical compile already in flight

@@ -28,14 +28,14 @@ Driver& driver() {
         d.handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (!d.handle) {
             const char* err = dlerror();
-            d.reason = lib + " could not be loaded (" + (err ? err : "unknown error") +
-                       "); is the NVIDIA driver installed?";
+            d.reason =
+                lib + " could not be loaded (" + (err ? err : "unknown error") + "); is the NVIDIA driver installed?";
             return;
         }
         std::string missing;
-#define KERNCAST_CUDA_RESOLVE(name)                                                                                  \
-    d.api.name = reinterpret_cast<decltype(d.api.name)>(dlsym(d.handle, #name));                                     \
-    if (!d.api.name)                                                                                                 \
+#define KERNCAST_CUDA_RESOLVE(name)                                                                                    \
+    d.api.name = reinterpret_cast<decltype(d.api.name)>(dlsym(d.handle, #name));                                       \
+    if (!d.api.name)                                                                                                   \
         missing += (missing.empty() ? "" : ", ") + std::string(#name);
         KERNCAST_CUDA_FUNCTIONS(KERNCAST_CUDA_RESOLVE)
 #undef KERNCAST_CUDA_RESOLVE
@@ -62,35 +62,60 @@ Driver& driver() {
 // Names for the errors a user is most likely to meet, so messages stay readable even without a driver.
 const char* builtin_error_name(CUresult code) {
     switch (code) {
-    case CUDA_SUCCESS: return "CUDA_SUCCESS";
-    case CUDA_ERROR_INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
-    case CUDA_ERROR_OUT_OF_MEMORY: return "CUDA_ERROR_OUT_OF_MEMORY";
-    case CUDA_ERROR_NOT_INITIALIZED: return "CUDA_ERROR_NOT_INITIALIZED";
-    case CUDA_ERROR_NO_DEVICE: return "CUDA_ERROR_NO_DEVICE";
-    case CUDA_ERROR_INVALID_DEVICE: return "CUDA_ERROR_INVALID_DEVICE";
-    case CUDA_ERROR_INVALID_IMAGE: return "CUDA_ERROR_INVALID_IMAGE";
-    case CUDA_ERROR_NO_BINARY_FOR_GPU: return "CUDA_ERROR_NO_BINARY_FOR_GPU";
-    case CUDA_ERROR_NOT_FOUND: return "CUDA_ERROR_NOT_FOUND";
-    case CUDA_ERROR_ILLEGAL_ADDRESS: return "CUDA_ERROR_ILLEGAL_ADDRESS";
-    case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
-    case CUDA_ERROR_LAUNCH_TIMEOUT: return "CUDA_ERROR_LAUNCH_TIMEOUT";
-    case CUDA_ERROR_ASSERT: return "CUDA_ERROR_ASSERT";
-    case CUDA_ERROR_HARDWARE_STACK_ERROR: return "CUDA_ERROR_HARDWARE_STACK_ERROR";
-    case CUDA_ERROR_ILLEGAL_INSTRUCTION: return "CUDA_ERROR_ILLEGAL_INSTRUCTION";
-    case CUDA_ERROR_MISALIGNED_ADDRESS: return "CUDA_ERROR_MISALIGNED_ADDRESS";
-    case CUDA_ERROR_INVALID_ADDRESS_SPACE: return "CUDA_ERROR_INVALID_ADDRESS_SPACE";
-    case CUDA_ERROR_INVALID_PC: return "CUDA_ERROR_INVALID_PC";
-    case CUDA_ERROR_LAUNCH_FAILED: return "CUDA_ERROR_LAUNCH_FAILED";
-    case CUDA_ERROR_UNKNOWN: return "CUDA_ERROR_UNKNOWN";
-    default: return nullptr;
+    case CUDA_SUCCESS:
+        return "CUDA_SUCCESS";
+    case CUDA_ERROR_INVALID_VALUE:
+        return "CUDA_ERROR_INVALID_VALUE";
+    case CUDA_ERROR_OUT_OF_MEMORY:
+        return "CUDA_ERROR_OUT_OF_MEMORY";
+    case CUDA_ERROR_NOT_INITIALIZED:
+        return "CUDA_ERROR_NOT_INITIALIZED";
+    case CUDA_ERROR_NO_DEVICE:
+        return "CUDA_ERROR_NO_DEVICE";
+    case CUDA_ERROR_INVALID_DEVICE:
+        return "CUDA_ERROR_INVALID_DEVICE";
+    case CUDA_ERROR_INVALID_IMAGE:
+        return "CUDA_ERROR_INVALID_IMAGE";
+    case CUDA_ERROR_NO_BINARY_FOR_GPU:
+        return "CUDA_ERROR_NO_BINARY_FOR_GPU";
+    case CUDA_ERROR_NOT_FOUND:
+        return "CUDA_ERROR_NOT_FOUND";
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+        return "CUDA_ERROR_ILLEGAL_ADDRESS";
+    case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
+        return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+        return "CUDA_ERROR_LAUNCH_TIMEOUT";
+    case CUDA_ERROR_ASSERT:
+        return "CUDA_ERROR_ASSERT";
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+        return "CUDA_ERROR_HARDWARE_STACK_ERROR";
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+        return "CUDA_ERROR_ILLEGAL_INSTRUCTION";
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+        return "CUDA_ERROR_MISALIGNED_ADDRESS";
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+        return "CUDA_ERROR_INVALID_ADDRESS_SPACE";
+    case CUDA_ERROR_INVALID_PC:
+        return "CUDA_ERROR_INVALID_PC";
+    case CUDA_ERROR_LAUNCH_FAILED:
+        return "CUDA_ERROR_LAUNCH_FAILED";
+    case CUDA_ERROR_UNKNOWN:
+        return "CUDA_ERROR_UNKNOWN";
+    default:
+        return nullptr;
     }
 }
 
 }  // namespace
 
-bool available() { return driver().ok; }
+bool available() {
+    return driver().ok;
+}
 
-std::string unavailable_reason() { return driver().ok ? std::string() : driver().reason; }
+std::string unavailable_reason() {
+    return driver().ok ? std::string() : driver().reason;
+}
 
 const Api& api() {
     Driver& d = driver();
@@ -150,9 +175,8 @@ void check(CUresult code, const char* what) {
 
 std::string format_uuid(const unsigned char b[16]) {
     char out[64];
-    std::snprintf(out, sizeof out,
-                  "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3],
-                  b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+    std::snprintf(out, sizeof out, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                  b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
     return out;
 }
 
@@ -265,7 +289,9 @@ nvmlDevice_t device(const std::string& uuid) {
 
 }  // namespace
 
-bool available() { return lib().ok; }
+bool available() {
+    return lib().ok;
+}
 
 ClockSample sample(const std::string& uuid) {
     ClockSample s;

@@ -24,8 +24,7 @@ CompileRequest compile_request(const ProgramRef& program, const std::string& arc
     // The plan names the kernels to report on; a plan that does not parse is reported by the caller.
     try {
         r.kernel_names = KernelProgram::parse(program.source, program.file_name).kernelNames();
-    } catch (const Error&) {
-    }
+    } catch (const Error&) {}
     return r;
 }
 
@@ -56,9 +55,9 @@ std::string find_worker_executable() {
     const auto self = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) {
         // Installed side by side; or, in a build tree, tests/ and bench/ sit beside app/.
-        for (const auto& candidate : {self.parent_path() / "kerncast-worker",
-                                      self.parent_path().parent_path() / "app" / "kerncast-worker",
-                                      self.parent_path().parent_path() / "bin" / "kerncast-worker"}) {
+        for (const auto& candidate :
+             {self.parent_path() / "kerncast-worker", self.parent_path().parent_path() / "app" / "kerncast-worker",
+              self.parent_path().parent_path() / "bin" / "kerncast-worker"}) {
             if (fs::is_regular_file(candidate, ec))
                 return candidate.string();
         }
@@ -101,11 +100,17 @@ void GpuDevice::startWorker() {
 
 GpuDevice::~GpuDevice() = default;
 
-std::string GpuDevice::id() const { return m_id; }
+std::string GpuDevice::id() const {
+    return m_id;
+}
 
-DeviceFingerprint GpuDevice::fingerprint() const { return m_hello.device; }
+DeviceFingerprint GpuDevice::fingerprint() const {
+    return m_hello.device;
+}
 
-DeviceCeilings GpuDevice::ceilings() const { return m_hello.ceilings; }
+DeviceCeilings GpuDevice::ceilings() const {
+    return m_hello.ceilings;
+}
 
 std::function<MeasureOutcome()> GpuDevice::prepareMeasure(const MeasureRequest& request) {
     return [this, prepared = prepare(request)] { return measurePrepared(prepared); };
@@ -154,8 +159,9 @@ MeasureOutcome GpuDevice::measurePrepared(const PreparedMeasure& p, const Progre
     if (!ref.ok) {
         out.compile_log = format_compile_log(ref);
         out.measurement = failed(Status::CompileError,
-                                 "the reference " + p.request.reference.file_name + " did not compile, so nothing "
-                                 "can be compared with it",
+                                 "the reference " + p.request.reference.file_name +
+                                     " did not compile, so nothing "
+                                     "can be compared with it",
                                  m_hello.device);
         out.measurement.compile_ms = cand.compile_ms;
         return out;

@@ -3,8 +3,8 @@
 // architecture; the cubins go to an isolated kerncast-worker process that verifies and times them, so a kernel
 // that crashes or hangs costs a worker restart, never the engine (ARCHITECTURE §5).
 
-#include "engine/gpu/compiler.h"
 #include "engine/device.h"
+#include "engine/gpu/compiler.h"
 #include "engine/worker/worker_supervisor.h"
 
 #include <future>

@@ -312,9 +312,9 @@ std::string guard_damage(CUdeviceptr ptr, size_t bytes, const std::string& what)
     if (!changed)
         return {};
     check(a.cuMemsetD8_v2(ptr + bytes, kGuardByte, kGuardBytes), ("re-arming the guard zone after " + what).c_str());
-    return "wrote past the end of " + what + ": " + std::to_string(changed) + " of the " +
-           std::to_string(kGuardBytes) + " bytes after its last element changed (from byte " + std::to_string(first) +
-           " to byte " + std::to_string(last) + " past the end)";
+    return "wrote past the end of " + what + ": " + std::to_string(changed) + " of the " + std::to_string(kGuardBytes) +
+           " bytes after its last element changed (from byte " + std::to_string(first) + " to byte " +
+           std::to_string(last) + " past the end)";
 }
 
 }  // namespace
@@ -775,7 +775,9 @@ GpuSession::~GpuSession() {
         a.cuDevicePrimaryCtxRelease_v2(m_device);
 }
 
-ClockSample GpuSession::clocks() const { return nvml::sample(m_fingerprint.uuid); }
+ClockSample GpuSession::clocks() const {
+    return nvml::sample(m_fingerprint.uuid);
+}
 
 unsigned GpuSession::utilGrid(int64_t elements) const {
     const int64_t blocks = (elements + 255) / 256;
@@ -890,8 +892,8 @@ std::unique_ptr<PreparedProgram> GpuSession::prepare(const GpuModule& module, co
                               (static_smem ? " on top of " + std::to_string(static_smem) + " static" : "") +
                               "; this device allows at most " + std::to_string(m_smem_optin) + " per block");
         if (l.smem > 48 * 1024) {
-            const CUresult rc = a.cuFuncSetAttribute(
-                launch.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.smem));
+            const CUresult rc = a.cuFuncSetAttribute(launch.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                     static_cast<int>(l.smem));
             if (rc != CUDA_SUCCESS)
                 throw LaunchError(where + ": raising its dynamic shared memory limit to " + std::to_string(l.smem) +
                                   " bytes failed: " + cuda::error_name(rc) + " (" + cuda::error_string(rc) + ")");
@@ -1015,9 +1017,11 @@ DeviceCeilings GpuSession::measureCeilings() {
     }
     for (unsigned blocks_per_sm : {4u, 8u, 16u}) {
         auto n = static_cast<unsigned long long>(half / 16);
-        CUdeviceptr sink = m_flush_buffer;  // written only in the practically impossible case; its contents never matter
+        CUdeviceptr sink =
+            m_flush_buffer;  // written only in the practically impossible case; its contents never matter
         void* params[] = {&src, &sink, &n};
-        const double ms = best_ms(m_read, static_cast<unsigned>(m_fingerprint.sm_count) * blocks_per_sm, 512, params, 5);
+        const double ms =
+            best_ms(m_read, static_cast<unsigned>(m_fingerprint.sm_count) * blocks_per_sm, 512, params, 5);
         if (ms > 0)
             c.dram_gbps = std::max(c.dram_gbps, static_cast<double>(half) / (ms * 1e-3) / 1e9);
     }

@@ -29,9 +29,12 @@ bool all_equal(const std::vector<double>& v) {
 
 double poison_value(DType dtype) {
     switch (dtype) {
-    case DType::I32: return -1;
-    case DType::U8: return 255;
-    default: return std::bit_cast<double>(~uint64_t{0});
+    case DType::I32:
+        return -1;
+    case DType::U8:
+        return 255;
+    default:
+        return std::bit_cast<double>(~uint64_t{0});
     }
 }
 
@@ -147,8 +150,8 @@ VerifyResult Verifier::checkUnchanged(const std::string& name, const std::vector
     if (changed) {
         r.ok = false;
         r.reason = "input " + name + " was modified: " + std::to_string(changed) + " of " +
-                   std::to_string(before.size()) + " elements changed; first at index " + std::to_string(first) +
-                   ": " + num(before[first]) + " became " + num(after[first]) +
+                   std::to_string(before.size()) + " elements changed; first at index " + std::to_string(first) + ": " +
+                   num(before[first]) + " became " + num(after[first]) +
                    " (an input must stay unchanged unless its role is inout)";
     }
     return r;

@@ -21,9 +21,10 @@ using BufferValues = std::map<std::string, std::vector<double>>;
 
 struct VerifyResult {
     bool ok = true;
-    std::string reason;   // e.g. "output y: 37 of 4099 elements differ; first at index 12: 1.5 vs 2.25 (tolerance 1e-05)"
-    double max_abs = 0;   // over checked output elements that are finite in both
-    double max_rel = 0;   // |a - b| / |b| where b != 0
+    std::string
+        reason;  // e.g. "output y: 37 of 4099 elements differ; first at index 12: 1.5 vs 2.25 (tolerance 1e-05)"
+    double max_abs = 0;  // over checked output elements that are finite in both
+    double max_rel = 0;  // |a - b| / |b| where b != 0
 };
 
 // The value the poison bytes read as, for a dtype (NaN for float types).

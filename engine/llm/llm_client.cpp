@@ -134,7 +134,7 @@ std::string chatUrl(const std::string& endpoint) {
 }
 
 double uniform(double lo, double hi) {
-    thread_local std::mt19937_64 rng {std::random_device {}()};
+    thread_local std::mt19937_64 rng{std::random_device{}()};
     return std::uniform_real_distribution<double>(lo, hi)(rng);
 }
 
@@ -146,22 +146,22 @@ json toolCallsJson(const std::vector<ToolCall>& calls) {
 }
 
 std::optional<ChatResult> cachedResultFromJson(const json& j, const std::string& key) {
-    if (!j.is_object() || j.value("key", std::string()) != key || !j.contains("content") || !j["content"].is_string()
-        || !j.contains("tool_calls") || !j["tool_calls"].is_array())
+    if (!j.is_object() || j.value("key", std::string()) != key || !j.contains("content") || !j["content"].is_string() ||
+        !j.contains("tool_calls") || !j["tool_calls"].is_array())
         return std::nullopt;
     ChatResult r;
     r.ok = true;
     r.content = j["content"].get<std::string>();
     for (const auto& c : j["tool_calls"]) {
-        if (!c.is_object() || !c.contains("name") || !c["name"].is_string() || !c.contains("arguments")
-            || !c["arguments"].is_string())
+        if (!c.is_object() || !c.contains("name") || !c["name"].is_string() || !c.contains("arguments") ||
+            !c["arguments"].is_string())
             return std::nullopt;
         r.tool_calls.push_back({c["name"].get<std::string>(), c["arguments"].get<std::string>()});
     }
     r.http_status = j.value("http_status", 200);
     r.reasoning = j.value("reasoning", std::string());
-    r.tokens_in = j.value("tokens_in", int64_t {0});
-    r.tokens_out = j.value("tokens_out", int64_t {0});
+    r.tokens_in = j.value("tokens_in", int64_t{0});
+    r.tokens_out = j.value("tokens_out", int64_t{0});
     return r;
 }
 
@@ -279,18 +279,23 @@ std::string ChatResult::replyText() const {
 
 const char* to_string(LlmProfile profile) {
     switch (profile) {
-    case LlmProfile::Auto: return "auto";
-    case LlmProfile::OpenAI: return "openai";
-    case LlmProfile::Vllm: return "vllm";
-    case LlmProfile::Ollama: return "ollama";
-    case LlmProfile::LlamaCpp: return "llamacpp";
+    case LlmProfile::Auto:
+        return "auto";
+    case LlmProfile::OpenAI:
+        return "openai";
+    case LlmProfile::Vllm:
+        return "vllm";
+    case LlmProfile::Ollama:
+        return "ollama";
+    case LlmProfile::LlamaCpp:
+        return "llamacpp";
     }
     return "auto";
 }
 
 LlmProfile llm_profile_from_string(const std::string& text) {
-    for (LlmProfile p : {LlmProfile::Auto, LlmProfile::OpenAI, LlmProfile::Vllm, LlmProfile::Ollama,
-                         LlmProfile::LlamaCpp})
+    for (LlmProfile p :
+         {LlmProfile::Auto, LlmProfile::OpenAI, LlmProfile::Vllm, LlmProfile::Ollama, LlmProfile::LlamaCpp})
         if (text == to_string(p))
             return p;
     throw Error("unknown LLM profile '" + text + "': expected auto, openai, vllm, ollama or llamacpp");
@@ -300,10 +305,14 @@ namespace {
 
 const char* toolsName(RequestShape::Tools t) {
     switch (t) {
-    case RequestShape::Tools::Named: return "named";
-    case RequestShape::Tools::Required: return "required";
-    case RequestShape::Tools::Auto: return "auto";
-    case RequestShape::Tools::None: return "none";
+    case RequestShape::Tools::Named:
+        return "named";
+    case RequestShape::Tools::Required:
+        return "required";
+    case RequestShape::Tools::Auto:
+        return "auto";
+    case RequestShape::Tools::None:
+        return "none";
     }
     return "named";
 }
@@ -442,15 +451,15 @@ json readSettingsFile(const std::string& path) {
     return j;
 }
 
-template <typename T>
+template<typename T>
 void readField(const json& j, const char* key, T& out) {
     if (!j.contains(key))
         return;
     const json& v = j[key];
     const bool fits = std::is_same_v<T, std::string> ? v.is_string() : v.is_number();
     if (!fits)
-        throw Error(std::string("\"") + key + "\" must be a " +
-                    (std::is_same_v<T, std::string> ? "string" : "number") + ", found " + v.type_name());
+        throw Error(std::string("\"") + key + "\" must be a " + (std::is_same_v<T, std::string> ? "string" : "number") +
+                    ", found " + v.type_name());
     out = v.get<T>();
 }
 
@@ -547,10 +556,10 @@ struct LlmClient::Transfer {
     std::string body;
     RequestShape shape;
     int attempts = 0;
-    int switches = 0;  // re-sent in another shape (not retries: the server said what it wants)
+    int switches = 0;                     // re-sent in another shape (not retries: the server said what it wants)
     int64_t spent_in = 0, spent_out = 0;  // tokens of answers that a switch threw away
-    Clock::time_point first_start {};
-    Clock::time_point not_before {};
+    Clock::time_point first_start{};
+    Clock::time_point not_before{};
     CURL* easy = nullptr;
     curl_slist* headers = nullptr;
     std::string response;
@@ -591,8 +600,7 @@ struct LlmClient::Transfer {
     }
 };
 
-LlmClient::LlmClient(LlmConfig config)
-    : m_config(std::move(config)), m_shapes(std::make_shared<RequestShapeMemory>()) {
+LlmClient::LlmClient(LlmConfig config) : m_config(std::move(config)), m_shapes(std::make_shared<RequestShapeMemory>()) {
     if (m_config.endpoint.empty())
         throw Error("LLM endpoint is not set: expected a base URL such as http://localhost:8000/v1");
     if (m_config.model.empty())
@@ -654,8 +662,8 @@ std::string contentInstruction(const ojson& tools, bool fenced) {
         out += "Answer with one JSON object {\"tool\": <name>, \"arguments\": {...}} naming one of these tools and "
                "giving its arguments:";
         for (const auto& t : tools)
-            out += "\n- `" + t["function"].value("name", std::string()) + "`: " +
-                   t["function"].value("description", std::string());
+            out += "\n- `" + t["function"].value("name", std::string()) +
+                   "`: " + t["function"].value("description", std::string());
     }
     out += "\nJSON schema of the object: " + contentSchema(tools).dump();
     if (fenced)
@@ -767,8 +775,8 @@ std::optional<std::pair<RequestShape, std::string>> LlmClient::adaptedShape(cons
 }
 
 std::string LlmClient::cacheKey(const ChatRequest& request) const {
-    return text_hash(m_config.model + "\n" + requestBody(request).dump() + "\nsample "
-                     + std::to_string(request.sample_index));
+    return text_hash(m_config.model + "\n" + requestBody(request).dump() + "\nsample " +
+                     std::to_string(request.sample_index));
 }
 
 bool LlmClient::lookupCache(const std::string& key, ChatResult& out) {
@@ -812,7 +820,7 @@ void LlmClient::storeCache(const std::string& key, ChatResult& result) {
                         {"tokens_in", result.tokens_in},
                         {"tokens_out", result.tokens_out}};
     // Written to a unique temporary name and renamed: a concurrent reader sees the old entry, the new one or none.
-    static std::atomic<unsigned> counter {0};
+    static std::atomic<unsigned> counter{0};
     const fs::path dir(m_config.cache_dir);
     const fs::path path = dir / (key + ".json");
     const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
@@ -860,8 +868,8 @@ void contentToolCall(const ChatRequest& request, ChatResult& r) {
         call.arguments = object.dump();
     } else if (object.contains("tool") && object["tool"].is_string() && object.contains("arguments")) {
         call.name = object["tool"].get<std::string>();
-        call.arguments = object["arguments"].is_string() ? object["arguments"].get<std::string>()
-                                                         : object["arguments"].dump();
+        call.arguments =
+            object["arguments"].is_string() ? object["arguments"].get<std::string>() : object["arguments"].dump();
     } else {
         return;
     }
@@ -871,14 +879,14 @@ void contentToolCall(const ChatRequest& request, ChatResult& r) {
 }  // namespace
 
 ChatResult LlmClient::completeOne(const ChatRequest& request) {
-    return complete(std::vector<ChatRequest> {request}).front();
+    return complete(std::vector<ChatRequest>{request}).front();
 }
 
 std::vector<ChatResult> LlmClient::complete(const std::vector<ChatRequest>& requests) {
     std::vector<ChatResult> results(requests.size());
     std::vector<std::unique_ptr<Transfer>> transfers;
     std::unordered_map<std::string, size_t> firstWithKey;  // key -> index of the request that is sent
-    std::vector<std::pair<size_t, size_t>> duplicates;  // (index, index of the request sent for it)
+    std::vector<std::pair<size_t, size_t>> duplicates;     // (index, index of the request sent for it)
     for (size_t i = 0; i < requests.size(); ++i) {
         const auto t0 = Clock::now();
         const std::string key = cacheKey(requests[i]);
@@ -959,7 +967,7 @@ std::vector<ChatResult> LlmClient::complete(const std::vector<ChatRequest>& requ
         curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
         ChatResult& r = results[t.index];
         const ChatRequest& request = requests[t.index];
-        r = ChatResult {};
+        r = ChatResult{};
         r.http_status = static_cast<int>(status);
         r.attempts = t.attempts;
         r.shape = t.shape.describe();
@@ -983,20 +991,20 @@ std::vector<ChatResult> LlmClient::complete(const std::vector<ChatRequest>& requ
             const json reply = try_parse_untrusted_json(t.response, &invalid).value_or(json());
             const json* message = nullptr;
             if (!reply.is_object())
-                failure = "HTTP " + std::to_string(status) + " from " + url + " but the body is not a JSON object"
-                    + (invalid.empty() ? "" : " (" + invalid + ")") + ": " + snippet(t.response);
-            else if (!reply.contains("choices") || !reply["choices"].is_array() || reply["choices"].empty()
-                     || !reply["choices"][0].is_object() || !reply["choices"][0].contains("message")
-                     || !reply["choices"][0]["message"].is_object())
-                failure = "HTTP " + std::to_string(status) + " from " + url
-                    + " but the reply has no choices[0].message: " + snippet(t.response);
+                failure = "HTTP " + std::to_string(status) + " from " + url + " but the body is not a JSON object" +
+                          (invalid.empty() ? "" : " (" + invalid + ")") + ": " + snippet(t.response);
+            else if (!reply.contains("choices") || !reply["choices"].is_array() || reply["choices"].empty() ||
+                     !reply["choices"][0].is_object() || !reply["choices"][0].contains("message") ||
+                     !reply["choices"][0]["message"].is_object())
+                failure = "HTTP " + std::to_string(status) + " from " + url +
+                          " but the reply has no choices[0].message: " + snippet(t.response);
             else
                 message = &reply["choices"][0]["message"];
             if (message)
                 failure = malformedField(*message);
             if (message && !failure.empty())
-                failure = "HTTP " + std::to_string(status) + " from " + url + " but " + failure + ": "
-                    + snippet(t.response);
+                failure =
+                    "HTTP " + std::to_string(status) + " from " + url + " but " + failure + ": " + snippet(t.response);
             else if (message) {
                 r.ok = true;
                 if (message->contains("content") && (*message)["content"].is_string())
@@ -1047,9 +1055,9 @@ std::vector<ChatResult> LlmClient::complete(const std::vector<ChatRequest>& requ
         // Tokens of answers thrown away by a shape switch were spent all the same.
         r.tokens_in += t.spent_in;
         r.tokens_out += t.spent_out;
-        r.cost_usd = (static_cast<double>(r.tokens_in) * m_config.price_in_per_mtok
-                      + static_cast<double>(r.tokens_out) * m_config.price_out_per_mtok)
-            / 1e6;
+        r.cost_usd = (static_cast<double>(r.tokens_in) * m_config.price_in_per_mtok +
+                      static_cast<double>(r.tokens_out) * m_config.price_out_per_mtok) /
+                     1e6;
         // The server said what it wants: the same request again at once, in the shape it accepts.
         if (t.switches < kMaxShapeSwitches && !r.truncated) {
             std::optional<std::pair<RequestShape, std::string>> adapted;
@@ -1078,8 +1086,8 @@ std::vector<ChatResult> LlmClient::complete(const std::vector<ChatRequest>& requ
         }
         if (!failure.empty() && retry && t.attempts - t.switches <= m_config.max_retries) {
             const double wait = backoff(t);
-            t.not_before
-                = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait));
+            t.not_before =
+                Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait));
             waiting.push_back(&t);
             return;
         }

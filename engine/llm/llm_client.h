@@ -65,7 +65,8 @@ public:
     // The shapes learned since the last call (once each), for the run's log.
     std::vector<Change> takeChanges();
     // Records a switch: remember() plus a change to take.
-    void learn(const std::string& endpoint, const std::string& model, const RequestShape& shape, const std::string& why);
+    void learn(const std::string& endpoint, const std::string& model, const RequestShape& shape,
+               const std::string& why);
 
 private:
     mutable std::mutex m_mutex;
@@ -74,22 +75,22 @@ private:
 };
 
 struct LlmConfig {
-    std::string endpoint;  // base URL, e.g. http://localhost:8000/v1; requests go to <endpoint>/chat/completions
-    std::string model;  // e.g. "Qwen/Qwen2.5-Coder-32B-Instruct"
-    std::string api_key;  // empty: no Authorization header (local servers)
+    std::string endpoint;     // base URL, e.g. http://localhost:8000/v1; requests go to <endpoint>/chat/completions
+    std::string model;        // e.g. "Qwen/Qwen2.5-Coder-32B-Instruct"
+    std::string api_key;      // empty: no Authorization header (local servers)
     std::string api_key_env;  // the environment variable that holds the key (a reference, never the key)
     LlmProfile profile = LlmProfile::Auto;
     // The defaults follow what reasoning models need (long answers, sampling at their default temperature).
     double timeout_s = 900;  // per attempt, connecting included
-    int max_retries = 3;  // retries after the first attempt (429, 5xx, connection errors, timeouts)
-    int concurrency = 8;  // requests in flight at once
+    int max_retries = 3;     // retries after the first attempt (429, 5xx, connection errors, timeouts)
+    int concurrency = 8;     // requests in flight at once
     double temperature = 1.0;
     int max_tokens = 16384;
-    double price_in_per_mtok = 0;  // USD per million prompt tokens
+    double price_in_per_mtok = 0;   // USD per million prompt tokens
     double price_out_per_mtok = 0;  // USD per million completion tokens
-    std::string cache_dir;  // where answers persist between runs; empty: memory only
-    double backoff_base_s = 1.0;  // first retry waits about this long, doubling with each retry (with jitter)
-    double backoff_max_s = 60;  // no wait is longer, a server's Retry-After included
+    std::string cache_dir;          // where answers persist between runs; empty: memory only
+    double backoff_base_s = 1.0;    // first retry waits about this long, doubling with each retry (with jitter)
+    double backoff_max_s = 60;      // no wait is longer, a server's Retry-After included
     size_t max_response_bytes = size_t{16} << 20;  // a longer body is cut off and that request fails (not retried)
 
     // The key to use when none is configured: $KERNCAST_API_KEY, else the variable named by "api_key_env" in
@@ -131,28 +132,28 @@ struct ChatRequest {
 
 struct ToolCall {
     std::string name;
-    std::string arguments;  // JSON text as the model wrote it (it may not parse)
+    std::string arguments;      // JSON text as the model wrote it (it may not parse)
     bool from_content = false;  // read from the content (a request without tools), not a tool call
 };
 
 struct ChatResult {
     bool ok = false;
-    std::string error;  // when !ok: the HTTP status and a snippet of the body, or curl's message
+    std::string error;    // when !ok: the HTTP status and a snippet of the body, or curl's message
     int http_status = 0;  // of the last attempt; 0 when no HTTP answer came
     std::string content;  // the assistant message's text ("" when it only called tools)
     std::vector<ToolCall> tool_calls;
     int64_t tokens_in = 0;  // "usage" of the answer (a cached answer keeps the numbers it was made with)
     int64_t tokens_out = 0;
     double latency_ms = 0;  // from the first attempt's start to the result, retries and waits included
-    double cost_usd = 0;  // what this call spent: 0 for a cached answer
-    int attempts = 0;  // HTTP attempts made (0 for a cached answer)
+    double cost_usd = 0;    // what this call spent: 0 for a cached answer
+    int attempts = 0;       // HTTP attempts made (0 for a cached answer)
     bool from_cache = false;
-    std::string warning;  // a problem that did not fail the request (e.g. the cache could not be written)
-    std::string reasoning;  // the message's reasoning / reasoning_content (servers with a reasoning parser)
+    std::string warning;        // a problem that did not fail the request (e.g. the cache could not be written)
+    std::string reasoning;      // the message's reasoning / reasoning_content (servers with a reasoning parser)
     std::string finish_reason;  // as the server gave it ("stop", "tool_calls", "length"...)
-    bool truncated = false;  // cut by the token limit: a failure whose tokens were spent
-    std::string shape;  // RequestShape::describe() of the request that answered
-    std::string prompt;  // the messages as sent, one "[role]" header each (what llm_calls stores)
+    bool truncated = false;     // cut by the token limit: a failure whose tokens were spent
+    std::string shape;          // RequestShape::describe() of the request that answered
+    std::string prompt;         // the messages as sent, one "[role]" header each (what llm_calls stores)
 
     // The content, or else the tool calls' arguments (what llm_calls stores as the reply).
     std::string replyText() const;

@@ -86,8 +86,8 @@ std::string loadTemplate(const std::string& dir, const std::string& file) {
     const std::string path = (std::filesystem::path(dir) / file).string();
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        throw Error(path + ": cannot be read; expected the forecast prompt template (resources/prompts/" + file
-                    + " is the default)");
+        throw Error(path + ": cannot be read; expected the forecast prompt template (resources/prompts/" + file +
+                    " is the default)");
     std::ostringstream ss;
     ss << in.rdbuf();
     const std::string text = ss.str();
@@ -128,11 +128,11 @@ std::string staticReportText(const std::vector<StaticReport>& reports) {
         return kNotGiven;
     std::string out;
     for (const auto& r : reports) {
-        out += "- " + r.kernel + ": " + std::to_string(r.registers) + " registers/thread, "
-            + std::to_string(r.shared_bytes) + " B static shared memory, " + std::to_string(r.stack_bytes)
-            + " B stack, " + std::to_string(r.spill_store_bytes) + " B spill stores, "
-            + std::to_string(r.spill_load_bytes) + " B spill loads, " + std::to_string(r.constant_bytes)
-            + " B constant memory, " + std::to_string(r.barriers) + " barriers";
+        out += "- " + r.kernel + ": " + std::to_string(r.registers) + " registers/thread, " +
+               std::to_string(r.shared_bytes) + " B static shared memory, " + std::to_string(r.stack_bytes) +
+               " B stack, " + std::to_string(r.spill_store_bytes) + " B spill stores, " +
+               std::to_string(r.spill_load_bytes) + " B spill loads, " + std::to_string(r.constant_bytes) +
+               " B constant memory, " + std::to_string(r.barriers) + " barriers";
         if (r.max_threads_per_block > 0)
             out += ", at most " + std::to_string(r.max_threads_per_block) + " threads/block";
         out += "\n";
@@ -149,8 +149,8 @@ std::string launchesText(const std::vector<LaunchShape>& launches) {
     };
     std::string out;
     for (const auto& l : launches)
-        out += "- " + l.kernel + ": grid" + dim3(l.grid) + " block" + dim3(l.block) + ", "
-            + std::to_string(l.dynamic_smem) + " B dynamic shared memory\n";
+        out += "- " + l.kernel + ": grid" + dim3(l.grid) + " block" + dim3(l.block) + ", " +
+               std::to_string(l.dynamic_smem) + " B dynamic shared memory\n";
     out.pop_back();
     return out;
 }
@@ -223,8 +223,8 @@ std::string candidateDiff(const ForecastQuery& q) {
     const std::string anchor = anchorCode(q);
     if (anchor.empty())
         return "(no anchor code to compare with)";
-    const std::string diff
-        = unified_diff(anchor, program_with_defines(q.candidate_source, q.tunables), "anchor.cu", "candidate.cu");
+    const std::string diff =
+        unified_diff(anchor, program_with_defines(q.candidate_source, q.tunables), "anchor.cu", "candidate.cu");
     return diff.empty() ? "(the candidate is the same program as its anchor)" : diff;
 }
 
@@ -247,9 +247,9 @@ Values placeholderValues(const ForecastQuery& q, const BinScheme& scheme) {
         {"anchor_code", orNotGiven(anchorCode(q))},
         {"anchor_time", anchorTime(q)},
         {"anchor_speedup", formatNumber(q.anchor.is_reference ? 1.0 : q.anchor.speedup, "%.3g") + "x"},
-        {"anchor_static_report", staticReportText(q.anchor.is_reference && q.anchor.static_report.empty()
-                                                      ? q.reference_static_report
-                                                      : q.anchor.static_report)},
+        {"anchor_static_report",
+         staticReportText(q.anchor.is_reference && q.anchor.static_report.empty() ? q.reference_static_report
+                                                                                  : q.anchor.static_report)},
         {"candidate_diff", candidateDiff(q)},
         {"hardware", orNotGiven(q.hardware)},
         {"hardware_table", hardwareTableText(q.hardware_table)},
@@ -313,19 +313,37 @@ std::string ForecastPrompt::text() const {
 }
 
 const std::array<std::string, kBinCount>& LlmForecaster::probabilityKeys() {
-    static const std::array<std::string, kBinCount> keys
-        = {"p_severe_slowdown", "p_significant_slowdown", "p_moderate_slowdown", "p_minor_slowdown",
-           "p_minor_speedup",   "p_significant_speedup",  "p_high_speedup",      "p_extreme_speedup"};
+    static const std::array<std::string, kBinCount> keys = {
+        "p_severe_slowdown", "p_significant_slowdown", "p_moderate_slowdown", "p_minor_slowdown",
+        "p_minor_speedup",   "p_significant_speedup",  "p_high_speedup",      "p_extreme_speedup"};
     return keys;
 }
 
 std::vector<std::string> LlmForecaster::placeholderNames() {
-    return {"problem",        "problem_name",    "problem_description",     "reference_code",
-            "candidate_code", "static_report",   "reference_static_report", "launches",
-            "tunables",       "problem_bytes",   "problem_flops",           "reference_time",
-            "parent_speedup", "hardware",        "hardware_table",          "bin_table",
-            "tool_name",      "probability_keys", "anchor_label",         "anchor_code",
-            "anchor_time",    "anchor_speedup",  "anchor_static_report",    "candidate_diff"};
+    return {"problem",
+            "problem_name",
+            "problem_description",
+            "reference_code",
+            "candidate_code",
+            "static_report",
+            "reference_static_report",
+            "launches",
+            "tunables",
+            "problem_bytes",
+            "problem_flops",
+            "reference_time",
+            "parent_speedup",
+            "hardware",
+            "hardware_table",
+            "bin_table",
+            "tool_name",
+            "probability_keys",
+            "anchor_label",
+            "anchor_code",
+            "anchor_time",
+            "anchor_speedup",
+            "anchor_static_report",
+            "candidate_diff"};
 }
 
 ordered_json LlmForecaster::toolDefinition(const BinScheme& scheme) {
@@ -334,26 +352,25 @@ ordered_json LlmForecaster::toolDefinition(const BinScheme& scheme) {
     // the model explains before it commits to numbers.
     ordered_json properties = ordered_json::object();
     properties["reasoning"] = {{"type", "string"},
-                               {"description",
-                                "A short explanation of what limits each kernel and why the "
-                                "candidate lands in these bins."}};
+                               {"description", "A short explanation of what limits each kernel and why the "
+                                               "candidate lands in these bins."}};
     auto required = ordered_json::array({"reasoning"});
     for (int b = 0; b < kBinCount; ++b) {
-        properties[probabilityKeys()[b]]
-            = {{"type", "number"}, {"minimum", 0}, {"maximum", 1}, {"description", "Probability of " + table[b]}};
+        properties[probabilityKeys()[b]] = {
+            {"type", "number"}, {"minimum", 0}, {"maximum", 1}, {"description", "Probability of " + table[b]}};
         required.push_back(probabilityKeys()[b]);
     }
     properties["predicted_bin"] = {
         {"type", "integer"}, {"minimum", 1}, {"maximum", kBinCount}, {"description", "The most likely bin, 1 to 8."}};
     required.push_back("predicted_bin");
-    ordered_json parameters
-        = {{"type", "object"}, {"properties", properties}, {"required", required}, {"additionalProperties", false}};
-    ordered_json function = {{"name", kToolName},
-                             {"description",
-                              "Submit the forecast of the candidate kernel's speedup S = t_reference / t_candidate as "
-                              "probabilities over 8 bins that sum to 1. Bins (scheme "
-                                  + scheme.id() + "):\n" + scheme.promptTable()},
-                             {"parameters", parameters}};
+    ordered_json parameters = {
+        {"type", "object"}, {"properties", properties}, {"required", required}, {"additionalProperties", false}};
+    ordered_json function = {
+        {"name", kToolName},
+        {"description", "Submit the forecast of the candidate kernel's speedup S = t_reference / t_candidate as "
+                        "probabilities over 8 bins that sum to 1. Bins (scheme " +
+                            scheme.id() + "):\n" + scheme.promptTable()},
+        {"parameters", parameters}};
     return {{"type", "function"}, {"function", function}};
 }
 
@@ -381,8 +398,8 @@ RuntimeEstimate LlmForecaster::parseReply(const ChatResult& reply) {
             e.deferred = true;
             const json args = json::parse(c.arguments, nullptr, false);
             if (args.is_object() && args.contains("reasoning"))
-                e.reasoning = args["reasoning"].is_string() ? args["reasoning"].get<std::string>()
-                                                            : args["reasoning"].dump();
+                e.reasoning =
+                    args["reasoning"].is_string() ? args["reasoning"].get<std::string>() : args["reasoning"].dump();
             return e;
         }
     const ToolCall* call = nullptr;
@@ -401,8 +418,8 @@ RuntimeEstimate LlmForecaster::parseReply(const ChatResult& reply) {
         try {
             return estimateFrom(jsonFromText(reply.content));
         } catch (const Error&) {
-            notParsed("the arguments of tool call '" + call->name
-                      + "' are not a JSON object: " + snippet(call->arguments));
+            notParsed("the arguments of tool call '" + call->name +
+                      "' are not a JSON object: " + snippet(call->arguments));
         }
     }
     return estimateFrom(jsonFromText(reply.content));
@@ -473,7 +490,7 @@ std::vector<LlmForecastOutcome> LlmForecaster::forecastWithDetails(const std::ve
         int deferrals = 0;
         Forecast total;
         for (int s = 0; s < n; ++s) {
-            ForecastSample sample {std::move(replies[q * n + s]), {}};
+            ForecastSample sample{std::move(replies[q * n + s]), {}};
             const ChatResult& reply = sample.reply;
             total.tokens_in += reply.tokens_in;
             total.tokens_out += reply.tokens_out;
@@ -517,7 +534,8 @@ std::vector<LlmForecastOutcome> LlmForecaster::forecastWithDetails(const std::ve
         }
         if (parsed.empty() && deferrals > 0) {
             outcome.result.deferred = true;
-            outcome.result.error = "deferred to a measurement: " + (deferReason.empty() ? std::string(kNotGiven) : deferReason);
+            outcome.result.error =
+                "deferred to a measurement: " + (deferReason.empty() ? std::string(kNotGiven) : deferReason);
             continue;
         }
         if (parsed.empty()) {
@@ -526,12 +544,12 @@ std::vector<LlmForecastOutcome> LlmForecaster::forecastWithDetails(const std::ve
             } else {
                 outcome.result.error = "none of the " + std::to_string(n) + " samples gave a forecast:";
                 for (int s = 0; s < n; ++s)
-                    outcome.result.error
-                        += (s ? "; [" : " [") + std::to_string(s + 1) + "] " + outcome.samples[s].parse_error;
+                    outcome.result.error +=
+                        (s ? "; [" : " [") + std::to_string(s + 1) + "] " + outcome.samples[s].parse_error;
             }
             continue;
         }
-        std::array<double, kBinCount> mean {};
+        std::array<double, kBinCount> mean{};
         double rawSum = 0;
         for (const auto& f : parsed) {
             for (int b = 0; b < kBinCount; ++b)
@@ -542,8 +560,8 @@ std::vector<LlmForecastOutcome> LlmForecaster::forecastWithDetails(const std::ve
         f.raw_sum = rawSum;
         // The model's own predicted bin is kept (as the GPU Forecasters data keeps it) when every parsed sample
         // states the same one; otherwise the argmax of the average stands.
-        if (statedBins.front() != 0
-            && std::all_of(statedBins.begin(), statedBins.end(), [&](int b) { return b == statedBins.front(); }))
+        if (statedBins.front() != 0 &&
+            std::all_of(statedBins.begin(), statedBins.end(), [&](int b) { return b == statedBins.front(); }))
             f.predicted_bin = statedBins.front();
         f.surrogate_id = id();
         f.scheme_id = m_options.scheme.id();

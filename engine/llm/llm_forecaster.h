@@ -17,9 +17,9 @@
 namespace kerncast {
 
 struct LlmForecasterOptions {
-    int samples = 1;  // requests per query; the parsed ones are averaged
+    int samples = 1;                       // requests per query; the parsed ones are averaged
     BinScheme scheme = BinScheme::gfV2();  // the bins of the prompt's table and of the tool's 8 probabilities
-    bool use_tools = true;  // false: no tools in the request; the reply's JSON block is read
+    bool use_tools = true;                 // false: no tools in the request; the reply's JSON block is read
     // Predict or defer (the paper's abstain mode): a second tool, defer_to_measurement, lets the model decline; a
     // deferral asks for a measurement and counts as an abstention.
     bool abstain = false;
@@ -36,8 +36,8 @@ struct ForecastPrompt {
 
 // What one reply states, as written: probabilities not yet renormalised.
 struct RuntimeEstimate {
-    std::array<double, kBinCount> probabilities {};  // index 0 is bin 1
-    int predicted_bin = 0;  // 1..8 as stated; 0 when the reply did not state one
+    std::array<double, kBinCount> probabilities{};  // index 0 is bin 1
+    int predicted_bin = 0;                          // 1..8 as stated; 0 when the reply did not state one
     std::string reasoning;
     bool deferred = false;  // the model called defer_to_measurement (probabilities are then all 0)
 };

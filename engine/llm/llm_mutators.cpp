@@ -49,8 +49,8 @@ std::string example_text(const MutationExample& e) {
     if (!e.failure.empty())
         out += "failure: " + e.failure.substr(0, 1500) + "\n";
     out += "static report:\n" + report_text(e.static_report);
-    out += "```cuda\n" + e.candidate.source + (e.candidate.source.empty() || e.candidate.source.back() == '\n' ? "" : "\n") +
-           "```\n";
+    out += "```cuda\n" + e.candidate.source +
+           (e.candidate.source.empty() || e.candidate.source.back() == '\n' ? "" : "\n") + "```\n";
     return out;
 }
 
@@ -89,7 +89,8 @@ std::string apply_search_replace(const std::string& text, const std::string& rep
         // An empty replacement puts the separator right before the end marker.
         size_t end = sep == std::string::npos ? std::string::npos : reply.find(kEnd, sep + 1);
         if (sep == std::string::npos || end == std::string::npos)
-            throw Error("edit block " + std::to_string(block) + " is not closed (expected ======= and >>>>>>> REPLACE)");
+            throw Error("edit block " + std::to_string(block) +
+                        " is not closed (expected ======= and >>>>>>> REPLACE)");
         const std::string old_text = reply.substr(s + kSearch.size(), sep - s - kSearch.size());
         const size_t new_start = sep + kSep.size();
         const std::string new_text = end > new_start ? reply.substr(new_start, end - new_start) : std::string();
@@ -104,12 +105,13 @@ std::string apply_search_replace(const std::string& text, const std::string& rep
     return out;
 }
 
-std::map<std::string, int64_t> inherit_tunables(const KernelProgram& child, const std::map<std::string, int64_t>& parent) {
+std::map<std::string, int64_t> inherit_tunables(const KernelProgram& child,
+                                                const std::map<std::string, int64_t>& parent) {
     std::map<std::string, int64_t> out;
     for (const auto& t : child.tunables) {
         auto it = parent.find(t.name);
-        const bool allowed = it != parent.end() &&
-                             std::find(t.values.begin(), t.values.end(), it->second) != t.values.end();
+        const bool allowed =
+            it != parent.end() && std::find(t.values.begin(), t.values.end(), it->second) != t.values.end();
         out[t.name] = allowed ? it->second : (t.values.empty() ? 0 : t.values.front());
     }
     if (!child.tunables.empty() && !child.isValid(out)) {
@@ -132,7 +134,8 @@ bool LlmMutator::canExpand(const Candidate& candidate, const ProblemBundle&) con
 
 std::pair<std::string, std::string> LlmMutator::renderPrompt(const MutationContext& ctx) const {
     std::string system = read_template(m_templates_dir, "mutate_system.txt");
-    std::string user = read_template(m_templates_dir, m_mode == Mode::Rewrite ? "mutate_rewrite.txt" : "mutate_diff.txt");
+    std::string user =
+        read_template(m_templates_dir, m_mode == Mode::Rewrite ? "mutate_rewrite.txt" : "mutate_diff.txt");
     const Problem& p = ctx.problem->problem;
     std::string inspirations;
     for (const auto& e : ctx.inspirations)
@@ -169,8 +172,8 @@ std::vector<Proposal> LlmMutator::propose(const MutationContext& ctx, int count,
         p.tokens_out = r.tokens_out;
         p.cost_usd = r.cost_usd;
         p.raw_reply = r.content;
-        LlmCall call = llm_call_from(r, m_mode == Mode::Rewrite ? "mutate_rewrite" : "mutate_diff",
-                                     m_client->config().model);
+        LlmCall call =
+            llm_call_from(r, m_mode == Mode::Rewrite ? "mutate_rewrite" : "mutate_diff", m_client->config().model);
         try {
             if (r.truncated)
                 throw Error(r.error);

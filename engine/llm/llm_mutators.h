@@ -49,6 +49,7 @@ std::string apply_search_replace(const std::string& text, const std::string& rep
 
 // The child's tunable values: the parent's where the child declares the same tunable and the value is allowed,
 // else the first allowed value; when that is not a valid configuration, the first valid one.
-std::map<std::string, int64_t> inherit_tunables(const KernelProgram& child, const std::map<std::string, int64_t>& parent);
+std::map<std::string, int64_t> inherit_tunables(const KernelProgram& child,
+                                                const std::map<std::string, int64_t>& parent);
 
 }  // namespace kerncast

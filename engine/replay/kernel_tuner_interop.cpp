@@ -3,8 +3,8 @@
 #include "core/candidate.h"
 #include "core/error.h"
 #include "core/problem_fingerprint.h"
-#include "engine/replay/recorder.h"
 #include "engine/gpu/statistics.h"
+#include "engine/replay/recorder.h"
 
 #include <algorithm>
 
@@ -23,7 +23,6 @@ std::vector<int64_t> values_in_order(const KernelProgram& family, const Bindings
     }
     return v;
 }
-
 
 std::string kernel_tuner_error_name(Status s) {
     return s == Status::CompileError ? "CompilationFailedConfig" : "RuntimeFailedConfig";
@@ -137,8 +136,8 @@ KernelTunerImport recording_from_kernel_tuner_cache(const KernelTunerCache& cach
     const SourceLocation top{cache_file, 1};
     const KernelTunerCache want = kernel_tuner_cache_header(problem, family, cache.device_name);
     if (cache.kernel_name != want.kernel_name)
-        throw Error(top, "the cache is for kernel \"" + cache.kernel_name + "\"; " + family.file +
-                             " launches \"" + want.kernel_name + "\"");
+        throw Error(top, "the cache is for kernel \"" + cache.kernel_name + "\"; " + family.file + " launches \"" +
+                             want.kernel_name + "\"");
     if (!cache.problem_size.empty() && cache.problem_size != want.problem_size) {
         auto list = [](const std::vector<int64_t>& v) {
             std::string s;
@@ -169,7 +168,8 @@ KernelTunerImport recording_from_kernel_tuner_cache(const KernelTunerCache& cach
         reference_ms = (*own)["reference_time"].get<double>();
     if (!reference_ms || !(*reference_ms > 0))
         throw Error(top, "the cache holds no reference time (a Kernel Tuner cache times only the tuned kernel): "
-                         "give the reference kernel's time on " + cache.device_name + " in milliseconds");
+                         "give the reference kernel's time on " +
+                             cache.device_name + " in milliseconds");
 
     KernelTunerImport out;
     Recording& r = out.recording;

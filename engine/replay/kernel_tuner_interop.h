@@ -37,9 +37,9 @@ KernelTunerCache kernel_tuner_cache_from_recording(const Recording& recording, c
                                                    const KernelProgram& family);
 
 struct KernelTunerImport {
-    Recording recording;   // header, the reference, then one entry per configuration in the cache's order
+    Recording recording;  // header, the reference, then one entry per configuration in the cache's order
     int configurations = 0;
-    int failed = 0;        // configurations Kernel Tuner recorded as failed
+    int failed = 0;  // configurations Kernel Tuner recorded as failed
 };
 
 // A cache for this problem's family as a replay recording. reference_ms: the reference kernel's time on the same

@@ -27,7 +27,6 @@ ProgramRef program_ref(const KernelProgram& k, const Bindings& tunables = {}) {
     return p;
 }
 
-
 // The lines already recorded in an interrupted recording, after cutting off a last line that a crash left
 // half-written. Throws when the file belongs to another device or problem.
 std::set<std::string> resume_existing(const fs::path& file, const RecordingHeader& header) {
@@ -88,7 +87,8 @@ std::vector<RecordItem> recording_plan(const std::string& problem_dir, size_t li
         const size_t take = limit == 0 ? configs.size() : std::min(limit, configs.size());
         for (size_t k = 0; k < take; ++k) {
             const size_t index = take == 1 ? 0 : k * (configs.size() - 1) / (take - 1);
-            items.push_back({family_label(*bundle.family, configs[index]), program_ref(*bundle.family, configs[index])});
+            items.push_back(
+                {family_label(*bundle.family, configs[index]), program_ref(*bundle.family, configs[index])});
         }
     }
     return items;

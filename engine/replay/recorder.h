@@ -16,15 +16,15 @@
 namespace kerncast {
 
 struct RecordOptions {
-    std::string out_dir;                      // the file goes to <out_dir>/<device slug>/<problem>.jsonl
-    std::optional<double> pytorch_eager_us;   // measured elsewhere (PyTorch), kept in the header
-    DeviceCeilings ceilings;                  // of the device, kept in the header
-    size_t limit = 0;                         // at most this many family configurations (0: all)
+    std::string out_dir;                     // the file goes to <out_dir>/<device slug>/<problem>.jsonl
+    std::optional<double> pytorch_eager_us;  // measured elsewhere (PyTorch), kept in the header
+    DeviceCeilings ceilings;                 // of the device, kept in the header
+    size_t limit = 0;                        // at most this many family configurations (0: all)
     MeasureOptions measure;
 };
 
 struct RecordProgress {
-    size_t index = 0;   // 1-based position of this program
+    size_t index = 0;  // 1-based position of this program
     size_t total = 0;
     std::string label;
     bool skipped = false;  // already in the file from an earlier, interrupted recording

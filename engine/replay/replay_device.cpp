@@ -129,10 +129,8 @@ const RecordingEntry* Recording::find(const std::string& source_hash) const {
 }
 
 nlohmann::json recording_header_json(const RecordingHeader& header) {
-    nlohmann::json j = {{"kind", "header"},
-                        {"problem", header.problem},
-                        {"device", header.device},
-                        {"ceilings", header.ceilings}};
+    nlohmann::json j = {
+        {"kind", "header"}, {"problem", header.problem}, {"device", header.device}, {"ceilings", header.ceilings}};
     if (!header.problem_fingerprint.empty())
         j["problem_fingerprint"] = header.problem_fingerprint;
     if (header.pytorch_eager_us)
@@ -141,8 +139,8 @@ nlohmann::json recording_header_json(const RecordingHeader& header) {
 }
 
 nlohmann::json recording_entry_json(const RecordingEntry& entry) {
-    return {{"kind", "measurement"},       {"label", entry.label},           {"source_hash", entry.source_hash},
-            {"tunables", entry.tunables},  {"static", entry.static_report},  {"measurement", entry.measurement}};
+    return {{"kind", "measurement"},      {"label", entry.label},          {"source_hash", entry.source_hash},
+            {"tunables", entry.tunables}, {"static", entry.static_report}, {"measurement", entry.measurement}};
 }
 
 ReplayDevice::ReplayDevice(std::string folder) : m_folder(std::move(folder)) {
@@ -170,9 +168,13 @@ std::optional<std::vector<StaticReport>> ReplayDevice::recordedStaticReport(cons
     return std::nullopt;
 }
 
-std::string ReplayDevice::id() const { return "replay:" + m_slug; }
+std::string ReplayDevice::id() const {
+    return "replay:" + m_slug;
+}
 
-DeviceFingerprint ReplayDevice::fingerprint() const { return m_header.device; }
+DeviceFingerprint ReplayDevice::fingerprint() const {
+    return m_header.device;
+}
 
 std::vector<std::string> ReplayDevice::problems() const {
     std::vector<std::string> names;
@@ -193,16 +195,16 @@ std::shared_ptr<const Recording> ReplayDevice::recording(const std::string& prob
         return nullptr;
     auto rec = std::make_shared<const Recording>(Recording::load(file.string()));
     if (rec->header.problem != problem_name)
-        throw Error(SourceLocation{file.string(), 1},
-                    "the header names problem '" + rec->header.problem + "' but the file is named for '" +
-                        problem_name + "'");
+        throw Error(SourceLocation{file.string(), 1}, "the header names problem '" + rec->header.problem +
+                                                          "' but the file is named for '" + problem_name + "'");
     m_loaded.emplace(problem_name, rec);
     return rec;
 }
 
 MeasureOutcome ReplayDevice::measure(const MeasureRequest& request, const ProgressFn& progress) {
-    MeasureOutcome out = lookup(problem_name(request.problem_dir),
-                                [&] { return kerncast::problem_fingerprint(request.problem_dir); }, request.candidate);
+    MeasureOutcome out = lookup(
+        problem_name(request.problem_dir), [&] { return kerncast::problem_fingerprint(request.problem_dir); },
+        request.candidate);
     if (progress)
         progress("done");
     return out;

@@ -37,7 +37,7 @@ struct RecordingEntry {
     std::map<std::string, int64_t> tunables;
     std::vector<StaticReport> static_report;
     Measurement measurement;
-    int line = 0;             // in the recording file
+    int line = 0;  // in the recording file
 };
 
 struct Recording {

@@ -22,17 +22,17 @@ namespace kerncast {
 // A measured candidate the mutator may look at: the parent, or an inspiration.
 struct MutationExample {
     Candidate candidate;
-    double speedup = 0;                       // measured; 0 when it failed
+    double speedup = 0;  // measured; 0 when it failed
     std::vector<StaticReport> static_report;
-    std::string failure;                      // compile error or failure reason, when it failed
+    std::string failure;  // compile error or failure reason, when it failed
 };
 
 struct MutationContext {
     const ProblemBundle* problem = nullptr;
     MutationExample parent;
-    std::vector<MutationExample> inspirations;  // a few elites and recent failures
+    std::vector<MutationExample> inspirations;    // a few elites and recent failures
     const std::set<std::string>* seen = nullptr;  // source hashes already in the run: do not propose them again
-    int generation = 0;                          // the children's generation
+    int generation = 0;                           // the children's generation
 };
 
 // A proposal: the child (source, tunables, label, mutator) plus what the mutator spent and any failure to parse.
@@ -41,8 +41,8 @@ struct Proposal {
     std::string failure;             // why (reply did not parse, edit did not apply...)
     int64_t tokens_in = 0, tokens_out = 0;
     double cost_usd = 0;
-    std::string raw_reply;           // LLM mutators: the answer as received
-    std::optional<LlmCall> call;     // LLM mutators: the request behind it (kind mutate_rewrite or mutate_diff)
+    std::string raw_reply;        // LLM mutators: the answer as received
+    std::optional<LlmCall> call;  // LLM mutators: the request behind it (kind mutate_rewrite or mutate_diff)
 };
 
 class CandidateMutator {

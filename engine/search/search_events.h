@@ -3,11 +3,11 @@
 // the CLI and the GUI. Every event carries its run id and a sequence number so that receivers can drop stale ones.
 // Everything an event reports is already in the run store when the event is emitted.
 
-#include "core/run_state.h"
 #include "core/candidate.h"
 #include "core/forecast.h"
 #include "core/gating.h"
 #include "core/measurement.h"
+#include "core/run_state.h"
 #include "core/static_report.h"
 #include "engine/worker/pool_status.h"
 
@@ -22,18 +22,18 @@ namespace kerncast {
 // Counters and live calibration after an event.
 struct SearchProgress {
     RunState state = RunState::Idle;
-    int64_t candidates = 0;       // proposed so far
+    int64_t candidates = 0;  // proposed so far
     int64_t forecasts = 0;
-    int64_t measurements = 0;     // device measurements (incl. failures)
+    int64_t measurements = 0;  // device measurements (incl. failures)
     int64_t budget_measurements = 0;
     int64_t tokens = 0;
     double cost_usd = 0;
-    int64_t llm_calls = 0;        // requests to language models (forecasts and mutations)
-    int64_t llm_truncated = 0;    // answers cut by the token limit
-    int64_t abstained = 0;        // forecasts the surrogate declined (predict-or-defer): measurement requests
-    int64_t duplicates = 0;       // proposed children identical to a candidate of the run (not forecast, not measured)
+    int64_t llm_calls = 0;      // requests to language models (forecasts and mutations)
+    int64_t llm_truncated = 0;  // answers cut by the token limit
+    int64_t abstained = 0;      // forecasts the surrogate declined (predict-or-defer): measurement requests
+    int64_t duplicates = 0;     // proposed children identical to a candidate of the run (not forecast, not measured)
     double elapsed_s = 0;
-    double best_speedup = 0;      // best measured correct speedup (0 before any)
+    double best_speedup = 0;  // best measured correct speedup (0 before any)
     int64_t best_candidate = 0;
     // Calibration of the surrogate on the candidates measured so far (forecast before measurement).
     int64_t calibration_n = 0;
@@ -63,7 +63,7 @@ struct SearchEvent {
     };
     Kind kind = Kind::Progress;
     int64_t run_id = 0;
-    int64_t seq = 0;             // 1, 2, ... within a run
+    int64_t seq = 0;  // 1, 2, ... within a run
     int64_t candidate_id = 0;
     std::optional<Candidate> candidate;
     std::vector<StaticReport> static_report;
@@ -71,10 +71,10 @@ struct SearchEvent {
     std::optional<Forecast> forecast;
     std::optional<GatingDecision> decision;
     std::optional<Measurement> measurement;
-    double speedup = 0;          // Measured / NewBest: measured speedup (0 when the candidate failed)
-    std::string message;         // Command / Failed / Gating reason / Pool
+    double speedup = 0;   // Measured / NewBest: measured speedup (0 when the candidate failed)
+    std::string message;  // Command / Failed / Gating reason / Pool
     std::optional<PoolSnapshot> pool;
-    SearchProgress progress;     // after this event
+    SearchProgress progress;  // after this event
 };
 const char* to_string(SearchEvent::Kind kind);
 

@@ -1,15 +1,15 @@
-// make_search_runner / stored_search_config (engine/search/search_runner.h): the device, surrogate and mutators a search
-// config names.
+// make_search_runner / stored_search_config (engine/search/search_runner.h): the device, surrogate and mutators a
+// search config names.
 #include "engine/search/search_runner.h"
 
 #include "core/error.h"
-#include "engine/surrogate/forecast_query.h"
 #include "engine/llm/llm_client.h"
 #include "engine/llm/llm_forecaster.h"
 #include "engine/llm/llm_mutators.h"
+#include "engine/replay/replay_device.h"
+#include "engine/surrogate/forecast_query.h"
 #include "engine/surrogate/local_forecaster.h"
 #include "engine/worker/measurement_pool.h"
-#include "engine/replay/replay_device.h"
 
 #include <filesystem>
 
@@ -81,8 +81,8 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
         LlmForecasterOptions options;
         options.samples = cfg.samples;
         options.abstain = cfg.abstain;
-        auto llm = std::make_unique<LlmForecaster>(llm_config(cfg), (fs::path(resources_dir) / "prompts").string(),
-                                                   options);
+        auto llm =
+            std::make_unique<LlmForecaster>(llm_config(cfg), (fs::path(resources_dir) / "prompts").string(), options);
         llm->client().setShapeMemory(shapes);
         surrogate = std::move(llm);
     } else if (cfg.surrogate != "none") {
@@ -94,9 +94,9 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
         if (name == "parametric")
             mutators.push_back(std::make_unique<ParametricMutator>());
         else if (name == "llm-rewrite" || name == "llm-diff") {
-            auto llm = std::make_unique<LlmMutator>(
-                name == "llm-rewrite" ? LlmMutator::Mode::Rewrite : LlmMutator::Mode::Diff, llm_config(cfg),
-                (fs::path(resources_dir) / "prompts").string());
+            auto llm =
+                std::make_unique<LlmMutator>(name == "llm-rewrite" ? LlmMutator::Mode::Rewrite : LlmMutator::Mode::Diff,
+                                             llm_config(cfg), (fs::path(resources_dir) / "prompts").string());
             llm->client().setShapeMemory(shapes);
             mutators.push_back(std::move(llm));
         } else {

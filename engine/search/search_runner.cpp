@@ -5,16 +5,16 @@
 #include "core/suspect_review.h"
 #include "core/untrusted_json.h"
 #include "engine/gpu/compiler.h"
-#include "engine/surrogate/forecast_query.h"
 #include "engine/gpu/gpu_device.h"
 #include "engine/llm/llm_client.h"
 #include "engine/replay/replay_device.h"
+#include "engine/surrogate/forecast_query.h"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -27,8 +27,11 @@ namespace fs = std::filesystem;
 namespace kerncast {
 
 void to_json(nlohmann::json& j, const SearchBudgets& b) {
-    j = {{"measurements", b.measurements}, {"forecasts", b.forecasts}, {"tokens", b.tokens},
-         {"cost_usd", b.cost_usd},         {"wall_s", b.wall_s}};
+    j = {{"measurements", b.measurements},
+         {"forecasts", b.forecasts},
+         {"tokens", b.tokens},
+         {"cost_usd", b.cost_usd},
+         {"wall_s", b.wall_s}};
 }
 
 SearchBudgets search_budgets_from_json(const nlohmann::json& j) {
@@ -42,7 +45,8 @@ SearchBudgets search_budgets_from_json(const nlohmann::json& j) {
         throw Error("the measurement budget must be at least 1");
     if (b.forecasts < 0 || b.tokens < 0 || !(b.cost_usd >= 0) || !(b.wall_s >= 0))
         throw Error("budgets: 'forecasts', 'tokens', 'cost_usd' and 'wall_s' must not be negative (0: no limit), "
-                    "got " + j.dump());
+                    "got " +
+                    j.dump());
     return b;
 }
 
@@ -61,12 +65,22 @@ SearchBudgets extended_budgets(const SearchBudgets& stored, const SearchBudgets&
 }
 
 void to_json(nlohmann::json& j, const SearchConfig& c) {
-    j = {{"problem_dir", c.problem_dir}, {"device", c.device},     {"surrogate", c.surrogate},
-         {"mutators", c.mutators},       {"gating", c.gating},     {"strategy", c.strategy},
-         {"budgets", c.budgets},         {"seed", c.seed},         {"batch", c.batch},
+    j = {{"problem_dir", c.problem_dir},
+         {"device", c.device},
+         {"surrogate", c.surrogate},
+         {"mutators", c.mutators},
+         {"gating", c.gating},
+         {"strategy", c.strategy},
+         {"budgets", c.budgets},
+         {"seed", c.seed},
+         {"batch", c.batch},
          {"measure_per_parent", c.measure_per_parent},
-         {"initial_family", c.initial_family}, {"initial_screen", c.initial_screen},
-         {"inspirations", c.inspirations}, {"llm", c.llm}, {"samples", c.samples}, {"abstain", c.abstain}};
+         {"initial_family", c.initial_family},
+         {"initial_screen", c.initial_screen},
+         {"inspirations", c.inspirations},
+         {"llm", c.llm},
+         {"samples", c.samples},
+         {"abstain", c.abstain}};
     if (pool_requested(c.pool))
         j["pool"] = c.pool;
 }
@@ -108,18 +122,30 @@ SearchConfig search_config_from_json(const nlohmann::json& j) {
 const char* to_string(SearchCommand::Kind kind) {
     using K = SearchCommand::Kind;
     switch (kind) {
-    case K::Pause: return "pause";
-    case K::Resume: return "resume";
-    case K::Step: return "step";
-    case K::Stop: return "stop";
-    case K::Pin: return "pin_parent";
-    case K::Unpin: return "unpin_parent";
-    case K::Ban: return "ban_parent";
-    case K::Unban: return "unban_parent";
-    case K::SubmitKernel: return "submit_kernel";
-    case K::ForceMeasure: return "force_measure";
-    case K::SetGating: return "gating_changed";
-    case K::Review: return "review";
+    case K::Pause:
+        return "pause";
+    case K::Resume:
+        return "resume";
+    case K::Step:
+        return "step";
+    case K::Stop:
+        return "stop";
+    case K::Pin:
+        return "pin_parent";
+    case K::Unpin:
+        return "unpin_parent";
+    case K::Ban:
+        return "ban_parent";
+    case K::Unban:
+        return "unban_parent";
+    case K::SubmitKernel:
+        return "submit_kernel";
+    case K::ForceMeasure:
+        return "force_measure";
+    case K::SetGating:
+        return "gating_changed";
+    case K::Review:
+        return "review";
     }
     return "unknown";
 }
@@ -127,17 +153,28 @@ const char* to_string(SearchCommand::Kind kind) {
 const char* to_string(SearchEvent::Kind kind) {
     using K = SearchEvent::Kind;
     switch (kind) {
-    case K::RunStarted: return "run_started";
-    case K::CandidateProposed: return "candidate_proposed";
-    case K::Forecast: return "forecast";
-    case K::Gating: return "gating";
-    case K::Measured: return "measured";
-    case K::NewBest: return "new_best";
-    case K::Command: return "command";
-    case K::Progress: return "progress";
-    case K::Pool: return "pool";
-    case K::Finished: return "finished";
-    case K::Failed: return "failed";
+    case K::RunStarted:
+        return "run_started";
+    case K::CandidateProposed:
+        return "candidate_proposed";
+    case K::Forecast:
+        return "forecast";
+    case K::Gating:
+        return "gating";
+    case K::Measured:
+        return "measured";
+    case K::NewBest:
+        return "new_best";
+    case K::Command:
+        return "command";
+    case K::Progress:
+        return "progress";
+    case K::Pool:
+        return "pool";
+    case K::Finished:
+        return "finished";
+    case K::Failed:
+        return "failed";
     }
     return "unknown";
 }
@@ -146,25 +183,26 @@ nlohmann::json summary_json(const SearchSummary& s) {
     nlohmann::json traj = nlohmann::json::array();
     for (const auto& p : s.trajectory)
         traj.push_back({{"measurements", p.measurements}, {"best_speedup", p.best_speedup}});
-    return {{"run_id", s.run_id},
-            {"state", to_string(s.state)},
-            {"reason", s.reason},
-            {"best_speedup", s.best_speedup},
-            {"best_candidate", s.best_candidate},
-            {"best_label", s.best_label},
-            {"measurements", s.progress.measurements},
-            {"forecasts", s.progress.forecasts},
-            {"candidates", s.progress.candidates},
-            {"tokens", s.progress.tokens},
-            {"cost_usd", s.progress.cost_usd},
-            {"llm_calls", s.progress.llm_calls},
-            {"llm_truncated", s.progress.llm_truncated},
-            {"abstained", s.progress.abstained},
-            {"abstain_rate", s.progress.forecasts > 0 ? double(s.progress.abstained) / double(s.progress.forecasts) : 0.0},
-            {"duplicates", s.progress.duplicates},
-            {"elapsed_s", s.progress.elapsed_s},
-            {"trajectory", traj},
-            {"calibration", s.calibration}};
+    return {
+        {"run_id", s.run_id},
+        {"state", to_string(s.state)},
+        {"reason", s.reason},
+        {"best_speedup", s.best_speedup},
+        {"best_candidate", s.best_candidate},
+        {"best_label", s.best_label},
+        {"measurements", s.progress.measurements},
+        {"forecasts", s.progress.forecasts},
+        {"candidates", s.progress.candidates},
+        {"tokens", s.progress.tokens},
+        {"cost_usd", s.progress.cost_usd},
+        {"llm_calls", s.progress.llm_calls},
+        {"llm_truncated", s.progress.llm_truncated},
+        {"abstained", s.progress.abstained},
+        {"abstain_rate", s.progress.forecasts > 0 ? double(s.progress.abstained) / double(s.progress.forecasts) : 0.0},
+        {"duplicates", s.progress.duplicates},
+        {"elapsed_s", s.progress.elapsed_s},
+        {"trajectory", traj},
+        {"calibration", s.calibration}};
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -205,8 +243,8 @@ struct SearchRunner::State {
     // that step and takes these instead of measuring the same programs again.
     std::map<std::string, std::deque<Measurement>> measured_before;
     std::map<std::string, int64_t> by_normalized;  // normalized_hash -> the first candidate with it
-    std::vector<int64_t> last_added;  // the ids addChildren gave, in order (compile failures included)
-    std::shared_ptr<RequestShapeMemory> shapes;  // null: no LLM client learns shapes in this run
+    std::vector<int64_t> last_added;               // the ids addChildren gave, in order (compile failures included)
+    std::shared_ptr<RequestShapeMemory> shapes;    // null: no LLM client learns shapes in this run
     std::vector<int64_t> recent_failures;
     std::set<int64_t> accepted_suspects;  // suspect results a person accepted: they enter the archive
     std::optional<double> reference_us;
@@ -254,7 +292,9 @@ SearchRunner::~SearchRunner() {
     }
 }
 
-void SearchRunner::setEventCallback(SearchEventFn callback) { m->callback = std::move(callback); }
+void SearchRunner::setEventCallback(SearchEventFn callback) {
+    m->callback = std::move(callback);
+}
 
 void SearchRunner::post(SearchCommand command) {
     {
@@ -275,7 +315,9 @@ void SearchRunner::wait() {
         m_thread.join();
 }
 
-SearchSummary SearchRunner::summary() const { return m->summary; }
+SearchSummary SearchRunner::summary() const {
+    return m->summary;
+}
 
 void SearchRunner::setRequestShapeMemory(std::shared_ptr<RequestShapeMemory> memory) {
     m->shapes = std::move(memory);
@@ -401,8 +443,8 @@ std::optional<ForecastAnchor> Loop::anchorOf(const Cand& c) const {
     if (!c.c.parent_id)
         return std::nullopt;
     const auto p = s.cands.find(c.c.parent_id);
-    if (p == s.cands.end() || !p->second.measurement || p->second.measurement->status != Status::Ok
-        || !(p->second.measurement->speedup > 0) || !std::isfinite(p->second.measurement->speedup))
+    if (p == s.cands.end() || !p->second.measurement || p->second.measurement->status != Status::Ok ||
+        !(p->second.measurement->speedup > 0) || !std::isfinite(p->second.measurement->speedup))
         return std::nullopt;
     const Cand& parent = p->second;
     if (parent.c.mutator == Mutator::Reference)
@@ -563,9 +605,9 @@ void Loop::noteRequestShapes() {
     if (!s.shapes)
         return;
     for (const auto& change : s.shapes->takeChanges())
-        s.store->addEvent(s.run_id, "llm_request_shape",
-                          {{"endpoint", change.endpoint}, {"model", change.model}, {"shape", change.shape},
-                           {"why", change.why}});
+        s.store->addEvent(
+            s.run_id, "llm_request_shape",
+            {{"endpoint", change.endpoint}, {"model", change.model}, {"shape", change.shape}, {"why", change.why}});
 }
 
 // Tokens, cost and counters of the calls stored so far (mutations included); a run written before llm_calls
@@ -582,8 +624,8 @@ void Loop::restoreLlmAccounting() {
     s.progress.forecasts += totals.deferred;  // asked, though no forecast row was stored for them
 }
 
-std::vector<Candidate> Loop::dropDuplicates(std::vector<Candidate> children,
-                                            std::vector<std::optional<LlmCall>>& calls, int64_t parent) {
+std::vector<Candidate> Loop::dropDuplicates(std::vector<Candidate> children, std::vector<std::optional<LlmCall>>& calls,
+                                            int64_t parent) {
     std::vector<Candidate> kept;
     std::vector<std::optional<LlmCall>> kept_calls;
     std::map<std::string, size_t> batch;  // normalized hash -> index in kept
@@ -648,9 +690,7 @@ void Loop::capMeasured(const std::vector<GatingInput>& inputs, std::vector<Gatin
             chosen.push_back(i);
     if (chosen.size() <= cap)
         return;
-    auto mean = [&](size_t i) {
-        return inputs[i].forecast->expectedLogSpeedupOverReference(s.scheme);
-    };
+    auto mean = [&](size_t i) { return inputs[i].forecast->expectedLogSpeedupOverReference(s.scheme); };
     std::stable_sort(chosen.begin(), chosen.end(), [&](size_t a, size_t b) {
         return outcomes[a].p_above_best != outcomes[b].p_above_best
                    ? outcomes[a].p_above_best > outcomes[b].p_above_best
@@ -774,15 +814,15 @@ void Loop::measureInOrder(const std::vector<int64_t>& ids) {
     pool->measureBatch(
         jobs,
         [&](size_t i, MeasureOutcome& out) {
-            recordPoolNotes(*pool);
-            applyMeasurement(todo[i], out);
+        recordPoolNotes(*pool);
+        applyMeasurement(todo[i], out);
         },
         [&](const PoolSnapshot& snapshot) {
-            SearchEvent e;
-            e.kind = SearchEvent::Kind::Pool;
-            e.pool = snapshot;
-            emit(std::move(e));
-        });
+        SearchEvent e;
+        e.kind = SearchEvent::Kind::Pool;
+        e.pool = snapshot;
+        emit(std::move(e));
+    });
     recordPoolNotes(*pool);
 }
 
@@ -1145,14 +1185,12 @@ bool Loop::budgetLeft(std::string& why) const {
 // random state, the seeding stage and the surrogate's training point are enough to continue exactly as the search
 // would have without the interruption.
 void Loop::checkpoint() {
-    nlohmann::json payload = {{"rng", std::to_string(s.rng.state())},
-                              {"iteration", s.iteration},
-                              {"elapsed_s", s.elapsed_before + seconds_since(s.started)},
-                              {"rows",
-                               {{"candidate", s.rows.candidate},
-                                {"forecast", s.rows.forecast},
-                                {"measurement", s.rows.measurement}}},
-                              {"seeded", s.seeded}};
+    nlohmann::json payload = {
+        {"rng", std::to_string(s.rng.state())},
+        {"iteration", s.iteration},
+        {"elapsed_s", s.elapsed_before + seconds_since(s.started)},
+        {"rows", {{"candidate", s.rows.candidate}, {"forecast", s.rows.forecast}, {"measurement", s.rows.measurement}}},
+        {"seeded", s.seeded}};
     if (s.surrogate)
         if (nlohmann::json state = s.surrogate->checkpointState(); !state.is_null())
             payload["surrogate"] = std::move(state);
@@ -1180,8 +1218,7 @@ void Loop::iterate() {
     for (int64_t id : s.strategy.elites(static_cast<size_t>(cfg.inspirations) + 1))
         if (id != *parent)
             ctx.inspirations.push_back(exampleOf(id));
-    for (size_t i = s.recent_failures.size() > 2 ? s.recent_failures.size() - 2 : 0; i < s.recent_failures.size();
-         ++i)
+    for (size_t i = s.recent_failures.size() > 2 ? s.recent_failures.size() - 2 : 0; i < s.recent_failures.size(); ++i)
         ctx.inspirations.push_back(exampleOf(s.recent_failures[i]));
 
     std::vector<Candidate> children;
@@ -1261,8 +1298,9 @@ void Loop::screenInitial(const std::vector<int64_t>& ids, size_t keep) {
         const int64_t id = ranked[r].second;
         const bool measure_it = r < keep;
         char reason[160];
-        std::snprintf(reason, sizeof reason, "initial screening: rank %zu of %zu by predicted speedup (top %zu measured)",
-                      r + 1, ranked.size(), keep);
+        std::snprintf(reason, sizeof reason,
+                      "initial screening: rank %zu of %zu by predicted speedup (top %zu measured)", r + 1,
+                      ranked.size(), keep);
         recordGating(id, measure_it ? GatingDecision::Measure : GatingDecision::Discard, reason);
         if (measure_it)
             chosen.push_back(id);
@@ -1303,8 +1341,7 @@ bool Loop::rescue() {
             try {
                 queries.push_back(queryFor(s.cands.at(id)));
                 asked.push_back(id);
-            } catch (const Error&) {
-            }
+            } catch (const Error&) {}
         }
         const std::vector<ForecastResult> results = s.surrogate->forecast(queries);
         for (size_t i = 0; i < asked.size() && i < results.size(); ++i)
@@ -1350,15 +1387,28 @@ void Loop::applyCommand(const SearchCommand& c) {
         s.paused = false;
         s.progress.state = RunState::Running;
         break;
-    case K::Step: ++s.steps_allowed; break;
+    case K::Step:
+        ++s.steps_allowed;
+        break;
     case K::Stop:
         s.stop_requested = true;
         s.end_reason = "stopped by request";
         break;
-    case K::Pin: s.strategy.pin(c.candidate_id); payload["candidate"] = c.candidate_id; break;
-    case K::Unpin: s.strategy.unpin(); break;
-    case K::Ban: s.strategy.ban(c.candidate_id); payload["candidate"] = c.candidate_id; break;
-    case K::Unban: s.strategy.unban(c.candidate_id); payload["candidate"] = c.candidate_id; break;
+    case K::Pin:
+        s.strategy.pin(c.candidate_id);
+        payload["candidate"] = c.candidate_id;
+        break;
+    case K::Unpin:
+        s.strategy.unpin();
+        break;
+    case K::Ban:
+        s.strategy.ban(c.candidate_id);
+        payload["candidate"] = c.candidate_id;
+        break;
+    case K::Unban:
+        s.strategy.unban(c.candidate_id);
+        payload["candidate"] = c.candidate_id;
+        break;
     case K::SetGating:
         s.gating = c.gating;
         payload["gating"] = c.gating;
@@ -1366,7 +1416,8 @@ void Loop::applyCommand(const SearchCommand& c) {
         break;
     case K::SubmitKernel:
     case K::ForceMeasure:
-    case K::Review: break;
+    case K::Review:
+        break;
     }
     if (c.kind == K::Review)
         return review(c);
@@ -1484,8 +1535,10 @@ SearchSummary SearchRunner::runHere() {
     e.progress = s.progress;
     try {
         if (s.store && s.run_id)
-            s.store->addEvent(s.run_id, to_string(out.state), {{"reason", out.reason}, {"best_speedup", out.best_speedup},
-                                                    {"measurements", s.progress.measurements}});
+            s.store->addEvent(s.run_id, to_string(out.state),
+                              {{"reason", out.reason},
+                               {"best_speedup", out.best_speedup},
+                               {"measurements", s.progress.measurements}});
     } catch (const std::exception& ex) {
         e.message += std::string(" (and the final event could not be stored: ") + ex.what() + ")";
     }

@@ -9,10 +9,10 @@
 #include "core/run_store.h"
 #include "core/search_strategy.h"
 #include "engine/device.h"
-#include "engine/worker/measurement_pool.h"
 #include "engine/search/mutators.h"
 #include "engine/search/search_events.h"
 #include "engine/surrogate/surrogate.h"
+#include "engine/worker/measurement_pool.h"
 
 #include <nlohmann/json.hpp>
 
@@ -44,39 +44,45 @@ SearchBudgets extended_budgets(const SearchBudgets& stored, const SearchBudgets&
 // Everything that defines a run; stored in the run's config so that --resume continues the same search.
 struct SearchConfig {
     std::string problem_dir;
-    std::string device = "replay";     // device id as given (open_device)
-    std::string surrogate = "local";   // local | llm | none
+    std::string device = "replay";                    // device id as given (open_device)
+    std::string surrogate = "local";                  // local | llm | none
     std::vector<std::string> mutators{"parametric"};  // parametric, llm-rewrite, llm-diff
     GatingConfig gating;
     StrategyConfig strategy;
     SearchBudgets budgets;
     uint64_t seed = 1;
-    int batch = 0;            // children proposed per parent and iteration; 0: 8 for measure-all, 24 when gated
-                              // (forecasts are cheap, so a gated search looks at more children per measurement)
+    int batch = 0;               // children proposed per parent and iteration; 0: 8 for measure-all, 24 when gated
+                                 // (forecasts are cheap, so a gated search looks at more children per measurement)
     int measure_per_parent = 0;  // most measurements a gated batch spends (audits and children without a forecast
                                  // aside): the rest of its measure-worthy children wait, trusted, for a rescue;
                                  // 0: 8, what a measure-all batch spends. An unsure surrogate would otherwise
                                  // spend the budget on the children of one parent.
-    int initial_family = 2;   // random family configurations measured with the reference and the seeds
-    int initial_screen = 16;  // gated searches forecast initial_family * initial_screen random configurations
-                              // and measure the initial_family most promising
-    int inspirations = 4;     // elites shown to the mutators
+    int initial_family = 2;      // random family configurations measured with the reference and the seeds
+    int initial_screen = 16;     // gated searches forecast initial_family * initial_screen random configurations
+                                 // and measure the initial_family most promising
+    int inspirations = 4;        // elites shown to the mutators
     nlohmann::json llm = nlohmann::json::object();  // endpoint, model, ... (never the API key)
-    PoolConfig pool;          // several workers, devices or hosts measure a batch in parallel (measurement_pool.h)
-    int samples = 1;          // LLM forecaster: requests per candidate, averaged
-    bool abstain = false;     // LLM forecaster: predict or defer (a deferral is measured)
+    PoolConfig pool;       // several workers, devices or hosts measure a batch in parallel (measurement_pool.h)
+    int samples = 1;       // LLM forecaster: requests per candidate, averaged
+    bool abstain = false;  // LLM forecaster: predict or defer (a deferral is measured)
 };
 void to_json(nlohmann::json& j, const SearchConfig& c);
 SearchConfig search_config_from_json(const nlohmann::json& j);
 
 struct SearchCommand {
     enum class Kind {
-        Pause, Resume, Step, Stop,
-        Pin, Unpin, Ban, Unban,
-        SubmitKernel,   // source (+ parent candidate_id, 0 for a root): compiled, forecast, gated like any child
-        ForceMeasure,   // candidate_id
-        SetGating,      // gating
-        Review,         // candidate_id, accept: a person's verdict on a suspect result
+        Pause,
+        Resume,
+        Step,
+        Stop,
+        Pin,
+        Unpin,
+        Ban,
+        Unban,
+        SubmitKernel,  // source (+ parent candidate_id, 0 for a root): compiled, forecast, gated like any child
+        ForceMeasure,  // candidate_id
+        SetGating,     // gating
+        Review,        // candidate_id, accept: a person's verdict on a suspect result
     };
     Kind kind = Kind::Pause;
     int64_t candidate_id = 0;
@@ -95,12 +101,12 @@ struct TrajectoryPoint {
 struct SearchSummary {
     int64_t run_id = 0;
     RunState state = RunState::Finished;  // finished or failed
-    std::string reason;    // why it ended (budget spent, stopped, space exhausted, error text)
+    std::string reason;                   // why it ended (budget spent, stopped, space exhausted, error text)
     double best_speedup = 0;
     int64_t best_candidate = 0;
     std::string best_label;
     SearchProgress progress;
-    std::vector<TrajectoryPoint> trajectory;  // after each device measurement
+    std::vector<TrajectoryPoint> trajectory;                // after each device measurement
     nlohmann::json calibration = nlohmann::json::object();  // metrics_json of forecasts vs measurements
 };
 nlohmann::json summary_json(const SearchSummary& s);
@@ -121,12 +127,12 @@ public:
 
     // Called on the runner thread for every event; must not block for long.
     void setEventCallback(SearchEventFn callback);
-    void start();                     // spawns the thread
-    void post(SearchCommand command); // thread-safe; applied between steps
-    void wait();                      // joins
+    void start();                      // spawns the thread
+    void post(SearchCommand command);  // thread-safe; applied between steps
+    void wait();                       // joins
     // Runs the search on the calling thread (the CLI and the tests); returns when it finished or failed.
     SearchSummary runHere();
-    SearchSummary summary() const;    // after wait()/runHere()
+    SearchSummary summary() const;  // after wait()/runHere()
     // The request shapes the LLM clients of this run learn: each change is logged in the run, and a resumed run
     // starts from the shapes its log holds. Set before start().
     void setRequestShapeMemory(std::shared_ptr<RequestShapeMemory> memory);

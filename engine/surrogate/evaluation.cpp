@@ -2,13 +2,13 @@
 
 #include "core/bins.h"
 #include "core/error.h"
+#include "core/forecasters_datasets.h"
 #include "core/forecasters_import.h"
 #include "core/problem_library.h"
-#include "core/forecasters_datasets.h"
 #include "core/run_store.h"
 #include "core/text_util.h"
-#include "engine/surrogate/forecast_query.h"
 #include "engine/llm/llm_forecaster.h"
+#include "engine/surrogate/forecast_query.h"
 #include "engine/surrogate/local_forecaster.h"
 #include "engine/unified_diff.h"
 
@@ -66,8 +66,8 @@ ForecastQuery query_for(const ImportedPair& p, const std::map<std::string, Probl
                 ctx.reference_time_us = p.extra["reference_time_us"].get<double>();
             if (const auto anchor = exported_anchor(p))
                 ctx.anchor = anchor;
-            ForecastQuery q = build_forecast_query(it->second, without_defines(p.candidate_code, tunables), tunables,
-                                                   report, ctx);
+            ForecastQuery q =
+                build_forecast_query(it->second, without_defines(p.candidate_code, tunables), tunables, report, ctx);
             q.hardware = p.hardware;
             return q;
         } catch (const std::exception&) {
@@ -117,9 +117,8 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
     report_progress("import", 0, 1);
     if (a.true_bins != "scheme" && a.true_bins != "file")
         throw Error("--true-bins must be \"file\" or \"scheme\", found \"" + a.true_bins + "\"");
-    const ImportResult imported =
-        import_forecasters_dataset_file(a.pairs, forecasters_dataset_from_string(a.dataset), scheme,
-                                        a.strict ? ImportMode::Strict : ImportMode::Skip);
+    const ImportResult imported = import_forecasters_dataset_file(
+        a.pairs, forecasters_dataset_from_string(a.dataset), scheme, a.strict ? ImportMode::Strict : ImportMode::Skip);
     for (const auto& issue : imported.issues)
         say(a.pairs + ":" + std::to_string(issue.line) + ": skipped: " + issue.message);
     EvaluationResult result;
@@ -140,8 +139,7 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
         try {
             Problem pr = Problem::load((fs::path(dir) / "problem.json").string());
             problems[pr.name] = pr;
-        } catch (const std::exception&) {
-        }
+        } catch (const std::exception&) {}
     }
     // One malformed pair fails its own forecast, never the evaluation: only the pairs whose query could be built
     // are asked (`asked[k]` is the pair of queries[k]).
@@ -277,8 +275,9 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
         run.device = "imported";
         run.surrogate = surrogate_id;
         run.gating = "evaluation";
-        run.config = {{"kind", "evaluation"}, {"pairs", fs::absolute(a.pairs).string()}, {"surrogate", a.surrogate},
-                      {"endpoint", llm_cfg.endpoint}, {"model", llm_cfg.model}, {"samples", a.samples},
+        run.config = {{"kind", "evaluation"},     {"pairs", fs::absolute(a.pairs).string()},
+                      {"surrogate", a.surrogate}, {"endpoint", llm_cfg.endpoint},
+                      {"model", llm_cfg.model},   {"samples", a.samples},
                       {"abstain", a.abstain}};
         if (a.surrogate == "llm")
             run.config["llm"] = llm_cfg;

@@ -15,21 +15,21 @@
 namespace kerncast {
 
 struct EvaluationOptions {
-    std::string pairs;              // the pair JSONL file
+    std::string pairs;                // the pair JSONL file
     std::string surrogate = "local";  // local | llm
     // llm: the settings file (LlmConfig::loadSettings) with these on top; empty or 0 leaves the setting.
-    std::string endpoint;           // OpenAI-compatible base URL
-    std::string model;              // model name at the endpoint
-    int concurrency = 0;            // requests in flight
-    double timeout_s = 0;           // seconds per request attempt
+    std::string endpoint;                           // OpenAI-compatible base URL
+    std::string model;                              // model name at the endpoint
+    int concurrency = 0;                            // requests in flight
+    double timeout_s = 0;                           // seconds per request attempt
     nlohmann::json llm = nlohmann::json::object();  // further LlmConfig fields (profile, prices, max_tokens...)
-    int samples = 1;                // llm: requests per pair, averaged
-    bool abstain = false;           // llm: predict or defer; a deferral is an abstention, not a failure
-    std::string report;             // folder for metrics.json and the reliability/risk-coverage tables; "" for none
-    std::string store;              // run file for the forecasts; "" for <pairs>.<surrogate>-eval[-N].sqlite
-    std::string recordings;         // local: the recording folder it learns from; "" for the first one
-    std::string resources_dir;      // problems/, recordings/, prompts/
-    bool strict = false;            // stop at the first malformed line instead of skipping it
+    int samples = 1;                                // llm: requests per pair, averaged
+    bool abstain = false;                           // llm: predict or defer; a deferral is an abstention, not a failure
+    std::string report;                // folder for metrics.json and the reliability/risk-coverage tables; "" for none
+    std::string store;                 // run file for the forecasts; "" for <pairs>.<surrogate>-eval[-N].sqlite
+    std::string recordings;            // local: the recording folder it learns from; "" for the first one
+    std::string resources_dir;         // problems/, recordings/, prompts/
+    bool strict = false;               // stop at the first malformed line instead of skipping it
     std::string dataset = "eval-set";  // what `pairs` holds: eval-set, rl-pool, discovery-pairs or puct-events
     // What a forecast is scored against: "scheme", the bin of the pair's speedup under our scheme (gf-v2); or
     // "file", the file's own true_bin (their clamp(floor(2*log2 S)+4, 1, 8)), as the GPU Forecasters paper scores.

@@ -78,7 +78,7 @@ ForecastQuery make_query(const Problem& problem, const std::string& reference_so
         if (!q.parent_speedup)
             q.parent_speedup = q.anchor.speedup;
     } else {
-        q.anchor = ForecastAnchor {};
+        q.anchor = ForecastAnchor{};
         q.anchor.label = "reference";
         q.anchor.source = reference_source;
         q.anchor.static_report = context.reference_static_report;
@@ -173,7 +173,7 @@ std::optional<double> entry_speedup(const RecordingEntry& entry) {
 
 RecordingExamples recording_examples(const Recording& recording, const Problem& problem) {
     if (recording.header.problem != problem.name)
-        throw Error(SourceLocation {recording.file, 1},
+        throw Error(SourceLocation{recording.file, 1},
                     "this recording is of problem '" + recording.header.problem + "', not of '" + problem.name + "'");
     const ProblemBundle bundle = load_problem_folder(problem.dir);
 
@@ -224,10 +224,10 @@ RecordingExamples recording_examples(const Recording& recording, const Problem& 
         }
         RecordedExample r;
         try {
-            r.example.query
-                = make_query(problem, bundle.reference.source, program->source, e.tunables, e.static_report, context);
+            r.example.query =
+                make_query(problem, bundle.reference.source, program->source, e.tunables, e.static_report, context);
         } catch (const Error& ex) {
-            throw Error(SourceLocation {recording.file, e.line},
+            throw Error(SourceLocation{recording.file, e.line},
                         "the recorded program '" + e.label + "' does not resolve any more: " + ex.what());
         }
         r.example.speedup = *speedup;

@@ -23,13 +23,13 @@ namespace kerncast {
 struct QueryContext {
     std::vector<StaticReport> reference_static_report;
     std::optional<double> reference_time_us;  // the reference's measured median on this device
-    std::optional<double> parent_speedup;  // the parent's measured speedup
+    std::optional<double> parent_speedup;     // the parent's measured speedup
     // The anchor when it is not the reference: a measured parent (candidate_id, label, source, tunables,
     // static_report, speedup, time_us; its launches are resolved here). Without one the query is anchored on the
     // reference. parent_speedup is set from it when not given.
     std::optional<ForecastAnchor> anchor;
     std::optional<DeviceFingerprint> device;  // fills hardware and hardware_table
-    std::optional<DeviceCeilings> ceilings;  // adds the measured peaks to hardware_table
+    std::optional<DeviceCeilings> ceilings;   // adds the measured peaks to hardware_table
 };
 
 // A measured candidate as the anchor its children are forecast against (DESIGN §3): its id, label, program, static
@@ -66,7 +66,7 @@ struct RecordedExample {
 
 struct RecordingExamples {
     std::vector<RecordedExample> examples;  // in recording order
-    int failures = 0;  // entries whose status is not ok: they have no speedup and teach nothing here
+    int failures = 0;        // entries whose status is not ok: they have no speedup and teach nothing here
     int unknown_source = 0;  // entries whose source hash matches no program of the problem folder (the folder
                              // changed after recording); they are left out because their source is unknown
 };

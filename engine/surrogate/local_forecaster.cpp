@@ -93,12 +93,13 @@ double count_identifiers(const std::string& text, const std::string& prefix, boo
 }
 
 double sm_count_of(const ForecastQuery& q) {
-    if (q.hardware_table.is_object() && q.hardware_table.contains("sm_count")
-        && q.hardware_table["sm_count"].is_number() && q.hardware_table["sm_count"].get<double>() > 0)
+    if (q.hardware_table.is_object() && q.hardware_table.contains("sm_count") &&
+        q.hardware_table["sm_count"].is_number() && q.hardware_table["sm_count"].get<double>() > 0)
         return q.hardware_table["sm_count"].get<double>();
     static const std::regex sms(R"((\d+) SMs)");
     std::smatch m;
-    const std::string hardware = q.hardware.substr(0, 256);  // untrusted (pair files); std::regex recurses per character
+    const std::string hardware =
+        q.hardware.substr(0, 256);  // untrusted (pair files); std::regex recurses per character
     if (std::regex_search(hardware, m, sms))
         return std::stod(m[1].str());
     return kNaN;
@@ -168,10 +169,10 @@ std::vector<double> local_features(const ForecastQuery& q) {
         const double sms = sm_count_of(q);
         double blocks = 0, max_threads = 0, smem = 0, waves = 0, threads = 0;
         for (const LaunchShape& l : q.launches) {
-            const double b
-                = static_cast<double>(l.grid[0]) * static_cast<double>(l.grid[1]) * static_cast<double>(l.grid[2]);
-            const double t
-                = static_cast<double>(l.block[0]) * static_cast<double>(l.block[1]) * static_cast<double>(l.block[2]);
+            const double b =
+                static_cast<double>(l.grid[0]) * static_cast<double>(l.grid[1]) * static_cast<double>(l.grid[2]);
+            const double t =
+                static_cast<double>(l.block[0]) * static_cast<double>(l.block[1]) * static_cast<double>(l.block[2]);
             blocks += b;
             max_threads = std::max(max_threads, t);
             smem = std::max(smem, static_cast<double>(l.dynamic_smem));
@@ -215,7 +216,7 @@ std::array<double, kBinCount> speedup_bins(double mu, double sigma, const BinSch
     const double scale = sigma * std::sqrt(3.0) / 3.14159265358979323846;
     auto cdf = [&](double x) { return 1.0 / (1.0 + std::exp(-(x - mu) / scale)); };
     auto sf = [&](double x) { return 1.0 / (1.0 + std::exp((x - mu) / scale)); };
-    std::array<double, kBinCount> p {};
+    std::array<double, kBinCount> p{};
     for (int b = 1; b <= kBinCount; ++b) {
         const double lo = b == 1 ? -INFINITY : std::log(scheme.lowerEdge(b));
         const double hi = b == kBinCount ? INFINITY : std::log(scheme.upperEdge(b));
@@ -261,14 +262,14 @@ double slog(double x) {
 }
 
 size_t text_hash(const std::string& source) {
-    return std::hash<std::string> {}(source);
+    return std::hash<std::string>{}(source);
 }
 
 size_t program_key(const std::string& source, const std::map<std::string, int64_t>& tunables) {
     size_t h = text_hash(source);
     for (const auto& [name, value] : tunables) {
-        h ^= std::hash<std::string> {}(name) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-        h ^= std::hash<int64_t> {}(value) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+        h ^= std::hash<std::string>{}(name) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+        h ^= std::hash<int64_t>{}(value) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
     }
     return h;
 }
@@ -278,8 +279,8 @@ ForecastQuery anchor_as_candidate(const ForecastQuery& q) {
     ForecastQuery a = q;
     a.candidate_source = q.anchor.source.empty() && q.anchor.is_reference ? q.reference_source : q.anchor.source;
     a.tunables = q.anchor.tunables;
-    a.static_report = q.anchor.is_reference && q.anchor.static_report.empty() ? q.reference_static_report
-                                                                              : q.anchor.static_report;
+    a.static_report =
+        q.anchor.is_reference && q.anchor.static_report.empty() ? q.reference_static_report : q.anchor.static_report;
     a.launches = q.anchor.launches;
     a.parent_speedup.reset();
     return a;
@@ -290,15 +291,15 @@ ForecastQuery anchor_as_candidate(const ForecastQuery& q) {
 // One program the model knows: a learned example, or either side of a query.
 struct LocalForecaster::Program {
     std::string pack;
-    double y = 0;  // natural log of its speedup over the reference (learned examples only)
+    double y = 0;                  // natural log of its speedup over the reference (learned examples only)
     std::vector<double> features;  // local_features()
     std::map<std::string, int64_t> tunables;
     size_t text = 0;
     size_t key = 0;  // text and tunables
     bool reference = false;
     std::optional<size_t> anchor_key;  // the measured program it was forecast against (not the reference)
-    double ref_log_us = kNaN;  // natural log of the pack's reference time
-    double floor_log_us = kNaN;  // natural log of the roofline floor: max(bytes / DRAM bandwidth, flops / peak)
+    double ref_log_us = kNaN;          // natural log of the pack's reference time
+    double floor_log_us = kNaN;        // natural log of the roofline floor: max(bytes / DRAM bandwidth, flops / peak)
 
     static Program of(const ForecastQuery& q) {
         Program p;
@@ -372,7 +373,7 @@ std::vector<ProgramPair> LocalForecaster::pairsOf(const std::vector<Program>& pr
                     size_t h = programs[i].text;
                     for (const auto& [other, v] : programs[i].tunables)
                         if (other != name)
-                            h ^= std::hash<std::string> {}(other) * 31 + std::hash<int64_t> {}(v) + (h << 6) + (h >> 2);
+                            h ^= std::hash<std::string>{}(other)*31 + std::hash<int64_t>{}(v) + (h << 6) + (h >> 2);
                     without[{h, name}].push_back(i);
                 }
             }
@@ -458,7 +459,6 @@ Booster train_booster(const std::vector<float>& data, const std::vector<float>& 
     return booster;
 }
 
-
 }  // namespace
 
 struct LocalForecaster::Model {
@@ -480,9 +480,7 @@ struct LocalForecaster::Model {
     size_t examples = 0;
     size_t pairs = 0;
 
-    size_t columns() const {
-        return layout().pack.size() + 2 * layout().program.size() + 5 + 2 * tunable_names.size();
-    }
+    size_t columns() const { return layout().pack.size() + 2 * layout().program.size() + 5 + 2 * tunable_names.size(); }
     std::vector<std::string> columnNames() const {
         std::vector<std::string> names;
         const auto& all = local_feature_names();
@@ -492,9 +490,8 @@ struct LocalForecaster::Model {
             names.push_back("candidate." + all[i]);
         for (size_t i : layout().program)
             names.push_back("diff." + all[i]);
-        names.insert(names.end(),
-                     {"pair.same_text", "candidate.is_reference", "anchor.is_reference", "anchor.log_speedup",
-                      "anchor.roofline_log"});
+        names.insert(names.end(), {"pair.same_text", "candidate.is_reference", "anchor.is_reference",
+                                   "anchor.log_speedup", "anchor.roofline_log"});
         for (const auto& t : tunable_names) {
             names.push_back("c:" + t);
             names.push_back("d:" + t);
@@ -558,7 +555,6 @@ struct LocalForecaster::Model {
         const double seen = rms[1][same_text], unseen = rms[0][same_text];
         return std::sqrt(w * seen * seen + (1 - w) * unseen * unseen);
     }
-
 };
 
 LocalForecasterOptions search_forecaster_options(uint64_t seed) {
@@ -572,8 +568,8 @@ LocalForecasterOptions search_forecaster_options(uint64_t seed) {
 
 LocalForecaster::LocalForecaster(LocalForecasterOptions options) : m_options(std::move(options)) {
     if (m_options.members < 2)
-        throw Error("local-xgb: at least 2 members are needed (they are the cross-validation folds), found "
-                    + std::to_string(m_options.members));
+        throw Error("local-xgb: at least 2 members are needed (they are the cross-validation folds), found " +
+                    std::to_string(m_options.members));
     if (m_options.rounds < 1)
         throw Error("local-xgb: rounds must be at least 1");
     quiet_xgboost();
@@ -584,9 +580,9 @@ LocalForecaster::~LocalForecaster() = default;
 void LocalForecaster::learn(const std::vector<LabelledExample>& examples) {
     for (size_t i = 0; i < examples.size(); ++i)
         if (!(examples[i].speedup > 0) || !std::isfinite(examples[i].speedup))
-            throw Error("local-xgb: example " + std::to_string(i + 1) + " (pack '" + examples[i].query.pack
-                        + "') has speedup " + std::to_string(examples[i].speedup)
-                        + "; only measured, correct programs (speedup > 0) can be learned from");
+            throw Error("local-xgb: example " + std::to_string(i + 1) + " (pack '" + examples[i].query.pack +
+                        "') has speedup " + std::to_string(examples[i].speedup) +
+                        "; only measured, correct programs (speedup > 0) can be learned from");
     std::vector<Program> programs;
     for (const auto& e : examples) {
         programs.push_back(Program::of(e.query));
@@ -668,7 +664,7 @@ double LocalForecaster::pooledResidualRms() const {
 
 std::vector<std::string> LocalForecaster::columns() const {
     std::lock_guard lock(m_mutex);
-    return m_model ? m_model->columnNames() : std::vector<std::string> {};
+    return m_model ? m_model->columnNames() : std::vector<std::string>{};
 }
 
 void LocalForecaster::retrainLocked() {
@@ -691,8 +687,8 @@ void LocalForecaster::retrainLocked() {
         for (double v : self_noise)
             s2 += v * v;
         // Shrunk towards the default with one pseudo-measurement; kept within a sane range of timing noise.
-        model->identical_sigma = std::clamp(std::sqrt((s2 + kIdenticalSigma * kIdenticalSigma) / (self_noise.size() + 1)),
-                                            0.002, 0.02);
+        model->identical_sigma =
+            std::clamp(std::sqrt((s2 + kIdenticalSigma * kIdenticalSigma) / (self_noise.size() + 1)), 0.002, 0.02);
     }
     const std::vector<ProgramPair> pairs = pairsOf(m_programs, m_options.seed, m_options.pairs);
     model->pairs = pairs.size();
@@ -757,9 +753,9 @@ void LocalForecaster::retrainLocked() {
             if (labels.empty())
                 throw Error("a fold holds every pair");
             Model::Member& member = model->members[static_cast<size_t>(k)];
-            member.booster = train_booster(data, labels, weights, cols, m_options,
-                                           m_options.seed * 1000003ULL + static_cast<uint64_t>(k) * 7919ULL,
-                                           m_options.rounds);
+            member.booster =
+                train_booster(data, labels, weights, cols, m_options,
+                              m_options.seed * 1000003ULL + static_cast<uint64_t>(k) * 7919ULL, m_options.rounds);
             if (!held_rows.empty()) {
                 const auto pred = predict_rows(member.booster, held, held_rows.size(), cols);
                 for (size_t j = 0; j < held_rows.size(); ++j)
@@ -775,7 +771,7 @@ void LocalForecaster::retrainLocked() {
             train_member(k);
     } else {
         std::vector<std::thread> pool;
-        std::atomic<int> next {0};
+        std::atomic<int> next{0};
         for (int w = 0; w < workers; ++w)
             pool.emplace_back([&] {
                 for (int k = next++; k < folds; k = next++)
@@ -807,8 +803,8 @@ void LocalForecaster::retrainLocked() {
     const double pooled_rms = scored > 0 ? std::sqrt(pooled / scored) : kPriorSigma;
     for (int s = 0; s < 2; ++s)
         for (int t = 0; t < 2; ++t)
-            model->rms[s][t] = std::max(
-                std::sqrt((sums[s][t] + kShrink * pooled_rms * pooled_rms) / (counts[s][t] + kShrink)), 1e-3);
+            model->rms[s][t] =
+                std::max(std::sqrt((sums[s][t] + kShrink * pooled_rms * pooled_rms) / (counts[s][t] + kShrink)), 1e-3);
     // A pack never seen is never easier than a known one; with no pack held out whole (fewer than three packs) its
     // spread is the known one's widened by half the prior's.
     for (int t = 0; t < 2; ++t)
@@ -847,8 +843,7 @@ void LocalForecaster::retrainLocked() {
         auto nll = [&](double tau) {
             double total = 0;
             for (size_t j : rows) {
-                const auto p
-                    = speedup_bins(slope * calib[j].first, tau * calib[j].second, m_options.scheme, kFloor);
+                const auto p = speedup_bins(slope * calib[j].first, tau * calib[j].second, m_options.scheme, kFloor);
                 total -= std::log(p[static_cast<size_t>(true_bins[j] - 1)]);
             }
             return total;
@@ -940,10 +935,10 @@ std::vector<ForecastResult> LocalForecaster::forecast(const std::vector<Forecast
             f.log_sigma = p.sigma;
             f.anchor_id = q.anchor.is_reference ? 0 : q.anchor.candidate_id;
             f.anchor_speedup = q.anchor.is_reference ? 1.0 : q.anchor.speedup;
-            const std::string against = q.anchor.is_reference
-                                            ? std::string("the reference")
-                                            : (q.anchor.candidate_id ? "parent #" + std::to_string(q.anchor.candidate_id)
-                                                                     : std::string("its anchor"));
+            const std::string against =
+                q.anchor.is_reference ? std::string("the reference")
+                                      : (q.anchor.candidate_id ? "parent #" + std::to_string(q.anchor.candidate_id)
+                                                               : std::string("its anchor"));
             char text[400];
             if (p.identical)
                 std::snprintf(text, sizeof text,
@@ -961,8 +956,8 @@ std::vector<ForecastResult> LocalForecaster::forecast(const std::vector<Forecast
                               std::exp(p.log_speedup), against.c_str(), p.log_speedup, p.sigma, p.spread,
                               m_model->pairs, m_model->examples, p.pack_examples, q.pack.c_str());
             f.reasoning = text;
-            f.latency_ms
-                = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+            f.latency_ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
             results[i].forecast = std::move(f);
         } catch (const std::exception& e) {
             results[i].error = std::string("local-xgb: ") + e.what();

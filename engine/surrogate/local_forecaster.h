@@ -1,9 +1,9 @@
 #pragma once
 // The local surrogate "local-xgb" (ARCHITECTURE §6): a learned model that needs no LLM, the embedded default.
 //
-// What it forecasts. A query is a candidate against its anchor (engine/surrogate/surrogate.h ForecastAnchor: the measured
-// parent, else the reference); the target is log S = log(t_anchor / t_candidate). It learns from measured programs
-// (learn(): a program and its speedup over the reference) and makes PAIRS of them: two programs of one pack
+// What it forecasts. A query is a candidate against its anchor (engine/surrogate/surrogate.h ForecastAnchor: the
+// measured parent, else the reference); the target is log S = log(t_anchor / t_candidate). It learns from measured
+// programs (learn(): a program and its speedup over the reference) and makes PAIRS of them: two programs of one pack
 // measured on one device give log S = log speedup_candidate - log speedup_anchor. All n^2 pairs of a recording
 // are too many to learn from at interactive speed, so pairs are sampled (local_training_pairs()): every program
 // against its pack's reference, against its measured parent when it had one, against up to `neighbours` programs
@@ -105,7 +105,7 @@ std::vector<ProgramPair> local_training_pairs(const std::vector<LabelledExample>
 
 struct LocalForecasterOptions {
     uint64_t seed = 1;
-    int members = 4;  // boosters = cross-validation folds (>= 2)
+    int members = 4;   // boosters = cross-validation folds (>= 2)
     int rounds = 150;  // boosting rounds per member
     int max_depth = 6;
     double eta = 0.08;
@@ -113,7 +113,7 @@ struct LocalForecasterOptions {
     double colsample = 0.8;
     double min_child_weight = 2.0;
     double lambda = 1.0;
-    int threads = 1;  // members trained at once (each booster uses one thread)
+    int threads = 1;           // members trained at once (each booster uses one thread)
     size_t retrain_after = 1;  // new examples that make the next forecast retrain first
     LocalPairOptions pairs;
     BinScheme scheme = BinScheme::gfV2();
@@ -125,11 +125,11 @@ LocalForecasterOptions search_forecaster_options(uint64_t seed);
 
 class LocalForecaster : public Surrogate {
 public:
-    static constexpr double kFloor = 0.005;  // uniform share mixed into every forecast
-    static constexpr double kShrink = 4.0;  // pseudo-residuals pulling a class's RMS to the pooled one
-    static constexpr double kPriorSigma = 1.0;  // log-S spread of the prior (nothing learned)
+    static constexpr double kFloor = 0.005;          // uniform share mixed into every forecast
+    static constexpr double kShrink = 4.0;           // pseudo-residuals pulling a class's RMS to the pooled one
+    static constexpr double kPriorSigma = 1.0;       // log-S spread of the prior (nothing learned)
     static constexpr double kIdenticalSigma = 0.02;  // log-S spread of a program against itself (timing noise)
-    static constexpr double kSeenPrograms = 8.0;  // programs of a pack that make it half known
+    static constexpr double kSeenPrograms = 8.0;     // programs of a pack that make it half known
     static constexpr double kSmallPackRows = 200.0;  // pairs below which a pack's pairs are weighted up
 
     explicit LocalForecaster(LocalForecasterOptions options = {});
@@ -153,9 +153,9 @@ public:
     struct Prediction {
         double log_speedup = 0;  // mu: natural log of the predicted S
         double sigma = kPriorSigma;
-        double spread = 0;  // standard deviation of the members' predictions
-        int pack_examples = 0;  // programs learned of the query's pack
-        bool prior = true;  // nothing learned yet
+        double spread = 0;       // standard deviation of the members' predictions
+        int pack_examples = 0;   // programs learned of the query's pack
+        bool prior = true;       // nothing learned yet
         bool identical = false;  // the candidate is its anchor's program
     };
     Prediction predict(const ForecastQuery& query);

@@ -1,8 +1,8 @@
 #pragma once
-// Surrogates (ARCHITECTURE §6): forecast a candidate's speedup over its anchor (its measured parent, else the reference)
-// as a distribution over the 8 bins of a scheme. The LLM forecaster asks an OpenAI-compatible endpoint; the local forecaster is a learned model that needs
-// no LLM (the embedded default). The search runner, `kerncast-cli forecast` and `kerncast-cli evaluate` see only
-// this interface.
+// Surrogates (ARCHITECTURE §6): forecast a candidate's speedup over its anchor (its measured parent, else the
+// reference) as a distribution over the 8 bins of a scheme. The LLM forecaster asks an OpenAI-compatible endpoint; the
+// local forecaster is a learned model that needs no LLM (the embedded default). The search runner, `kerncast-cli
+// forecast` and `kerncast-cli evaluate` see only this interface.
 
 #include "core/bins.h"
 #include "core/forecast.h"
@@ -37,28 +37,28 @@ struct ForecastAnchor {
     std::map<std::string, int64_t> tunables;
     std::vector<StaticReport> static_report;
     std::vector<LaunchShape> launches;  // its plan at the benchmark case
-    double speedup = 1;        // its measured speedup over the reference (1 for the reference itself)
-    std::optional<double> time_us;  // its measured time on this device, if known
+    double speedup = 1;                 // its measured speedup over the reference (1 for the reference itself)
+    std::optional<double> time_us;      // its measured time on this device, if known
 };
 
 // Everything a surrogate may be told about one candidate. What is unknown stays empty (an imported pair has code
 // and hardware but no static report); a surrogate uses what it has.
 struct ForecastQuery {
-    std::string pack;                 // the group ranked together: the problem name, or an imported pair's pack
+    std::string pack;  // the group ranked together: the problem name, or an imported pair's pack
     std::string problem_name;
     std::string problem_description;
     std::string reference_source;
     std::string candidate_source;
-    std::map<std::string, int64_t> tunables;          // the candidate's tunable values (-D defines)
-    std::vector<StaticReport> static_report;          // of the candidate, one per kernel
+    std::map<std::string, int64_t> tunables;  // the candidate's tunable values (-D defines)
+    std::vector<StaticReport> static_report;  // of the candidate, one per kernel
     std::vector<StaticReport> reference_static_report;
-    std::vector<LaunchShape> launches;                // the candidate's plan at the benchmark case
-    double problem_bytes = 0;         // roofline numbers of the benchmark case (problem.json expressions)
+    std::vector<LaunchShape> launches;  // the candidate's plan at the benchmark case
+    double problem_bytes = 0;           // roofline numbers of the benchmark case (problem.json expressions)
     double problem_flops = 0;
-    std::optional<double> reference_time_us;          // measured reference time on this device, if known
-    std::optional<double> parent_speedup;             // the parent's measured speedup, if it has one
-    ForecastAnchor anchor;            // what the forecast is against (the reference unless a measured parent)
-    std::string hardware;             // e.g. "NVIDIA H200 (cc 9.0, 132 SMs)"
+    std::optional<double> reference_time_us;  // measured reference time on this device, if known
+    std::optional<double> parent_speedup;     // the parent's measured speedup, if it has one
+    ForecastAnchor anchor;                    // what the forecast is against (the reference unless a measured parent)
+    std::string hardware;                     // e.g. "NVIDIA H200 (cc 9.0, 132 SMs)"
     nlohmann::json hardware_table = nlohmann::json::object();  // peak numbers for the prompt's hardware table
 };
 
@@ -68,8 +68,8 @@ struct ForecastResult {
     // Predict-or-defer: the surrogate declined to forecast and asks for a measurement (an abstention, not a
     // failure); error holds its reason.
     bool deferred = false;
-    int truncated = 0;                 // answers cut by the token limit
-    std::vector<LlmCall> calls;        // LLM surrogates: every request made for this query (kind "forecast")
+    int truncated = 0;           // answers cut by the token limit
+    std::vector<LlmCall> calls;  // LLM surrogates: every request made for this query (kind "forecast")
 };
 
 // A measured example a learning surrogate may learn from: one program (the query's candidate) and its measured

@@ -164,7 +164,7 @@ int count_gpus(const WorkerLauncher& launcher, const std::string& worker) {
 }
 
 struct SlotPlan {
-    std::string device;   // cuda:N or replay:<slug>
+    std::string device;  // cuda:N or replay:<slug>
     WorkerLauncher launcher;
     std::vector<std::string> argv;
     bool gpu = false;
@@ -187,8 +187,8 @@ std::unique_ptr<MeasurementPool> MeasurementPool::open(const PoolConfig& config,
         throw Error("--workers must be at least 1");
     std::unique_ptr<MeasurementPool> pool(new MeasurementPool());
     pool->m_config = config;
-    const std::vector<std::string> specs = config.devices.empty() ? std::vector<std::string>{default_device}
-                                                                  : config.devices;
+    const std::vector<std::string> specs =
+        config.devices.empty() ? std::vector<std::string>{default_device} : config.devices;
     const WorkerLauncher default_launcher = WorkerLauncher::parse(config.launcher);
     const std::string local_worker = find_worker_executable();
 
@@ -210,7 +210,8 @@ std::unique_ptr<MeasurementPool> MeasurementPool::open(const PoolConfig& config,
         } else if (device.rfind("cuda:", 0) == 0) {
             const std::string n = device.substr(5);
             if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos)
-                throw Error("bad device '" + spec + "': expected cuda:<ordinal>, cuda:all or replay:<recordings>, "
+                throw Error("bad device '" + spec +
+                            "': expected cuda:<ordinal>, cuda:all or replay:<recordings>, "
                             "optionally followed by @local, @ssh:HOST or @slurm");
             ordinals.push_back(n);
         } else if (device.rfind("replay:", 0) == 0) {
@@ -330,20 +331,30 @@ MeasurementPool::~MeasurementPool() {
     // The slots' devices stop their workers (shutdown, then a kill) as they are destroyed.
 }
 
-std::string MeasurementPool::id() const { return m_id; }
+std::string MeasurementPool::id() const {
+    return m_id;
+}
 
-DeviceFingerprint MeasurementPool::fingerprint() const { return m_fingerprint; }
+DeviceFingerprint MeasurementPool::fingerprint() const {
+    return m_fingerprint;
+}
 
-std::string MeasurementPool::recordingsFolder() const { return m_replay ? m_replay->folder() : std::string(); }
+std::string MeasurementPool::recordingsFolder() const {
+    return m_replay ? m_replay->folder() : std::string();
+}
 
 std::optional<std::vector<StaticReport>> MeasurementPool::recordedStaticReport(const std::string& problem,
                                                                                const std::string& source_hash) const {
     return m_replay ? m_replay->recordedStaticReport(problem, source_hash) : std::nullopt;
 }
 
-DeviceCeilings MeasurementPool::ceilings() const { return m_slots.front()->device->ceilings(); }
+DeviceCeilings MeasurementPool::ceilings() const {
+    return m_slots.front()->device->ceilings();
+}
 
-size_t MeasurementPool::workers() const { return m_slots.size(); }
+size_t MeasurementPool::workers() const {
+    return m_slots.size();
+}
 
 size_t MeasurementPool::liveWorkers() const {
     std::lock_guard lock(m_mutex);

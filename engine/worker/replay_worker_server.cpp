@@ -75,11 +75,10 @@ bool ReplayWorkerServer::handleLine(const std::string& line, int* exit_code) {
                 .lookup(
                     problem,
                     [&] {
-                        return problem_fingerprint_of(payload.problem_json, payload.reference.source,
-                                                      payload.problem_file);
+            return problem_fingerprint_of(payload.problem_json, payload.reference.source, payload.problem_file);
                     },
                     {payload.candidate.source, payload.candidate.file, payload.candidate.tunables})
-                .measurement;
+            .measurement;
         if (m_options.wall_time_scale > 0 && m.status != Status::NotRecorded)
             std::this_thread::sleep_for(
                 std::chrono::duration<double>(recordedWallSeconds(m) * m_options.wall_time_scale));

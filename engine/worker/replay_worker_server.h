@@ -17,9 +17,9 @@
 namespace kerncast {
 
 struct ReplayWorkerOptions {
-    std::string device;           // "replay:<slug>" (under resources_dir/recordings) or a recording folder
-    std::string resources_dir;    // where replay:<slug> is looked up
-    double wall_time_scale = 0;   // 0: answer at once; 1: take the recorded wall time
+    std::string device;          // "replay:<slug>" (under resources_dir/recordings) or a recording folder
+    std::string resources_dir;   // where replay:<slug> is looked up
+    double wall_time_scale = 0;  // 0: answer at once; 1: take the recorded wall time
 };
 
 // The recording folder a replay worker serves; throws Error naming what was looked for.

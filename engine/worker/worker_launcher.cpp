@@ -20,8 +20,9 @@ std::vector<std::string> split_words(const std::string& text) {
 }  // namespace
 
 std::string shell_quote(const std::string& word) {
-    if (!word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.,/:=@+") ==
-                             std::string::npos)
+    if (!word.empty() &&
+        word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.,/:=@+") ==
+            std::string::npos)
         return word;
     std::string out = "'";
     for (char c : word)
@@ -51,8 +52,10 @@ WorkerLauncher WorkerLauncher::parse(const std::string& text) {
 
 std::string WorkerLauncher::text() const {
     switch (kind) {
-    case Kind::Local: return "local";
-    case Kind::Ssh: return "ssh:" + host;
+    case Kind::Local:
+        return "local";
+    case Kind::Ssh:
+        return "ssh:" + host;
     case Kind::Slurm: {
         std::string s = "slurm";
         for (size_t i = 0; i < slurm_args.size(); ++i)
@@ -65,9 +68,12 @@ std::string WorkerLauncher::text() const {
 
 std::string WorkerLauncher::where() const {
     switch (kind) {
-    case Kind::Local: return "local";
-    case Kind::Ssh: return host;
-    case Kind::Slurm: return "slurm";
+    case Kind::Local:
+        return "local";
+    case Kind::Ssh:
+        return host;
+    case Kind::Slurm:
+        return "slurm";
     }
     return "local";
 }
@@ -85,8 +91,8 @@ WorkerCommand WorkerLauncher::command(const std::vector<std::string>& worker_arg
         c.argv = split_words(env && *env ? env : "ssh");
         // No password prompts (there is no terminal to answer them), no pty (the protocol is binary-safe only
         // without one), and a dead host or link noticed within ~15 s: the connection ends and the pool requeues.
-        for (const char* a : {"-T", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=5", "-o",
-                              "ServerAliveCountMax=3", "-o", "ConnectTimeout=15"})
+        for (const char* a : {"-T", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3",
+                              "-o", "ConnectTimeout=15"})
             c.argv.push_back(a);
         c.argv.push_back(host);
         // One string for the remote shell; exec, so that the worker's parent is the ssh session and

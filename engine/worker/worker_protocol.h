@@ -62,7 +62,7 @@ struct MeasurePayload {
 
 struct HelloReply {
     bool ok = false;
-    std::string error;    // why the worker cannot measure (ok == false)
+    std::string error;  // why the worker cannot measure (ok == false)
     std::string version;
     DeviceFingerprint device;
     DeviceCeilings ceilings;

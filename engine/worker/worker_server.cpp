@@ -223,11 +223,11 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
         ctx.doing = "allocating the buffers of " + label;
         b.buffers = gpu.allocate(problem, sizes);
         ctx.doing = "preparing the reference's launch plan for " + label;
-        b.ref = gpu.prepare(*ctx.ref_module, ctx.ref_program, problem, *b.buffers, p.reference.tunables,
-                            Side::Reference);
+        b.ref =
+            gpu.prepare(*ctx.ref_module, ctx.ref_program, problem, *b.buffers, p.reference.tunables, Side::Reference);
         ctx.doing = "preparing the candidate's launch plan for " + label;
-        b.cand = gpu.prepare(*ctx.cand_module, ctx.cand_program, problem, *b.buffers, p.candidate.tunables,
-                             Side::Candidate);
+        b.cand =
+            gpu.prepare(*ctx.cand_module, ctx.cand_program, problem, *b.buffers, p.candidate.tunables, Side::Candidate);
         return b;
     };
     // A write past the end of a buffer, found in the guard zones after one program's run. The reference's is the
@@ -483,7 +483,8 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
             m.verify_ms += ms_since(post_t0);
             m.status = Status::Incorrect;
             m.reason = "result cached across runs: after timing, fresh inputs in the same buffers gave a wrong "
-                       "result (" + r.reason + ")";
+                       "result (" +
+                       r.reason + ")";
             m.speedup = 0;
             return;
         }

@@ -283,8 +283,7 @@ std::string WorkerSupervisor::reapLocked(double wait_s) {
     std::string how;
     if (r == 0) {
         ::kill(m_pid, SIGKILL);
-        while (waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
-        }
+        while (waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {}
         how = "killed after " + seconds_text(wait_s) + " (signal SIGKILL)";
     } else if (r < 0) {
         how = "exit status unknown";
@@ -359,8 +358,8 @@ nlohmann::json WorkerSupervisor::exchangeLocked(const nlohmann::json& req, doubl
                 reply = parse_protocol_line(text);
             } catch (const Error& e) {
                 killLocked();
-                throw WorkerFailure(Status::Crashed, std::string("the worker broke the protocol: ") + e.what() +
-                                                         stderrSummaryLocked());
+                throw WorkerFailure(Status::Crashed,
+                                    std::string("the worker broke the protocol: ") + e.what() + stderrSummaryLocked());
             }
             const std::string op = reply["op"].get<std::string>();
             const auto id = protocol_id(reply);
@@ -452,7 +451,8 @@ nlohmann::json WorkerSupervisor::request(const nlohmann::json& req, double deadl
                 reason += hung ? "; worker killed and restarted" : "; worker restarted";
             else
                 reason += (hung ? "; worker killed; the restarted worker cannot measure: "
-                                : "; the restarted worker cannot measure: ") + m_hello.error;
+                                : "; the restarted worker cannot measure: ") +
+                          m_hello.error;
         } catch (const std::exception& e) {
             reason += (hung ? "; worker killed; restarting it failed: " : "; restarting the worker failed: ") +
                       std::string(e.what());

@@ -38,9 +38,9 @@ private:
 // looked up on PATH) and how to stop it.
 struct WorkerCommand {
     std::vector<std::string> argv;
-    std::string label;          // who the worker is, for messages: "kerncast-worker for GPU 0 on gpu-a"
-    double term_grace_s = 0;    // > 0: a kill sends SIGTERM first and SIGKILL only after this long, so that a
-                                // launcher (srun, ssh) can end the remote side (srun cancels its step on SIGTERM)
+    std::string label;        // who the worker is, for messages: "kerncast-worker for GPU 0 on gpu-a"
+    double term_grace_s = 0;  // > 0: a kill sends SIGTERM first and SIGKILL only after this long, so that a
+                              // launcher (srun, ssh) can end the remote side (srun cancels its step on SIGTERM)
     double hello_deadline_s = 60;
 };
 
@@ -111,7 +111,7 @@ private:
 
     mutable std::mutex m_mutex;
     pid_t m_pid = -1;
-    int m_stdin = -1;   // our end of the worker's stdin (a socket, so a dead reader gives EPIPE, not SIGPIPE)
+    int m_stdin = -1;  // our end of the worker's stdin (a socket, so a dead reader gives EPIPE, not SIGPIPE)
     int m_stdout = -1;
     int m_stderr = -1;
     std::string m_out_buffer;

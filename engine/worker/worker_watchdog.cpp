@@ -26,9 +26,9 @@ void RequestWatchdog::arm(double deadline_s, std::string what) {
         if (deadline_s <= 0) {
             m_until.reset();
         } else {
-            m_until = std::chrono::steady_clock::now() +
-                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                          std::chrono::duration<double>(deadline_s + m_grace_s));
+            m_until =
+                std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                       std::chrono::duration<double>(deadline_s + m_grace_s));
             m_deadline_s = deadline_s;
             m_what = std::move(what);
         }

@@ -73,15 +73,14 @@ private Q_SLOTS:
 
     void promptTableListsEveryBin() {
         const std::string table = BinScheme::gfV2().promptTable();
-        const char* expected =
-            "bin 1 (severe slowdown): S <= 0.25x\n"
-            "bin 2 (significant slowdown): 0.25x < S <= 0.50x\n"
-            "bin 3 (moderate slowdown): 0.50x < S <= 0.71x\n"
-            "bin 4 (minor slowdown): 0.71x < S <= 1.00x\n"
-            "bin 5 (minor speedup): 1.00x < S <= 1.41x\n"
-            "bin 6 (significant speedup): 1.41x < S <= 2.00x\n"
-            "bin 7 (high speedup): 2.00x < S <= 4.00x\n"
-            "bin 8 (extreme speedup): S > 4.00x\n";
+        const char* expected = "bin 1 (severe slowdown): S <= 0.25x\n"
+                               "bin 2 (significant slowdown): 0.25x < S <= 0.50x\n"
+                               "bin 3 (moderate slowdown): 0.50x < S <= 0.71x\n"
+                               "bin 4 (minor slowdown): 0.71x < S <= 1.00x\n"
+                               "bin 5 (minor speedup): 1.00x < S <= 1.41x\n"
+                               "bin 6 (significant speedup): 1.41x < S <= 2.00x\n"
+                               "bin 7 (high speedup): 2.00x < S <= 4.00x\n"
+                               "bin 8 (extreme speedup): S > 4.00x\n";
         QCOMPARE(table, std::string(expected));
     }
 
@@ -100,17 +99,31 @@ private Q_SLOTS:
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("expected");
         const QString names = R"("names": ["a","b","c","d","e","f","g","h"])";
-        QTest::newRow("not increasing") << R"({"id": "x", "edges": [0.25, 0.5, 0.5, 1, 2, 3, 4], )" + names + "}" << "strictly increasing";
-        QTest::newRow("decreasing") << R"({"id": "x", "edges": [4, 2, 1, 0.9, 0.8, 0.7, 0.6], )" + names + "}" << "strictly increasing";
-        QTest::newRow("zero edge") << R"({"id": "x", "edges": [0, 0.5, 0.7, 1, 2, 3, 4], )" + names + "}" << "positive finite";
-        QTest::newRow("six edges") << R"({"id": "x", "edges": [0.5, 0.7, 1, 2, 3, 4], )" + names + "}" << "array of 7 numbers, found 6 entries";
-        QTest::newRow("edge is text") << R"({"id": "x", "edges": [0.25, "0.5", 0.7, 1, 2, 3, 4], )" + names + "}" << "edge 2 must be a number";
-        QTest::newRow("seven names") << R"({"id": "x", "edges": [0.25, 0.5, 0.7, 1, 2, 3, 4], "names": ["a","b","c","d","e","f","g"]})" << "array of 8 strings, found 7 entries";
-        QTest::newRow("duplicate names") << R"({"id": "x", "edges": [0.25, 0.5, 0.7, 1, 2, 3, 4], "names": ["a","b","c","d","e","f","g","a"]})" << "used twice";
-        QTest::newRow("empty name") << R"({"id": "x", "edges": [0.25, 0.5, 0.7, 1, 2, 3, 4], "names": ["a","b","c","","e","f","g","h"]})" << "bin 4 needs a name";
-        QTest::newRow("missing id") << R"({"edges": [0.25, 0.5, 0.7, 1, 2, 3, 4], )" + names + "}" << "missing \"id\"";
-        QTest::newRow("empty id") << R"({"id": "", "edges": [0.25, 0.5, 0.7, 1, 2, 3, 4], )" + names + "}" << "non-empty id";
-        QTest::newRow("not an object") << "[1, 2]" << "expected an object";
+        QTest::newRow("not increasing") << R"({"id": "x", "edges": [0.25, 0.5, 0.5, 1, 2, 3, 4], )" + names + "}"
+                                        << "strictly increasing";
+        QTest::newRow("decreasing") << R"({"id": "x", "edges": [4, 2, 1, 0.9, 0.8, 0.7, 0.6], )" + names + "}"
+                                    << "strictly increasing";
+        QTest::newRow("zero edge") << R"({"id": "x", "edges": [0, 0.5, 0.7, 1, 2, 3, 4], )" + names + "}"
+                                   << "positive finite";
+        QTest::newRow("six edges") << R"({"id": "x", "edges": [0.5, 0.7, 1, 2, 3, 4], )" + names + "}"
+                                   << "array of 7 numbers, found 6 entries";
+        QTest::newRow("edge is text") << R"({"id": "x", "edges": [0.25, "0.5", 0.7, 1, 2, 3, 4], )" + names + "}"
+                                      << "edge 2 must be a number";
+        QTest::newRow("seven names")
+            << R"({"id": "x", "edges": [0.25, 0.5, 0.7, 1, 2, 3, 4], "names": ["a","b","c","d","e","f","g"]})"
+            << "array of 8 strings, found 7 entries";
+        QTest::newRow("duplicate names")
+            << R"({"id": "x", "edges": [0.25, 0.5, 0.7, 1, 2, 3, 4], "names": ["a","b","c","d","e","f","g","a"]})"
+            << "used twice";
+        QTest::newRow("empty name")
+            << R"({"id": "x", "edges": [0.25, 0.5, 0.7, 1, 2, 3, 4], "names": ["a","b","c","","e","f","g","h"]})"
+            << "bin 4 needs a name";
+        QTest::newRow("missing id") << R"({"edges": [0.25, 0.5, 0.7, 1, 2, 3, 4], )" + names + "}"
+                                    << "missing \"id\"";
+        QTest::newRow("empty id") << R"({"id": "", "edges": [0.25, 0.5, 0.7, 1, 2, 3, 4], )" + names + "}"
+                                  << "non-empty id";
+        QTest::newRow("not an object") << "[1, 2]"
+                                       << "expected an object";
     }
     void invalidSchemesAreRejected() {
         QFETCH(QString, json);

@@ -24,8 +24,9 @@ private Q_SLOTS:
     void sameProgramSameNormalizedHash_data() {
         QTest::addColumn<QString>("variant");
         QTest::newRow("other comments") << QString::fromLatin1(kProgram).replace("Computes y = a*x + y.", "faster");
-        QTest::newRow("no comments")
-            << QString::fromLatin1(kProgram).remove("// Computes y = a*x + y.\n").remove("/* one element per thread */");
+        QTest::newRow("no comments") << QString::fromLatin1(kProgram)
+                                            .remove("// Computes y = a*x + y.\n")
+                                            .remove("/* one element per thread */");
         QTest::newRow("reindented and blank lines") << QString::fromLatin1(kProgram)
                                                            .replace("    int i", "\tint i")
                                                            .replace("{\n", "{\n\n\n")

@@ -10,10 +10,7 @@
 using namespace kerncast;
 using kerncast::test::errorOf;
 
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 class TestExpr : public QObject {
     Q_OBJECT
@@ -81,15 +78,24 @@ private Q_SLOTS:
     void syntaxErrorsNameFileLineAndColumn_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("dangling operator") << "N +" << "at column 4 in 'N +'";
-        QTest::newRow("missing close paren") << "(N + 1" << "expected ')' at column 7";
-        QTest::newRow("unknown function") << "floor(N)" << "expected a function min, max or ceil_div, found 'floor' at column 1";
-        QTest::newRow("one argument") << "min(N)" << "expected ',' (min takes two arguments) at column 6";
-        QTest::newRow("decimal") << "N * 1.5" << "integer-only";
-        QTest::newRow("stray character") << "N $ 2" << "found '$' at column 3";
-        QTest::newRow("two operands") << "N M" << "expected an operator or the end of the expression, found 'M' at column 3";
-        QTest::newRow("empty") << "   " << "expected an expression at column 4";
-        QTest::newRow("literal too large") << "99999999999999999999" << "fits in 64 bits at column 1";
+        QTest::newRow("dangling operator") << "N +"
+                                           << "at column 4 in 'N +'";
+        QTest::newRow("missing close paren") << "(N + 1"
+                                             << "expected ')' at column 7";
+        QTest::newRow("unknown function") << "floor(N)"
+                                          << "expected a function min, max or ceil_div, found 'floor' at column 1";
+        QTest::newRow("one argument") << "min(N)"
+                                      << "expected ',' (min takes two arguments) at column 6";
+        QTest::newRow("decimal") << "N * 1.5"
+                                 << "integer-only";
+        QTest::newRow("stray character") << "N $ 2"
+                                         << "found '$' at column 3";
+        QTest::newRow("two operands") << "N M"
+                                      << "expected an operator or the end of the expression, found 'M' at column 3";
+        QTest::newRow("empty") << "   "
+                               << "expected an expression at column 4";
+        QTest::newRow("literal too large") << "99999999999999999999"
+                                           << "fits in 64 bits at column 1";
     }
     void syntaxErrorsNameFileLineAndColumn() {
         QFETCH(QString, text);
@@ -108,9 +114,12 @@ private Q_SLOTS:
     void divisionByZero_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("divide") << "N / Z" << "division by zero in 'N / Z'";
-        QTest::newRow("remainder") << "N % Z" << "remainder by zero in 'N % Z'";
-        QTest::newRow("ceil_div") << "1 + ceil_div(N, Z)" << "division by zero in 'ceil_div(N, Z)' (in '1 + ceil_div(N, Z)')";
+        QTest::newRow("divide") << "N / Z"
+                                << "division by zero in 'N / Z'";
+        QTest::newRow("remainder") << "N % Z"
+                                   << "remainder by zero in 'N % Z'";
+        QTest::newRow("ceil_div") << "1 + ceil_div(N, Z)"
+                                  << "division by zero in 'ceil_div(N, Z)' (in '1 + ceil_div(N, Z)')";
     }
     void divisionByZero() {
         QFETCH(QString, text);
@@ -171,12 +180,14 @@ private Q_SLOTS:
                 out += QString::fromLatin1(s);
             return out;
         };
-        QTest::newRow("deep parentheses") << repeat("(", 1000) + "1" + repeat(")", 1000)
-                                          << "expected at most 64 levels of parentheses";
+        QTest::newRow("deep parentheses")
+            << repeat("(", 1000) + "1" + repeat(")", 1000) << "expected at most 64 levels of parentheses";
         QTest::newRow("deep calls") << repeat("min(1, ", 300) + "1" + repeat(")", 300)
                                     << "expected at most 64 levels of parentheses";
-        QTest::newRow("long sign chain") << repeat("-", 2000) + "1" << "expected at most 64 levels";
-        QTest::newRow("too long") << "1" + repeat(" + 1", 100000) << "expected an expression of at most 4096 characters";
+        QTest::newRow("long sign chain") << repeat("-", 2000) + "1"
+                                         << "expected at most 64 levels";
+        QTest::newRow("too long") << "1" + repeat(" + 1", 100000)
+                                  << "expected an expression of at most 4096 characters";
         QTest::newRow("long sum chain") << "1" + repeat("+1", 1000) << "at most 256 operations deep";
         QTest::newRow("long product chain in a condition") << "1" + repeat("*1", 300) + " > 0"
                                                            << "at most 256 operations deep";

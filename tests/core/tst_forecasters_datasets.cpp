@@ -85,20 +85,36 @@ class TestForecastersDatasets : public QObject {
 private Q_SLOTS:
     void evalSetRowSchema_data() {
         QTest::addColumn<QString>("field");
-        QTest::addColumn<QString>("value");  // JSON; "-" removes the field
+        QTest::addColumn<QString>("value");    // JSON; "-" removes the field
         QTest::addColumn<QString>("problem");  // "" when the row passes
-        QTest::newRow("valid") << "" << "" << "";
-        QTest::newRow("no source_id") << "source_id" << "-" << "missing field \"source_id\"";
-        QTest::newRow("no source_search") << "source_search" << "-" << "missing field \"source_search\"";
-        QTest::newRow("no internal_experiment") << "internal_experiment" << "-"
+        QTest::newRow("valid") << ""
+                               << ""
+                               << "";
+        QTest::newRow("no source_id") << "source_id"
+                                      << "-"
+                                      << "missing field \"source_id\"";
+        QTest::newRow("no source_search") << "source_search"
+                                          << "-"
+                                          << "missing field \"source_search\"";
+        QTest::newRow("no internal_experiment") << "internal_experiment"
+                                                << "-"
                                                 << "missing field \"internal_experiment\"";
-        QTest::newRow("failed candidate") << "aggregated_speedup" << "null"
+        QTest::newRow("failed candidate") << "aggregated_speedup"
+                                          << "null"
                                           << "a failed candidate is not a row of this dataset";
-        QTest::newRow("bin 0") << "true_bin" << "0" << "must be an integer from 1 to 8";
-        QTest::newRow("bin 9") << "true_bin" << "9" << "must be an integer from 1 to 8";
+        QTest::newRow("bin 0") << "true_bin"
+                               << "0"
+                               << "must be an integer from 1 to 8";
+        QTest::newRow("bin 9") << "true_bin"
+                               << "9"
+                               << "must be an integer from 1 to 8";
         // 1.2 is their bin 4 (floor(2*log2 1.2)+4 = 4); 5 is gf-v2's bin, which their validator rejects.
-        QTest::newRow("our bin, not theirs") << "true_bin" << "5" << "is not clamp(floor(2*log2 S)+4, 1, 8) = 4";
-        QTest::newRow("string speedup") << "aggregated_speedup" << "\"1.2\"" << "must be a number";
+        QTest::newRow("our bin, not theirs") << "true_bin"
+                                             << "5"
+                                             << "is not clamp(floor(2*log2 S)+4, 1, 8) = 4";
+        QTest::newRow("string speedup") << "aggregated_speedup"
+                                        << "\"1.2\""
+                                        << "must be a number";
     }
 
     void evalSetRowSchema() {
@@ -124,7 +140,7 @@ private Q_SLOTS:
         QCOMPARE(rl.pairs.size(), size_t(1));
         QCOMPARE(rl.pairs[0].comparison_id, std::string("r1"));
         QCOMPARE(*rl.pairs[0].speedup, 0.6);
-        QCOMPARE(rl.pairs[0].source_true_bin, std::optional<int>(3));   // their relative_bin
+        QCOMPARE(rl.pairs[0].source_true_bin, std::optional<int>(3));  // their relative_bin
         QCOMPARE(rl.pairs[0].true_bin, BinScheme::gfV2().binOf(0.6));  // ours
         QCOMPARE(rl.pairs[0].extra["pair_type"].get<std::string>(), std::string("parent_edit"));
 
@@ -146,25 +162,27 @@ private Q_SLOTS:
             << QString::fromStdString(std::string(kRlRow) + "\n" +
                                       patched(kRlRow, {{"row_id", "r2"}, {"pair_type", "x"}}))
             << "in.jsonl:2: field \"pair_type\" must be one of seed, parent_edit, pair";
-        QTest::newRow("rl: duplicate id") << int(ForecastersDataset::RlTrainingPool)
-                                          << QString::fromStdString(std::string(kRlRow) + "\n" + kRlRow)
-                                          << "in.jsonl:2: duplicate row_id \"r1\" (first on line 1)";
+        QTest::newRow("rl: duplicate id")
+            << int(ForecastersDataset::RlTrainingPool) << QString::fromStdString(std::string(kRlRow) + "\n" + kRlRow)
+            << "in.jsonl:2: duplicate row_id \"r1\" (first on line 1)";
         QTest::newRow("discovery: bad family")
             << int(ForecastersDataset::DiscoveryPairs)
             << QString::fromStdString(patched(kDiscoveryRow, {{"benchmark_family", "l2"}}))
             << "in.jsonl:1: field \"benchmark_family\" must be one of gpu_mode, kernelbench_l3";
         QTest::newRow("discovery: not JSON") << int(ForecastersDataset::DiscoveryPairs) << "\n\n{oops"
                                              << "in.jsonl:3: not JSON";
-        QTest::newRow("puct: unknown kind") << int(ForecastersDataset::PuctEvents)
-                                            << QString(kPuctV2) + "{\"kind\":\"teleported\"}\n"
-                                            << "in.jsonl:10: expected a search event";
+        QTest::newRow("puct: unknown kind")
+            << int(ForecastersDataset::PuctEvents) << QString(kPuctV2) + "{\"kind\":\"teleported\"}\n"
+            << "in.jsonl:10: expected a search event";
         QTest::newRow("puct: v3 event without its step")
             << int(ForecastersDataset::PuctEvents)
-            << QString(kPuctV3) + "{\"kind\":\"evaluation_failed\",\"request_id\":\"x\",\"parent_ulid\":\"y\",\"reason\":\"r\"}\n"
+            << QString(kPuctV3) +
+                   "{\"kind\":\"evaluation_failed\",\"request_id\":\"x\",\"parent_ulid\":\"y\",\"reason\":\"r\"}\n"
             << "in.jsonl:8: a v3 evaluation_failed event needs \"step\"";
         QTest::newRow("puct: completion of nothing")
             << int(ForecastersDataset::PuctEvents)
-            << QString(kPuctV2) + "{\"kind\":\"evaluation_completed\",\"request_id\":\"zz\",\"evaluation\":{\"reward\":1}}\n"
+            << QString(kPuctV2) +
+                   "{\"kind\":\"evaluation_completed\",\"request_id\":\"zz\",\"evaluation\":{\"reward\":1}}\n"
             << "in.jsonl:10: evaluation_completed for request zz that no evaluation_requested line opened";
     }
 
@@ -190,7 +208,7 @@ private Q_SLOTS:
         QCOMPARE(r.pairs.size(), size_t(2));
         QCOMPARE(r.pairs[0].anchor_code, std::string("ROOT"));
         QCOMPARE(r.pairs[0].candidate_code, std::string("CHILD"));
-        QCOMPARE(*r.pairs[0].speedup, 1.5);  // reward 3.0 over its parent's 2.0
+        QCOMPARE(*r.pairs[0].speedup, 1.5);                           // reward 3.0 over its parent's 2.0
         QCOMPARE(r.pairs[0].source_true_bin, std::optional<int>(5));  // floor(2*log2 1.5)+4
         QCOMPARE(r.pairs[0].line, 6);
         QCOMPARE(r.pairs[1].anchor_code, std::string("CHILD"));  // the grandchild's parent is the child
@@ -262,10 +280,10 @@ private Q_SLOTS:
         std::vector<std::string> keys;
         for (auto it = j.begin(); it != j.end(); ++it)
             keys.push_back(it.key());
-        QCOMPARE(keys, (std::vector<std::string>{"comparison_id", "pack", "surrogate_label", "repeat", "predicted_bin",
-                                                 "bin_probabilities", "reasoning", "raw_probability_sum",
-                                                 "parse_failed", "parse_error", "input_tokens", "output_tokens",
-                                                 "elapsed_s"}));
+        QCOMPARE(keys,
+                 (std::vector<std::string>{"comparison_id", "pack", "surrogate_label", "repeat", "predicted_bin",
+                                           "bin_probabilities", "reasoning", "raw_probability_sum", "parse_failed",
+                                           "parse_error", "input_tokens", "output_tokens", "elapsed_s"}));
         QCOMPARE(j["predicted_bin"].get<int>(), 5);
         QCOMPARE(j["bin_probabilities"].size(), size_t(8));
         QCOMPARE(j["bin_probabilities"][4]["bin"].get<int>(), 5);

@@ -8,9 +8,13 @@ using namespace kerncast;
 
 namespace {
 
-Forecast forecast(std::array<double, kBinCount> p) { return Forecast::fromRaw(p); }
+Forecast forecast(std::array<double, kBinCount> p) {
+    return Forecast::fromRaw(p);
+}
 
-GatingInput input(std::array<double, kBinCount> p) { return GatingInput{forecast(p)}; }
+GatingInput input(std::array<double, kBinCount> p) {
+    return GatingInput{forecast(p)};
+}
 
 }  // namespace
 
@@ -72,10 +76,10 @@ private slots:
         const double best = 1.2;  // bin 5 holds (1.0, 1.41]
         auto out = decide_gating(c,
                                  {
-                                     input({0.2, 0.2, 0.2, 0.2, 0.2, 0, 0, 0}),    // unsure
-                                     input({0, 0, 0, 0, 0, 0, 0.9, 0.1}),          // confident and fast
-                                     input({0.9, 0.1, 0, 0, 0, 0, 0, 0}),          // confident and slow
-                                     GatingInput{},                                // the surrogate failed
+                                     input({0.2, 0.2, 0.2, 0.2, 0.2, 0, 0, 0}),  // unsure
+                                     input({0, 0, 0, 0, 0, 0, 0.9, 0.1}),        // confident and fast
+                                     input({0.9, 0.1, 0, 0, 0, 0, 0, 0}),        // confident and slow
+                                     GatingInput{},                              // the surrogate failed
                                  },
                                  BinScheme::gfV2(), best, rng);
         QCOMPARE(out[0].decision, GatingDecision::Measure);

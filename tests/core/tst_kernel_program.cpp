@@ -15,7 +15,6 @@ namespace {
 
 const std::string kData = KERNCAST_TEST_DATA;
 
-
 // Row sums over an M x N matrix; matches tests/data/kernels/two_launches.cu.
 Problem rowSumProblem() {
     return Problem::parse(R"({
@@ -28,10 +27,13 @@ Problem rowSumProblem() {
   "scalars": [{"name": "scale", "dtype": "f64", "value": 0.25}],
   "flops": "M * N",
   "bytes": "4 * M * N + 4 * M"
-})", "row_sum/problem.json");
+})",
+                          "row_sum/problem.json");
 }
 
-Problem saxpy() { return Problem::load(kData + "/problems/saxpy_fixture"); }
+Problem saxpy() {
+    return Problem::load(kData + "/problems/saxpy_fixture");
+}
 
 KernelProgram program(const std::string& plan) {
     return KernelProgram::parse(plan + "\nextern \"C\" __global__ void k(float* y, int n) {}\n", "k.cu");
@@ -77,14 +79,17 @@ private Q_SLOTS:
         QTest::addColumn<QString>("file");
         QTest::addColumn<int>("line");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("unknown directive") << "unknown_directive.cu" << 2
-                                           << "unknown directive 'tuneable'; expected one of launch, scratch, tunable at column 14";
-        QTest::newRow("bad expression") << "bad_expression.cu" << 2
-                                        << "expected a number, a name or '(' but the expression ended at column 19 in 'ceil_div(N, 256) +'";
+        QTest::newRow("unknown directive")
+            << "unknown_directive.cu" << 2
+            << "unknown directive 'tuneable'; expected one of launch, scratch, tunable at column 14";
+        QTest::newRow("bad expression")
+            << "bad_expression.cu" << 2
+            << "expected a number, a name or '(' but the expression ended at column 19 in 'ceil_div(N, 256) +'";
         QTest::newRow("missing args") << "missing_args.cu" << 3 << "launch k: expected args(<name>, ...)";
         QTest::newRow("duplicate tunable") << "duplicate_tunable.cu" << 3 << "tunable BLOCK is declared twice";
-        QTest::newRow("tunable without values") << "tunable_without_values.cu" << 2
-                                                << "tunable UNROLL has no values; expected: tunable UNROLL <v1> <v2> ...";
+        QTest::newRow("tunable without values")
+            << "tunable_without_values.cu" << 2
+            << "tunable UNROLL has no values; expected: tunable UNROLL <v1> <v2> ...";
     }
     void malformedFixtures() {
         QFETCH(QString, file);
@@ -105,38 +110,55 @@ private Q_SLOTS:
     void syntaxErrors_data() {
         QTest::addColumn<QString>("plan");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("unknown clause") << "// @kerncast launch k grid(1) threads(32) args(y)"
-                                        << "unknown clause 'threads'; expected grid(...), block(...), smem(...) or args(...) at column 31";
-        QTest::newRow("clause twice") << "// @kerncast launch k grid(1) grid(2) block(32) args(y)" << "grid(...) is given twice";
-        QTest::newRow("four dimensions") << "// @kerncast launch k grid(1, 1, 1, 1) block(32) args(y)" << "takes 1 to 3 dimensions";
-        QTest::newRow("empty dimension") << "// @kerncast launch k grid(1, , 2) block(32) args(y)" << "expected an expression for grid dimension y";
-        QTest::newRow("unclosed clause") << "// @kerncast launch k grid(ceil_div(N, 2) block(32) args(y)" << "expected ')' closing grid(";
-        QTest::newRow("missing block") << "// @kerncast launch k grid(1) args(y)" << "expected block(<x>[, <y>[, <z>]])";
-        QTest::newRow("bad argument") << "// @kerncast launch k grid(1) block(32) args(y, 2)" << "found '2'";
-        QTest::newRow("no kernel name") << "// @kerncast launch grid(1) block(32) args(y)" << "expected a kernel name after 'launch', found the clause grid(...) at column 21";
-        QTest::newRow("no directive") << "// @kerncast" << "expected a directive (launch, scratch, tunable)";
-        QTest::newRow("scratch dtype") << "// @kerncast scratch tmp float (N)"
-                                       << "scratch tmp: dtype: expected one of f32 f16 bf16 f64 i32 u8, found \"float\"";
-        QTest::newRow("scratch without count") << "// @kerncast scratch tmp f32" << "expected '(' after the dtype";
-        QTest::newRow("tunable value not integer") << "// @kerncast tunable B 64 1.5" << "expected an integer value or 'where' for tunable B, found '1.5'";
-        QTest::newRow("tunable value twice") << "// @kerncast tunable B 64 128 64" << "lists the value 64 twice at column 31";
-        QTest::newRow("empty where") << "// @kerncast tunable B 64 where" << "expected a condition after 'where'";
-        QTest::newRow("bad where") << "// @kerncast tunable B 64 where B <" << "in 'B <'";
-        QTest::newRow("scratch clashes with tunable") << "// @kerncast tunable T 1\n// @kerncast scratch T f32 (4)" << "scratch T: the name is already declared";
+        QTest::newRow("unknown clause")
+            << "// @kerncast launch k grid(1) threads(32) args(y)"
+            << "unknown clause 'threads'; expected grid(...), block(...), smem(...) or args(...) at column 31";
+        QTest::newRow("clause twice") << "// @kerncast launch k grid(1) grid(2) block(32) args(y)"
+                                      << "grid(...) is given twice";
+        QTest::newRow("four dimensions") << "// @kerncast launch k grid(1, 1, 1, 1) block(32) args(y)"
+                                         << "takes 1 to 3 dimensions";
+        QTest::newRow("empty dimension") << "// @kerncast launch k grid(1, , 2) block(32) args(y)"
+                                         << "expected an expression for grid dimension y";
+        QTest::newRow("unclosed clause") << "// @kerncast launch k grid(ceil_div(N, 2) block(32) args(y)"
+                                         << "expected ')' closing grid(";
+        QTest::newRow("missing block") << "// @kerncast launch k grid(1) args(y)"
+                                       << "expected block(<x>[, <y>[, <z>]])";
+        QTest::newRow("bad argument") << "// @kerncast launch k grid(1) block(32) args(y, 2)"
+                                      << "found '2'";
+        QTest::newRow("no kernel name")
+            << "// @kerncast launch grid(1) block(32) args(y)"
+            << "expected a kernel name after 'launch', found the clause grid(...) at column 21";
+        QTest::newRow("no directive") << "// @kerncast"
+                                      << "expected a directive (launch, scratch, tunable)";
+        QTest::newRow("scratch dtype")
+            << "// @kerncast scratch tmp float (N)"
+            << "scratch tmp: dtype: expected one of f32 f16 bf16 f64 i32 u8, found \"float\"";
+        QTest::newRow("scratch without count") << "// @kerncast scratch tmp f32"
+                                               << "expected '(' after the dtype";
+        QTest::newRow("tunable value not integer") << "// @kerncast tunable B 64 1.5"
+                                                   << "expected an integer value or 'where' for tunable B, found '1.5'";
+        QTest::newRow("tunable value twice") << "// @kerncast tunable B 64 128 64"
+                                             << "lists the value 64 twice at column 31";
+        QTest::newRow("empty where") << "// @kerncast tunable B 64 where"
+                                     << "expected a condition after 'where'";
+        QTest::newRow("bad where") << "// @kerncast tunable B 64 where B <"
+                                   << "in 'B <'";
+        QTest::newRow("scratch clashes with tunable") << "// @kerncast tunable T 1\n// @kerncast scratch T f32 (4)"
+                                                      << "scratch T: the name is already declared";
         // What an LLM-written kernel can hold: bounded errors, never a crash or a hang.
-        QTest::newRow("deeply nested grid") << "// @kerncast launch k grid(" + QString(2000, '(') + "N" +
-                                                   QString(2000, ')') + ") block(32) args(y)"
-                                            << "expected at most 64 levels of parentheses";
-        QTest::newRow("long smem chain") << "// @kerncast launch k grid(1) block(32) smem(1" + QString("*2").repeated(1000) +
-                                                ") args(y)"
+        QTest::newRow("deeply nested grid")
+            << "// @kerncast launch k grid(" + QString(2000, '(') + "N" + QString(2000, ')') + ") block(32) args(y)"
+            << "expected at most 64 levels of parentheses";
+        QTest::newRow("long smem chain") << "// @kerncast launch k grid(1) block(32) smem(1" +
+                                                QString("*2").repeated(1000) + ") args(y)"
                                          << "at most 256 operations deep";
         QTest::newRow("very long directive") << "// @kerncast tunable B" + QString(" 1").repeated(100000)
                                              << "expected a @kerncast line of at most 8192 characters";
         QString values;
         for (int v = 0; v < 300; ++v)
             values += " " + QString::number(v);
-        QTest::newRow("too many tunable values") << "// @kerncast tunable B" + values
-                                                 << "tunable B lists more than 256 values";
+        QTest::newRow("too many tunable values")
+            << "// @kerncast tunable B" + values << "tunable B lists more than 256 values";
         QString launches;
         for (int i = 0; i < 65; ++i)
             launches += "// @kerncast launch k grid(1) block(32) args(y)\n";
@@ -154,33 +176,37 @@ private Q_SLOTS:
         QTest::addColumn<QString>("source");
         QTest::addColumn<int>("line");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("unknown argument (fixture)") << "@unknown_arg.cu" << 1
+        QTest::newRow("unknown argument (fixture)")
+            << "@unknown_arg.cu" << 1
             << "launch k: unknown argument 'z'; expected a buffer (x, y), scratch (none), scalar (a) or size (N)";
-        QTest::newRow("kernel not in source (fixture)") << "@kernel_not_in_source.cu" << 1
+        QTest::newRow("kernel not in source (fixture)")
+            << "@kernel_not_in_source.cu" << 1
             << "launch scale_v2: no __global__ function 'scale_v2' in the source (found: scale)";
         QTest::newRow("unknown name in grid")
-            << "// @kerncast launch k grid(ceil_div(M, 256)) block(256) args(y, N)\nextern \"C\" __global__ void k(float* y, int n) {}"
+            << "// @kerncast launch k grid(ceil_div(M, 256)) block(256) args(y, N)\nextern \"C\" __global__ void "
+               "k(float* y, int n) {}"
             << 1 << "launch k grid: unknown name 'M' in 'ceil_div(M, 256)' (sizes and tunables: N)";
-        QTest::newRow("tunable as argument")
-            << "// @kerncast launch k grid(1) block(B) args(y, B)\n// @kerncast tunable B 32 64\nextern \"C\" __global__ void k(float* y, int n) {}"
-            << 1 << "argument 'B' is a tunable";
-        QTest::newRow("scratch named like a buffer")
-            << "// @kerncast launch k grid(1) block(32) args(y)\n// @kerncast scratch x f32 (N)\nextern \"C\" __global__ void k(float* y) {}"
-            << 2 << "scratch x: the name is already a buffer of problem saxpy";
-        QTest::newRow("tunable named like a size")
-            << "// @kerncast launch k grid(1) block(32) args(y)\n// @kerncast tunable N 1 2\nextern \"C\" __global__ void k(float* y) {}"
-            << 2 << "tunable N: the name is already a size";
-        QTest::newRow("where reads a size")
-            << "// @kerncast launch k grid(1) block(B) args(y)\n// @kerncast tunable B 32 64 where B < N\nextern \"C\" __global__ void k(float* y) {}"
-            << 2 << "tunable B where: unknown name 'N' in 'B < N' (tunables: B)";
+        QTest::newRow("tunable as argument") << "// @kerncast launch k grid(1) block(B) args(y, B)\n// @kerncast "
+                                                "tunable B 32 64\nextern \"C\" __global__ void k(float* y, int n) {}"
+                                             << 1 << "argument 'B' is a tunable";
+        QTest::newRow("scratch named like a buffer") << "// @kerncast launch k grid(1) block(32) args(y)\n// @kerncast "
+                                                        "scratch x f32 (N)\nextern \"C\" __global__ void k(float* y) {}"
+                                                     << 2 << "scratch x: the name is already a buffer of problem saxpy";
+        QTest::newRow("tunable named like a size") << "// @kerncast launch k grid(1) block(32) args(y)\n// @kerncast "
+                                                      "tunable N 1 2\nextern \"C\" __global__ void k(float* y) {}"
+                                                   << 2 << "tunable N: the name is already a size";
+        QTest::newRow("where reads a size") << "// @kerncast launch k grid(1) block(B) args(y)\n// @kerncast tunable B "
+                                               "32 64 where B < N\nextern \"C\" __global__ void k(float* y) {}"
+                                            << 2 << "tunable B where: unknown name 'N' in 'B < N' (tunables: B)";
         QTest::newRow("scratch count reads an unknown name")
-            << "// @kerncast launch k grid(1) block(32) args(y, t)\n// @kerncast scratch t f32 (K)\nextern \"C\" __global__ void k(float* y, float* t) {}"
+            << "// @kerncast launch k grid(1) block(32) args(y, t)\n// @kerncast scratch t f32 (K)\nextern \"C\" "
+               "__global__ void k(float* y, float* t) {}"
             << 2 << "scratch t: unknown name 'K'";
         QTest::newRow("no launch") << "extern \"C\" __global__ void k(float* y) {}" << 0
                                    << "expected at least one '// @kerncast launch";
         QTest::newRow("host function is not a kernel")
-            << "// @kerncast launch k grid(1) block(32) args(y)\n__device__ void k(float* y) {}\n" << 1
-            << "no __global__ function 'k'";
+            << "// @kerncast launch k grid(1) block(32) args(y)\n__device__ void k(float* y) {}\n"
+            << 1 << "no __global__ function 'k'";
     }
     void validationErrors() {
         QFETCH(QString, source);
@@ -210,7 +236,8 @@ private Q_SLOTS:
     }
     void findsKernelsInRealisticDeclarations() {
         QFETCH(QString, declaration);
-        const auto k = KernelProgram::parse("// @kerncast launch k grid(1) block(32) args(y)\n" + declaration.toStdString(), "k.cu");
+        const auto k = KernelProgram::parse(
+            "// @kerncast launch k grid(1) block(32) args(y)\n" + declaration.toStdString(), "k.cu");
         k.validate(saxpy());
     }
 
@@ -265,24 +292,33 @@ private Q_SLOTS:
         QTest::addColumn<QString>("tunables");
         QTest::addColumn<QString>("expected");
         const QString t = "\n// @kerncast tunable B 256 512 1024";
-        QTest::newRow("block over 1024 threads") << "// @kerncast launch k grid(1) block(B, 2) args(y, N)" + t << qint64(1000) << "B=1024"
-                                                 << "k.cu:1: block has 2048 threads: expected at most 1024";
-        QTest::newRow("block.x over 1024") << "// @kerncast launch k grid(1) block(2 * B) args(y, N)" + t << qint64(1000) << "B=1024"
-                                           << "block.x = 2048 from '2 * B': expected 1..1024";
-        QTest::newRow("empty grid") << "// @kerncast launch k grid(ceil_div(N, B)) block(B) args(y, N)" + t << qint64(0) << "B=256"
-                                    << "grid.x = 0 from 'ceil_div(N, B)': expected 1..2147483647 (launch k with B=256, N=0)";
-        QTest::newRow("grid.y over 65535") << "// @kerncast launch k grid(1, N) block(32) args(y, N)" << qint64(70000) << ""
-                                           << "grid.y = 70000";
-        QTest::newRow("size argument over int32") << "// @kerncast launch k grid(1) block(32) args(y, N)" << qint64(1) << "" << "";
-        QTest::newRow("negative smem") << "// @kerncast launch k grid(1) block(32) smem(B - 1024) args(y, N)" + t << qint64(1) << "B=256"
+        QTest::newRow("block over 1024 threads")
+            << "// @kerncast launch k grid(1) block(B, 2) args(y, N)" + t << qint64(1000) << "B=1024"
+            << "k.cu:1: block has 2048 threads: expected at most 1024";
+        QTest::newRow("block.x over 1024")
+            << "// @kerncast launch k grid(1) block(2 * B) args(y, N)" + t << qint64(1000) << "B=1024"
+            << "block.x = 2048 from '2 * B': expected 1..1024";
+        QTest::newRow("empty grid")
+            << "// @kerncast launch k grid(ceil_div(N, B)) block(B) args(y, N)" + t << qint64(0) << "B=256"
+            << "grid.x = 0 from 'ceil_div(N, B)': expected 1..2147483647 (launch k with B=256, N=0)";
+        QTest::newRow("grid.y over 65535")
+            << "// @kerncast launch k grid(1, N) block(32) args(y, N)" << qint64(70000) << ""
+            << "grid.y = 70000";
+        QTest::newRow("size argument over int32")
+            << "// @kerncast launch k grid(1) block(32) args(y, N)" << qint64(1) << ""
+            << "";
+        QTest::newRow("negative smem") << "// @kerncast launch k grid(1) block(32) smem(B - 1024) args(y, N)" + t
+                                       << qint64(1) << "B=256"
                                        << "smem = -768";
         QTest::newRow("unknown tunable") << "// @kerncast launch k grid(1) block(32) args(y, N)" << qint64(1) << "C=4"
                                          << "k.cu: unknown tunable 'C' (declared: none)";
         QTest::newRow("missing tunable") << "// @kerncast launch k grid(1) block(B) args(y, N)" + t << qint64(1) << ""
                                          << "k.cu:2: tunable B has no value";
-        QTest::newRow("value not allowed") << "// @kerncast launch k grid(1) block(B) args(y, N)" + t << qint64(1) << "B=128"
-                                           << "tunable B=128 is not one of its allowed values";
-        QTest::newRow("where violated") << "// @kerncast launch k grid(1) block(B) args(y, N)" + t + " where B < 1024" << qint64(1) << "B=1024"
+        QTest::newRow("value not allowed")
+            << "// @kerncast launch k grid(1) block(B) args(y, N)" + t << qint64(1) << "B=128"
+            << "tunable B=128 is not one of its allowed values";
+        QTest::newRow("where violated") << "// @kerncast launch k grid(1) block(B) args(y, N)" + t + " where B < 1024"
+                                        << qint64(1) << "B=1024"
                                         << "violates a where condition";
     }
     void resolveErrors() {
@@ -306,7 +342,8 @@ private Q_SLOTS:
     }
 
     void resolveScratchRejectsEmptyBuffers() {
-        const auto k = program("// @kerncast launch k grid(1) block(32) args(y, t)\n// @kerncast scratch t f32 (N - 1000)");
+        const auto k =
+            program("// @kerncast launch k grid(1) block(32) args(y, t)\n// @kerncast scratch t f32 (N - 1000)");
         QCOMPARE(k.resolveScratch(saxpy(), {{"N", 1001}}, {})[0].elements, int64_t{1});
         const std::string msg = errorOf([&] { k.resolveScratch(saxpy(), {{"N", 1000}}, {}); });
         QVERIFY2(msg.find("k.cu:2: scratch t has 0 elements") == 0, msg.c_str());

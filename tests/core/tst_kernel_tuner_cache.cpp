@@ -4,7 +4,6 @@
 
 #include <QTest>
 
-
 using namespace kerncast;
 
 namespace {
@@ -68,9 +67,10 @@ private Q_SLOTS:
     void readsFailedConfigurations() {
         // Kernel Tuner 1.x writes "__error__"; older versions put the failure's name in "time".
         const auto c = parse_kernel_tuner_cache(
-            small_cache("\n\"64,1\": {\"B\": 64, \"V\": 1, \"__error__\": \"CompilationFailedConfig\", \"compile_time\": "
-                        "1.5, \"verification_time\": 0, \"benchmark_time\": 0},\n\"64,2\": {\"B\": 64, \"V\": 2, \"time\": "
-                        "\"RuntimeFailedConfig\"},\n\"128,1\": {\"B\": 128, \"V\": 1, \"time\": 0.25}"),
+            small_cache(
+                "\n\"64,1\": {\"B\": 64, \"V\": 1, \"__error__\": \"CompilationFailedConfig\", \"compile_time\": "
+                "1.5, \"verification_time\": 0, \"benchmark_time\": 0},\n\"64,2\": {\"B\": 64, \"V\": 2, \"time\": "
+                "\"RuntimeFailedConfig\"},\n\"128,1\": {\"B\": 128, \"V\": 1, \"time\": 0.25}"),
             "small.json");
         QCOMPARE(c.entries.size(), size_t(3));
         QVERIFY(!c.entries[0].time_ms);
@@ -88,7 +88,8 @@ private Q_SLOTS:
     void rejectsMalformedCaches_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("not JSON") << QString::fromStdString(small_cache("\n\"64,1\": {\"B\": 64, \"V\": 1, \"time\": }"))
+        QTest::newRow("not JSON") << QString::fromStdString(
+                                         small_cache("\n\"64,1\": {\"B\": 64, \"V\": 1, \"time\": }"))
                                   << "small.json:23: not a Kernel Tuner cache";
         QTest::newRow("key out of order")
             << QString::fromStdString(small_cache("\n\"1,64\": {\"B\": 64, \"V\": 1, \"time\": 0.1}"))
@@ -98,17 +99,19 @@ private Q_SLOTS:
             << "small.json:23: configuration \"256,1\": B = 256 is not among tune_params[\"B\"]";
         QTest::newRow("no time") << QString::fromStdString(small_cache("\n\"64,1\": {\"B\": 64, \"V\": 1}"))
                                  << "neither a \"time\" nor an \"__error__\"";
-        QTest::newRow("tunable missing")
-            << QString::fromStdString(small_cache("\n\"64,1\": {\"B\": 64, \"time\": 0.1}"))
-            << "configuration \"64,1\" has no integer \"V\"";
+        QTest::newRow("tunable missing") << QString::fromStdString(
+                                                small_cache("\n\"64,1\": {\"B\": 64, \"time\": 0.1}"))
+                                         << "configuration \"64,1\" has no integer \"V\"";
         QTest::newRow("no tune_params_keys") << "{\"device_name\": \"x\", \"kernel_name\": \"k\", \"cache\": {\n}\n}"
                                              << "missing header field \"tune_params_keys\"";
-        QTest::newRow("nested too deep") << QString::fromStdString(small_cache("\n\"64,1\": " + std::string(100000, '[') + std::string(100000, ']')))
+        QTest::newRow("nested too deep") << QString::fromStdString(small_cache(
+                                                "\n\"64,1\": " + std::string(100000, '[') + std::string(100000, ']')))
                                          << "small.json: not a Kernel Tuner cache: invalid JSON at line 23";
         QTest::newRow("time past the largest double")
             << QString::fromStdString(small_cache("\n\"64,1\": {\"B\": 64, \"V\": 1, \"time\": 1e999}"))
             << "the number 1e999 is not finite";
-        QTest::newRow("string time") << QString::fromStdString(small_cache("\n\"64,1\": {\"B\": 64, \"V\": 1, \"time\": \"fast\"}"))
+        QTest::newRow("string time") << QString::fromStdString(
+                                            small_cache("\n\"64,1\": {\"B\": 64, \"V\": 1, \"time\": \"fast\"}"))
                                      << "\"time\" must be a number or a failure name";
     }
 

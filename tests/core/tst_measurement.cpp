@@ -19,9 +19,7 @@ private Q_SLOTS:
         const auto s = static_cast<Status>(status);
         QCOMPARE(status_from_string(to_string(s)), s);
     }
-    void unknownStatusIsAnError() {
-        QVERIFY_THROWS_EXCEPTION(Error, status_from_string("fast"));
-    }
+    void unknownStatusIsAnError() { QVERIFY_THROWS_EXCEPTION(Error, status_from_string("fast")); }
     void failureStatusesAreBinZero() {
         QVERIFY(is_failure(Status::CompileError));
         QVERIFY(is_failure(Status::Crashed));

@@ -76,8 +76,8 @@ double bruteForceTauB(const std::vector<double>& x, const std::vector<double>& y
         }
     if (pairs == 0 || tiedX == pairs || tiedY == pairs)
         return 0;
-    return static_cast<double>(concordant - discordant)
-        / std::sqrt(static_cast<double>(pairs - tiedX) * static_cast<double>(pairs - tiedY));
+    return static_cast<double>(concordant - discordant) /
+           std::sqrt(static_cast<double>(pairs - tiedX) * static_cast<double>(pairs - tiedY));
 }
 
 double expectedBinOf(const Probabilities& p) {
@@ -115,7 +115,7 @@ private Q_SLOTS:
     void caseAByHand() {
         const ForecastMetrics m = compute_metrics(caseA(), BinScheme::gfV2());
         QCOMPARE(m.n, int64_t{2});
-        COMPARE_NEAR(m.accuracy, 0.5);  // F1 only
+        COMPARE_NEAR(m.accuracy, 0.5);    // F1 only
         COMPARE_NEAR(m.off_by_one, 0.5);  // F2 is 5 bins off
         // Brier F1: (0.5-1)^2 + 0.5^2 = 0.5; F2: 0.25^2 + 0.75^2 + 1^2 = 1.625; mean 1.0625.
         COMPARE_NEAR(m.brier, 1.0625);
@@ -147,7 +147,7 @@ private Q_SLOTS:
     void caseBByHand() {
         const ForecastMetrics m = compute_metrics(caseB(), BinScheme::gfV2());
         QCOMPARE(m.n, int64_t{4});
-        COMPARE_NEAR(m.accuracy, 0.5);  // a and c; b shows the argmax tie goes to the lower bin (3, not 4)
+        COMPARE_NEAR(m.accuracy, 0.5);     // a and c; b shows the argmax tie goes to the lower bin (3, not 4)
         COMPARE_NEAR(m.off_by_one, 0.75);  // a 0, b 1, c 0, d 2
         // Brier a 0.25 + 0.25 = 0.5; b 0.5; c 0.8^2 + 4 * 0.2^2 = 0.8; d 4/64 + 2/16 + 1 = 1.1875.
         // Mean 2.9875 / 4 = 0.746875.
@@ -256,7 +256,7 @@ private Q_SLOTS:
     void perfectForecasterScoresPerfectly() {
         // One-hot on the true bin: nothing to lose anywhere.
         std::vector<ScoredForecast> f{scored(probs({{1, 1.0}}), 0.2), scored(probs({{4, 1.0}}), 0.9),
-                                       scored(probs({{8, 1.0}}), 5.0)};
+                                      scored(probs({{8, 1.0}}), 5.0)};
         const ForecastMetrics m = compute_metrics(f, BinScheme::gfV2());
         COMPARE_NEAR(m.accuracy, 1.0);
         COMPARE_NEAR(m.off_by_one, 1.0);
@@ -465,18 +465,17 @@ private Q_SLOTS:
         QCOMPARE(curve.size(), size_t{2});
         COMPARE_NEAR(curve[1]["risk"].get<double>(), 0.5);
 
-        QCOMPARE(reliability_csv(m),
-                 std::string("lower,upper,count,accuracy,mean_confidence\n"
-                             "0,0.1,0,0,0\n"
-                             "0.1,0.2,0,0,0\n"
-                             "0.2,0.3,0,0,0\n"
-                             "0.3,0.4,0,0,0\n"
-                             "0.4,0.5,1,1,0.5\n"
-                             "0.5,0.6,0,0,0\n"
-                             "0.6,0.7,0,0,0\n"
-                             "0.7,0.8,1,0,0.75\n"
-                             "0.8,0.9,0,0,0\n"
-                             "0.9,1,0,0,0\n"));
+        QCOMPARE(reliability_csv(m), std::string("lower,upper,count,accuracy,mean_confidence\n"
+                                                 "0,0.1,0,0,0\n"
+                                                 "0.1,0.2,0,0,0\n"
+                                                 "0.2,0.3,0,0,0\n"
+                                                 "0.3,0.4,0,0,0\n"
+                                                 "0.4,0.5,1,1,0.5\n"
+                                                 "0.5,0.6,0,0,0\n"
+                                                 "0.6,0.7,0,0,0\n"
+                                                 "0.7,0.8,1,0,0.75\n"
+                                                 "0.8,0.9,0,0,0\n"
+                                                 "0.9,1,0,0,0\n"));
     }
 
     void valuesWithin1e9AreTies() {
@@ -485,9 +484,9 @@ private Q_SLOTS:
         // split would let the wrong one enter first and raise AURC from 2/9 to 5/18, and turn the tied pair into a
         // discordant one for Kendall's tau-b.
         auto make = [](double shift) {
-            ScoredForecast right{{0, 0, 0, 0.6, 0.4, 0, 0, 0}, 0.9, "p"};                   // bin 4, true bin 4
+            ScoredForecast right{{0, 0, 0, 0.6, 0.4, 0, 0, 0}, 0.9, "p"};                  // bin 4, true bin 4
             ScoredForecast wrong{{0, 0, 0, 0.6 + shift, 0.4 - shift, 0, 0, 0}, 1.7, "p"};  // bin 4, true bin 6
-            ScoredForecast sure{{0, 0, 0, 0, 0.9, 0.1, 0, 0}, 1.2, "p"};                    // bin 5, true bin 5
+            ScoredForecast sure{{0, 0, 0, 0, 0.9, 0.1, 0, 0}, 1.2, "p"};                   // bin 5, true bin 5
             return std::vector<ScoredForecast>{right, wrong, sure};
         };
         const ForecastMetrics tied = compute_metrics(make(0), BinScheme::gfV2());

@@ -12,7 +12,6 @@ namespace {
 
 const std::string kData = KERNCAST_TEST_DATA;
 
-
 // A valid problem.json, one field per line, so the inline cases below can break one line and know its number.
 std::string validJson(const std::string& replaceFrom = {}, const std::string& replaceTo = {}) {
     std::string s = R"({
@@ -96,8 +95,9 @@ private Q_SLOTS:
     }
 
     void namesItsKernelBenchCounterpart() {
-        const std::string text = validJson(R"("flops": "M * N",)",
-                                           R"("flops": "M * N", "kernelbench": "level1/47_Sum_reduction_over_a_dimension.py",)");
+        const std::string text =
+            validJson(R"("flops": "M * N",)",
+                      R"("flops": "M * N", "kernelbench": "level1/47_Sum_reduction_over_a_dimension.py",)");
         std::vector<Error> errors;
         Problem::parse(text, "scale/problem.json", errors);
         QVERIFY2(errors.empty(), errors.empty() ? "" : errors.front().what());
@@ -128,14 +128,16 @@ private Q_SLOTS:
         QTest::addColumn<QString>("folder");
         QTest::addColumn<int>("line");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("JSON syntax") << "bad_json_syntax" << 8 << "invalid JSON at column 11: syntax error while parsing object - unexpected string literal; expected '}'";
+        QTest::newRow("JSON syntax")
+            << "bad_json_syntax" << 8
+            << "invalid JSON at column 11: syntax error while parsing object - unexpected string literal; expected '}'";
         QTest::newRow("bad dtype") << "bad_dtype" << 7
                                    << "buffers[1].dtype: expected one of f32 f16 bf16 f64 i32 u8, found \"float\"";
-        QTest::newRow("unknown size in shape") << "unknown_size_in_shape" << 9
-                                               << "buffers[1].shape[0]: unknown size 'M' in 'M' (sizes: N)";
+        QTest::newRow("unknown size in shape")
+            << "unknown_size_in_shape" << 9 << "buffers[1].shape[0]: unknown size 'M' in 'M' (sizes: N)";
         QTest::newRow("missing field") << "missing_field" << 6 << "buffers[0]: missing field \"role\"";
-        QTest::newRow("one correctness case") << "one_correctness_case" << 6
-                                              << "sizes.correctness: expected at least 2 correctness cases";
+        QTest::newRow("one correctness case")
+            << "one_correctness_case" << 6 << "sizes.correctness: expected at least 2 correctness cases";
     }
     void malformedFixtures() {
         QFETCH(QString, folder);
@@ -157,8 +159,10 @@ private Q_SLOTS:
         std::vector<Error> errors;
         Problem::load(kData + "/problems/missing_field", errors);
         QCOMPARE(errors.size(), size_t{2});
-        QVERIFY2(std::string(errors[0].what()).find(":6: buffers[0]: missing field \"role\"") != std::string::npos, errors[0].what());
-        QVERIFY2(std::string(errors[1].what()).find(":1: (top level): missing field \"bytes\"") != std::string::npos, errors[1].what());
+        QVERIFY2(std::string(errors[0].what()).find(":6: buffers[0]: missing field \"role\"") != std::string::npos,
+                 errors[0].what());
+        QVERIFY2(std::string(errors[1].what()).find(":1: (top level): missing field \"bytes\"") != std::string::npos,
+                 errors[1].what());
         // A broken field is reported once, not again as the consequences it has elsewhere.
         errors.clear();
         Problem::load(kData + "/problems/bad_dtype", errors);
@@ -171,58 +175,80 @@ private Q_SLOTS:
         QTest::addColumn<int>("line");
         QTest::addColumn<QString>("expected");
         QTest::newRow("cases name different sizes")
-            << R"({"M": 17, "N": 4099})" << R"({"N": 4099})" << 5
-            << "sizes.correctness[1]: names sizes {N}, but the benchmark case names {M, N}";
-        QTest::newRow("negative size") << R"("N": 1000)" << R"("N": -5)" << 5 << "expected a non-negative size, found -5";
-        QTest::newRow("fractional size") << R"("N": 1000)" << R"("N": 10.5)" << 5 << "sizes.correctness[0].N: expected an integer, found 10.5";
-        QTest::newRow("shape syntax error") << R"(["M", "N"])" << R"(["M", "N *"])" << 8
-                                            << "buffers[0].shape[1]: expected a number, a name or '(' but the expression ended at column 4 in 'N *'";
-        QTest::newRow("unknown role") << R"("role": "out")" << R"("role": "output")" << 10
+            << R"({"M": 17, "N": 4099})"
+            << R"({"N": 4099})" << 5 << "sizes.correctness[1]: names sizes {N}, but the benchmark case names {M, N}";
+        QTest::newRow("negative size") << R"("N": 1000)"
+                                       << R"("N": -5)" << 5 << "expected a non-negative size, found -5";
+        QTest::newRow("fractional size") << R"("N": 1000)"
+                                         << R"("N": 10.5)" << 5
+                                         << "sizes.correctness[0].N: expected an integer, found 10.5";
+        QTest::newRow("shape syntax error")
+            << R"(["M", "N"])"
+            << R"(["M", "N *"])" << 8
+            << "buffers[0].shape[1]: expected a number, a name or '(' but the expression ended at column 4 in 'N *'";
+        QTest::newRow("unknown role") << R"("role": "out")"
+                                      << R"("role": "output")" << 10
                                       << "buffers[2].role: expected one of in out inout, found \"output\"";
-        QTest::newRow("init on an out buffer") << R"("role": "out")" << R"("role": "out", "init": {"dist": "normal", "mean": 0, "std": 1})"
+        QTest::newRow("init on an out buffer") << R"("role": "out")"
+                                               << R"("role": "out", "init": {"dist": "normal", "mean": 0, "std": 1})"
                                                << 10 << "buffers[2].init: an out buffer is poisoned";
-        QTest::newRow("integer input without init") << R"(, "init": {"dist": "randint", "lo": 0, "hi": "N"})" << "" << 9
-                                                    << "buffers[1]: an i32 input needs \"init\"";
-        QTest::newRow("uniform on integers") << R"({"dist": "randint", "lo": 0, "hi": "N"})" << R"({"dist": "uniform", "lo": 0, "hi": 1})"
-                                             << 9 << "buffers[1].init.dist: an i32 buffer needs {\"dist\": \"randint\"";
-        QTest::newRow("randint bound names unknown size") << R"("hi": "N")" << R"("hi": "K")" << 9
-                                                          << "buffers[1].init.hi: unknown size 'K'";
-        QTest::newRow("unknown distribution") << R"({"dist": "randint", "lo": 0, "hi": "N"})" << R"({"dist": "poisson"})" << 9
-                                              << "expected one of uniform normal randint, found \"poisson\"";
-        QTest::newRow("misspelled top-level field") << R"("flops": "M * N",)" << R"("flops": "M * N", "tolerence": {},)" << 13
-                                                    << "tolerence: unknown field; expected one of";
-        QTest::newRow("name used twice") << R"({"name": "alpha")" << R"({"name": "x")" << 12
-                                         << "scalars[0].name: the name 'x' is already used";
-        QTest::newRow("buffer named like a size") << R"({"name": "y")" << R"({"name": "N")" << 10
-                                                  << "buffers[2].name: the name 'N' is already used";
-        QTest::newRow("f16 scalar") << R"("dtype": "f32", "value")" << R"("dtype": "f16", "value")" << 12
+        QTest::newRow("integer input without init") << R"(, "init": {"dist": "randint", "lo": 0, "hi": "N"})"
+                                                    << "" << 9 << "buffers[1]: an i32 input needs \"init\"";
+        QTest::newRow("uniform on integers") << R"({"dist": "randint", "lo": 0, "hi": "N"})"
+                                             << R"({"dist": "uniform", "lo": 0, "hi": 1})" << 9
+                                             << "buffers[1].init.dist: an i32 buffer needs {\"dist\": \"randint\"";
+        QTest::newRow("randint bound names unknown size")
+            << R"("hi": "N")"
+            << R"("hi": "K")" << 9 << "buffers[1].init.hi: unknown size 'K'";
+        QTest::newRow("unknown distribution")
+            << R"({"dist": "randint", "lo": 0, "hi": "N"})"
+            << R"({"dist": "poisson"})" << 9 << "expected one of uniform normal randint, found \"poisson\"";
+        QTest::newRow("misspelled top-level field")
+            << R"("flops": "M * N",)"
+            << R"("flops": "M * N", "tolerence": {},)" << 13 << "tolerence: unknown field; expected one of";
+        QTest::newRow("name used twice") << R"({"name": "alpha")"
+                                         << R"({"name": "x")" << 12 << "scalars[0].name: the name 'x' is already used";
+        QTest::newRow("buffer named like a size")
+            << R"({"name": "y")"
+            << R"({"name": "N")" << 10 << "buffers[2].name: the name 'N' is already used";
+        QTest::newRow("f16 scalar") << R"("dtype": "f32", "value")"
+                                    << R"("dtype": "f16", "value")" << 12
                                     << "scalars[0].dtype: expected one of f32 f64 i32";
-        QTest::newRow("flops divides by zero") << R"("flops": "M * N")" << R"x("flops": "N / (M - 3)")x" << 13
-                                               << "flops: division by zero in 'N / (M - 3)'";
-        QTest::newRow("no checked output") << R"("role": "out")" << R"("role": "in")" << 7
-                                           << "buffers: expected at least one buffer with role out or inout";
-        QTest::newRow("misspelled sizes") << R"(  "sizes": {)" << R"(  "sizez": {)" << 3 << "sizez: unknown field; expected one of";
-        QTest::newRow("not an object") << QString::fromStdString(validJson()) << "[1, 2]" << 1 << "expected a JSON object";
+        QTest::newRow("flops divides by zero")
+            << R"("flops": "M * N")"
+            << R"x("flops": "N / (M - 3)")x" << 13 << "flops: division by zero in 'N / (M - 3)'";
+        QTest::newRow("no checked output")
+            << R"("role": "out")"
+            << R"("role": "in")" << 7 << "buffers: expected at least one buffer with role out or inout";
+        QTest::newRow("misspelled sizes") << R"(  "sizes": {)"
+                                          << R"(  "sizez": {)" << 3 << "sizez: unknown field; expected one of";
+        QTest::newRow("not an object") << QString::fromStdString(validJson()) << "[1, 2]" << 1
+                                       << "expected a JSON object";
         QTest::newRow("kernelbench not a problem file")
-            << R"("flops": "M * N",)" << R"("flops": "M * N", "kernelbench": "23_Softmax",)" << 13
+            << R"("flops": "M * N",)"
+            << R"("flops": "M * N", "kernelbench": "23_Softmax",)" << 13
             << "kernelbench: expected a KernelBench problem file like \"level1/23_Softmax.py\", found \"23_Softmax\"";
-        QTest::newRow("kernelbench not a string") << R"("flops": "M * N",)" << R"("flops": "M * N", "kernelbench": 23,)" << 13
-                                                  << "kernelbench: expected a string, found 23";
-        QTest::newRow("truncated JSON") << R"("bytes": "4 * M * N + 8 * M")" << R"("bytes": )" << 15 << "invalid JSON";
-        QTest::newRow("number past the largest double") << R"("value": 0.5)" << R"("value": 1e999)" << 12
-                                                        << "invalid JSON at column 58: the number 1e999 is not finite (too large for a double)";
-        QTest::newRow("deeply nested value") << R"("value": 0.5)"
-                                             << QString(R"("value": )") + QString(100000, '[') + QString(100000, ']')
-                                             << 12 << "objects and arrays nest deeper than 64 levels";
-        QTest::newRow("unterminated long string") << R"("flops": "M * N",)"
-                                                  << QString("\"flops\": \"") + QString(200000, 'M') << 13
-                                                  << "must be escaped to \\u000A or \\n; last read: '\"MMMM";
+        QTest::newRow("kernelbench not a string")
+            << R"("flops": "M * N",)"
+            << R"("flops": "M * N", "kernelbench": 23,)" << 13 << "kernelbench: expected a string, found 23";
+        QTest::newRow("truncated JSON") << R"("bytes": "4 * M * N + 8 * M")"
+                                        << R"("bytes": )" << 15 << "invalid JSON";
+        QTest::newRow("number past the largest double")
+            << R"("value": 0.5)"
+            << R"("value": 1e999)" << 12
+            << "invalid JSON at column 58: the number 1e999 is not finite (too large for a double)";
+        QTest::newRow("deeply nested value")
+            << R"("value": 0.5)" << QString(R"("value": )") + QString(100000, '[') + QString(100000, ']') << 12
+            << "objects and arrays nest deeper than 64 levels";
+        QTest::newRow("unterminated long string")
+            << R"("flops": "M * N",)" << QString("\"flops\": \"") + QString(200000, 'M') << 13
+            << "must be escaped to \\u000A or \\n; last read: '\"MMMM";
         QTest::newRow("deeply nested shape expression")
             << R"(["M", "N"])" << QString("[\"M\", \"") + QString(1000, '(') + "N" + QString(1000, ')') + "\"]" << 8
             << "buffers[0].shape[1]: expected at most 64 levels of parentheses";
-        QTest::newRow("long flops expression") << R"("flops": "M * N")"
-                                               << QString(R"("flops": "M)") + QString("+M").repeated(100000) + "\"" << 13
-                                               << "flops: expected an expression of at most 4096 characters";
+        QTest::newRow("long flops expression")
+            << R"("flops": "M * N")" << QString(R"("flops": "M)") + QString("+M").repeated(100000) + "\"" << 13
+            << "flops: expected an expression of at most 4096 characters";
     }
     void malformedInline() {
         QFETCH(QString, from);
@@ -237,8 +263,8 @@ private Q_SLOTS:
     }
 
     void oversizedFileIsAnError() {
-        std::string text = validJson(R"("name": "scale")", "\"name\": \"scale\", \"description\": \"" +
-                                                               std::string(2 << 20, 'x') + "\"");
+        std::string text = validJson(R"("name": "scale")",
+                                     "\"name\": \"scale\", \"description\": \"" + std::string(2 << 20, 'x') + "\"");
         const std::string msg = errorOf([&] { Problem::parse(text, "big/problem.json"); });
         QVERIFY2(msg.rfind("big/problem.json:1: ", 0) == 0, msg.c_str());
         QVERIFY2(msg.find("at most 1048576 are accepted") != std::string::npos, msg.c_str());
@@ -247,19 +273,22 @@ private Q_SLOTS:
     void longKernelbenchNameNeitherCrashesNorFloods() {
         // Half a megabyte of name: checked in one pass (a std::regex here recursed per character and overflowed).
         const std::string name(500000, 'a');
-        const std::string ok = validJson(R"("flops": "M * N",)", "\"flops\": \"M * N\", \"kernelbench\": \"level1/1_" +
-                                                                    name + ".py\",");
+        const std::string ok =
+            validJson(R"("flops": "M * N",)", "\"flops\": \"M * N\", \"kernelbench\": \"level1/1_" + name + ".py\",");
         Problem::parse(ok, "long/problem.json");
-        const std::string bad = validJson(R"("flops": "M * N",)", "\"flops\": \"M * N\", \"kernelbench\": \"level1/1_" +
-                                                                     name + "-.py\",");
+        const std::string bad =
+            validJson(R"("flops": "M * N",)", "\"flops\": \"M * N\", \"kernelbench\": \"level1/1_" + name + "-.py\",");
         const std::string msg = errorOf([&] { Problem::parse(bad, "long/problem.json"); });
         QVERIFY2(msg.find("expected a KernelBench problem file") != std::string::npos, msg.c_str());
         QVERIFY2(msg.size() < 1000, "untrusted text is quoted shortened");
         for (const char* wrong : {"level1/_Softmax.py", "level1/23_.py", "level0/23_Softmax.py", "level1/23Softmax.py",
                                   "level1/23_Soft max.py", "level12/23_Softmax.py"}) {
-            const std::string text =
-                validJson(R"("flops": "M * N",)", std::string("\"flops\": \"M * N\", \"kernelbench\": \"") + wrong + "\",");
-            QVERIFY2(errorOf([&] { Problem::parse(text, "k/problem.json"); }).find("expected a KernelBench problem file") != std::string::npos, wrong);
+            const std::string text = validJson(
+                R"("flops": "M * N",)", std::string("\"flops\": \"M * N\", \"kernelbench\": \"") + wrong + "\",");
+            QVERIFY2(errorOf([&] {
+                         Problem::parse(text, "k/problem.json");
+                     }).find("expected a KernelBench problem file") != std::string::npos,
+                     wrong);
         }
     }
 

@@ -75,12 +75,17 @@ private Q_SLOTS:
     void invalidFixtureFolders_data() {
         QTest::addColumn<QString>("folder");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("bad dtype") << "bad_dtype" << "problem.json:7: buffers[1].dtype";
-        QTest::newRow("missing reference") << "missing_reference" << "problem.json: reference kernel program 'ref.cu' not found";
+        QTest::newRow("bad dtype") << "bad_dtype"
+                                   << "problem.json:7: buffers[1].dtype";
+        QTest::newRow("missing reference") << "missing_reference"
+                                           << "problem.json: reference kernel program 'ref.cu' not found";
         QTest::newRow("family without configurations")
-            << "family_without_configurations" << "family.cu:2: no combination of tunable values satisfies every where condition";
-        QTest::newRow("one correctness case") << "one_correctness_case" << "expected at least 2 correctness cases";
-        QTest::newRow("not a folder") << "no_such_folder" << "no_such_folder: no such problem folder";
+            << "family_without_configurations"
+            << "family.cu:2: no combination of tunable values satisfies every where condition";
+        QTest::newRow("one correctness case") << "one_correctness_case"
+                                              << "expected at least 2 correctness cases";
+        QTest::newRow("not a folder") << "no_such_folder"
+                                      << "no_such_folder: no such problem folder";
     }
     void invalidFixtureFolders() {
         QFETCH(QString, folder);
@@ -95,8 +100,9 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         const fs::path dir = copyOfSaxpy(tmp);
         writeFile(dir / "seeds" / "broken.cu", "// @kerncast launch saxpy grid(N +) block(256) args(x, y, a, N)\n");
-        writeFile(dir / "family.cu", "// @kerncast launch saxpy grid(1) block(B) args(x, y, w, N)\n// @kerncast tunable B 32\n"
-                                     "extern \"C\" __global__ void saxpy() {}\n");
+        writeFile(dir / "family.cu",
+                  "// @kerncast launch saxpy grid(1) block(B) args(x, y, w, N)\n// @kerncast tunable B 32\n"
+                  "extern \"C\" __global__ void saxpy() {}\n");
         const auto errors = validate_problem_folder(dir.string());
         QCOMPARE(errors.size(), size_t{2});
         const std::string all = joined(errors);
@@ -165,13 +171,24 @@ private Q_SLOTS:
         const char* families[] = {
             "level1/63_conv_standard_2D__square_input__square_kernel.py",  // 2-D convolution
             "level1/82_conv_depthwise_2D_square_input_square_kernel.py",   // depthwise convolution
-            "level1/42_Max_Pooling_2D.py", "level1/45_Average_Pooling_2D.py",
-            "level1/40_LayerNorm.py", "level1/33_BatchNorm.py", "level1/35_GroupNorm_.py", "level1/24_LogSoftmax.py",
-            "level1/51_Argmax_over_a_dimension.py", "level1/48_Mean_reduction_over_a_dimension.py",
-            "level1/53_Min_reduction_over_a_dimension.py", "level1/3_Batched_matrix_multiplication.py",
-            "level1/17_Matmul_with_transposed_B.py", "level1/12_Matmul_with_diagonal_matrices_.py",
-            "level1/91_cumsum_reverse.py", "level1/94_MSELoss.py", "level1/96_HuberLoss.py", "level1/98_KLDivLoss.py",
-            "level1/25_Swish.py", "level1/29_Softplus.py",
+            "level1/42_Max_Pooling_2D.py",
+            "level1/45_Average_Pooling_2D.py",
+            "level1/40_LayerNorm.py",
+            "level1/33_BatchNorm.py",
+            "level1/35_GroupNorm_.py",
+            "level1/24_LogSoftmax.py",
+            "level1/51_Argmax_over_a_dimension.py",
+            "level1/48_Mean_reduction_over_a_dimension.py",
+            "level1/53_Min_reduction_over_a_dimension.py",
+            "level1/3_Batched_matrix_multiplication.py",
+            "level1/17_Matmul_with_transposed_B.py",
+            "level1/12_Matmul_with_diagonal_matrices_.py",
+            "level1/91_cumsum_reverse.py",
+            "level1/94_MSELoss.py",
+            "level1/96_HuberLoss.py",
+            "level1/98_KLDivLoss.py",
+            "level1/25_Swish.py",
+            "level1/29_Softplus.py",
         };
         for (const char* f : families)
             QVERIFY2(named.count(f), (std::string("no shipped problem names ") + f).c_str());

@@ -103,8 +103,9 @@ private Q_SLOTS:
                                   "SELECT * FROM candidates WHERE run_id = 1 ORDER BY id",
                                   "SELECT * FROM events WHERE run_id = 1 ORDER BY id"}) {
             const auto plan = raw.text(std::string("EXPLAIN QUERY PLAN ") + query, 3);
-            QVERIFY2(plan.find("USING INDEX") != std::string::npos || plan.find("USING COVERING INDEX") !=
-                     std::string::npos, (std::string(query) + " -> " + plan).c_str());
+            QVERIFY2(plan.find("USING INDEX") != std::string::npos ||
+                         plan.find("USING COVERING INDEX") != std::string::npos,
+                     (std::string(query) + " -> " + plan).c_str());
         }
     }
 
@@ -314,19 +315,24 @@ private Q_SLOTS:
     void secretsNeverEnterTheStore_data() {
         QTest::addColumn<QString>("config");
         QTest::addColumn<QString>("removedPointer");
-        QTest::newRow("api_key") << R"({"api_key": "sk-live-SECRET", "model": "m"})" << "/api_key";
-        QTest::newRow("apiKey nested") << R"({"llm": {"apiKey": "sk-live-SECRET", "url": "http://x"}, "model": "m"})" << "/llm/apiKey";
+        QTest::newRow("api_key") << R"({"api_key": "sk-live-SECRET", "model": "m"})"
+                                 << "/api_key";
+        QTest::newRow("apiKey nested") << R"({"llm": {"apiKey": "sk-live-SECRET", "url": "http://x"}, "model": "m"})"
+                                       << "/llm/apiKey";
         QTest::newRow("authorization header")
-            << R"({"headers": {"Authorization": "Bearer sk-live-SECRET"}, "model": "m"})" << "/headers/Authorization";
+            << R"({"headers": {"Authorization": "Bearer sk-live-SECRET"}, "model": "m"})"
+            << "/headers/Authorization";
         QTest::newRow("token in array")
             << R"({"endpoints": [{"url": "http://x", "access_token": "sk-live-SECRET"}], "model": "m"})"
             << "/endpoints/0/access_token";
-        QTest::newRow("password") << R"({"PASSWORD": "sk-live-SECRET", "model": "m"})" << "/PASSWORD";
+        QTest::newRow("password") << R"({"PASSWORD": "sk-live-SECRET", "model": "m"})"
+                                  << "/PASSWORD";
     }
     void secretsNeverEnterTheStore() {
         QFETCH(QString, config);
         QFETCH(QString, removedPointer);
-        const auto file = path("secrets-" + QString(QTest::currentDataTag()).replace(' ', '_').toStdString() + ".sqlite");
+        const auto file =
+            path("secrets-" + QString(QTest::currentDataTag()).replace(' ', '_').toStdString() + ".sqlite");
         int64_t run_id = 0;
         {
             auto store = RunStore::create(file);
@@ -439,10 +445,14 @@ private Q_SLOTS:
     void openRefusesWhatItCannotRead_data() {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("text file") << "notes.sqlite" << "not a Kerncast run store";
-        QTest::newRow("other sqlite database") << "other.db" << "another program";
-        QTest::newRow("newer schema") << "newer.sqlite" << "newer Kerncast";
-        QTest::newRow("missing file") << "missing.sqlite" << "does not exist";
+        QTest::newRow("text file") << "notes.sqlite"
+                                   << "not a Kerncast run store";
+        QTest::newRow("other sqlite database") << "other.db"
+                                               << "another program";
+        QTest::newRow("newer schema") << "newer.sqlite"
+                                      << "newer Kerncast";
+        QTest::newRow("missing file") << "missing.sqlite"
+                                      << "does not exist";
     }
     void openRefusesWhatItCannotRead() {
         QFETCH(QString, name);

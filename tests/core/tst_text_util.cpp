@@ -19,10 +19,14 @@ private Q_SLOTS:
     void trims_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("trimmed");
-        QTest::newRow("both ends") << " \t a b \r\n" << "a b";
-        QTest::newRow("nothing to trim") << "a" << "a";
-        QTest::newRow("only space") << " \f\v " << "";
-        QTest::newRow("empty") << "" << "";
+        QTest::newRow("both ends") << " \t a b \r\n"
+                                   << "a b";
+        QTest::newRow("nothing to trim") << "a"
+                                         << "a";
+        QTest::newRow("only space") << " \f\v "
+                                    << "";
+        QTest::newRow("empty") << ""
+                               << "";
     }
     void trims() {
         QFETCH(QString, text);

@@ -134,8 +134,8 @@ private Q_SLOTS:
     // ends it at once (without pruning this would hit the cap and throw).
     void earlyConditionPrunesAHugeSpace() {
         const QString ten = QStringLiteral(" 1 2 3 4 5 6 7 8 9 10");
-        const auto k = withTunables("A" + ten + " where A > 10;B" + ten + ";C" + ten + ";D" + ten + ";E" + ten +
-                                    ";F" + ten + ";G" + ten);
+        const auto k = withTunables("A" + ten + " where A > 10;B" + ten + ";C" + ten + ";D" + ten + ";E" + ten + ";F" +
+                                    ten + ";G" + ten);
         QCOMPARE(k.configurationCount(), size_t{0});
         const auto half = withTunables("A" + ten + " where A == 3;B" + ten + " where B <= 2;C" + ten + ";D" + ten +
                                        ";E" + ten + ";F" + ten + " where F == 1;G" + ten);
@@ -145,8 +145,8 @@ private Q_SLOTS:
     // A space the conditions cannot prune early is not walked for an hour: a clear error names the file and line.
     void hugeUnprunableSpaceIsAnError() {
         const QString ten = QStringLiteral(" 1 2 3 4 5 6 7 8 9 10");
-        const auto k = withTunables("A" + ten + ";B" + ten + ";C" + ten + ";D" + ten + ";E" + ten + ";F" + ten +
-                                    ";G" + ten + " where A + B + C + D + E + F + G < 0");
+        const auto k = withTunables("A" + ten + ";B" + ten + ";C" + ten + ";D" + ten + ";E" + ten + ";F" + ten + ";G" +
+                                    ten + " where A + B + C + D + E + F + G < 0");
         try {
             k.configurationCount();
             QFAIL("expected an error");
@@ -173,9 +173,9 @@ private Q_SLOTS:
                 bool seen = false;
                 for (const Bindings& b : sample)
                     seen |= b.at(t.name) == v;
-                QVERIFY2(seen, qPrintable(QStringLiteral("%1=%2 is never compiled")
-                                              .arg(QString::fromStdString(t.name))
-                                              .arg(v)));
+                QVERIFY2(
+                    seen,
+                    qPrintable(QStringLiteral("%1=%2 is never compiled").arg(QString::fromStdString(t.name)).arg(v)));
             }
         for (const Bindings& b : sample)
             QVERIFY(big.isValid(b));

@@ -25,15 +25,19 @@ private Q_SLOTS:
         QTest::addColumn<QString>("text");
         QTest::addColumn<int>("firstLine");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("one level too deep") << QString(65, '[') + QString(65, ']') << 1
-                                            << "f.json:1: invalid JSON at column 65: objects and arrays nest deeper than 64 levels";
-        QTest::newRow("very deep, on line 3") << "{\n\"a\":\n" + QString(500000, '[') << 1
-                                              << "f.json:3: invalid JSON at column 64: objects and arrays nest deeper than 64 levels";
-        QTest::newRow("number overflow") << "{\n  \"x\": [1, 1e999]\n}" << 1
-                                         << "f.json:2: invalid JSON at column 12: the number 1e999 is not finite (too large for a double)";
-        QTest::newRow("line of a JSONL file") << "[1e999]" << 40
-                                              << "f.json:40: invalid JSON at column 2: the number 1e999 is not finite";
-        QTest::newRow("negative overflow") << "-1e400" << 1 << "f.json:1: invalid JSON at column 1: the number -1e400 is not finite";
+        QTest::newRow("one level too deep")
+            << QString(65, '[') + QString(65, ']') << 1
+            << "f.json:1: invalid JSON at column 65: objects and arrays nest deeper than 64 levels";
+        QTest::newRow("very deep, on line 3")
+            << "{\n\"a\":\n" + QString(500000, '[') << 1
+            << "f.json:3: invalid JSON at column 64: objects and arrays nest deeper than 64 levels";
+        QTest::newRow("number overflow")
+            << "{\n  \"x\": [1, 1e999]\n}" << 1
+            << "f.json:2: invalid JSON at column 12: the number 1e999 is not finite (too large for a double)";
+        QTest::newRow("line of a JSONL file")
+            << "[1e999]" << 40 << "f.json:40: invalid JSON at column 2: the number 1e999 is not finite";
+        QTest::newRow("negative overflow")
+            << "-1e400" << 1 << "f.json:1: invalid JSON at column 1: the number -1e400 is not finite";
         QTest::newRow("trailing comma") << "{\"a\": 1,}" << 1
                                         << "f.json:1: invalid JSON at column 9: syntax error while parsing object key";
         QTest::newRow("empty") << "" << 1 << "f.json:1: invalid JSON at column 1: syntax error while parsing value";

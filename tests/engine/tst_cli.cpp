@@ -3,9 +3,9 @@
 #include "engine/gpu/cuda_driver.h"
 #include "engine/replay/replay_device.h"
 
+#include "tests/support/cli_runner.h"
 #include <QDir>
 #include <QTemporaryDir>
-#include "tests/support/cli_runner.h"
 
 #include <QTest>
 
@@ -30,9 +30,7 @@ bool contains(const std::string& text, const std::string& part) {
 class TestCli : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() {
-        qputenv("KERNCAST_RESOURCES", QByteArray::fromStdString(kData));
-    }
+    void initTestCase() { qputenv("KERNCAST_RESOURCES", QByteArray::fromStdString(kData)); }
 
     void devicesListsReplayAndExplainsMissingDriver() {
         const auto r = run_cli({"devices"});
@@ -65,9 +63,9 @@ private Q_SLOTS:
     }
 
     void measureOnReplay() {
-        const auto r = run_cli({"measure", "--problem", "replay_saxpy", "--kernel",
-                            kData + "/problems/replay_saxpy/family.cu", "--device", "replay:test-h100", "--tunable",
-                            "BLOCK=128", "--tunable", "ITEMS=4"});
+        const auto r =
+            run_cli({"measure", "--problem", "replay_saxpy", "--kernel", kData + "/problems/replay_saxpy/family.cu",
+                     "--device", "replay:test-h100", "--tunable", "BLOCK=128", "--tunable", "ITEMS=4"});
         QVERIFY2(r.code == 0, (r.out + r.err).c_str());
         QVERIFY2(contains(r.out, "status     ok"), r.out.c_str());
         QVERIFY2(contains(r.out, "1.080x"), r.out.c_str());
@@ -77,7 +75,7 @@ private Q_SLOTS:
 
     void measureJson() {
         const auto r = run_cli({"--json", "measure", "--problem", kData + "/problems/replay_saxpy", "--kernel",
-                            kData + "/problems/replay_saxpy/seeds/grid_stride.cu", "--device", "replay:test-h100"});
+                                kData + "/problems/replay_saxpy/seeds/grid_stride.cu", "--device", "replay:test-h100"});
         QCOMPARE(r.code, 0);
         const auto j = nlohmann::json::parse(r.out);
         QCOMPARE(j["measurement"]["status"].get<std::string>(), std::string("ok"));
@@ -88,8 +86,10 @@ private Q_SLOTS:
     void measuredButNotOkExitsTwo_data() {
         QTest::addColumn<QString>("tunable");
         QTest::addColumn<QString>("status");
-        QTest::newRow("recorded as incorrect") << "BLOCK=256" << "incorrect";
-        QTest::newRow("not recorded") << "BLOCK=128" << "not_recorded";
+        QTest::newRow("recorded as incorrect") << "BLOCK=256"
+                                               << "incorrect";
+        QTest::newRow("not recorded") << "BLOCK=128"
+                                      << "not_recorded";
     }
     void measuredButNotOkExitsTwo() {
         QFETCH(QString, tunable);
@@ -105,14 +105,14 @@ private Q_SLOTS:
             std::ofstream(kernel) << ss.str();
         }
         const auto r = run_cli({"measure", "--problem", "replay_saxpy", "--kernel", kernel, "--device",
-                            "replay:test-h100", "--tunable", tunable.toStdString(), "--tunable", "ITEMS=4"});
+                                "replay:test-h100", "--tunable", tunable.toStdString(), "--tunable", "ITEMS=4"});
         QCOMPARE(r.code, 2);
         QVERIFY2(contains(r.out, "status     " + status.toStdString()), r.out.c_str());
     }
 
     void unknownProblemIsAClearError() {
-        const auto r = run_cli({"measure", "--problem", "no_such_problem", "--kernel", "k.cu", "--device",
-                            "replay:test-h100"});
+        const auto r =
+            run_cli({"measure", "--problem", "no_such_problem", "--kernel", "k.cu", "--device", "replay:test-h100"});
         QCOMPARE(r.code, 1);
         QVERIFY2(contains(r.err, "unknown problem 'no_such_problem'"), r.err.c_str());
         QVERIFY2(contains(r.err, "replay_saxpy"), r.err.c_str());  // the known ones are listed
@@ -132,8 +132,8 @@ private Q_SLOTS:
                                         << "must be an integer";
         QTest::newRow("invalid value") << QStringList{"--tunable", "BLOCK=100", "--tunable", "ITEMS=1"}
                                        << "not a valid configuration";
-        QTest::newRow("unknown device") << QStringList{"--tunable", "BLOCK=128", "--tunable", "ITEMS=1",
-                                                       "--device", "replay:nowhere"}
+        QTest::newRow("unknown device") << QStringList{"--tunable", "BLOCK=128", "--tunable",
+                                                       "ITEMS=1",   "--device",  "replay:nowhere"}
                                         << "replay:test-h100";
     }
     void badArgumentsAreClearErrors() {
@@ -157,8 +157,8 @@ private Q_SLOTS:
     void recordRefusesTheReplayDevice() {
         QTemporaryDir dir;
         const std::string out = dir.path().toStdString();
-        const auto r = run_cli({"--json", "record", "--problem", "replay_saxpy", "--device", "replay:test-h100",
-                                "--out", out});
+        const auto r =
+            run_cli({"--json", "record", "--problem", "replay_saxpy", "--device", "replay:test-h100", "--out", out});
         QCOMPARE(r.code, 1);
         QVERIFY2(contains(r.out, "measured on a GPU (--device cuda:N)"), r.out.c_str());
         QVERIFY(QDir(dir.path()).isEmpty());

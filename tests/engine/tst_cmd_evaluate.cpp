@@ -55,8 +55,8 @@ private slots:
     void localSurrogateScoresThePairs() {
         const std::string report = m_dir.filePath("report").toStdString();
         const std::string store = m_dir.filePath("local-eval.sqlite").toStdString();
-        auto r = run_cli({"evaluate", "--pairs", m_pairs, "--surrogate", "local", "--report", report, "--store", store,
-                          "--json"});
+        auto r = run_cli(
+            {"evaluate", "--pairs", m_pairs, "--surrogate", "local", "--report", report, "--store", store, "--json"});
         QVERIFY2(r.code == 0, (r.out + r.err).c_str());
         const auto j = nlohmann::json::parse(r.out);
         QCOMPARE(j["n"].get<int>(), 12);
@@ -68,8 +68,8 @@ private slots:
             QVERIFY2(j["metrics"].contains(key) && (j["metrics"][key].is_number() || j["metrics"][key].is_null()), key);
         QVERIFY(j["per_pack"].contains("saxpy"));
         QCOMPARE(j["per_pack"]["saxpy"]["n"].get<int>(), 12);
-        for (const char* f : {"metrics.json", "reliability.csv", "reliability.json", "risk_coverage.csv",
-                              "risk_coverage.json"})
+        for (const char* f :
+             {"metrics.json", "reliability.csv", "reliability.json", "risk_coverage.csv", "risk_coverage.json"})
             QVERIFY2(std::filesystem::file_size(report + "/" + f) > 0, f);
         // Every forecast is in the run file, next to the measured speedup it is scored against.
         RunStore s = RunStore::open(store);
@@ -149,9 +149,9 @@ private slots:
         server.setHandler([&](const HttpRequestSeen&) {
             return ++n % 2 ? HttpAnswer::json(tool_answer(8)) : HttpAnswer::json(chatCompletionBody("no idea"));
         });
-        auto r = run_cli({"evaluate", "--pairs", m_pairs, "--surrogate", "llm", "--endpoint", server.baseUrl(),
-                          "--model", "m", "--concurrency", "1", "--store",
-                          m_dir.filePath("half.sqlite").toStdString(), "--json"});
+        auto r =
+            run_cli({"evaluate", "--pairs", m_pairs, "--surrogate", "llm", "--endpoint", server.baseUrl(), "--model",
+                     "m", "--concurrency", "1", "--store", m_dir.filePath("half.sqlite").toStdString(), "--json"});
         QCOMPARE(r.code, 2);
         const auto j = nlohmann::json::parse(r.out);
         QVERIFY(j["failed_forecasts"].get<int>() > 0);

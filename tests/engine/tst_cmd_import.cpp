@@ -2,8 +2,8 @@
 #include "core/run_store.h"
 #include "engine/cli/cli.h"
 
-#include <QTemporaryDir>
 #include "tests/support/cli_runner.h"
+#include <QTemporaryDir>
 
 #include <QTest>
 
@@ -60,8 +60,8 @@ private Q_SLOTS:
 
     void missingFileIsAClearError() {
         QTemporaryDir dir;
-        const auto r = run_cli({"import", "--pairs", "/nonexistent/pairs.jsonl", "--store",
-                                  dir.filePath("run.sqlite").toStdString()});
+        const auto r = run_cli(
+            {"import", "--pairs", "/nonexistent/pairs.jsonl", "--store", dir.filePath("run.sqlite").toStdString()});
         QVERIFY(r.code != 0);
         QVERIFY2((r.out + r.err).find("/nonexistent/pairs.jsonl") != std::string::npos, (r.out + r.err).c_str());
     }

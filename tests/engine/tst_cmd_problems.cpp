@@ -41,7 +41,9 @@ std::string family(const std::string& tunables, const std::string& bad) {
     return "// @kerncast launch saxpy_family grid(ceil_div(N, BLOCK * ITEMS)) block(BLOCK) args(x, y, a, N)\n" +
            tunables +
            "#ifndef UNROLL\n#define UNROLL 1\n#endif\n"
-           "static_assert(UNROLL >= 1 && !(" + bad + "), \"this corner does not compile\");\n"
+           "static_assert(UNROLL >= 1 && !(" +
+           bad +
+           "), \"this corner does not compile\");\n"
            "extern \"C\" __global__ void saxpy_family(const float* x, float* y, float a, int n) {\n"
            "    const int base = blockIdx.x * BLOCK * ITEMS + threadIdx.x;\n"
            "    for (int k = 0; k < ITEMS; ++k) {\n"
@@ -65,11 +67,10 @@ private Q_SLOTS:
             << "// @kerncast tunable BLOCK 64 128 256 512 1024\n"
                "// @kerncast tunable ITEMS 1 2 4 8 where BLOCK * ITEMS <= 2048\n"
             << "BLOCK == 1024 && ITEMS == 2";
-        QTest::newRow("one value among 100 configurations")
-            << "// @kerncast tunable BLOCK 64 128 256 512 1024\n"
-               "// @kerncast tunable ITEMS 1 2 4 8\n"
-               "// @kerncast tunable UNROLL 1 2 3 4 5\n"
-            << "UNROLL == 5";
+        QTest::newRow("one value among 100 configurations") << "// @kerncast tunable BLOCK 64 128 256 512 1024\n"
+                                                               "// @kerncast tunable ITEMS 1 2 4 8\n"
+                                                               "// @kerncast tunable UNROLL 1 2 3 4 5\n"
+                                                            << "UNROLL == 5";
     }
     void validateCompilesBeyondTheFirstConfiguration() {
         QFETCH(QString, tunables);

@@ -4,8 +4,8 @@
 #include "tests/support/cli_runner.h"
 
 #include "core/bins.h"
-#include "core/forecasters_import.h"
 #include "core/error.h"
+#include "core/forecasters_import.h"
 #include "core/run_store.h"
 #include "engine/search/search_runner.h"
 
@@ -23,10 +23,10 @@
 #include <sstream>
 
 using namespace kerncast;
-using kerncast::test::run_cli;
 using kerncast::test::HttpAnswer;
 using kerncast::test::HttpRequestSeen;
 using kerncast::test::LoopbackHttpServer;
+using kerncast::test::run_cli;
 
 namespace {
 
@@ -67,12 +67,12 @@ private slots:
     void jsonSummaryHasWhatTheIssueNames() {
         QTemporaryDir dir;
         const std::string run = dir.filePath("s.sqlite").toStdString();
-        auto r = run_cli({"search", "--problem", "transpose", "--device", "replay:nvidia-h200", "--surrogate",
-                          "local", "--gating", "selective", "--budget", "12", "--seed", "3", "--run", run, "--json"});
+        auto r = run_cli({"search", "--problem", "transpose", "--device", "replay:nvidia-h200", "--surrogate", "local",
+                          "--gating", "selective", "--budget", "12", "--seed", "3", "--run", run, "--json"});
         QVERIFY2(r.code == 0, (r.out + r.err).c_str());
         const auto j = nlohmann::json::parse(r.out);
-        for (const char* key : {"best_speedup", "best_candidate", "measurements", "forecasts", "trajectory",
-                                "calibration"})
+        for (const char* key :
+             {"best_speedup", "best_candidate", "measurements", "forecasts", "trajectory", "calibration"})
             QVERIFY2(j.contains(key), key);
         QCOMPARE(j["measurements"].get<int>(), 12);
         QCOMPARE(j["trajectory"].size(), size_t(12));
@@ -100,9 +100,8 @@ private slots:
         QProcess p;
         p.setProcessChannelMode(QProcess::MergedChannels);
         p.start(QString(KERNCAST_BINARY_DIR) + "/app/kerncast-cli",
-                {"search", "--problem", "softmax", "--device", "replay:nvidia-h200", "--surrogate", "local",
-                 "--gating", "selective", "--budget", "40", "--seed", "5", "--run", QString::fromStdString(run),
-                 "--quiet"});
+                {"search", "--problem", "softmax", "--device", "replay:nvidia-h200", "--surrogate", "local", "--gating",
+                 "selective", "--budget", "40", "--seed", "5", "--run", QString::fromStdString(run), "--quiet"});
         QVERIFY(p.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(measured_count(run) >= 8, 120000);
         p.kill();  // SIGKILL mid-search
@@ -135,9 +134,10 @@ private slots:
     void killedAtRandomMomentsEndsLikeAnUninterruptedRun() {
         QTemporaryDir dir;
         const QString cli = QString(KERNCAST_BINARY_DIR) + "/app/kerncast-cli";
-        const QStringList settings = {"--problem", "softmax", "--device", "replay:nvidia-h200", "--surrogate",
-                                      "local", "--gating", "selective", "--budget", "24", "--seed", "7", "--quiet",
-                                      "--json"};
+        const QStringList settings = {"--problem",   "softmax", "--device", "replay:nvidia-h200",
+                                      "--surrogate", "local",   "--gating", "selective",
+                                      "--budget",    "24",      "--seed",   "7",
+                                      "--quiet",     "--json"};
         const auto summary = [](QProcess& p) {
             const QByteArray out = p.readAllStandardOutput();
             return nlohmann::json::parse(out.toStdString(), nullptr, false);
@@ -161,8 +161,7 @@ private slots:
                 for (const auto& e : runs.empty() ? std::vector<RunEvent>{} : store.events(runs.back().id))
                     if (e.kind == "gating" && e.payload.value("reason", std::string()).starts_with("initial screening"))
                         return true;
-            } catch (const std::exception&) {
-            }
+            } catch (const std::exception&) {}
             return false;
         };
         std::mt19937 rng(20261124);
@@ -207,10 +206,9 @@ private slots:
         QVERIFY(resumed.is_object());
         for (const char* key : {"measurements", "forecasts", "candidates", "tokens", "cost_usd", "best_speedup",
                                 "best_candidate", "trajectory"})
-            QVERIFY2(resumed[key] == expected[key],
-                     (std::string(key) + ": " + resumed[key].dump() + " after kills, " + expected[key].dump() +
-                      " uninterrupted")
-                         .c_str());
+            QVERIFY2(resumed[key] == expected[key], (std::string(key) + ": " + resumed[key].dump() + " after kills, " +
+                                                     expected[key].dump() + " uninterrupted")
+                                                        .c_str());
         RunStore store = RunStore::open(run);
         QCOMPARE(store.runs().size(), size_t(1));
         QCOMPARE(QString::fromStdString(store.integrityCheck()), QString("ok"));
@@ -260,9 +258,26 @@ private slots:
         });
         QTemporaryDir dir;
         const std::string run = dir.filePath("tokens.sqlite").toStdString();
-        auto r = run_cli({"search", "--problem", "row_sum", "--device", "replay:nvidia-h200", "--surrogate", "llm",
-                          "--endpoint", server.baseUrl(), "--model", "m", "--gating", "selective", "--budget", "40",
-                          "--token-budget", "5000", "--run", run, "--json"});
+        auto r = run_cli({"search",
+                          "--problem",
+                          "row_sum",
+                          "--device",
+                          "replay:nvidia-h200",
+                          "--surrogate",
+                          "llm",
+                          "--endpoint",
+                          server.baseUrl(),
+                          "--model",
+                          "m",
+                          "--gating",
+                          "selective",
+                          "--budget",
+                          "40",
+                          "--token-budget",
+                          "5000",
+                          "--run",
+                          run,
+                          "--json"});
         QVERIFY2(r.code == 0, r.err.c_str());
         const auto first = nlohmann::json::parse(r.out);
         QCOMPARE(first["reason"].get<std::string>(), std::string("token budget spent"));
@@ -361,17 +376,28 @@ private slots:
     void outOfRangeSettingsAreUsageErrors_data() {
         QTest::addColumn<QString>("option");
         QTest::addColumn<QString>("value");
-        QTest::newRow("negative budget") << "--budget" << "-1";
-        QTest::newRow("zero budget") << "--budget" << "0";
-        QTest::newRow("negative forecast budget") << "--forecast-budget" << "-5";
-        QTest::newRow("negative token budget") << "--token-budget" << "-1";
-        QTest::newRow("negative cost budget") << "--cost-budget" << "-0.5";
-        QTest::newRow("negative time budget") << "--time-budget" << "-1";
-        QTest::newRow("tau above 1") << "--tau" << "1.5";
-        QTest::newRow("tau below 0") << "--tau" << "-0.1";
-        QTest::newRow("pi above 1") << "--pi" << "2";
-        QTest::newRow("epsilon below 0") << "--epsilon" << "-0.01";
-        QTest::newRow("top-k 0") << "--top-k" << "0";
+        QTest::newRow("negative budget") << "--budget"
+                                         << "-1";
+        QTest::newRow("zero budget") << "--budget"
+                                     << "0";
+        QTest::newRow("negative forecast budget") << "--forecast-budget"
+                                                  << "-5";
+        QTest::newRow("negative token budget") << "--token-budget"
+                                               << "-1";
+        QTest::newRow("negative cost budget") << "--cost-budget"
+                                              << "-0.5";
+        QTest::newRow("negative time budget") << "--time-budget"
+                                              << "-1";
+        QTest::newRow("tau above 1") << "--tau"
+                                     << "1.5";
+        QTest::newRow("tau below 0") << "--tau"
+                                     << "-0.1";
+        QTest::newRow("pi above 1") << "--pi"
+                                    << "2";
+        QTest::newRow("epsilon below 0") << "--epsilon"
+                                         << "-0.01";
+        QTest::newRow("top-k 0") << "--top-k"
+                                 << "0";
     }
     void outOfRangeSettingsAreUsageErrors() {
         QFETCH(QString, option);

@@ -30,8 +30,8 @@ CompileRequest request(const std::string& name, const std::string& arch = "sm_90
 }
 
 const StaticReport* reportFor(const CompileResult& r, const std::string& kernel) {
-    auto it = std::find_if(r.kernels.begin(), r.kernels.end(),
-                           [&](const StaticReport& s) { return s.kernel == kernel; });
+    auto it =
+        std::find_if(r.kernels.begin(), r.kernels.end(), [&](const StaticReport& s) { return s.kernel == kernel; });
     return it == r.kernels.end() ? nullptr : &*it;
 }
 
@@ -47,7 +47,8 @@ CompileRequest numbered(int i) {
     r.file_name = "scaled" + std::to_string(i) + ".cu";
     r.source = "extern \"C\" __global__ void scaled(float* y, int n) {\n"
                "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-               "    if (i < n) y[i] *= " + std::to_string(i + 2) + ".0f;\n}\n";
+               "    if (i < n) y[i] *= " +
+               std::to_string(i + 2) + ".0f;\n}\n";
     return r;
 }
 
@@ -188,12 +189,24 @@ private Q_SLOTS:
         QTest::addColumn<QString>("kernel");
         QTest::addColumn<QString>("field");
         QTest::addColumn<int>("atLeast");
-        QTest::newRow("1 KiB static shared memory") << "static_smem.cu" << "reverse_tile" << "shared" << 1024;
-        QTest::newRow("run-time indexed local array") << "local_array.cu" << "gather_local" << "stack" << 1;
-        QTest::newRow("__syncthreads") << "barrier.cu" << "block_sum" << "barriers" << 1;
-        QTest::newRow("no barrier") << "saxpy.cu" << "saxpy" << "barriers" << 0;
-        QTest::newRow("__launch_bounds__(128)") << "launch_bounds.cu" << "bounded" << "max_threads" << 128;
-        QTest::newRow("constant banks") << "saxpy.cu" << "saxpy" << "constant" << 1;
+        QTest::newRow("1 KiB static shared memory") << "static_smem.cu"
+                                                    << "reverse_tile"
+                                                    << "shared" << 1024;
+        QTest::newRow("run-time indexed local array") << "local_array.cu"
+                                                      << "gather_local"
+                                                      << "stack" << 1;
+        QTest::newRow("__syncthreads") << "barrier.cu"
+                                       << "block_sum"
+                                       << "barriers" << 1;
+        QTest::newRow("no barrier") << "saxpy.cu"
+                                    << "saxpy"
+                                    << "barriers" << 0;
+        QTest::newRow("__launch_bounds__(128)") << "launch_bounds.cu"
+                                                << "bounded"
+                                                << "max_threads" << 128;
+        QTest::newRow("constant banks") << "saxpy.cu"
+                                        << "saxpy"
+                                        << "constant" << 1;
     }
     void staticReport() {
         QFETCH(QString, file);

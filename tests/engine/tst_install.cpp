@@ -44,22 +44,20 @@ private:
 private Q_SLOTS:
     void initTestCase() {
         m_prefix = m_root.filePath("prefix");
-        const auto r = run(QStringLiteral("cmake"),
-                           {"--install", QStringLiteral(KERNCAST_BINARY_DIR), "--prefix", m_prefix}, m_root.path(),
-                           QProcessEnvironment::systemEnvironment());
+        const auto r =
+            run(QStringLiteral("cmake"), {"--install", QStringLiteral(KERNCAST_BINARY_DIR), "--prefix", m_prefix},
+                m_root.path(), QProcessEnvironment::systemEnvironment());
         QVERIFY2(r.code == 0, (r.out + r.err).constData());
     }
 
     void installsTheLayoutADesktopExpects_data() {
         QTest::addColumn<QString>("path");
-        for (const char* p : {"bin/kerncast-cli", "bin/kerncast-worker", "bin/kerncast",
-                              "share/kerncast/problems/softmax/problem.json",
-                              "share/kerncast/recordings/nvidia-h200/softmax.jsonl",
-                              "share/kerncast/prompts", "share/kerncast/translations/kerncast_de.qm",
-                              "share/applications/kerncast.desktop", "share/mime/packages/kerncast.xml",
-                              "share/icons/hicolor/scalable/apps/kerncast.svg",
-                              "share/icons/hicolor/256x256/apps/kerncast.png",
-                              "share/icons/hicolor/32x32/apps/kerncast.png"})
+        for (const char* p :
+             {"bin/kerncast-cli", "bin/kerncast-worker", "bin/kerncast", "share/kerncast/problems/softmax/problem.json",
+              "share/kerncast/recordings/nvidia-h200/softmax.jsonl", "share/kerncast/prompts",
+              "share/kerncast/translations/kerncast_de.qm", "share/applications/kerncast.desktop",
+              "share/mime/packages/kerncast.xml", "share/icons/hicolor/scalable/apps/kerncast.svg",
+              "share/icons/hicolor/256x256/apps/kerncast.png", "share/icons/hicolor/32x32/apps/kerncast.png"})
             QTest::newRow(p) << QString::fromLatin1(p);
     }
 
@@ -73,8 +71,8 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(f.readAll());
         QVERIFY(text.contains("Exec=kerncast %f"));
-        QVERIFY(text.contains(QRegularExpression("^MimeType=.*application/x-kerncast-run;",
-                                                 QRegularExpression::MultilineOption)));
+        QVERIFY(text.contains(
+            QRegularExpression("^MimeType=.*application/x-kerncast-run;", QRegularExpression::MultilineOption)));
         QFile mime(m_prefix + "/share/mime/packages/kerncast.xml");
         QVERIFY(mime.open(QIODevice::ReadOnly));
         QVERIFY(mime.readAll().contains("type=\"application/x-kerncast-run\""));

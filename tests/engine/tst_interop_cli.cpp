@@ -42,9 +42,9 @@ private:
 private Q_SLOTS:
     void initTestCase() {
         m_run = m_dir.filePath("gated.sqlite").toStdString();
-        const auto r = run_cli({"--json", "search", "--problem", "softmax", "--device", "replay:nvidia-h200",
-                                "--surrogate", "local", "--gating", "selective", "--budget", "12", "--seed", "3",
-                                "--run", m_run, "--quiet"});
+        const auto r =
+            run_cli({"--json", "search", "--problem", "softmax", "--device", "replay:nvidia-h200", "--surrogate",
+                     "local", "--gating", "selective", "--budget", "12", "--seed", "3", "--run", m_run, "--quiet"});
         QVERIFY2(r.code == 0, (r.out + r.err).c_str());
         // fast_p of this one problem: against the reference and against the recorded PyTorch eager time.
         const auto j = nlohmann::json::parse(r.out);
@@ -62,10 +62,10 @@ private Q_SLOTS:
     void usageErrorsExitTwoWithCli11sMessage_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("missing required option") << QStringList{"export", "--run", "x.sqlite"}
-                                                 << "--format is required";
-        QTest::newRow("value not allowed") << QStringList{"export", "--run", "x.sqlite", "--format", "csv"}
-                                           << "csv not in {";
+        QTest::newRow("missing required option")
+            << QStringList{"export", "--run", "x.sqlite"} << "--format is required";
+        QTest::newRow("value not allowed")
+            << QStringList{"export", "--run", "x.sqlite", "--format", "csv"} << "csv not in {";
         QTest::newRow("unknown option") << QStringList{"problems", "list", "--colour"} << "--colour";
         QTest::newRow("unknown command") << QStringList{"frobnicate", "--json"} << "unknown command 'frobnicate'";
         QTest::newRow("no command") << QStringList{} << "subcommand is required";
@@ -91,9 +91,9 @@ private Q_SLOTS:
         QVERIFY(!rows.empty());
         for (const auto& row : rows) {
             const auto problems = eval_set_row_problems(row);
-            QVERIFY2(problems.empty(), (row["comparison_id"].get<std::string>() + ": " +
-                                        (problems.empty() ? "" : problems.front()))
-                                           .c_str());
+            QVERIFY2(
+                problems.empty(),
+                (row["comparison_id"].get<std::string>() + ": " + (problems.empty() ? "" : problems.front())).c_str());
             QCOMPARE(row["true_bin"].get<int>(), forecasters_bin(row["aggregated_speedup"].get<double>()));
         }
         // Importing our own export: the only bins that differ are those where the two partitions do.
@@ -144,7 +144,8 @@ private Q_SLOTS:
             QCOMPARE(w["reward_correctness_brier"].get<double>(), expect.correctness_brier);
             QCOMPARE(w["reward_correctness_crps"].get<double>(), expect.correctness_crps);
             QCOMPARE(w["distance"].get<double>(), expect.distance);
-            QVERIFY(w["reward_correctness_brier"].get<double>() >= 0 && w["reward_correctness_brier"].get<double>() <= 2);
+            QVERIFY(w["reward_correctness_brier"].get<double>() >= 0 &&
+                    w["reward_correctness_brier"].get<double>() <= 2);
         }
     }
 

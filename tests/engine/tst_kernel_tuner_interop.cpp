@@ -29,9 +29,12 @@ namespace {
 
 const std::string kKernelTunerWrote = KERNCAST_TEST_DATA "/kernel_tuner/saxpy_h200_cache.json";
 
-std::string resources() { return cli::resources_dir(); }
-std::string saxpy_recording() { return resources() + "/recordings/nvidia-h200/saxpy.jsonl"; }
-
+std::string resources() {
+    return cli::resources_dir();
+}
+std::string saxpy_recording() {
+    return resources() + "/recordings/nvidia-h200/saxpy.jsonl";
+}
 
 }  // namespace
 
@@ -46,10 +49,10 @@ private Q_SLOTS:
             kernel_tuner_cache_from_recording(Recording::load(saxpy_recording()), saxpy.problem, *saxpy.family);
         const KernelTunerCache theirs = load_kernel_tuner_cache(kKernelTunerWrote);
         QCOMPARE(ours.device_name, theirs.device_name);
-        QCOMPARE(ours.kernel_name, theirs.kernel_name);    // the kernel function, not the problem's name
-        QCOMPARE(ours.problem_size, theirs.problem_size);  // the sizes, not the problem's name
-        QCOMPARE(ours.keys, theirs.keys);                  // declared order, not alphabetical
-        QCOMPARE(ours.values, theirs.values);              // full value lists
+        QCOMPARE(ours.kernel_name, theirs.kernel_name);        // the kernel function, not the problem's name
+        QCOMPARE(ours.problem_size, theirs.problem_size);      // the sizes, not the problem's name
+        QCOMPARE(ours.keys, theirs.keys);                      // declared order, not alphabetical
+        QCOMPARE(ours.values, theirs.values);                  // full value lists
         QCOMPARE(ours.entries.size(), theirs.entries.size());  // every configuration, not just a run's few
         for (const auto& t : theirs.entries) {
             const KernelTunerEntry* o = ours.find(t.values);
@@ -139,10 +142,15 @@ private Q_SLOTS:
         QTest::addColumn<QString>("field");
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("kernel") << "kernel_name" << "\"vector_add\""
+        QTest::newRow("kernel") << "kernel_name"
+                                << "\"vector_add\""
                                 << "the cache is for kernel \"vector_add\"";
-        QTest::newRow("sizes") << "problem_size" << "[4096]" << "is not saxpy's benchmark case [67108864]";
-        QTest::newRow("tunables") << "tune_params_keys" << "[\"BLOCK\", \"VEC\"]" << "the cache tunes BLOCK, VEC";
+        QTest::newRow("sizes") << "problem_size"
+                               << "[4096]"
+                               << "is not saxpy's benchmark case [67108864]";
+        QTest::newRow("tunables") << "tune_params_keys"
+                                  << "[\"BLOCK\", \"VEC\"]"
+                                  << "the cache tunes BLOCK, VEC";
     }
 
     void importRefusesAnotherKernelsCache() {
@@ -191,7 +199,8 @@ private Q_SLOTS:
         QVERIFY(j["best_label"].get<std::string>().rfind("family ", 0) == 0);
 
         // A run exports the configurations it measured, keyed as Kernel Tuner keys them.
-        r = run_cli({"export", "--run", run, "--format", "kernel-tuner", "--out", dir.filePath("run.json").toStdString()});
+        r = run_cli(
+            {"export", "--run", run, "--format", "kernel-tuner", "--out", dir.filePath("run.json").toStdString()});
         QVERIFY2(r.code == 0, r.err.c_str());
         const KernelTunerCache fromRun = load_kernel_tuner_cache(dir.filePath("run.json").toStdString());
         QCOMPARE(fromRun.keys, (std::vector<std::string>{"BLOCK", "VEC", "ITEMS"}));
@@ -220,9 +229,9 @@ private Q_SLOTS:
                           "kernel-tuner", "--out", cache});
         QVERIFY2(r.code == 0, r.err.c_str());
         QProcess py;
-        py.start("/usr/bin/python3", {QStringLiteral(KERNCAST_SOURCE_DIR "/tests/data/kernel_tuner/check_export.py"),
-                                      kt, pc, QString::fromStdString(cache),
-                                      QString::fromStdString(resources() + "/problems/softmax")});
+        py.start("/usr/bin/python3",
+                 {QStringLiteral(KERNCAST_SOURCE_DIR "/tests/data/kernel_tuner/check_export.py"), kt, pc,
+                  QString::fromStdString(cache), QString::fromStdString(resources() + "/problems/softmax")});
         QVERIFY(py.waitForFinished(300000));
         const QByteArray out = py.readAllStandardOutput();
         QVERIFY2(py.exitCode() == 0, (out + py.readAllStandardError()).constData());

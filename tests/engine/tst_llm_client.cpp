@@ -38,15 +38,14 @@ std::string chatReply(const std::string& content, int promptTokens = 10, int com
 ChatRequest toolRequest(const std::string& text) {
     ChatRequest r;
     r.messages = {{"system", "You answer with the tool."}, {"user", text}};
-    r.tools = nlohmann::ordered_json::array(
-        {{{"type", "function"},
-          {"function",
-           {{"name", "submit_answer"},
-            {"description", "The answer."},
-            {"parameters",
-             {{"type", "object"},
-              {"properties", {{"answer", {{"type", "integer"}}}}},
-              {"required", nlohmann::ordered_json::array({"answer"})}}}}}}});
+    r.tools = nlohmann::ordered_json::array({{{"type", "function"},
+                                              {"function",
+                                               {{"name", "submit_answer"},
+                                                {"description", "The answer."},
+                                                {"parameters",
+                                                 {{"type", "object"},
+                                                  {"properties", {{"answer", {{"type", "integer"}}}}},
+                                                  {"required", nlohmann::ordered_json::array({"answer"})}}}}}}});
     return r;
 }
 
@@ -123,8 +122,8 @@ private Q_SLOTS:
         QVERIFY2(r.ok, r.error.c_str());
         QCOMPARE(r.content, std::string("The kernel is memory bound."));
         QCOMPARE(r.http_status, 200);
-        QCOMPARE(r.tokens_in, int64_t {1000});
-        QCOMPARE(r.tokens_out, int64_t {500});
+        QCOMPARE(r.tokens_in, int64_t{1000});
+        QCOMPARE(r.tokens_out, int64_t{500});
         QCOMPARE(r.cost_usd, (1000 * 2.0 + 500 * 6.0) / 1e6);
         QCOMPARE(r.attempts, 1);
         QVERIFY(!r.from_cache);
@@ -132,7 +131,7 @@ private Q_SLOTS:
         QVERIFY(r.tool_calls.empty());
 
         const auto seen = server.requests();
-        QCOMPARE(seen.size(), size_t {1});
+        QCOMPARE(seen.size(), size_t{1});
         QCOMPARE(seen[0].method, std::string("POST"));
         QCOMPARE(seen[0].target, std::string("/v1/chat/completions"));
         QCOMPARE(seen[0].header("content-type"), std::string("application/json"));
@@ -141,7 +140,7 @@ private Q_SLOTS:
         QCOMPARE(body["model"].get<std::string>(), std::string("test-model"));
         QCOMPARE(body["temperature"].get<double>(), 0.7);
         QCOMPARE(body["max_tokens"].get<int>(), 321);
-        QCOMPARE(body["messages"].size(), size_t {2});
+        QCOMPARE(body["messages"].size(), size_t{2});
         QCOMPARE(body["messages"][0]["role"].get<std::string>(), std::string("system"));
         QCOMPARE(body["messages"][1]["content"].get<std::string>(), std::string("Why is it slow?"));
         QVERIFY(!body.contains("tools"));
@@ -171,7 +170,7 @@ private Q_SLOTS:
         const ChatResult r = client.completeOne(req);
         QVERIFY2(r.ok, r.error.c_str());
         QCOMPARE(r.content, std::string());
-        QCOMPARE(r.tool_calls.size(), size_t {1});
+        QCOMPARE(r.tool_calls.size(), size_t{1});
         QCOMPARE(r.tool_calls[0].name, std::string("submit_answer"));
         QVERIFY(json::parse(r.tool_calls[0].arguments) == args);
 
@@ -217,7 +216,7 @@ private Q_SLOTS:
         QCOMPARE(r.content, std::string("after the wait"));
         QCOMPARE(r.attempts, 2);
         const auto seen = server.requests();
-        QCOMPARE(seen.size(), size_t {2});
+        QCOMPARE(seen.size(), size_t{2});
         const double gap = seen[1].received_s - seen[0].received_s;
         QVERIFY2(gap >= 0.95 && gap < 3.0, std::to_string(gap).c_str());
         QVERIFY(r.latency_ms >= 950);
@@ -239,7 +238,7 @@ private Q_SLOTS:
         }
         QVERIFY(!r.ok);
         QCOMPARE(r.attempts, 3);
-        QCOMPARE(server.requestCount(), size_t {3});
+        QCOMPARE(server.requestCount(), size_t{3});
         QCOMPARE(r.http_status, 500);
         QVERIFY2(r.error.find("HTTP 500") != std::string::npos, r.error.c_str());
         QVERIFY2(r.error.find("model is overloaded") != std::string::npos, r.error.c_str());
@@ -255,7 +254,7 @@ private Q_SLOTS:
         const ChatResult r = client.completeOne(userRequest("q"));
         QVERIFY(!r.ok);
         QCOMPARE(r.attempts, 1);
-        QCOMPARE(server.requestCount(), size_t {1});
+        QCOMPARE(server.requestCount(), size_t{1});
         QVERIFY2(r.error.find("HTTP 404") != std::string::npos, r.error.c_str());
         QVERIFY2(r.error.find("unknown model") != std::string::npos, r.error.c_str());
     }
@@ -276,7 +275,7 @@ private Q_SLOTS:
         const double took = seconds(t0);
         QVERIFY(!r.ok);
         QCOMPARE(r.attempts, 2);  // a timeout is retried like a dropped connection
-        QCOMPARE(server.requestCount(), size_t {2});
+        QCOMPARE(server.requestCount(), size_t{2});
         QCOMPARE(r.http_status, 0);
         QVERIFY2(r.error.find("timed out") != std::string::npos || r.error.find("Timeout") != std::string::npos,
                  r.error.c_str());
@@ -286,10 +285,14 @@ private Q_SLOTS:
     void unreadableBodiesAreFailures_data() {
         QTest::addColumn<QString>("body");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("html") << "<html><body>502 proxy error</body></html>" << "not a JSON object";
-        QTest::newRow("truncated json") << R"({"choices": [{"message": )" << "not a JSON object";
-        QTest::newRow("no choices") << R"({"object": "chat.completion", "choices": []})" << "no choices[0].message";
-        QTest::newRow("empty") << "" << "(empty body)";
+        QTest::newRow("html") << "<html><body>502 proxy error</body></html>"
+                              << "not a JSON object";
+        QTest::newRow("truncated json") << R"({"choices": [{"message": )"
+                                        << "not a JSON object";
+        QTest::newRow("no choices") << R"({"object": "chat.completion", "choices": []})"
+                                    << "no choices[0].message";
+        QTest::newRow("empty") << ""
+                               << "(empty body)";
     }
     void unreadableBodiesAreFailures() {
         QFETCH(QString, body);
@@ -378,7 +381,7 @@ private Q_SLOTS:
             QCOMPARE(again.tokens_in, first.tokens_in);
             QCOMPARE(again.cost_usd, 0.0);
             QCOMPARE(again.attempts, 0);
-            QCOMPARE(server.requestCount(), size_t {1});
+            QCOMPARE(server.requestCount(), size_t{1});
         }
         // A new client (a new run) finds the answer on disk.
         LlmClient client(c);
@@ -386,12 +389,12 @@ private Q_SLOTS:
         QVERIFY(results[0].from_cache);
         QCOMPARE(results[0].content, std::string("A: q1"));
         QVERIFY(!results[1].from_cache);
-        QCOMPARE(server.requestCount(), size_t {2});
+        QCOMPARE(server.requestCount(), size_t{2});
 
         std::vector<std::string> files;
         for (const auto& e : std::filesystem::directory_iterator(c.cache_dir))
             files.push_back(e.path().filename().string());
-        QCOMPARE(files.size(), size_t {2});  // one entry per answer, no temporary files left behind
+        QCOMPARE(files.size(), size_t{2});  // one entry per answer, no temporary files left behind
         for (const auto& f : files)
             QVERIFY2(f.size() == 37 && f.ends_with(".json"), f.c_str());
     }
@@ -406,11 +409,11 @@ private Q_SLOTS:
         c.concurrency = 1;
         LlmClient client(c);
         const auto first = client.complete({userRequest("q", 0), userRequest("q", 1), userRequest("q", 2)});
-        QCOMPARE(server.requestCount(), size_t {3});
+        QCOMPARE(server.requestCount(), size_t{3});
         QCOMPARE(first[0].content, std::string("sample 0"));
         QCOMPARE(first[2].content, std::string("sample 2"));
         const auto again = client.complete({userRequest("q", 0), userRequest("q", 1), userRequest("q", 2)});
-        QCOMPARE(server.requestCount(), size_t {3});
+        QCOMPARE(server.requestCount(), size_t{3});
         for (int i = 0; i < 3; ++i) {
             QVERIFY(again[i].from_cache);
             QCOMPARE(again[i].content, first[i].content);
@@ -426,7 +429,7 @@ private Q_SLOTS:
             [](const HttpRequestSeen& req) { return HttpAnswer::json(chatReply("A: " + userText(req))); });
         LlmClient client(configFor(server));
         const auto results = client.complete({userRequest("same"), userRequest("same")});
-        QCOMPARE(server.requestCount(), size_t {1});
+        QCOMPARE(server.requestCount(), size_t{1});
         QVERIFY(results[0].ok && results[1].ok);
         QCOMPARE(results[1].content, results[0].content);
         QVERIFY(!results[0].from_cache);
@@ -442,7 +445,7 @@ private Q_SLOTS:
         const ChatResult r = client.completeOne(userRequest("q"));
         QVERIFY(r.ok);
         QVERIFY(!r.from_cache);
-        QCOMPARE(server.requestCount(), size_t {2});
+        QCOMPARE(server.requestCount(), size_t{2});
     }
 
     void apiKeyGoesOnlyIntoTheAuthorizationHeader() {
@@ -452,22 +455,22 @@ private Q_SLOTS:
         server.setHandler([](const HttpRequestSeen& req) {
             const std::string auth = req.header("authorization");
             if (userText(req) == "echo")
-                return HttpAnswer::json(chatReply(
-                    "you sent " + auth, 1, 1,
-                    json::array({{{"function", {{"name", "f"}, {"arguments", json {{"k", auth}}.dump()}}}}})));
+                return HttpAnswer::json(
+                    chatReply("you sent " + auth, 1, 1,
+                              json::array({{{"function", {{"name", "f"}, {"arguments", json{{"k", auth}}.dump()}}}}})));
             if (userText(req) == "reject")
-                return HttpAnswer::json(json {{"error", "invalid key " + auth}}.dump(), 401);
+                return HttpAnswer::json(json{{"error", "invalid key " + auth}}.dump(), 401);
             return HttpAnswer::json(chatReply("plain"));
         });
         LlmConfig c = configFor(server);
         c.api_key = kKey;
         c.cache_dir = dir.filePath("cache").toStdString();
         LlmClient client(c);
-        const auto results = client.complete(std::vector<ChatRequest> {userRequest("first")});
+        const auto results = client.complete(std::vector<ChatRequest>{userRequest("first")});
         const auto more = client.complete({userRequest("echo"), userRequest("reject")});
 
         const auto seen = server.requests();
-        QCOMPARE(seen.size(), size_t {3});
+        QCOMPARE(seen.size(), size_t{3});
         for (const auto& req : seen) {
             QCOMPARE(req.header("authorization"), "Bearer " + kKey);
             QVERIFY(req.body.find(kKey) == std::string::npos);
@@ -514,11 +517,26 @@ private Q_SLOTS:
         QTest::addColumn<QString>("openaiEnv");
         QTest::addColumn<QString>("settings");  // llm.json content; empty: no file
         QTest::addColumn<QString>("expected");
-        QTest::newRow("KERNCAST_API_KEY first") << "k1" << "o1" << R"({"api_key": "s1"})" << "k1";
-        QTest::newRow("then OPENAI_API_KEY") << "" << "o1" << R"({"api_key": "s1"})" << "o1";
-        QTest::newRow("then the settings file") << "" << "" << R"({"endpoint": "x", "api_key": "s1"})" << "s1";
-        QTest::newRow("settings without a key") << "" << "" << R"({"endpoint": "x"})" << "";
-        QTest::newRow("nothing") << "" << "" << "" << "";
+        QTest::newRow("KERNCAST_API_KEY first") << "k1"
+                                                << "o1"
+                                                << R"({"api_key": "s1"})"
+                                                << "k1";
+        QTest::newRow("then OPENAI_API_KEY") << ""
+                                             << "o1"
+                                             << R"({"api_key": "s1"})"
+                                             << "o1";
+        QTest::newRow("then the settings file") << ""
+                                                << ""
+                                                << R"({"endpoint": "x", "api_key": "s1"})"
+                                                << "s1";
+        QTest::newRow("settings without a key") << ""
+                                                << ""
+                                                << R"({"endpoint": "x"})"
+                                                << "";
+        QTest::newRow("nothing") << ""
+                                 << ""
+                                 << ""
+                                 << "";
     }
     void resolvesTheApiKey() {
         QFETCH(QString, kerncastEnv);
@@ -556,11 +574,11 @@ private Q_SLOTS:
         EnvGuard k("KERNCAST_API_KEY", "");
         EnvGuard o("OPENAI_API_KEY", "");
         std::filesystem::create_directories(dir.path().toStdString() + "/kerncast");
-        std::ofstream(LlmConfig::settingsPath()) << json{{"endpoint", "http://gpu-box:8000/v1"},
-                                                         {"model", "Qwen/Qwen2.5-Coder-32B-Instruct"},
-                                                         {"concurrency", 32},
-                                                         {"api_key", kKey}}
-                                                        .dump();
+        std::ofstream(LlmConfig::settingsPath()) << json{
+            {"endpoint", "http://gpu-box:8000/v1"},
+            {"model", "Qwen/Qwen2.5-Coder-32B-Instruct"},
+            {"concurrency", 32},
+            {"api_key", kKey}}.dump();
         LlmConfig c = LlmConfig::loadSettings();
         QCOMPARE(c.endpoint, std::string("http://gpu-box:8000/v1"));
         QCOMPARE(c.model, std::string("Qwen/Qwen2.5-Coder-32B-Instruct"));
@@ -598,10 +616,14 @@ private Q_SLOTS:
     void rejectsAConfigurationThatCannotWork_data() {
         QTest::addColumn<QString>("field");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("no endpoint") << "endpoint" << "LLM endpoint is not set";
-        QTest::newRow("no model") << "model" << "LLM model is not set";
-        QTest::newRow("no concurrency") << "concurrency" << "concurrency must be at least 1";
-        QTest::newRow("zero timeout") << "timeout" << "timeout must be positive";
+        QTest::newRow("no endpoint") << "endpoint"
+                                     << "LLM endpoint is not set";
+        QTest::newRow("no model") << "model"
+                                  << "LLM model is not set";
+        QTest::newRow("no concurrency") << "concurrency"
+                                        << "concurrency must be at least 1";
+        QTest::newRow("zero timeout") << "timeout"
+                                      << "timeout must be positive";
     }
     void rejectsAConfigurationThatCannotWork() {
         QFETCH(QString, field);
@@ -632,16 +654,33 @@ private Q_SLOTS:
     void eachProfileShapesTheRequest_data() {
         QTest::addColumn<QString>("profile");
         QTest::addColumn<QString>("model");
-        QTest::addColumn<QString>("toolChoice");   // "named", "required", "" (no tools: response_format)
+        QTest::addColumn<QString>("toolChoice");  // "named", "required", "" (no tools: response_format)
         QTest::addColumn<QString>("limitField");
         QTest::addColumn<bool>("temperature");
-        QTest::newRow("auto") << "auto" << "m" << "named" << "max_tokens" << true;
-        QTest::newRow("openai, chat model") << "openai" << "gpt-4.1" << "named" << "max_completion_tokens" << true;
-        QTest::newRow("openai, reasoning model") << "openai" << "o4-mini" << "named" << "max_completion_tokens"
-                                                 << false;
-        QTest::newRow("vllm") << "vllm" << "m" << "required" << "max_tokens" << true;
-        QTest::newRow("ollama") << "ollama" << "m" << "" << "max_tokens" << true;
-        QTest::newRow("llamacpp") << "llamacpp" << "m" << "" << "max_tokens" << true;
+        QTest::newRow("auto") << "auto"
+                              << "m"
+                              << "named"
+                              << "max_tokens" << true;
+        QTest::newRow("openai, chat model") << "openai"
+                                            << "gpt-4.1"
+                                            << "named"
+                                            << "max_completion_tokens" << true;
+        QTest::newRow("openai, reasoning model") << "openai"
+                                                 << "o4-mini"
+                                                 << "named"
+                                                 << "max_completion_tokens" << false;
+        QTest::newRow("vllm") << "vllm"
+                              << "m"
+                              << "required"
+                              << "max_tokens" << true;
+        QTest::newRow("ollama") << "ollama"
+                                << "m"
+                                << ""
+                                << "max_tokens" << true;
+        QTest::newRow("llamacpp") << "llamacpp"
+                                  << "m"
+                                  << ""
+                                  << "max_tokens" << true;
     }
     void eachProfileShapesTheRequest() {
         QFETCH(QString, profile);
@@ -683,9 +722,9 @@ private Q_SLOTS:
         QTest::addColumn<int>("refusals");  // requests the server refused before the shape fitted
         QTest::addColumn<QString>("shape");
         QTest::addColumn<bool>("reasoning");
-        QTest::newRow("openai reasoning model") << int(test::LlmProduct::OpenAiReasoning) << 1.0 << 1
-                                                << "tools, tool_choice named, max_completion_tokens, temperature"
-                                                << false;
+        QTest::newRow("openai reasoning model")
+            << int(test::LlmProduct::OpenAiReasoning) << 1.0 << 1
+            << "tools, tool_choice named, max_completion_tokens, temperature" << false;
         QTest::newRow("openai reasoning model, temperature 0.2")
             << int(test::LlmProduct::OpenAiReasoning) << 0.2 << 2
             << "tools, tool_choice named, max_completion_tokens, no temperature" << false;
@@ -707,8 +746,9 @@ private Q_SLOTS:
         QFETCH(int, refusals);
         QFETCH(QString, shape);
         QFETCH(bool, reasoning);
-        test::EmulatedLlmServer server(static_cast<test::LlmProduct>(product),
-                                       [](test::LlmTask, const json&, int n) { return json{{"answer", n}}.dump(); });
+        test::EmulatedLlmServer server(static_cast<test::LlmProduct>(product), [](test::LlmTask, const json&, int n) {
+            return json{{"answer", n}}.dump();
+        });
         LlmConfig c = configFor(server.http());
         c.model = server.model();
         c.temperature = temperature;
@@ -786,10 +826,13 @@ private Q_SLOTS:
         EnvGuard o("OPENAI_API_KEY", "o1");
         EnvGuard mine("MY_LAB_LLM_KEY", kKey);
         std::filesystem::create_directories(dir.path().toStdString() + "/kerncast");
-        std::ofstream(LlmConfig::settingsPath())
-            << json{{"endpoint", "http://gpu-box:8000/v1"}, {"model", "m"}, {"profile", "vllm"},
-                    {"price_in_per_mtok", 0.15}, {"price_out_per_mtok", 0.6}, {"api_key_env", "MY_LAB_LLM_KEY"}}
-                   .dump();
+        std::ofstream(LlmConfig::settingsPath()) << json{
+            {"endpoint", "http://gpu-box:8000/v1"},
+            {"model", "m"},
+            {"profile", "vllm"},
+            {"price_in_per_mtok", 0.15},
+            {"price_out_per_mtok", 0.6},
+            {"api_key_env", "MY_LAB_LLM_KEY"}}.dump();
         const LlmConfig c = LlmConfig::loadSettings(json{{"model", "from-the-command-line"}});
         QCOMPARE(c.api_key, kKey);
         QCOMPARE(c.model, std::string("from-the-command-line"));

@@ -24,18 +24,22 @@ using nlohmann::json;
 
 namespace {
 
-constexpr double kPriceIn = 2.0;   // USD per million tokens, from the settings file
+constexpr double kPriceIn = 2.0;  // USD per million tokens, from the settings file
 constexpr double kPriceOut = 8.0;
 
 // Two real rewrites of saxpy (each answer repeats one of them: the second time it is a duplicate).
 std::string rewrite(int n) {
-    const std::string body = n % 2 ? "    for (int k = 0; k < 4; ++k)\n" : "#pragma unroll\n    for (int k = 0; k < 4; ++k)\n";
-    return "Four elements per thread (answer " + std::to_string(n) + ").\n\n```cuda\n"
+    const std::string body =
+        n % 2 ? "    for (int k = 0; k < 4; ++k)\n" : "#pragma unroll\n    for (int k = 0; k < 4; ++k)\n";
+    return "Four elements per thread (answer " + std::to_string(n) +
+           ").\n\n```cuda\n"
            "// @kerncast launch saxpy4 grid(ceil_div(N, 1024)) block(256) args(x, y, a, N)\n"
-           "// answer " + std::to_string(n) + "\n"
+           "// answer " +
+           std::to_string(n) +
+           "\n"
            "extern \"C\" __global__ void saxpy4(const float* x, float* y, float a, int N) {\n"
-           "    int i = (blockIdx.x * 256 + threadIdx.x) * 4;\n" + body +
-           "        if (i + k < N) y[i + k] = a * x[i + k] + y[i + k];\n}\n```\n";
+           "    int i = (blockIdx.x * 256 + threadIdx.x) * 4;\n" +
+           body + "        if (i + k < N) y[i + k] = a * x[i + k] + y[i + k];\n}\n```\n";
 }
 
 // An edit of the parent shown in the prompt: a real one (a #define line) or, every third answer, a comment only
@@ -97,9 +101,11 @@ json settingsFor(const EmulatedLlmServer& server) {
 }
 
 std::vector<std::string> searchArgs(const std::string& run, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"search", "--problem", "saxpy", "--device", "replay:nvidia-h200", "--surrogate",
-                                     "llm", "--mutator", "llm-rewrite", "--mutator", "llm-diff", "--gating",
-                                     "measure-all", "--batch", "4", "--seed", "3", "--run", run, "--json", "--quiet"};
+    std::vector<std::string> args = {"search",      "--problem", "saxpy",       "--device",    "replay:nvidia-h200",
+                                     "--surrogate", "llm",       "--mutator",   "llm-rewrite", "--mutator",
+                                     "llm-diff",    "--gating",  "measure-all", "--batch",     "4",
+                                     "--seed",      "3",         "--run",       run,           "--json",
+                                     "--quiet"};
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
 }
@@ -225,8 +231,8 @@ private Q_SLOTS:
 
         // Resumed with the same budget: spent already (mutations included), so nothing more is asked.
         const int answered = server.answered();
-        r = run_cli({"search", "--run", run, "--resume", "--cost-budget", "0.15", "--budget", "200", "--json",
-                     "--quiet"});
+        r = run_cli(
+            {"search", "--run", run, "--resume", "--cost-budget", "0.15", "--budget", "200", "--json", "--quiet"});
         QVERIFY2(r.code == 0, (r.out + r.err).c_str());
         summary = json::parse(r.out);
         QCOMPARE(summary["reason"].get<std::string>(), std::string("cost budget spent"));
@@ -238,8 +244,8 @@ private Q_SLOTS:
         // in the request shape the first session learned (max_completion_tokens): nothing is refused again.
         const int refused = server.refused();
         QVERIFY(refused >= 1);  // the first batch, in flight at once, before the switch
-        r = run_cli({"search", "--run", run, "--resume", "--cost-budget", "0.3", "--budget", "200", "--json",
-                     "--quiet"});
+        r = run_cli(
+            {"search", "--run", run, "--resume", "--cost-budget", "0.3", "--budget", "200", "--json", "--quiet"});
         QVERIFY2(r.code == 0, (r.out + r.err).c_str());
         summary = json::parse(r.out);
         QCOMPARE(summary["reason"].get<std::string>(), std::string("cost budget spent"));
@@ -255,15 +261,14 @@ private Q_SLOTS:
         EmulatedLlmServer server(LlmProduct::Vllm, kernelAnswers(3));
         SettingsFile settings(settingsFor(server));
         const std::string run = newRun();
-        const auto r = run_cli({"search", "--problem", "saxpy", "--device", "replay:nvidia-h200", "--surrogate", "llm",
-                                "--abstain", "--gating", "selective", "--budget", "10", "--run", run, "--json",
-                                "--quiet"});
+        const auto r =
+            run_cli({"search", "--problem", "saxpy", "--device", "replay:nvidia-h200", "--surrogate", "llm",
+                     "--abstain", "--gating", "selective", "--budget", "10", "--run", run, "--json", "--quiet"});
         QVERIFY2(r.code == 0, (r.out + r.err).c_str());
         const json summary = json::parse(r.out);
         const int abstained = summary["abstained"].get<int>();
         QVERIFY(abstained > 0);
-        QCOMPARE(summary["abstain_rate"].get<double>(),
-                 double(abstained) / summary["forecasts"].get<double>());
+        QCOMPARE(summary["abstain_rate"].get<double>(), double(abstained) / summary["forecasts"].get<double>());
         RunStore store = RunStore::open(run);
         const int64_t runId = store.runs().back().id;
         int deferred = 0;

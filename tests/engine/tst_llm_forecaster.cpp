@@ -102,10 +102,10 @@ private Q_SLOTS:
         QCOMPARE(fn["name"].get<std::string>(), std::string("submit_kernel_runtime_estimate"));
         const auto& params = fn["parameters"];
         QCOMPARE(params["type"].get<std::string>(), std::string("object"));
-        const std::vector<std::string> expected
-            = {"reasoning",         "p_severe_slowdown", "p_significant_slowdown", "p_moderate_slowdown",
-               "p_minor_slowdown",  "p_minor_speedup",   "p_significant_speedup",  "p_high_speedup",
-               "p_extreme_speedup", "predicted_bin"};
+        const std::vector<std::string> expected = {
+            "reasoning",         "p_severe_slowdown", "p_significant_slowdown", "p_moderate_slowdown",
+            "p_minor_slowdown",  "p_minor_speedup",   "p_significant_speedup",  "p_high_speedup",
+            "p_extreme_speedup", "predicted_bin"};
         QCOMPARE(params["required"].get<std::vector<std::string>>(), expected);
         std::vector<std::string> order;
         for (const auto& [key, value] : params["properties"].items()) {
@@ -132,7 +132,7 @@ private Q_SLOTS:
 
         const json body = json::parse(server.requests().at(0).body);
         QCOMPARE(body["model"].get<std::string>(), std::string("test-model"));
-        QCOMPARE(body["tools"].size(), size_t {1});
+        QCOMPARE(body["tools"].size(), size_t{1});
         QCOMPARE(body["tools"][0]["function"]["name"].get<std::string>(), std::string(LlmForecaster::kToolName));
         QCOMPARE(body["tool_choice"]["function"]["name"].get<std::string>(), std::string(LlmForecaster::kToolName));
         const std::string system = body["messages"][0]["content"];
@@ -142,8 +142,8 @@ private Q_SLOTS:
         QCOMPARE(user, p.user);
         QVERIFY(system.find(BinScheme::gfV2().promptTable()) != std::string::npos);
         QVERIFY(system.find("submit_kernel_runtime_estimate") != std::string::npos);
-        QVERIFY(system.find("\"p_extreme_speedup\": probability of bin 8 (extreme speedup): S > 4.00x")
-                != std::string::npos);
+        QVERIFY(system.find("\"p_extreme_speedup\": probability of bin 8 (extreme speedup): S > 4.00x") !=
+                std::string::npos);
         for (const std::string& part :
              {q.reference_source, q.candidate_source, std::string("saxpy: y = a*x + y over N floats"),
               std::string("NVIDIA H200 (cc 9.0, 132 SMs)"), std::string("- dram_gbps: 4800"),
@@ -166,7 +166,7 @@ private Q_SLOTS:
         server.enqueue(HttpAnswer::json(toolReply(estimate(p, 5, "float4 loads halve the transactions"), 1000, 250)));
         LlmForecaster forecaster(configFor(server), kPrompts);
         const auto results = forecaster.forecast({saxpyQuery()});
-        QCOMPARE(results.size(), size_t {1});
+        QCOMPARE(results.size(), size_t{1});
         QVERIFY2(results[0].forecast, results[0].error.c_str());
         const Forecast& f = *results[0].forecast;
         for (int b = 0; b < 8; ++b)
@@ -177,8 +177,8 @@ private Q_SLOTS:
         QCOMPARE(f.surrogate_id, std::string("llm:test-model"));
         QCOMPARE(forecaster.id(), std::string("llm:test-model"));
         QCOMPARE(f.scheme_id, std::string("gf-v2"));
-        QCOMPARE(f.tokens_in, int64_t {1000});
-        QCOMPARE(f.tokens_out, int64_t {250});
+        QCOMPARE(f.tokens_in, int64_t{1000});
+        QCOMPARE(f.tokens_out, int64_t{250});
         QCOMPARE(f.cost_usd, (1000 * 1.0 + 250 * 4.0) / 1e6);
         QVERIFY(f.latency_ms > 0);
     }
@@ -190,12 +190,16 @@ private Q_SLOTS:
         const std::string bin2 = estimate({0, 1, 0, 0, 0, 0, 0, 0}, 2).dump();
         QTest::newRow("fenced json") << QString::fromStdString("Looking at the loads...\n```json\n" + bin6 + "\n```\n")
                                      << 6;
-        QTest::newRow("the last of two fenced blocks") << QString::fromStdString(
-            "First guess:\n```json\n" + bin2 + "\n```\nOn reflection:\n```json\n" + bin6 + "\n```") << 6;
+        QTest::newRow("the last of two fenced blocks")
+            << QString::fromStdString("First guess:\n```json\n" + bin2 + "\n```\nOn reflection:\n```json\n" + bin6 +
+                                      "\n```")
+            << 6;
         QTest::newRow("bare object after prose")
             << QString::fromStdString("The answer {roughly} is " + bin6 + " as computed.") << 6;
-        QTest::newRow("a fenced cuda block with braces before") << QString::fromStdString(
-            "```cuda\n__global__ void k() { if (x) { y(); } }\n```\n```json\n" + bin2 + "\n```") << 2;
+        QTest::newRow("a fenced cuda block with braces before")
+            << QString::fromStdString("```cuda\n__global__ void k() { if (x) { y(); } }\n```\n```json\n" + bin2 +
+                                      "\n```")
+            << 2;
         json strings = estimate({0, 0, 0, 0, 0, 1, 0, 0}, 6);
         strings["p_significant_speedup"] = "1.0";
         QTest::newRow("numbers written as strings")
@@ -225,7 +229,7 @@ private Q_SLOTS:
     void renormalisesAndKeepsTheRawSum() {
         QFETCH(double, scale);
         const std::array<double, 8> p = {0, 0, 0.1, 0.2, 0.4, 0.2, 0.1, 0};
-        std::array<double, 8> raw {};
+        std::array<double, 8> raw{};
         for (int b = 0; b < 8; ++b)
             raw[b] = p[b] * scale;
         LoopbackHttpServer server;
@@ -265,29 +269,37 @@ private Q_SLOTS:
         json zeros = estimate({0, 0, 0, 0, 0, 0, 0, 0}, 5);
         json word = estimate(kOneHot5, 5);
         word["p_minor_speedup"] = "likely";
-        QTest::newRow("prose only") << "I think it will be somewhat faster." << "" << "I think it will be";
-        QTest::newRow("broken json block") << "```json\n{\"p_minor_speedup\": 0.5,\n```" << ""
+        QTest::newRow("prose only") << "I think it will be somewhat faster."
+                                    << ""
+                                    << "I think it will be";
+        QTest::newRow("broken json block") << "```json\n{\"p_minor_speedup\": 0.5,\n```"
+                                           << ""
                                            << "the last ```json block is not a JSON object";
-        QTest::newRow("missing key") << QString::fromStdString(missing.dump()) << "" << "missing \"p_high_speedup\"";
+        QTest::newRow("missing key") << QString::fromStdString(missing.dump()) << ""
+                                     << "missing \"p_high_speedup\"";
         QTest::newRow("negative probability") << QString::fromStdString(negative.dump()) << ""
                                               << "probability of bin 6 must be a finite non-negative number";
-        QTest::newRow("all zero") << QString::fromStdString(zeros.dump()) << "" << "every probability is zero";
+        QTest::newRow("all zero") << QString::fromStdString(zeros.dump()) << ""
+                                  << "every probability is zero";
         QTest::newRow("bin out of range") << QString::fromStdString(badBin.dump()) << ""
                                           << "\"predicted_bin\" must be an integer from 1 to 8, found 9";
         QTest::newRow("a word for a number") << QString::fromStdString(word.dump()) << ""
                                              << "\"p_minor_speedup\" must be a number, found \"likely\"";
-        QTest::newRow("garbage tool arguments") << "" << "{\"p_severe_slowdown\": 0.1, oops"
+        QTest::newRow("garbage tool arguments") << ""
+                                                << "{\"p_severe_slowdown\": 0.1, oops"
                                                 << "the arguments of tool call 'submit_kernel_runtime_estimate'";
         // Hostile replies: each fails its own forecast with a readable error, without a crash or a hang.
         QTest::newRow("deeply nested tool arguments") << "" << QString(100000, '[') + QString(100000, ']')
                                                       << "the arguments of tool call 'submit_kernel_runtime_estimate'";
-        QTest::newRow("1e999 in tool arguments") << "" << "{\"p_severe_slowdown\": 1e999}"
+        QTest::newRow("1e999 in tool arguments") << ""
+                                                 << "{\"p_severe_slowdown\": 1e999}"
                                                  << "the arguments of tool call 'submit_kernel_runtime_estimate'";
-        QTest::newRow("deeply nested fenced block") << "```json\n" + QString(100000, '[') + "\n```" << ""
+        QTest::newRow("deeply nested fenced block") << "```json\n" + QString(100000, '[') + "\n```"
+                                                    << ""
                                                     << "nest deeper than 64 levels";
-        QTest::newRow("deeply nested object in prose") << "see " + QString("{\"a\": ").repeated(50000) + "1" +
-                                                              QString(50000, '}')
-                                                       << "" << "no tool call and no JSON object in the reply";
+        QTest::newRow("deeply nested object in prose")
+            << "see " + QString("{\"a\": ").repeated(50000) + "1" + QString(50000, '}') << ""
+            << "no tool call and no JSON object in the reply";
         QTest::newRow("a million unclosed braces") << QString(1000000, '{') << ""
                                                    << "no tool call and no JSON object in the reply";
         const double huge = std::numeric_limits<double>::max();
@@ -319,7 +331,7 @@ private Q_SLOTS:
         QVERIFY2(r.error.starts_with("reply did not parse: "), r.error.c_str());
         QVERIFY2(r.error.find(expected.toStdString()) != std::string::npos, r.error.c_str());
         // The reply itself stays inspectable.
-        QCOMPARE(outcomes[0].samples.size(), size_t {1});
+        QCOMPARE(outcomes[0].samples.size(), size_t{1});
         QCOMPARE(outcomes[0].samples[0].reply.content, content.toStdString());
         QCOMPARE(outcomes[0].samples[0].parse_error, r.error);
     }
@@ -334,7 +346,7 @@ private Q_SLOTS:
         LlmForecaster forecaster(configFor(server), kPrompts);
         const auto results = forecaster.forecast(
             {saxpyQuery("good_kernel"), saxpyQuery("broken_kernel"), saxpyQuery("another_good_kernel")});
-        QCOMPARE(results.size(), size_t {3});
+        QCOMPARE(results.size(), size_t{3});
         QVERIFY(results[0].forecast);
         QVERIFY(!results[1].forecast);
         QVERIFY2(results[1].error.find("HTTP 400") != std::string::npos, results[1].error.c_str());
@@ -365,7 +377,7 @@ private Q_SLOTS:
         } catch (const std::exception& e) {
             QFAIL(qPrintable(QString("one malformed reply aborted the batch: ") + e.what()));
         }
-        QCOMPARE(results.size(), size_t {4});
+        QCOMPARE(results.size(), size_t{4});
         QVERIFY(results[0].forecast);
         QVERIFY(!results[1].forecast);
         QVERIFY2(results[1].error.find("tool_calls[0].function.name is number, not a string") != std::string::npos,
@@ -390,7 +402,7 @@ private Q_SLOTS:
         o.samples = 4;
         LlmForecaster forecaster(c, kPrompts, o);
         const auto outcomes = forecaster.forecastWithDetails({saxpyQuery()});
-        QCOMPARE(server.requestCount(), size_t {4});  // distinct samples, not one cached answer
+        QCOMPARE(server.requestCount(), size_t{4});  // distinct samples, not one cached answer
         const auto& r = outcomes[0].result;
         QVERIFY2(r.forecast, r.error.c_str());
         const Forecast& f = *r.forecast;
@@ -401,16 +413,16 @@ private Q_SLOTS:
         QVERIFY(std::abs(f.raw_sum - (1.0 + 2.0 + 1.0) / 3) < 1e-12);
         QCOMPARE(f.predicted_bin, 6);  // the samples state 5, 6, 6: the argmax of the average
         QCOMPARE(f.reasoning, std::string("first sample"));
-        QCOMPARE(f.tokens_in, int64_t {400});  // every sample was paid for, the one that did not parse too
-        QCOMPARE(f.tokens_out, int64_t {100});
+        QCOMPARE(f.tokens_in, int64_t{400});  // every sample was paid for, the one that did not parse too
+        QCOMPARE(f.tokens_out, int64_t{100});
         QCOMPARE(f.cost_usd, (400 * 1.0 + 100 * 4.0) / 1e6);
-        QCOMPARE(outcomes[0].samples.size(), size_t {4});
+        QCOMPARE(outcomes[0].samples.size(), size_t{4});
         QVERIFY(outcomes[0].samples[1].parse_error.starts_with("reply did not parse"));
         QVERIFY(outcomes[0].samples[0].parse_error.empty());
 
         // Asked again, every sample comes from the cache.
         const auto again = forecaster.forecast({saxpyQuery()});
-        QCOMPARE(server.requestCount(), size_t {4});
+        QCOMPARE(server.requestCount(), size_t{4});
         QVERIFY(again[0].forecast);
         QVERIFY(again[0].forecast->probabilities == f.probabilities);
         QCOMPARE(again[0].forecast->cost_usd, 0.0);
@@ -467,10 +479,9 @@ private Q_SLOTS:
         q.hardware.clear();
         const ForecastPrompt p = forecaster.prompt(q);
         QCOMPARE(p.system, "Bins:\n" + BinScheme::gfV2().promptTable());
-        QCOMPARE(p.user,
-                 std::string("Problem saxpy on (not given).\nCandidate:\n// see {{problem}}\n"
-                             "__global__ void k() {}\nTunables: (none)"));
-        QCOMPARE(server.requestCount(), size_t {0});  // rendering asks nobody
+        QCOMPARE(p.user, std::string("Problem saxpy on (not given).\nCandidate:\n// see {{problem}}\n"
+                                     "__global__ void k() {}\nTunables: (none)"));
+        QCOMPARE(server.requestCount(), size_t{0});  // rendering asks nobody
     }
 
     void badTemplatesAreReadableErrors_data() {
@@ -479,7 +490,8 @@ private Q_SLOTS:
         QTest::newRow("unknown placeholder") << "line one\nCode: {{candidate_source}}\n"
                                              << "forecast_user.txt:2: unknown placeholder {{candidate_source}}; "
                                                 "expected one of {{problem}}";
-        QTest::newRow("missing file") << "(missing)" << "forecast_user.txt: cannot be read";
+        QTest::newRow("missing file") << "(missing)"
+                                      << "forecast_user.txt: cannot be read";
     }
     void badTemplatesAreReadableErrors() {
         QFETCH(QString, user);
@@ -491,8 +503,8 @@ private Q_SLOTS:
         LlmConfig c;
         c.endpoint = "http://127.0.0.1:1/v1";
         c.model = "m";
-        const std::string error
-            = kerncast::test::errorOf([&] { LlmForecaster forecaster(c, dir.path().toStdString()); });
+        const std::string error =
+            kerncast::test::errorOf([&] { LlmForecaster forecaster(c, dir.path().toStdString()); });
         QVERIFY2(error.find(expected.toStdString()) != std::string::npos, error.c_str());
     }
 
@@ -504,22 +516,22 @@ private Q_SLOTS:
             all += std::string(std::istreambuf_iterator<char>(in), {});
         }
         for (const char* name :
-             {"bin_table", "probability_keys", "tool_name", "problem", "anchor_code", "candidate_code", "candidate_diff",
-              "static_report", "anchor_static_report", "launches", "tunables", "hardware", "hardware_table",
-              "problem_bytes", "problem_flops", "reference_time", "anchor_time", "anchor_speedup"})
+             {"bin_table", "probability_keys", "tool_name", "problem", "anchor_code", "candidate_code",
+              "candidate_diff", "static_report", "anchor_static_report", "launches", "tunables", "hardware",
+              "hardware_table", "problem_bytes", "problem_flops", "reference_time", "anchor_time", "anchor_speedup"})
             QVERIFY2(all.find(std::string("{{") + name + "}}") != std::string::npos, name);
     }
 
     void misconfigurationThrows() {
         LlmConfig c;
         c.endpoint = "http://127.0.0.1:1/v1";
-        QVERIFY(kerncast::test::errorOf([&] { LlmForecaster f(c, kPrompts); }).find("LLM model is not set")
-                != std::string::npos);
+        QVERIFY(kerncast::test::errorOf([&] { LlmForecaster f(c, kPrompts); }).find("LLM model is not set") !=
+                std::string::npos);
         c.model = "m";
         LlmForecasterOptions o;
         o.samples = 0;
-        QVERIFY(kerncast::test::errorOf([&] { LlmForecaster f(c, kPrompts, o); }).find("samples must be at least 1")
-                != std::string::npos);
+        QVERIFY(kerncast::test::errorOf([&] { LlmForecaster f(c, kPrompts, o); }).find("samples must be at least 1") !=
+                std::string::npos);
     }
 
     void theApiKeyStaysOutOfForecasts() {

@@ -81,9 +81,9 @@ private slots:
         LoopbackHttpServer server;
         server.enqueue(HttpAnswer::json(chatCompletionBody(kRewrite, 1200, 300)));
         server.enqueue(HttpAnswer::json(chatCompletionBody("I would use float4, but here is no code.")));
-        server.enqueue(HttpAnswer::json(chatCompletionBody(
-            "```cuda\n// @kerncast launch k grid(1) block(32) args(nonexistent, N)\n"
-            "extern \"C\" __global__ void k(float* p, int N) {}\n```")));
+        server.enqueue(HttpAnswer::json(
+            chatCompletionBody("```cuda\n// @kerncast launch k grid(1) block(32) args(nonexistent, N)\n"
+                               "extern \"C\" __global__ void k(float* p, int N) {}\n```")));
         LlmMutator mutator(LlmMutator::Mode::Rewrite, loopbackLlmConfig(server), cli::resources_dir() + "/prompts");
         std::set<std::string> seen;
         SplitMix rng(1);
@@ -122,10 +122,11 @@ private slots:
         QVERIFY(at != std::string::npos);
         const std::string line = ref.substr(at, ref.find('\n', at) - at);
         LoopbackHttpServer server;
-        server.enqueue(HttpAnswer::json(chatCompletionBody(
-            "Restrict the pointers.\n<<<<<<< SEARCH\n" + line + "\n=======\n// restrict-qualified\n" + line +
-            "\n>>>>>>> REPLACE\n")));
-        server.enqueue(HttpAnswer::json(chatCompletionBody("<<<<<<< SEARCH\nnot in the file\n=======\nx\n>>>>>>> REPLACE")));
+        server.enqueue(
+            HttpAnswer::json(chatCompletionBody("Restrict the pointers.\n<<<<<<< SEARCH\n" + line +
+                                                "\n=======\n// restrict-qualified\n" + line + "\n>>>>>>> REPLACE\n")));
+        server.enqueue(
+            HttpAnswer::json(chatCompletionBody("<<<<<<< SEARCH\nnot in the file\n=======\nx\n>>>>>>> REPLACE")));
         LlmMutator mutator(LlmMutator::Mode::Diff, loopbackLlmConfig(server), cli::resources_dir() + "/prompts");
         std::set<std::string> seen;
         SplitMix rng(1);
@@ -139,8 +140,7 @@ private slots:
         QCOMPARE(edited.child->mutator, Mutator::LlmDiff);
         QVERIFY(edited.child->source.find("// restrict-qualified") != std::string::npos);
         QVERIFY(!failed.child.has_value());
-        QVERIFY2(failed.failure.find("SEARCH text is not in the parent") != std::string::npos,
-                 failed.failure.c_str());
+        QVERIFY2(failed.failure.find("SEARCH text is not in the parent") != std::string::npos, failed.failure.c_str());
     }
 
     void endpointFailureIsAFailedProposal() {

@@ -1,12 +1,12 @@
 // The local surrogate (engine/surrogate/local_forecaster.h) and the query/example builders it learns from
-// (engine/surrogate/forecast_query.h), on the built-in problems and their H200 recordings in resources/, and on synthetic
-// examples whose relation to the speedup is known.
+// (engine/surrogate/forecast_query.h), on the built-in problems and their H200 recordings in resources/, and on
+// synthetic examples whose relation to the speedup is known.
 #include "core/bins.h"
 #include "core/error.h"
 #include "core/problem.h"
+#include "engine/replay/replay_device.h"
 #include "engine/surrogate/forecast_query.h"
 #include "engine/surrogate/local_forecaster.h"
-#include "engine/replay/replay_device.h"
 #include "tests/support/error_of.h"
 
 #include <QTest>
@@ -53,7 +53,7 @@ ForecastQuery synthetic_query(int64_t x, int64_t y, const std::string& pack = "s
     q.problem_name = pack;
     q.candidate_source = kSyntheticSource;
     q.tunables = {{"X", x}, {"Y", y}, {"Z", (x * 7 + y) % 5}};
-    q.launches.push_back(LaunchShape {"k", {1024 / x, 1, 1}, {x * 4, 1, 1}, 0});
+    q.launches.push_back(LaunchShape{"k", {1024 / x, 1, 1}, {x * 4, 1, 1}, 0});
     q.problem_bytes = 1e8;
     q.problem_flops = 1e8;
     q.reference_time_us = 100;
@@ -61,7 +61,7 @@ ForecastQuery synthetic_query(int64_t x, int64_t y, const std::string& pack = "s
     q.anchor.candidate_id = 1;
     q.anchor.source = kSyntheticSource;
     q.anchor.tunables = {{"X", 1}, {"Y", 1}, {"Z", 3}};
-    q.anchor.launches.push_back(LaunchShape {"k", {1024, 1, 1}, {4, 1, 1}, 0});
+    q.anchor.launches.push_back(LaunchShape{"k", {1024, 1, 1}, {4, 1, 1}, 0});
     return q;
 }
 
@@ -130,19 +130,19 @@ private Q_SLOTS:
         device.sm_count = 132;
         device.cc_major = 9;
         context.device = device;
-        const ForecastQuery q
-            = build_forecast_query(problem, family, {{"BLOCK", 256}, {"VEC", 4}, {"ITEMS", 4}}, {r}, context);
+        const ForecastQuery q =
+            build_forecast_query(problem, family, {{"BLOCK", 256}, {"VEC", 4}, {"ITEMS", 4}}, {r}, context);
         QCOMPARE(q.pack, std::string("saxpy"));
         QCOMPARE(q.problem_name, std::string("saxpy"));
         QCOMPARE(q.problem_description, problem.description);
         QCOMPARE(q.reference_source, read(kProblems + "/saxpy/reference.cu"));
         QCOMPARE(q.candidate_source, family);
         // grid(ceil_div(N, BLOCK * VEC * ITEMS)) block(BLOCK) at N = 2^26.
-        QCOMPARE(q.launches.size(), size_t {1});
+        QCOMPARE(q.launches.size(), size_t{1});
         QCOMPARE(q.launches[0].kernel, std::string("saxpy_family"));
-        QCOMPARE(q.launches[0].grid[0], int64_t {67108864 / (256 * 4 * 4)});
-        QCOMPARE(q.launches[0].block[0], int64_t {256});
-        QCOMPARE(q.launches[0].dynamic_smem, int64_t {0});
+        QCOMPARE(q.launches[0].grid[0], int64_t{67108864 / (256 * 4 * 4)});
+        QCOMPARE(q.launches[0].block[0], int64_t{256});
+        QCOMPARE(q.launches[0].dynamic_smem, int64_t{0});
         QCOMPARE(q.problem_bytes, 12.0 * 67108864);
         QCOMPARE(q.problem_flops, 2.0 * 67108864);
         QCOMPARE(*q.reference_time_us, 249.0);
@@ -265,7 +265,7 @@ private Q_SLOTS:
         LocalForecaster forecaster(small_options());
         ForecastQuery q = synthetic_query(4, 4);
         auto results = forecaster.forecast({q});
-        QCOMPARE(results.size(), size_t {1});
+        QCOMPARE(results.size(), size_t{1});
         QVERIFY2(results[0].forecast.has_value(), results[0].error.c_str());
         const Forecast& f = *results[0].forecast;
         QCOMPARE(f.surrogate_id, std::string("local-xgb"));
@@ -280,7 +280,7 @@ private Q_SLOTS:
         q.anchor.speedup = 3.0;
         q.parent_speedup = 3.0;
         QCOMPARE(forecaster.predict(q).log_speedup, 0.0);
-        QCOMPARE(f.anchor_id, int64_t {1});
+        QCOMPARE(f.anchor_id, int64_t{1});
     }
 
     void aProgramAgainstItselfIsCentredOnOne() {
@@ -302,7 +302,7 @@ private Q_SLOTS:
             QVERIFY2(f.probabilities[3] > 0.45, std::to_string(f.probabilities[3]).c_str());
             QCOMPARE(*f.log_mean, 0.0);
             QVERIFY(*f.log_sigma <= LocalForecaster::kIdenticalSigma);
-            QCOMPARE(f.anchor_id, int64_t {0});
+            QCOMPARE(f.anchor_id, int64_t{0});
             QVERIFY(forecaster.predict(q).identical);
         }
     }
@@ -336,8 +336,8 @@ private Q_SLOTS:
         size_t child = ex.size(), parent = ex.size();
         for (size_t i = 0; i < ex.size() && child == ex.size(); ++i)
             for (size_t j = i + 1; j < ex.size(); ++j) {
-                if (ex[i].query.pack != "softmax" || ex[j].query.pack != "softmax" || ex[i].query.tunables.empty()
-                    || ex[i].query.candidate_source != ex[j].query.candidate_source)
+                if (ex[i].query.pack != "softmax" || ex[j].query.pack != "softmax" || ex[i].query.tunables.empty() ||
+                    ex[i].query.candidate_source != ex[j].query.candidate_source)
                     continue;
                 int differ = 0;
                 for (const auto& [name, value] : ex[i].query.tunables)
@@ -366,7 +366,7 @@ private Q_SLOTS:
         for (size_t i = 0; i < ex.size(); ++i)
             if (labels[i] == "reference")
                 reference[ex[i].query.pack] = i;
-        QCOMPARE(reference.size(), size_t {2});
+        QCOMPARE(reference.size(), size_t{2});
         for (size_t i = 0; i < ex.size(); ++i)
             if (i != reference.at(ex[i].query.pack))
                 QVERIFY2(unordered.count(std::minmax(i, reference.at(ex[i].query.pack))), labels[i].c_str());
@@ -376,8 +376,8 @@ private Q_SLOTS:
         QVERIFY2(pairs.size() <= ex.size() * 7, std::to_string(pairs.size()).c_str());
         size_t all = 0;
         for (const auto& [pack, ref] : reference) {
-            const size_t n = static_cast<size_t>(std::count_if(
-                ex.begin(), ex.end(), [&](const LabelledExample& e) { return e.query.pack == pack; }));
+            const size_t n = static_cast<size_t>(
+                std::count_if(ex.begin(), ex.end(), [&](const LabelledExample& e) { return e.query.pack == pack; }));
             all += n * (n - 1) / 2;
         }
         QVERIFY(pairs.size() < all / 4);
@@ -396,13 +396,13 @@ private Q_SLOTS:
         for (const auto& e : synthetic_examples({{1, 1}, {2, 2}, {4, 3}, {8, 4}, {16, 5}}))
             with_small.push_back(e);
         const auto thinned = local_training_pairs(with_small, 7, capped);
-        QCOMPARE(thinned.size(), size_t {300});
+        QCOMPARE(thinned.size(), size_t{300});
         QCOMPARE(std::count_if(thinned.begin(), thinned.end(),
                                [&](const ProgramPair& p) { return with_small[p.candidate].query.pack == "synthetic"; }),
-                 std::ptrdiff_t {10});
+                 std::ptrdiff_t{10});
         // A small pack (a run's first measurements) gives every pair.
         const auto few = local_training_pairs(synthetic_examples({{1, 1}, {2, 2}, {4, 3}, {8, 4}, {16, 5}}), 7);
-        QCOMPARE(few.size(), size_t {10});
+        QCOMPARE(few.size(), size_t{10});
     }
 
     void learnsAMonotoneRelation() {
@@ -458,8 +458,8 @@ private Q_SLOTS:
             o.threads = threads;
             LocalForecaster forecaster(o);
             forecaster.learn(synthetic_examples(synthetic_grid()));
-            std::vector<ForecastQuery> queries
-                = {synthetic_query(2, 3), synthetic_query(32, 7), synthetic_query(8, 1, "other")};
+            std::vector<ForecastQuery> queries = {synthetic_query(2, 3), synthetic_query(32, 7),
+                                                  synthetic_query(8, 1, "other")};
             std::vector<std::array<double, kBinCount>> out;
             for (const auto& r : forecaster.forecast(queries))
                 out.push_back(r.forecast->probabilities);
@@ -479,7 +479,7 @@ private Q_SLOTS:
         const ForecastQuery q = synthetic_query(64, 1);
         const double before = forecaster.predictedLogSpeedup(q);
         forecaster.learn(synthetic_examples({{64, 1}, {64, 2}, {32, 1}, {64, 3}, {32, 2}}));
-        QCOMPARE(forecaster.exampleCount(), size_t {25});
+        QCOMPARE(forecaster.exampleCount(), size_t{25});
         const double after = forecaster.predictedLogSpeedup(q);
         QVERIFY2(after > before + 0.05, qPrintable(QString("before %1 after %2").arg(before).arg(after)));
         // Closer to the truth once the region was measured.
@@ -521,7 +521,7 @@ private Q_SLOTS:
         LocalForecaster forecaster(small_options());
         const std::string message = test::errorOf([&] { forecaster.learn({{synthetic_query(1, 1), 0.0}}); });
         QVERIFY2(message.find("speedup") != std::string::npos, message.c_str());
-        QCOMPARE(forecaster.exampleCount(), size_t {0});
+        QCOMPARE(forecaster.exampleCount(), size_t{0});
     }
 
     void examplesExceptLeaveTheNamedProblemOut() {
@@ -540,9 +540,10 @@ private Q_SLOTS:
         size_t expected = 0;
         for (const auto& p : packs) {
             const Recording rec = Recording::load(kRecordings + "/" + p + ".jsonl");
-            expected += static_cast<size_t>(
-                std::count_if(rec.entries.begin(), rec.entries.end(),
-                              [](const RecordingEntry& e) { return entry_speedup(e).has_value(); }));
+            expected +=
+                static_cast<size_t>(std::count_if(rec.entries.begin(), rec.entries.end(), [](const RecordingEntry& e) {
+                    return entry_speedup(e).has_value();
+                }));
         }
         QCOMPARE(examples.size(), expected);
         // Excluding another problem brings saxpy back.

@@ -6,9 +6,9 @@
 
 #include "core/candidate.h"
 #include "core/problem_library.h"
-#include "engine/worker/measurement_pool.h"
-#include "engine/search/mutators.h"
 #include "engine/replay/replay_device.h"
+#include "engine/search/mutators.h"
+#include "engine/worker/measurement_pool.h"
 #include "engine/worker/replay_worker_server.h"
 
 #include <QTemporaryDir>
@@ -23,8 +23,9 @@ using namespace kerncast::test;
 
 namespace {
 
-std::string fake_worker() { return std::string(KERNCAST_BINARY_DIR) + "/tests/fake_worker"; }
-
+std::string fake_worker() {
+    return std::string(KERNCAST_BINARY_DIR) + "/tests/fake_worker";
+}
 
 // Recorded programs of a problem, as requests (the reference, the seeds, the recorded family configurations).
 std::vector<MeasureRequest> recorded_requests(const std::string& problem, size_t n) {
@@ -129,16 +130,16 @@ private slots:
         pool->measureBatch(
             jobs, [&](size_t i, MeasureOutcome&) { order.push_back(i); },
             [&](const PoolSnapshot& s) {
-                int64_t busy = 0;
-                for (const auto& w : s.workers)
-                    busy += w.state == "busy";
-                busy_seen = std::max(busy_seen, busy);
+            int64_t busy = 0;
+            for (const auto& w : s.workers)
+                busy += w.state == "busy";
+            busy_seen = std::max(busy_seen, busy);
             });
         const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         QCOMPARE(order, (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6, 7}));
         QVERIFY2(busy_seen >= 2, "the pool never had two workers busy at once");
-        QVERIFY2(took < 0.6 * serial_s, qPrintable(QString("8 jobs on 4 workers took %1 s; one worker: %2 s")
-                                                        .arg(took).arg(serial_s)));
+        QVERIFY2(took < 0.6 * serial_s,
+                 qPrintable(QString("8 jobs on 4 workers took %1 s; one worker: %2 s").arg(took).arg(serial_s)));
         int64_t measured = 0;
         for (const auto& w : pool->snapshot().workers)
             measured += w.measured;
@@ -340,12 +341,24 @@ private slots:
         QTest::addColumn<QString>("device");
         QTest::addColumn<QString>("launcher");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("device") << "gpu0" << "local" << "unknown device 'gpu0': expected cuda:<ordinal>";
-        QTest::newRow("ordinal") << "cuda:x" << "local" << "bad device 'cuda:x': expected cuda:<ordinal>";
-        QTest::newRow("recordings") << "replay:nowhere" << "local" << "no recordings for device 'replay:nowhere'";
-        QTest::newRow("launcher") << "replay:nvidia-h200" << "pbs" << "unknown launcher 'pbs': expected local, ssh:HOST";
-        QTest::newRow("ssh host") << "replay:nvidia-h200" << "ssh:" << "bad launcher 'ssh:': expected ssh:HOST";
-        QTest::newRow("per device") << "replay:nvidia-h200@ssh:-oProxyCommand=x" << "local" << "bad launcher";
+        QTest::newRow("device") << "gpu0"
+                                << "local"
+                                << "unknown device 'gpu0': expected cuda:<ordinal>";
+        QTest::newRow("ordinal") << "cuda:x"
+                                 << "local"
+                                 << "bad device 'cuda:x': expected cuda:<ordinal>";
+        QTest::newRow("recordings") << "replay:nowhere"
+                                    << "local"
+                                    << "no recordings for device 'replay:nowhere'";
+        QTest::newRow("launcher") << "replay:nvidia-h200"
+                                  << "pbs"
+                                  << "unknown launcher 'pbs': expected local, ssh:HOST";
+        QTest::newRow("ssh host") << "replay:nvidia-h200"
+                                  << "ssh:"
+                                  << "bad launcher 'ssh:': expected ssh:HOST";
+        QTest::newRow("per device") << "replay:nvidia-h200@ssh:-oProxyCommand=x"
+                                    << "local"
+                                    << "bad launcher";
     }
     void badSpecsSayWhatIsExpected() {
         QFETCH(QString, device);
@@ -391,11 +404,19 @@ private slots:
         QCOMPARE(shell_quote("it's here"), std::string("'it'\\''s here'"));
 
         qunsetenv("SLURM_JOB_ID");
-        const WorkerCommand srun =
-            WorkerLauncher::parse("slurm:--partition=gpu --time=30").command(worker, true, "w");
-        const std::vector<std::string> expected{"srun", "--ntasks=1", "--nodes=1", "--quiet", "--unbuffered",
-                                                "--kill-on-bad-exit=1", "--gres=gpu:1", "--partition=gpu",
-                                                "--time=30", "/opt/kc/kerncast-worker", "--gpu", "0",
+        const WorkerCommand srun = WorkerLauncher::parse("slurm:--partition=gpu --time=30").command(worker, true, "w");
+        const std::vector<std::string> expected{"srun",
+                                                "--ntasks=1",
+                                                "--nodes=1",
+                                                "--quiet",
+                                                "--unbuffered",
+                                                "--kill-on-bad-exit=1",
+                                                "--gres=gpu:1",
+                                                "--partition=gpu",
+                                                "--time=30",
+                                                "/opt/kc/kerncast-worker",
+                                                "--gpu",
+                                                "0",
                                                 "--die-with-parent"};
         QCOMPARE(srun.argv, expected);
         QCOMPARE(WorkerLauncher::parse("slurm:--partition=gpu --time=30").text(),

@@ -41,7 +41,7 @@ std::string readText(const std::string& path) {
     ss << in.rdbuf();
     return ss.str();
 }
-}
+}  // namespace
 
 class TestRecorder : public QObject {
     Q_OBJECT

@@ -4,8 +4,8 @@
 #include "core/error.h"
 #include "core/problem_fingerprint.h"
 #include "engine/device.h"
-#include "engine/surrogate/forecast_query.h"
 #include "engine/replay/replay_device.h"
+#include "engine/surrogate/forecast_query.h"
 
 #include <QDir>
 #include <QTemporaryDir>
@@ -81,9 +81,8 @@ private Q_SLOTS:
             tunables = {{"BLOCK", block}, {"ITEMS", items}};
         ReplayDevice d(kFolder);
         std::vector<std::string> stages;
-        const auto out = d.measure(request(file.toStdString(), tunables), [&](const std::string& s) {
-            stages.push_back(s);
-        });
+        const auto out =
+            d.measure(request(file.toStdString(), tunables), [&](const std::string& s) { stages.push_back(s); });
         const auto& m = out.measurement;
         QCOMPARE(QString(to_string(m.status)), status);
         QCOMPARE(m.device_kind, std::string("replay"));
@@ -174,16 +173,21 @@ private Q_SLOTS:
         QTest::addColumn<QString>("from");
         QTest::addColumn<QString>("to");
         QTest::addColumn<bool>("replays");
-        QTest::newRow("benchmark size") << R"({"N": 16777216})" << R"({"N": 1000000000000})" << false;
-        QTest::newRow("tolerance") << R"("rtol": 1e-5)" << R"("rtol": 1e-3)" << false;
-        QTest::newRow("buffer role") << R"("role": "inout")" << R"("role": "out")" << false;
-        QTest::newRow("reference") << "reference.cu" << "reference.cu" << false;
+        QTest::newRow("benchmark size") << R"({"N": 16777216})"
+                                        << R"({"N": 1000000000000})" << false;
+        QTest::newRow("tolerance") << R"("rtol": 1e-5)"
+                                   << R"("rtol": 1e-3)" << false;
+        QTest::newRow("buffer role") << R"("role": "inout")"
+                                     << R"("role": "out")" << false;
+        QTest::newRow("reference") << "reference.cu"
+                                   << "reference.cu" << false;
         QTest::newRow("description") << "the problem the replay fixture recording was made for"
                                      << "reworded" << true;
         QTest::newRow("kernelbench counterpart named")
             << R"("reference": "reference.cu")"
             << R"("reference": "reference.cu", "kernelbench": "level1/5_Matrix_scalar_multiplication.py")" << true;
-        QTest::newRow("unchanged") << "" << "" << true;
+        QTest::newRow("unchanged") << ""
+                                   << "" << true;
     }
     void definitionChangeIsNotRecorded() {
         QFETCH(QString, from);
@@ -263,11 +267,14 @@ private Q_SLOTS:
     void malformedLineNamesFileAndLine_data() {
         QTest::addColumn<QString>("line");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("not json") << "{\"kind\":\"measurement\", oops" << "not a JSON object";
-        QTest::newRow("no hash") << R"({"kind":"measurement","measurement":{"status":"ok"}})" << "source_hash";
+        QTest::newRow("not json") << "{\"kind\":\"measurement\", oops"
+                                  << "not a JSON object";
+        QTest::newRow("no hash") << R"({"kind":"measurement","measurement":{"status":"ok"}})"
+                                 << "source_hash";
         QTest::newRow("bad status") << R"({"kind":"measurement","source_hash":"ab","measurement":{"status":"fast"}})"
                                     << "fast";
-        QTest::newRow("wrong kind") << R"({"kind":"header","problem":"replay_saxpy"})" << "kind";
+        QTest::newRow("wrong kind") << R"({"kind":"header","problem":"replay_saxpy"})"
+                                    << "kind";
     }
     void malformedLineNamesFileAndLine() {
         QFETCH(QString, line);
@@ -343,7 +350,7 @@ private Q_SLOTS:
             if (l.kind == "replay")
                 replays.push_back(l.id);
         QCOMPARE(replays, (std::vector<std::string>{std::string("replay:") + kDefaultRecordings, "replay:aaa-gpu",
-                                                     "replay:zzz-gpu"}));
+                                                    "replay:zzz-gpu"}));
 
         QVERIFY(QDir(recordings.filePath(QString::fromUtf8(kDefaultRecordings))).removeRecursively());
         QCOMPARE(default_recordings_folder(root), base + "aaa-gpu");

@@ -63,8 +63,8 @@ private slots:
     void measureAllRunStoresEverythingItReports() {
         QTemporaryDir dir;
         const std::string path = dir.filePath("run.sqlite").toStdString();
-        auto runner = make_search_runner(config("saxpy", GatingKind::MeasureAll, "none", 14), cli::resources_dir(),
-                                         path, false);
+        auto runner =
+            make_search_runner(config("saxpy", GatingKind::MeasureAll, "none", 14), cli::resources_dir(), path, false);
         Recorder rec;
         runner->setEventCallback(rec.fn());
         const SearchSummary s = runner->runHere();
@@ -175,9 +175,9 @@ private slots:
     void forecastsAreAnchoredOnTheMeasuredParent() {
         QTemporaryDir dir;
         const std::string path = dir.filePath("run.sqlite").toStdString();
-        const SearchSummary s = make_search_runner(config("softmax", GatingKind::Selective, "local", 16),
-                                                   cli::resources_dir(), path, false)
-                                    ->runHere();
+        const SearchSummary s =
+            make_search_runner(config("softmax", GatingKind::Selective, "local", 16), cli::resources_dir(), path, false)
+                ->runHere();
         QCOMPARE(s.state, RunState::Finished);
         RunStore store = RunStore::open(path);
         std::map<int64_t, Candidate> cands;
@@ -392,8 +392,8 @@ private slots:
         auto again = make_search_runner(config("row_sum", GatingKind::Selective, "local", 10), cli::resources_dir(),
                                         path, false);
         QCOMPARE(again->runHere().state, RunState::Failed);
-        auto second = make_search_runner(config("row_sum", GatingKind::Selective, "local", 18), cli::resources_dir(),
-                                         path, true);
+        auto second =
+            make_search_runner(config("row_sum", GatingKind::Selective, "local", 18), cli::resources_dir(), path, true);
         const SearchSummary b = second->runHere();
         QCOMPARE(b.state, RunState::Finished);
         QCOMPARE(b.run_id, a.run_id);

@@ -77,7 +77,7 @@ class TestSuspectReview : public QObject {
     Q_OBJECT
 private:
     QTemporaryDir m_dir;
-    Candidate m_best;        // the best program of an honest search
+    Candidate m_best;  // the best program of an honest search
     double m_bestSpeedup = 0;
 
 private Q_SLOTS:
@@ -113,8 +113,8 @@ private Q_SLOTS:
         const SearchSummary unchanged = runner(path, true, m_best)->runHere();
         QCOMPARE(unchanged.best_candidate, first.best_candidate);
 
-        const auto accepted = run_cli({"--json", "review", "--run", path, "--candidate", std::to_string(suspect),
-                                       "--accept"});
+        const auto accepted =
+            run_cli({"--json", "review", "--run", path, "--candidate", std::to_string(suspect), "--accept"});
         QCOMPARE(accepted.code, 0);
         const auto j = nlohmann::json::parse(accepted.out);
         QCOMPARE(j["verdict"].get<std::string>(), std::string("accepted"));

@@ -16,7 +16,9 @@ namespace {
 
 const double kNan = std::numeric_limits<double>::quiet_NaN();
 // What an unwritten f32 element reads as after the worker widens it.
-double poisoned_f32() { return static_cast<double>(std::bit_cast<float>(0xffffffffu)); }
+double poisoned_f32() {
+    return static_cast<double>(std::bit_cast<float>(0xffffffffu));
+}
 
 Tolerance tol(double rtol, double atol, bool scale) {
     Tolerance t;
@@ -70,9 +72,8 @@ private Q_SLOTS:
             << "output z: 1 of 4 elements not written (they still hold the poison pattern); first at index 1";
         QTest::newRow("NaN written") << std::vector<double>{1.0, -2.0, kNan, 4.5} << ref << false << false
                                      << "1 of 4 elements are not finite; first at index 2: nan";
-        QTest::newRow("infinity written")
-            << std::vector<double>{1.0, std::numeric_limits<double>::infinity(), 3.0, 4.5} << ref << false << false
-            << "are not finite";
+        QTest::newRow("infinity written") << std::vector<double>{1.0, std::numeric_limits<double>::infinity(), 3.0, 4.5}
+                                          << ref << false << false << "are not finite";
         QTest::newRow("constant output") << std::vector<double>{7, 7, 7, 7} << ref << false << false
                                          << "output z is constant (every element 7) but the reference's is not";
         QTest::newRow("all zeros") << std::vector<double>{0, 0, 0, 0} << ref << false << false
@@ -120,8 +121,7 @@ private Q_SLOTS:
         QTest::newRow("bf16 0xFFFF") << bfloat16_to_double(0xffff) << int(DType::BF16) << true;
         QTest::newRow("canonical") << poison_value(DType::F32) << int(DType::F32) << true;
         // The GPU's own NaN (0x7FFFFFFF) is a written value, not poison.
-        QTest::newRow("GPU NaN") << static_cast<double>(std::bit_cast<float>(0x7fffffffu)) << int(DType::F32)
-                                 << false;
+        QTest::newRow("GPU NaN") << static_cast<double>(std::bit_cast<float>(0x7fffffffu)) << int(DType::F32) << false;
         QTest::newRow("negative NaN from 0/0 on the CPU") << -kNan << int(DType::F32) << false;
         QTest::newRow("i32 -1") << -1.0 << int(DType::I32) << true;
         QTest::newRow("u8 255") << 255.0 << int(DType::U8) << true;

@@ -70,10 +70,9 @@ private Q_SLOTS:
         QVERIFY(err["message"].toString().contains("dance"));
 
         // A well-formed measure request cannot be served without a driver: the reason, not a crash.
-        const QByteArray measure =
-            R"({"op":"measure","id":10,"problem":{"json":"{}","file":"/p/problem.json"},)"
-            R"("reference":{"source":"","file":"reference.cu","tunables":{},"cubin_b64":""},)"
-            R"("candidate":{"source":"","file":"k.cu","tunables":{},"cubin_b64":""}})";
+        const QByteArray measure = R"({"op":"measure","id":10,"problem":{"json":"{}","file":"/p/problem.json"},)"
+                                   R"("reference":{"source":"","file":"reference.cu","tunables":{},"cubin_b64":""},)"
+                                   R"("candidate":{"source":"","file":"k.cu","tunables":{},"cubin_b64":""}})";
         err = exchange(p, measure);
         QCOMPARE(err["op"].toString(), QString("error"));
         QCOMPARE(err["id"].toInt(), 10);

@@ -92,13 +92,18 @@ private Q_SLOTS:
     void malformedLines_data() {
         QTest::addColumn<QString>("line");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("not json") << "hello worker" << "not JSON";
-        QTest::newRow("array") << "[1,2]" << "expected a JSON object";
-        QTest::newRow("no op") << R"({"id":3})" << "\"op\"";
-        QTest::newRow("op not a string") << R"({"op":7})" << "\"op\"";
-        QTest::newRow("nested too deep") << QString(R"({"op":"measure","id":1,"x":)") + QString(100000, '[')
-                                         << "not JSON: invalid JSON at line 1, column 91: objects and arrays nest deeper "
-                                            "than 64 levels";
+        QTest::newRow("not json") << "hello worker"
+                                  << "not JSON";
+        QTest::newRow("array") << "[1,2]"
+                               << "expected a JSON object";
+        QTest::newRow("no op") << R"({"id":3})"
+                               << "\"op\"";
+        QTest::newRow("op not a string") << R"({"op":7})"
+                                         << "\"op\"";
+        QTest::newRow("nested too deep")
+            << QString(R"({"op":"measure","id":1,"x":)") + QString(100000, '[')
+            << "not JSON: invalid JSON at line 1, column 91: objects and arrays nest deeper "
+               "than 64 levels";
         QTest::newRow("number past the largest double") << R"({"op":"ping","id":1e999})"
                                                         << "the number 1e999 is not finite (too large for a double)";
     }

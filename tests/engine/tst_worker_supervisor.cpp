@@ -104,9 +104,12 @@ private Q_SLOTS:
     void deathIsReported_data() {
         QTest::addColumn<QString>("mode");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("segv") << "segv" << "signal SIGSEGV";
-        QTest::newRow("abort") << "abort" << "signal SIGABRT";
-        QTest::newRow("exit mid-request") << "exit" << "exit code 7";
+        QTest::newRow("segv") << "segv"
+                              << "signal SIGSEGV";
+        QTest::newRow("abort") << "abort"
+                               << "signal SIGABRT";
+        QTest::newRow("exit mid-request") << "exit"
+                                          << "exit code 7";
     }
     void deathIsReported() {
         QFETCH(QString, mode);

@@ -15,8 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             for (const auto& n : e.names())
                 names[n] = static_cast<int64_t>(n.size()) * 1000 - 3;
             (void)e.eval(names);
-        } catch (const kerncast::Error&) {
-        }
+        } catch (const kerncast::Error&) {}
     }
     return 0;
 }

@@ -16,7 +16,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         for (const auto& t : k.tunables)
             values[t.name] = t.values.front();
         (void)k.isValid(values);
-    } catch (const kerncast::Error&) {
-    }
+    } catch (const kerncast::Error&) {}
     return 0;
 }

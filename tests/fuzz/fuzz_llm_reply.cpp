@@ -27,7 +27,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
         const kerncast::RuntimeEstimate e = kerncast::LlmForecaster::parseReply(reply);
         (void)kerncast::Forecast::fromRaw(e.probabilities);
-    } catch (const kerncast::Error&) {
-    }
+    } catch (const kerncast::Error&) {}
     return 0;
 }

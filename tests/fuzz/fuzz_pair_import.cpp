@@ -17,8 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             const auto result = kerncast::import_forecasters_jsonl(in, "fuzz.jsonl", scheme, mode);
             std::ostringstream out;
             kerncast::export_forecasters_jsonl(out, result.pairs);
-        } catch (const kerncast::Error&) {
-        }
+        } catch (const kerncast::Error&) {}
     }
     return 0;
 }

@@ -19,7 +19,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         else if (op == "result")
             (void)kerncast::parse_result_reply(j);
         (void)kerncast::to_protocol_line(j);
-    } catch (const kerncast::Error&) {
-    }
+    } catch (const kerncast::Error&) {}
     return 0;
 }

@@ -56,7 +56,9 @@ uint64_t mix64(uint64_t z) {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
 }
-uint64_t draw(uint64_t key, uint64_t i) { return mix64(key + (i + 1) * 0x9e3779b97f4a7c15ULL); }
+uint64_t draw(uint64_t key, uint64_t i) {
+    return mix64(key + (i + 1) * 0x9e3779b97f4a7c15ULL);
+}
 double uniform(uint64_t key, uint64_t i, double lo, double hi) {
     return lo + (hi - lo) * (static_cast<double>(draw(key, i) >> 11) * (1.0 / 9007199254740992.0));
 }
@@ -132,8 +134,8 @@ private Q_SLOTS:
         const auto& u = a.inputs_before.at("u");
         for (uint64_t i = 0; i < 5000; ++i) {
             QCOMPARE(f[i], static_cast<double>(static_cast<float>(uniform(input_key(7, "f"), i, -3, 5))));
-            QCOMPARE(h[i], static_cast<double>(static_cast<_Float16>(static_cast<float>(
-                               uniform(input_key(7, "h"), i, -2, 2)))));
+            QCOMPARE(h[i], static_cast<double>(
+                               static_cast<_Float16>(static_cast<float>(uniform(input_key(7, "h"), i, -2, 2)))));
             QCOMPARE(b[i], to_bf16(static_cast<float>(uniform(input_key(7, "b"), i, 0, 100))));
             QCOMPARE(d[i], uniform(input_key(7, "d"), i, -1, 1));
             QCOMPARE(k[i], randint(input_key(7, "k"), i, -5, 5000));
@@ -190,16 +192,17 @@ private Q_SLOTS:
             QVERIFY2(QString(e.what()).contains("even.cu:1"), e.what());
         }
         // The session is still usable.
-        const RunOutput r = m_gpu->runOnce(p, prog, compile(kEvenOnly, "even.cu", {{"SMEM", 512}}), {{"N", 10}},
-                                           {{"SMEM", 512}}, 1);
+        const RunOutput r =
+            m_gpu->runOnce(p, prog, compile(kEvenOnly, "even.cu", {{"SMEM", 512}}), {{"N", 10}}, {{"SMEM", 512}}, 1);
         QCOMPARE(r.buffers.at("o")[0], 2.0 * r.inputs_before.at("f")[0]);
     }
 
     void missingKernelIsALaunchError() {
         const Problem p = Problem::parse(kDtypes, "dtypes.json");
-        const KernelProgram prog = KernelProgram::parse(
-            "// @kerncast launch odd grid(1) block(32) args(f, o, N)\n" + std::string(kEvenOnly).substr(
-                std::string(kEvenOnly).find("extern")), "odd.cu");
+        const KernelProgram prog =
+            KernelProgram::parse("// @kerncast launch odd grid(1) block(32) args(f, o, N)\n" +
+                                     std::string(kEvenOnly).substr(std::string(kEvenOnly).find("extern")),
+                                 "odd.cu");
         const auto cubin = compile(prog.source, "odd.cu", {{"SMEM", 512}});
         QVERIFY_THROWS_EXCEPTION(LaunchError, m_gpu->runOnce(p, prog, cubin, {{"N", 10}}, {}, 1));
     }

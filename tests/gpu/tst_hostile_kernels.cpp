@@ -92,27 +92,43 @@ private Q_SLOTS:
         QTest::addColumn<QString>("status");
         QTest::addColumn<QString>("reason");  // a fragment the reason must contain
         QTest::addColumn<double>("deadline");
-        QTest::addColumn<bool>("restarts");   // the worker must have been replaced
+        QTest::addColumn<bool>("restarts");  // the worker must have been replaced
         QTest::addColumn<QString>("tunables");
-        QTest::newRow("out-of-bounds write") << "oob_write.cu" << "crashed" << "CUDA_ERROR_ILLEGAL_ADDRESS" << 120.0
-                                             << true << QString();
-        QTest::newRow("trap") << "traps.cu" << "crashed" << "CUDA_ERROR_" << 120.0 << true << QString();
-        QTest::newRow("never terminates") << "never_ends.cu" << "timeout" << "" << 15.0 << true << QString();
-        QTest::newRow("writes part of the output") << "partial_write.cu" << "incorrect" << "not written" << 120.0
-                                                   << false << QString();
-        QTest::newRow("writes NaN") << "writes_nan.cu" << "incorrect" << "not finite" << 120.0 << false << QString();
-        QTest::newRow("writes a constant") << "constant.cu" << "incorrect" << "is constant" << 120.0 << false << QString();
-        QTest::newRow("modifies an input") << "modifies_input.cu" << "incorrect" << "input x was modified" << 120.0
-                                           << false << QString();
+        QTest::newRow("out-of-bounds write") << "oob_write.cu"
+                                             << "crashed"
+                                             << "CUDA_ERROR_ILLEGAL_ADDRESS" << 120.0 << true << QString();
+        QTest::newRow("trap") << "traps.cu"
+                              << "crashed"
+                              << "CUDA_ERROR_" << 120.0 << true << QString();
+        QTest::newRow("never terminates") << "never_ends.cu"
+                                          << "timeout"
+                                          << "" << 15.0 << true << QString();
+        QTest::newRow("writes part of the output") << "partial_write.cu"
+                                                   << "incorrect"
+                                                   << "not written" << 120.0 << false << QString();
+        QTest::newRow("writes NaN") << "writes_nan.cu"
+                                    << "incorrect"
+                                    << "not finite" << 120.0 << false << QString();
+        QTest::newRow("writes a constant") << "constant.cu"
+                                           << "incorrect"
+                                           << "is constant" << 120.0 << false << QString();
+        QTest::newRow("modifies an input") << "modifies_input.cu"
+                                           << "incorrect"
+                                           << "input x was modified" << 120.0 << false << QString();
         // Its later calls return at once: the last timed launch finds its poisoned output untouched.
-        QTest::newRow("caches its result") << "caches_result.cu" << "incorrect" << "the candidate's last timed launch"
-                                           << 120.0 << false << QString();
-        QTest::newRow("too much shared memory") << "too_much_smem.cu" << "launch_error"
+        QTest::newRow("caches its result") << "caches_result.cu"
+                                           << "incorrect"
+                                           << "the candidate's last timed launch" << 120.0 << false << QString();
+        QTest::newRow("too much shared memory") << "too_much_smem.cu"
+                                                << "launch_error"
                                                 << "bytes of dynamic shared memory" << 120.0 << false << QString();
-        QTest::newRow("printf flood") << "printf_flood.cu" << "ok" << "" << 120.0 << false << QString();
-        QTest::newRow("writes past the end of its output") << "writes_past_end.cu" << "incorrect"
-                                                           << "wrote past the end of z: 64 of the 4096 bytes"
-                                                           << 120.0 << false << QString();
+        QTest::newRow("printf flood") << "printf_flood.cu"
+                                      << "ok"
+                                      << "" << 120.0 << false << QString();
+        QTest::newRow("writes past the end of its output")
+            << "writes_past_end.cu"
+            << "incorrect"
+            << "wrote past the end of z: 64 of the 4096 bytes" << 120.0 << false << QString();
         // Skipping work when the output is believed to hold the answer already: the timed launches find poison
         // in their own outputs, and the last one's output is checked.
         const char* skips[] = {"all of its work", "one block in ten", "one block"};
@@ -120,7 +136,9 @@ private Q_SLOTS:
         for (int skip = 0; skip < 3; ++skip)
             for (int trust = 0; trust < 2; ++trust)
                 QTest::addRow("skips %s, trusting %s", skips[skip], trusts[trust])
-                    << "stale_output.cu" << "incorrect" << "the candidate's last timed launch" << 120.0 << false
+                    << "stale_output.cu"
+                    << "incorrect"
+                    << "the candidate's last timed launch" << 120.0 << false
                     << QStringLiteral("SKIP=%1,TRUST=%2").arg(skip).arg(trust);
     }
     void hostile() {
@@ -132,8 +150,8 @@ private Q_SLOTS:
         QFETCH(QString, tunables);
         const int restarts_before = m_worker->restarts();
 
-        const Measurement m = m_worker->measure(
-            payload(QStringLiteral(KERNCAST_TEST_DATA "/hostile/") + file, tunables), deadline);
+        const Measurement m =
+            m_worker->measure(payload(QStringLiteral(KERNCAST_TEST_DATA "/hostile/") + file, tunables), deadline);
         qInfo("%s -> %s: %s", qPrintable(file), to_string(m.status), m.reason.c_str());
         QCOMPARE(QString(to_string(m.status)), status);
         QVERIFY2(QString::fromStdString(m.reason).contains(reason), m.reason.c_str());

@@ -32,7 +32,9 @@ const std::string kProblemsRoot = std::string(KERNCAST_SOURCE_DIR) + "/resources
 // Family configurations checked per problem: the first, the last and evenly spaced ones between.
 constexpr size_t kFamilySample = 6;
 
-std::string problem_name(const std::string& dir) { return fs::path(dir).filename().string(); }
+std::string problem_name(const std::string& dir) {
+    return fs::path(dir).filename().string();
+}
 
 std::string describe(const Bindings& b) {
     std::string s;
@@ -122,10 +124,9 @@ private Q_SLOTS:
         if (auto it = m_load_errors.find(d); it != m_load_errors.end())
             QFAIL(it->second.c_str());
         const std::string name = problem_name(d);
-        QVERIFY2(cpu_references().count(name),
-                 ("problem '" + name + "' has no CPU reference: add tests/gpu/cpu_refs/" + name +
-                  ".h and register it in tests/gpu/cpu_refs/all.h")
-                     .c_str());
+        QVERIFY2(cpu_references().count(name), ("problem '" + name + "' has no CPU reference: add tests/gpu/cpu_refs/" +
+                                                name + ".h and register it in tests/gpu/cpu_refs/all.h")
+                                                   .c_str());
         QCOMPARE(m_bundles.at(d).problem.name, name);
     }
 

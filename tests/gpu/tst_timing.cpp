@@ -59,8 +59,8 @@ private Q_SLOTS:
         QVERIFY2(hello.ok, hello.error.c_str());
         for (int i = 0; i < 5; ++i) {
             Measurement m = worker.measure(p, 300);
-            QVERIFY2(m.status == Status::Ok, qPrintable(QString(to_string(m.status)) + ": " +
-                                                         QString::fromStdString(m.reason)));
+            QVERIFY2(m.status == Status::Ok,
+                     qPrintable(QString(to_string(m.status)) + ": " + QString::fromStdString(m.reason)));
             qInfo("run %d: speedup %.4f, candidate median %.2f us (events %.2f, n %d, rse %.4f), reference median "
                   "%.2f us (events %.2f), floor %.2f us, clocks %d/%d MHz %d C -> %d/%d MHz %d C",
                   i, m.speedup, m.candidate->median_us, m.candidate->events_median_us, m.candidate->n,
@@ -87,9 +87,8 @@ private Q_SLOTS:
         for (const Measurement& m : m_runs) {
             for (const TimingStats* t : {&*m.candidate, &*m.reference}) {
                 const double diff = std::abs(t->events_median_us - t->median_us) / t->median_us;
-                QVERIFY2(diff <= 0.02, qPrintable(QString("CUPTI %1 us, events %2 us")
-                                                      .arg(t->median_us)
-                                                      .arg(t->events_median_us)));
+                QVERIFY2(diff <= 0.02,
+                         qPrintable(QString("CUPTI %1 us, events %2 us").arg(t->median_us).arg(t->events_median_us)));
             }
         }
     }

@@ -231,17 +231,17 @@ private Q_SLOTS:
                                          << "compile_error" << 0.0;
         QTest::newRow("forecast") << std::vector{proposed(7, 1), forecastEvent(7, 6, 0.5)} << "forecast" << 0.0;
         QTest::newRow("trusted") << std::vector{proposed(7, 1), forecastEvent(7, 6, 0.9),
-                                                 gatingEvent(7, GatingDecision::Trust)}
+                                                gatingEvent(7, GatingDecision::Trust)}
                                  << "trusted" << 0.0;
         QTest::newRow("discarded") << std::vector{proposed(7, 1), forecastEvent(7, 1, 0.9),
-                                                   gatingEvent(7, GatingDecision::Discard)}
+                                                  gatingEvent(7, GatingDecision::Discard)}
                                    << "discarded" << 0.0;
         QTest::newRow("audited") << std::vector{proposed(7, 1), forecastEvent(7, 6, 0.9),
-                                                 gatingEvent(7, GatingDecision::Audit)}
+                                                gatingEvent(7, GatingDecision::Audit)}
                                  << "queued" << 0.0;
         QTest::newRow("measured") << std::vector{proposed(7, 1), forecastEvent(7, 6, 0.4),
-                                                  gatingEvent(7, GatingDecision::Measure),
-                                                  measuredEvent(7, Status::Ok, 1.6)}
+                                                 gatingEvent(7, GatingDecision::Measure),
+                                                 measuredEvent(7, Status::Ok, 1.6)}
                                   << "ok" << 1.6;
         QTest::newRow("suspect keeps its speedup")
             << std::vector{proposed(7, 1), measuredEvent(7, Status::Suspect, 40.0)} << "suspect" << 40.0;
@@ -249,7 +249,7 @@ private Q_SLOTS:
                                  << 0.0;
         QTest::newRow("forced after trust")
             << std::vector{proposed(7, 1), forecastEvent(7, 6, 0.9), gatingEvent(7, GatingDecision::Trust),
-                            gatingEvent(7, GatingDecision::Forced)}
+                           gatingEvent(7, GatingDecision::Forced)}
             << "queued" << 0.0;
         // Late events must not undo a measurement.
         QTest::newRow("forecast after measurement")

@@ -14,10 +14,10 @@ namespace {
 QStringList describe(const SourceDiff& diff) {
     QStringList out;
     for (const DiffRow& r : diff.rows) {
-        const char* kind = r.kind == DiffKind::Same ? "="
-            : r.kind == DiffKind::Changed           ? "~"
-            : r.kind == DiffKind::Removed           ? "-"
-                                                    : "+";
+        const char* kind = r.kind == DiffKind::Same      ? "="
+                           : r.kind == DiffKind::Changed ? "~"
+                           : r.kind == DiffKind::Removed ? "-"
+                                                         : "+";
         out << QStringLiteral("%1%2,%3").arg(QLatin1String(kind)).arg(r.leftLine).arg(r.rightLine);
     }
     return out;
@@ -53,13 +53,11 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("rows");
         QTest::addColumn<int>("added");
         QTest::addColumn<int>("removed");
-        QTest::newRow("identical") << lines("a b c") << lines("a b c") << QStringList{"=1,1", "=2,2", "=3,3"} << 0
-                                   << 0;
+        QTest::newRow("identical") << lines("a b c") << lines("a b c") << QStringList{"=1,1", "=2,2", "=3,3"} << 0 << 0;
         QTest::newRow("one changed") << lines("a b c") << lines("a X c") << QStringList{"=1,1", "~2,2", "=3,3"} << 1
                                      << 1;
         QTest::newRow("one added") << lines("a c") << lines("a b c") << QStringList{"=1,1", "+0,2", "=2,3"} << 1 << 0;
-        QTest::newRow("one removed") << lines("a b c") << lines("a c") << QStringList{"=1,1", "-2,0", "=3,2"} << 0
-                                     << 1;
+        QTest::newRow("one removed") << lines("a b c") << lines("a c") << QStringList{"=1,1", "-2,0", "=3,2"} << 0 << 1;
         QTest::newRow("two replaced by three")
             << lines("a b c d") << lines("a X Y Z d") << QStringList{"=1,1", "~2,2", "~3,3", "+0,4", "=4,5"} << 3 << 2;
         QTest::newRow("three replaced by one")

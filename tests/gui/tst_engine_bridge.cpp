@@ -10,14 +10,14 @@
 #include "core/run_store.h"
 #include "widgets/diff_view.h"
 #include "widgets/forecast_inspector.h"
-#include "widgets/kernel_editor.h"
 #include "widgets/forecast_scatter_plot.h"
+#include "widgets/kernel_editor.h"
 #include "widgets/lineage_model.h"
 #include "widgets/population_filter_proxy.h"
 #include "widgets/population_model.h"
+#include "widgets/qcustomplot_include.h"
 #include "widgets/reliability_plot.h"
 #include "widgets/risk_coverage_plot.h"
-#include "widgets/qcustomplot_include.h"
 #include "widgets/search_progress_plot.h"
 
 #include <QAbstractItemModelTester>
@@ -137,10 +137,11 @@ private Q_SLOTS:
             QCOMPARE(events[i].seq, static_cast<int64_t>(i + 1));
         QCOMPARE(events.front().kind, SearchEvent::Kind::RunStarted);
         QCOMPARE(events.back().kind, SearchEvent::Kind::Finished);
-        QCOMPARE(std::count_if(events.begin(), events.end(),
-                               [](const SearchEvent& e) {
-                                   return e.kind == SearchEvent::Kind::Finished || e.kind == SearchEvent::Kind::Failed;
-                               }),
+        QCOMPARE(std::count_if(
+                     events.begin(), events.end(),
+                     [](const SearchEvent& e) {
+            return e.kind == SearchEvent::Kind::Finished || e.kind == SearchEvent::Kind::Failed;
+                     }),
                  1);
 
         // What the events announced is what the store holds.
@@ -289,7 +290,8 @@ private Q_SLOTS:
         QCOMPARE(finished.front().at(1).toString(), QStringLiteral("stopped by request"));
 
         const std::vector<std::string> kinds = eventKinds(path);
-        for (const char* kind : {"pause", "step", "gating_changed", "submit_kernel", "force_measure", "stop", "finished"})
+        for (const char* kind :
+             {"pause", "step", "gating_changed", "submit_kernel", "force_measure", "stop", "finished"})
             QVERIFY2(contains(kinds, kind), kind);
         RunStore store = RunStore::open(path.toStdString());
         const auto candidates = store.candidates(store.runs().back().id);
@@ -421,8 +423,7 @@ private Q_SLOTS:
                                             [](const CandidateRow& r) { return r.mutator == Mutator::Reference; });
         QVERIFY(reference != rows.end());
         const qint64 picked = reference->id;
-        const QModelIndex index =
-            w.populationProxy()->mapFromSource(w.populationModel()->indexOfId(picked));
+        const QModelIndex index = w.populationProxy()->mapFromSource(w.populationModel()->indexOfId(picked));
         w.populationView()->setCurrentIndex(index);
         QVERIFY(!w.followsBest());
         QCOMPARE(w.inspector()->candidateId(), picked);
@@ -479,7 +480,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("message");
         QTest::addColumn<QString>("file");
         QTest::addColumn<int>("line");
-        QTest::newRow("file and line") << "/p/seeds/a.cu:12: launch a: unknown argument" << "/p/seeds/a.cu" << 12;
+        QTest::newRow("file and line") << "/p/seeds/a.cu:12: launch a: unknown argument"
+                                       << "/p/seeds/a.cu" << 12;
         QTest::newRow("no location") << "the measurement budget must be at least 1" << QString() << 0;
         QTest::newRow("not a file") << "search settings: bad" << QString() << 0;
     }

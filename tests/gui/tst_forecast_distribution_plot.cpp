@@ -27,7 +27,7 @@ private Q_SLOTS:
         ForecastDistributionPlot plot;
         plot.setForecast(aForecast(), BinScheme::gfV2());
         QCOMPARE(plot.predictedBin(), 5);
-        QCOMPARE(pointsOf(plot.predictedBars()), (QVector<QPointF> {{5, 0.38}}));
+        QCOMPARE(pointsOf(plot.predictedBars()), (QVector<QPointF>{{5, 0.38}}));
         QCOMPARE(plot.otherBars()->data()->size(), 7);
         QVERIFY(!pointsOf(plot.otherBars()).contains(QPointF(5, 0.38)));
         QCOMPARE(pointsOf(plot.otherBars()).front(), QPointF(1, 0.01));

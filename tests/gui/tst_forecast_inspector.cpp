@@ -61,8 +61,8 @@ private Q_SLOTS:
         QCOMPARE(text(inspector, "entropyConfidenceValue"), QString::number(f.normalizedEntropyConfidence(), 'f', 2));
         QCOMPARE(text(inspector, "top2MarginValue"), QStringLiteral("0.30"));
         QVERIFY(text(inspector, "expectedSpeedupValue")
-                    .startsWith(QString::number(std::exp(f.expectedLogSpeedup(BinScheme::gfV2())), 'f', 2)
-                                + QStringLiteral("×")));
+                    .startsWith(QString::number(std::exp(f.expectedLogSpeedup(BinScheme::gfV2())), 'f', 2) +
+                                QStringLiteral("×")));
         // 1.8 lies in (1.41, 2.0]: bin 6.
         QCOMPARE(text(inspector, "measuredValue"), QStringLiteral("1.80× — bin 6 (significant speedup)"));
         QVERIFY(text(inspector, "titleLabel").contains(QStringLiteral("float4 loads")));
@@ -122,8 +122,9 @@ private Q_SLOTS:
         forecast.outcome = "deferred";
         inspector.setLlmCalls({rewrite, forecast});
         const QString calls = inspector.findChild<QPlainTextEdit*>(QStringLiteral("llmCallsText"))->toPlainText();
-        QVERIFY2(calls.contains("mutate_rewrite · ok · openai/gpt-oss-120b · 900 in / 1200 out tokens · $0.0123 · 2.5 s"),
-                 qPrintable(calls));
+        QVERIFY2(
+            calls.contains("mutate_rewrite · ok · openai/gpt-oss-120b · 900 in / 1200 out tokens · $0.0123 · 2.5 s"),
+            qPrintable(calls));
         QVERIFY(calls.contains("forecast · deferred"));
         QVERIFY(calls.contains("Reply:\n```cuda"));
         QVERIFY(calls.contains("Reasoning:\nThe loads might coalesce or not."));
@@ -201,8 +202,9 @@ private Q_SLOTS:
         QCOMPARE(pixel(bars.barRect(5).center()), BinDistributionWidget::predictedBarColor());
         QCOMPARE(pixel(bars.barRect(2).center()), BinDistributionWidget::barColor());
         // Above the measured bin's bar its column is tinted; above another bin's bar it is not.
-        const auto aboveBar
-            = [&](int bin) { return QPointF(bars.columnRect(bin).left() + 2, bars.columnRect(bin).top() + 2); };
+        const auto aboveBar = [&](int bin) {
+            return QPointF(bars.columnRect(bin).left() + 2, bars.columnRect(bin).top() + 2);
+        };
         QCOMPARE(pixel(aboveBar(6)), BinDistributionWidget::measuredColumnColor());
         QVERIFY(pixel(aboveBar(7)) != BinDistributionWidget::measuredColumnColor());
         QCOMPARE(pixel(aboveBar(7)), bars.palette().base().color());

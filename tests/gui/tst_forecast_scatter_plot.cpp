@@ -77,7 +77,7 @@ private Q_SLOTS:
     void leavesOutWhatItCannotPlace() {
         ForecastScatterPlot plot;
         const double inf = std::numeric_limits<double>::infinity();
-        plot.setPoints({{1, 0.2, -inf, 0.5},  // failed measurement: no log-speedup
+        plot.setPoints({{1, 0.2, -inf, 0.5},          // failed measurement: no log-speedup
                         {2, std::nan(""), 0.1, 0.5},  // no forecast
                         {3, 0.2, 0.3, std::nan("")},  // no confidence: drawn as least confident
                         {4, 0.5, 0.5, 0.9},
@@ -100,7 +100,7 @@ private Q_SLOTS:
         QCOMPARE(plot.cloud()->getValueRange(found), QCPRange(-1, 2.5));
         QVERIFY(plot.customPlot()->yAxis->range().contains(2.5));  // the view grew to show the new point
         // Candidate 5 moved from (0, 0) to (0.5, -0.5): a click there finds it.
-        QCOMPARE(plot.candidateAt(plot.pixelOf(5)), int64_t {5});
+        QCOMPARE(plot.candidateAt(plot.pixelOf(5)), int64_t{5});
         QCOMPARE(plot.pixelOf(5).x(), plot.customPlot()->xAxis->coordToPixel(0.5));
         QCOMPARE(plot.pixelOf(5).y(), plot.customPlot()->yAxis->coordToPixel(-0.5));
     }
@@ -131,7 +131,8 @@ private Q_SLOTS:
         QVERIFY(ticks.size() >= 2);
         for (int i = 1; i < ticks.size(); ++i) {
             const double gap = x->coordToPixel(ticks[i]) - x->coordToPixel(ticks[i - 1]);
-            const double needed = (metrics.horizontalAdvance(labels[i]) + metrics.horizontalAdvance(labels[i - 1])) / 2.0;
+            const double needed =
+                (metrics.horizontalAdvance(labels[i]) + metrics.horizontalAdvance(labels[i - 1])) / 2.0;
             QVERIFY2(gap > needed + 4, qPrintable(QStringLiteral("labels %1 and %2: %3 px apart, need %4")
                                                       .arg(labels[i - 1], labels[i])
                                                       .arg(gap)
@@ -174,7 +175,7 @@ private Q_SLOTS:
         const QPoint beside = plot.pixelOf(5).toPoint() + QPoint(int(ForecastScatterPlot::kClickRadius) + 3, 0);
         QTest::mouseClick(plot.customPlot(), Qt::LeftButton, Qt::NoModifier, beside);
         QCOMPARE(clicked.count(), 0);
-        QCOMPARE(plot.selectedId(), int64_t {0});
+        QCOMPARE(plot.selectedId(), int64_t{0});
     }
 
     void aDragThatEndsOnAPointIsNotAClick() {
@@ -220,14 +221,14 @@ private Q_SLOTS:
         QVERIFY(ring);
         QVERIFY(ring->data()->isEmpty());
         plot.setSelected(6);
-        QCOMPARE(plot.selectedId(), int64_t {6});
+        QCOMPARE(plot.selectedId(), int64_t{6});
         QCOMPARE(ring->data()->size(), 1);
         QCOMPARE(ring->data()->at(0)->key, 1.0);
         QCOMPARE(ring->data()->at(0)->value, 0.0);
         plot.appendPoints({{6, -0.25, 0.75, 0.4}});  // the candidate moves: so does its ring
         QCOMPARE(ring->data()->at(0)->key, -0.25);
         plot.setSelected(404);  // not shown
-        QCOMPARE(plot.selectedId(), int64_t {0});
+        QCOMPARE(plot.selectedId(), int64_t{0});
         QVERIFY(ring->data()->isEmpty());
     }
 

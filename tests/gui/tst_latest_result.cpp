@@ -27,14 +27,14 @@ private Q_SLOTS:
         std::vector<int> shown;
         latest.start(
             [firstMs] {
-                QThread::msleep(firstMs);
-                return 1;
+            QThread::msleep(firstMs);
+            return 1;
             },
             [&](int v) { shown.push_back(v); });
         latest.start(
             [secondMs] {
-                QThread::msleep(secondMs);
-                return 2;
+            QThread::msleep(secondMs);
+            return 2;
             },
             [&](int v) { shown.push_back(v); });
         QTRY_COMPARE_WITH_TIMEOUT(latest.running(), 0, 5000);

@@ -3,9 +3,9 @@
 
 #include <QAbstractItemModelTester>
 #include <QHeaderView>
-#include <QTreeView>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTreeView>
 
 #include <random>
 
@@ -70,8 +70,7 @@ private Q_SLOTS:
         // Broken links cannot be drawn as a tree; the rows are still shown.
         QTest::newRow("cycle") << QList<qlonglong>{1, 2, 3, 4} << QList<qlonglong>{0, 3, 2, 3} << "1 2 3 4";
         QTest::newRow("own parent") << QList<qlonglong>{1, 2} << QList<qlonglong>{0, 2} << "1 2";
-        QTest::newRow("missing parent waits at the top")
-            << QList<qlonglong>{1, 7} << QList<qlonglong>{0, 99} << "1 7";
+        QTest::newRow("missing parent waits at the top") << QList<qlonglong>{1, 7} << QList<qlonglong>{0, 99} << "1 7";
     }
     void buildsTheTree() {
         QFETCH(QList<qlonglong>, ids);
@@ -213,8 +212,8 @@ private Q_SLOTS:
             std::vector<CandidateRow> rows;
             const int size = 1 + static_cast<int>(rng() % 20);
             for (int i = 0; i < size; ++i, ++next) {
-                const int64_t parent
-                    = next <= 3 ? 0 : 1 + static_cast<int64_t>(rng() % static_cast<unsigned>(next - 1));
+                const int64_t parent =
+                    next <= 3 ? 0 : 1 + static_cast<int64_t>(rng() % static_cast<unsigned>(next - 1));
                 rows.push_back(makeRow(next, parent));
             }
             std::shuffle(rows.begin(), rows.end(), rng);

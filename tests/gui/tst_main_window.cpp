@@ -6,8 +6,8 @@
 
 #include "core/run_store.h"
 #include "widgets/forecast_inspector.h"
-#include "widgets/population_model.h"
 #include "widgets/population_filter_proxy.h"
+#include "widgets/population_model.h"
 #include "widgets/reliability_plot.h"
 #include "widgets/search_progress_plot.h"
 
@@ -19,30 +19,30 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
-#include <QDockWidget>
-#include <QLineEdit>
-#include <QMenuBar>
-#include <QTabBar>
-#include <QTabWidget>
-#include <QTableView>
-#include <QToolButton>
-#include <QHeaderView>
-#include <QProgressBar>
-#include <QSlider>
-#include <QSpinBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
+#include <QMenuBar>
+#include <QProgressBar>
 #include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThreadPool>
+#include <QToolButton>
 
 #include <filesystem>
 #include <fstream>
@@ -93,8 +93,7 @@ class TestMainWindow : public QObject {
         // The window's models change from background loads: check them through every reset and insertion.
         new QAbstractItemModelTester(w->problemModel(), QAbstractItemModelTester::FailureReportingMode::QtTest,
                                      w.get());
-        new QAbstractItemModelTester(w->deviceModel(), QAbstractItemModelTester::FailureReportingMode::QtTest,
-                                     w.get());
+        new QAbstractItemModelTester(w->deviceModel(), QAbstractItemModelTester::FailureReportingMode::QtTest, w.get());
         w->show();
         return w;
     }
@@ -218,13 +217,13 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
         QVERIFY(w->selectProblem(QStringLiteral("saxpy")));
         const QString text = w->detailsView()->plainText();
-        for (const char* expected : {"y = a * x + y over N floats",  // description
+        for (const char* expected : {"y = a * x + y over N floats",       // description
                                      "benchmark", "67,108,864", "4,099",  // the sizes of each case
-                                     "inout", "f32",                       // buffers with dtype and role
-                                     "134.22 MFLOP", "805.31 MB",          // 2*N and 12*N at the benchmark case
-                                     "17 configurations"})                 // the family's search space
-            QVERIFY2(text.contains(QLatin1String(expected)), qPrintable(QStringLiteral("'%1' not in:\n%2")
-                                                                            .arg(QLatin1String(expected), text)));
+                                     "inout", "f32",                      // buffers with dtype and role
+                                     "134.22 MFLOP", "805.31 MB",         // 2*N and 12*N at the benchmark case
+                                     "17 configurations"})                // the family's search space
+            QVERIFY2(text.contains(QLatin1String(expected)),
+                     qPrintable(QStringLiteral("'%1' not in:\n%2").arg(QLatin1String(expected), text)));
     }
 
     void validationErrorsPointAtTheirLine() {
@@ -540,8 +539,9 @@ private Q_SLOTS:
             QVERIFY2(shown != group.end(), qPrintable(dock->windowTitle()));
             const QRect at((*shown)->mapTo(w.get(), QPoint(0, 0)), (*shown)->size());
             QVERIFY2(window.contains(at), qPrintable(dock->windowTitle()));
-            QVERIFY2(at.width() >= 280 && at.height() >= 150,
-                     qPrintable(QStringLiteral("%1: %2x%3").arg((*shown)->windowTitle()).arg(at.width()).arg(at.height())));
+            QVERIFY2(
+                at.width() >= 280 && at.height() >= 150,
+                qPrintable(QStringLiteral("%1: %2x%3").arg((*shown)->windowTitle()).arg(at.width()).arg(at.height())));
         }
         for (QAction* action : {w->runControl()->startAction(), w->runControl()->pauseAction()}) {
             QToolButton* button = nullptr;
@@ -604,11 +604,11 @@ private Q_SLOTS:
         QTest::newRow("quit after needs a number") << QStringList{"--quit-after", "soon"} << QString() << -1.0 << true;
         QTest::newRow("unknown option") << QStringList{"--fast"} << QString() << -1.0 << true;
         QTest::newRow("stray argument") << QStringList{"saxpy"} << QString() << -1.0 << true;
-        QTest::newRow("missing resources") << QStringList{"--resources", "/nonexistent/kerncast"} << QString() << -1.0
-                                           << true;
+        QTest::newRow("missing resources")
+            << QStringList{"--resources", "/nonexistent/kerncast"} << QString() << -1.0 << true;
         QTest::newRow("demo") << QStringList{"--demo", "--quit-after", "60"} << QString() << 60.0 << false;
-        QTest::newRow("missing run file") << QStringList{"--run", "/nonexistent/run.sqlite"} << QString() << -1.0
-                                          << true;
+        QTest::newRow("missing run file")
+            << QStringList{"--run", "/nonexistent/run.sqlite"} << QString() << -1.0 << true;
         QTest::newRow("language") << QStringList{"--language", "de"} << QString() << -1.0 << false;
         QTest::newRow("unknown language") << QStringList{"--language", "klingon"} << QString() << -1.0 << true;
         QTest::newRow("demo and run") << QStringList{"--demo", "--run", KERNCAST_TEST_DATA "/forecasters/pairs.jsonl"}
@@ -619,9 +619,8 @@ private Q_SLOTS:
         QFETCH(QString, screenshot);
         QFETCH(double, quitAfter);
         QFETCH(bool, fails);
-        const auto cl = parse_command_line(QStringList{QStringLiteral("kerncast"), QStringLiteral("--resources"),
-                                                       m_resources->path()} +
-                                           arguments);
+        const auto cl = parse_command_line(
+            QStringList{QStringLiteral("kerncast"), QStringLiteral("--resources"), m_resources->path()} + arguments);
         QCOMPARE(!cl.error.isEmpty(), fails);
         if (fails)
             return;

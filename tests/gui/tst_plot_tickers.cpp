@@ -86,16 +86,16 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("expected");
         QTest::newRow("a run's spread: powers of four")
             << 1.0 / 20 << 20.0
-            << QStringList {QStringLiteral("×1/16"), QStringLiteral("×0.25"), QStringLiteral("×1"),
-                            QStringLiteral("×4"), QStringLiteral("×16")};
+            << QStringList{QStringLiteral("×1/16"), QStringLiteral("×0.25"), QStringLiteral("×1"), QStringLiteral("×4"),
+                           QStringLiteral("×16")};
         QTest::newRow("a few doublings: powers of two")
             << 0.2 << 5.0
-            << QStringList {QStringLiteral("×0.25"), QStringLiteral("×0.5"), QStringLiteral("×1"), QStringLiteral("×2"),
-                            QStringLiteral("×4")};
+            << QStringList{QStringLiteral("×0.25"), QStringLiteral("×0.5"), QStringLiteral("×1"), QStringLiteral("×2"),
+                           QStringLiteral("×4")};
         QTest::newRow("close to the reference: round speedups")
             << 0.85 << 1.35
-            << QStringList {QStringLiteral("×0.9"), QStringLiteral("×1"), QStringLiteral("×1.1"),
-                            QStringLiteral("×1.2"), QStringLiteral("×1.3")};
+            << QStringList{QStringLiteral("×0.9"), QStringLiteral("×1"), QStringLiteral("×1.1"), QStringLiteral("×1.2"),
+                           QStringLiteral("×1.3")};
     }
     void logSpeedupAxesTickOnRoundSpeedups() {
         QFETCH(double, lower);
@@ -108,15 +108,15 @@ private Q_SLOTS:
     void linearSpeedupAxesLabelTheirTicks() {
         SpeedupTicker ticker(SpeedupTicker::Scale::Linear);
         QCOMPARE(labelsFor(ticker, QCPRange(0.9, 3.1)),
-                 (QStringList {QStringLiteral("×1"), QStringLiteral("×1.5"), QStringLiteral("×2"),
-                               QStringLiteral("×2.5"), QStringLiteral("×3")}));
+                 (QStringList{QStringLiteral("×1"), QStringLiteral("×1.5"), QStringLiteral("×2"),
+                              QStringLiteral("×2.5"), QStringLiteral("×3")}));
     }
 
     void sharesAreLabelledAsPercentages() {
         PercentTicker ticker;
         QCOMPARE(labelsFor(ticker, QCPRange(0, kFullShare)),
-                 (QStringList {QStringLiteral("0%"), QStringLiteral("20%"), QStringLiteral("40%"),
-                               QStringLiteral("60%"), QStringLiteral("80%"), QStringLiteral("100%")}));
+                 (QStringList{QStringLiteral("0%"), QStringLiteral("20%"), QStringLiteral("40%"), QStringLiteral("60%"),
+                              QStringLiteral("80%"), QStringLiteral("100%")}));
     }
 };
 

@@ -153,7 +153,7 @@ private Q_SLOTS:
         for (QAction* action : menu->actions())
             if (!action->isSeparator())
                 texts << action->text();
-        QCOMPARE(texts, (QStringList {QStringLiteral("Export as PNG…"), QStringLiteral("Export as PDF…")}));
+        QCOMPARE(texts, (QStringList{QStringLiteral("Export as PNG…"), QStringLiteral("Export as PDF…")}));
     }
 };
 

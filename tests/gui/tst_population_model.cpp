@@ -150,8 +150,9 @@ private Q_SLOTS:
         model.updateRows({makeRow(9, QStringLiteral("ok"), 2.0), makeRow(3, QStringLiteral("queued")),
                           makeRow(2, QStringLiteral("trusted")), makeRow(11), makeRow(4, QStringLiteral("forecast"))});
         QCOMPARE(changed.count(), 2);
-        const auto range
-            = [&](int i) { return std::pair(changed[i][0].value<QModelIndex>(), changed[i][1].value<QModelIndex>()); };
+        const auto range = [&](int i) {
+            return std::pair(changed[i][0].value<QModelIndex>(), changed[i][1].value<QModelIndex>());
+        };
         QCOMPARE(range(0).first.row(), 1);
         QCOMPARE(range(0).second.row(), 3);
         QCOMPARE(range(0).first.column(), 0);
@@ -190,9 +191,9 @@ private Q_SLOTS:
         model.setRunId(1);
         QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
         QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
-        const int count
-            = model.applyEvents({proposedEvent(1, 20, 2), measuredEvent(1, 4, 3.0), proposedEvent(1, 21, 20),
-                                 measuredEvent(1, 20, 1.1), measuredEvent(2, 5, 9.0), proposedEvent(2, 30, 1)});
+        const int count =
+            model.applyEvents({proposedEvent(1, 20, 2), measuredEvent(1, 4, 3.0), proposedEvent(1, 21, 20),
+                               measuredEvent(1, 20, 1.1), measuredEvent(2, 5, 9.0), proposedEvent(2, 30, 1)});
         QCOMPARE(count, 3);
         QCOMPARE(inserted.count(), 1);  // 20 and 21 together
         QCOMPARE(inserted[0][1].toInt(), 6);
@@ -238,11 +239,11 @@ private Q_SLOTS:
         const auto background = [&](int row) { return model.index(row, 0).data(Qt::BackgroundRole).value<QColor>(); };
         const auto foreground = [&](int row) { return model.index(row, 0).data(Qt::ForegroundRole).value<QColor>(); };
         QVERIFY(background(0).isValid());
-        QCOMPARE(background(0), background(1));  // ok and ok
-        QVERIFY(background(0) != background(2));  // ok and incorrect
-        QVERIFY(background(2) != background(3));  // incorrect and trusted
+        QCOMPARE(background(0), background(1));                          // ok and ok
+        QVERIFY(background(0) != background(2));                         // ok and incorrect
+        QVERIFY(background(2) != background(3));                         // incorrect and trusted
         QVERIFY(!model.index(4, 0).data(Qt::BackgroundRole).isValid());  // discarded: no tint...
-        QVERIFY(foreground(4).isValid());  // ...but greyed out
+        QVERIFY(foreground(4).isValid());                                // ...but greyed out
         QVERIFY(foreground(4).lightness() > 100);
         QVERIFY(!model.index(0, 0).data(Qt::ForegroundRole).isValid());
         // the failure's reason is in the status tool tip
@@ -325,8 +326,8 @@ private Q_SLOTS:
         model.applyEvents({measuredEvent(1, 3, 5.0)});
         QCOMPARE(idsInOrder(proxy).mid(0, 3), (QList<qlonglong>{5, 3, 40}));
         // A new run in the same table is sorted by the same column.
-        std::vector<CandidateRow> other {makeRow(1, QStringLiteral("ok"), 0.5), makeRow(2),
-                                         makeRow(3, QStringLiteral("ok"), 3.0)};
+        std::vector<CandidateRow> other{makeRow(1, QStringLiteral("ok"), 0.5), makeRow(2),
+                                        makeRow(3, QStringLiteral("ok"), 3.0)};
         model.setRows(other);
         QCOMPARE(idsInOrder(proxy), (QList<qlonglong>{3, 1, 2}));
     }

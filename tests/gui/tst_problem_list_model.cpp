@@ -19,8 +19,8 @@ ProblemEntry named(const std::string& name, int errors = 0, int seeds = 0) {
     for (int i = 0; i < errors; ++i)
         e.errors.emplace_back(SourceLocation{e.dir + "/problem.json", i + 1}, "broken");
     for (int i = 0; i < seeds; ++i)
-        e.programs.push_back({ProgramEntry::Kind::Seed, e.dir + "/seeds/s" + std::to_string(i) + ".cu", "", true, -1,
-                              {}});
+        e.programs.push_back(
+            {ProgramEntry::Kind::Seed, e.dir + "/seeds/s" + std::to_string(i) + ".cu", "", true, -1, {}});
     return e;
 }
 
@@ -65,13 +65,20 @@ private Q_SLOTS:
     void brokenFoldersAreListedWithTheirErrors_data() {
         QTest::addColumn<QString>("folder");
         QTest::addColumn<QString>("fileInError");
-        QTest::newRow("bad dtype") << "bad_dtype" << "problem.json";
-        QTest::newRow("bad json syntax") << "bad_json_syntax" << "problem.json";
-        QTest::newRow("missing field") << "missing_field" << "problem.json";
-        QTest::newRow("missing reference") << "missing_reference" << "";
-        QTest::newRow("one correctness case") << "one_correctness_case" << "problem.json";
-        QTest::newRow("unknown size in shape") << "unknown_size_in_shape" << "problem.json";
-        QTest::newRow("family without configurations") << "family_without_configurations" << "family.cu";
+        QTest::newRow("bad dtype") << "bad_dtype"
+                                   << "problem.json";
+        QTest::newRow("bad json syntax") << "bad_json_syntax"
+                                         << "problem.json";
+        QTest::newRow("missing field") << "missing_field"
+                                       << "problem.json";
+        QTest::newRow("missing reference") << "missing_reference"
+                                           << "";
+        QTest::newRow("one correctness case") << "one_correctness_case"
+                                              << "problem.json";
+        QTest::newRow("unknown size in shape") << "unknown_size_in_shape"
+                                               << "problem.json";
+        QTest::newRow("family without configurations") << "family_without_configurations"
+                                                       << "family.cu";
     }
     void brokenFoldersAreListedWithTheirErrors() {
         QFETCH(QString, folder);
@@ -115,10 +122,10 @@ private Q_SLOTS:
     void sortsThroughAProxy_data() {
         QTest::addColumn<int>("column");
         QTest::addColumn<QStringList>("expected");
-        QTest::newRow("by name, case-insensitive") << int(ProblemListModel::NameColumn)
-                                                   << QStringList{"Alpha", "beta", "gamma"};
-        QTest::newRow("by seeds, numerically") << int(ProblemListModel::ProgramsColumn)
-                                               << QStringList{"gamma", "Alpha", "beta"};
+        QTest::newRow("by name, case-insensitive")
+            << int(ProblemListModel::NameColumn) << QStringList{"Alpha", "beta", "gamma"};
+        QTest::newRow("by seeds, numerically")
+            << int(ProblemListModel::ProgramsColumn) << QStringList{"gamma", "Alpha", "beta"};
         QTest::newRow("by error count") << int(ProblemListModel::StatusColumn) << QStringList{"beta", "gamma", "Alpha"};
     }
     void sortsThroughAProxy() {

@@ -101,8 +101,8 @@ private Q_SLOTS:
         QVector<double> counts;
         for (const QPointF& bar : pointsOf(plot.countBars()))
             counts.append(bar.y());
-        QCOMPARE(counts, (QVector<double> {0, 10, 20, 0, 40, 50, 60, 70, 80, 90}));
-        QCOMPARE(plot.forecastCount(), int64_t {420});
+        QCOMPARE(counts, (QVector<double>{0, 10, 20, 0, 40, 50, 60, 70, 80, 90}));
+        QCOMPARE(plot.forecastCount(), int64_t{420});
         // The count axis leaves room over the tallest bar for its label.
         QVERIFY(plot.countBars()->valueAxis()->range().upper > 90);
     }

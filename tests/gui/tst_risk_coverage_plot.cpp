@@ -29,8 +29,8 @@ private Q_SLOTS:
         plot.setCurve(curve(), 0.1125);
         QCOMPARE(plot.curve()->lineStyle(), QCPGraph::lsStepRight);
         // Sorted by coverage, starting from zero coverage at the most confident set's risk.
-        QCOMPARE(pointsOf(plot.curve()), (QVector<QPointF> {{0, 0}, {0.25, 0}, {0.5, 0.1}, {0.75, 0.2}, {1, 0.35}}));
-        QCOMPARE(pointsOf(plot.fullCoverageLine()), (QVector<QPointF> {{0, 0.35}, {1, 0.35}}));
+        QCOMPARE(pointsOf(plot.curve()), (QVector<QPointF>{{0, 0}, {0.25, 0}, {0.5, 0.1}, {0.75, 0.2}, {1, 0.35}}));
+        QCOMPARE(pointsOf(plot.fullCoverageLine()), (QVector<QPointF>{{0, 0.35}, {1, 0.35}}));
         const QCPRange y = plot.curve()->valueAxis()->range();
         QVERIFY(y.lower == 0 && y.upper > 0.35 && y.upper <= 1 + 1e-6);
         QCOMPARE(plot.curve()->keyAxis()->range().upper, kFullShare);

@@ -30,9 +30,12 @@ private Q_SLOTS:
         qputenv("XDG_CONFIG_HOME", m_config.path().toUtf8());
         qputenv("KERNCAST_API_KEY", "sk-panel-test-0123456789-SECRET");
         std::filesystem::create_directories(m_config.path().toStdString() + "/kerncast");
-        const nlohmann::json settings = {{"endpoint", "http://gpu-box:8000/v1"}, {"model", "Qwen/Qwen3-32B"},
-                                         {"profile", "vllm"},  {"price_in_per_mtok", 0.15},
-                                         {"price_out_per_mtok", 0.6}, {"max_tokens", 32768}};
+        const nlohmann::json settings = {{"endpoint", "http://gpu-box:8000/v1"},
+                                         {"model", "Qwen/Qwen3-32B"},
+                                         {"profile", "vllm"},
+                                         {"price_in_per_mtok", 0.15},
+                                         {"price_out_per_mtok", 0.6},
+                                         {"max_tokens", 32768}};
         std::ofstream(LlmConfig::settingsPath()) << settings.dump();
     }
 

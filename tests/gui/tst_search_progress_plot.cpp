@@ -30,7 +30,7 @@ private Q_SLOTS:
         // Out of order, with a point before any correct measurement (best 0), which is not drawn.
         plot.setProgress({{12, 1.8}, {1, 0}, {3, 1.1}, {7, 1.4}});
         QCOMPARE(plot.progressGraph()->lineStyle(), QCPGraph::lsStepLeft);
-        QCOMPARE(pointsOf(plot.progressGraph()), (QVector<QPointF> {{3, 1.1}, {7, 1.4}, {12, 1.8}}));
+        QCOMPARE(pointsOf(plot.progressGraph()), (QVector<QPointF>{{3, 1.1}, {7, 1.4}, {12, 1.8}}));
         QVERIFY(plot.progressGraph()->keyAxis()->range().contains(12));
         QVERIFY(plot.progressGraph()->valueAxis()->range().contains(1.8));
         QVERIFY(plot.progressGraph()->valueAxis()->range().contains(1.0));  // the reference stays in view
@@ -39,7 +39,7 @@ private Q_SLOTS:
     void theLastBestIsCarriedToTheMeasurementsSoFar() {
         SearchProgressPlot plot;
         plot.setProgress({{3, 1.1}, {7, 1.4}}, 40);
-        QCOMPARE(pointsOf(plot.progressGraph()), (QVector<QPointF> {{3, 1.1}, {7, 1.4}, {40, 1.4}}));
+        QCOMPARE(pointsOf(plot.progressGraph()), (QVector<QPointF>{{3, 1.1}, {7, 1.4}, {40, 1.4}}));
         plot.setProgress({{3, 1.1}, {7, 1.4}}, 5);  // fewer than the last point: nothing to carry
         QCOMPARE(plot.progressGraph()->data()->size(), 2);
     }
@@ -57,19 +57,19 @@ private Q_SLOTS:
         SearchProgressPlot plot;
         plot.setProgress({{3, 1.1}, {7, 1.4}}, 10);
         QVERIFY(!plot.hasBaseline());
-        QCOMPARE(legendNames(plot.customPlot()), QStringList {QStringLiteral("This run")});
+        QCOMPARE(legendNames(plot.customPlot()), QStringList{QStringLiteral("This run")});
         plot.setBaseline({{5, 1.05}, {60, 1.5}}, 100);
         QVERIFY(plot.hasBaseline());
-        QCOMPARE(pointsOf(plot.baselineGraph()), (QVector<QPointF> {{5, 1.05}, {60, 1.5}, {100, 1.5}}));
+        QCOMPARE(pointsOf(plot.baselineGraph()), (QVector<QPointF>{{5, 1.05}, {60, 1.5}, {100, 1.5}}));
         QCOMPARE(plot.baselineGraph()->lineStyle(), QCPGraph::lsStepLeft);
         QCOMPARE(legendNames(plot.customPlot()),
-                 (QStringList {QStringLiteral("This run"), QStringLiteral("Measure-all")}));
+                 (QStringList{QStringLiteral("This run"), QStringLiteral("Measure-all")}));
         QVERIFY(plot.baselineGraph()->keyAxis()->range().contains(100));  // the view spans both series
         plot.setBaseline({{5, 1.05}}, -1, QStringLiteral("Measure-all (run 12)"));
         QVERIFY(legendNames(plot.customPlot()).contains(QStringLiteral("Measure-all (run 12)")));
         plot.clearBaseline();
         QVERIFY(!plot.hasBaseline());
-        QCOMPARE(legendNames(plot.customPlot()), QStringList {QStringLiteral("This run")});
+        QCOMPARE(legendNames(plot.customPlot()), QStringList{QStringLiteral("This run")});
     }
 
     void withoutProgressShowsThePlaceholder() {

@@ -24,11 +24,16 @@ Candidate make_candidate(int index, int64_t parent_id) {
     c.label = "writer row " + std::to_string(index);
     // Long enough that rows span pages, so a torn write would show.
     c.source = "// @kerncast launch scale grid(ceil_div(N, BLOCK)) block(BLOCK) args(x, y, N)\n"
-               "// row " + std::to_string(index) + "\n"
+               "// row " +
+               std::to_string(index) +
+               "\n"
                "extern \"C\" __global__ void scale(const float* x, float* y, int N) {\n"
                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-               "    if (i < N) y[i] = " + std::to_string(index) + ".0f * x[i];\n"
-               "}\n" + std::string(static_cast<size_t>(200 + index % 1500), '/') + "\n";
+               "    if (i < N) y[i] = " +
+               std::to_string(index) +
+               ".0f * x[i];\n"
+               "}\n" +
+               std::string(static_cast<size_t>(200 + index % 1500), '/') + "\n";
     c.tunables = {{"BLOCK", 64 << (index % 4)}};
     return c;
 }

@@ -15,7 +15,6 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-
 using namespace kerncast;
 using namespace kerncast::test;
 
@@ -113,8 +112,8 @@ private slots:
         Ran sinfo;
         const bool idle = wait_until(
             [&] {
-                sinfo = run_command("sinfo", {"-h", "-N", "-o", "%T"}, 5000);
-                return sinfo.output.trimmed() == "idle" || m_slurmd.state() != QProcess::Running;
+            sinfo = run_command("sinfo", {"-h", "-N", "-o", "%T"}, 5000);
+            return sinfo.output.trimmed() == "idle" || m_slurmd.state() != QProcess::Running;
             },
             20000, 300);
         if (!idle || sinfo.output.trimmed() != "idle") {

@@ -14,7 +14,6 @@
 
 #include <pwd.h>
 
-
 using namespace kerncast;
 using namespace kerncast::test;
 
@@ -89,14 +88,13 @@ private slots:
         Ran probe;
         const bool up = wait_until(
             [&] {
-                probe = run_command("ssh", {"-F", path("ssh_config"), "-o", "BatchMode=yes", "kc-loopback", "true"},
-                                    10000);
-                return probe.code == 0 || m_sshd.state() != QProcess::Running;
+            probe = run_command("ssh", {"-F", path("ssh_config"), "-o", "BatchMode=yes", "kc-loopback", "true"}, 10000);
+            return probe.code == 0 || m_sshd.state() != QProcess::Running;
             },
             10000, 300);
         if (!up || probe.code != 0) {
-            m_skip = "sshd on a loopback port does not accept the fixture's key: " + probe.output + " / sshd: " +
-                     QString::fromLocal8Bit(m_sshd.readAll());
+            m_skip = "sshd on a loopback port does not accept the fixture's key: " + probe.output +
+                     " / sshd: " + QString::fromLocal8Bit(m_sshd.readAll());
             return;
         }
         m_marker = private_resources(m_dir.path(), cli::resources_dir());
@@ -167,8 +165,7 @@ private slots:
             MeasurementPool::open(cfg, "", cli::resources_dir());
             QSKIP("the loopback host has a GPU: nothing to refuse");
         } catch (const Error& e) {
-            QVERIFY2(std::string(e.what()).find("cuda:all@ssh:kc-loopback: the host has no usable GPU") == 0,
-                     e.what());
+            QVERIFY2(std::string(e.what()).find("cuda:all@ssh:kc-loopback: the host has no usable GPU") == 0, e.what());
         }
     }
 };

@@ -30,7 +30,7 @@ inline std::string chatCompletionBody(const nlohmann::json& content, int promptT
     nlohmann::json message = {{"role", "assistant"}, {"content", content}};
     if (!toolCalls.is_null())
         message["tool_calls"] = toolCalls;
-    return nlohmann::json {
+    return nlohmann::json{
         {"id", "chatcmpl-1"},
         {"object", "chat.completion"},
         {"choices", nlohmann::json::array({{{"index", 0}, {"message", message}, {"finish_reason", "stop"}}})},

@@ -7,7 +7,7 @@
 
 namespace kerncast::test {
 
-template <typename F>
+template<typename F>
 std::string errorOf(F&& f) {
     try {
         f();

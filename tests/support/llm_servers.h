@@ -36,22 +36,32 @@ enum class LlmProduct { OpenAiReasoning, Vllm, VllmGptOss, Ollama, LlamaCpp };
 
 inline const char* product_name(LlmProduct p) {
     switch (p) {
-    case LlmProduct::OpenAiReasoning: return "openai-reasoning";
-    case LlmProduct::Vllm: return "vllm";
-    case LlmProduct::VllmGptOss: return "vllm-gpt-oss";
-    case LlmProduct::Ollama: return "ollama";
-    case LlmProduct::LlamaCpp: return "llamacpp";
+    case LlmProduct::OpenAiReasoning:
+        return "openai-reasoning";
+    case LlmProduct::Vllm:
+        return "vllm";
+    case LlmProduct::VllmGptOss:
+        return "vllm-gpt-oss";
+    case LlmProduct::Ollama:
+        return "ollama";
+    case LlmProduct::LlamaCpp:
+        return "llamacpp";
     }
     return "?";
 }
 
 inline const char* product_model(LlmProduct p) {
     switch (p) {
-    case LlmProduct::OpenAiReasoning: return "o4-mini";
-    case LlmProduct::Vllm: return "Qwen/Qwen3-32B";
-    case LlmProduct::VllmGptOss: return "openai/gpt-oss-120b";
-    case LlmProduct::Ollama: return "gemma3:4b";
-    case LlmProduct::LlamaCpp: return "qwen3-8b-q4_k_m.gguf";
+    case LlmProduct::OpenAiReasoning:
+        return "o4-mini";
+    case LlmProduct::Vllm:
+        return "Qwen/Qwen3-32B";
+    case LlmProduct::VllmGptOss:
+        return "openai/gpt-oss-120b";
+    case LlmProduct::Ollama:
+        return "gemma3:4b";
+    case LlmProduct::LlamaCpp:
+        return "qwen3-8b-q4_k_m.gguf";
     }
     return "?";
 }
@@ -120,8 +130,7 @@ private:
         if (r.method != "POST" || r.target != "/v1/chat/completions")
             return error(404, "Not Found", "invalid_request_error", nullptr, nullptr);
         const nlohmann::json body = nlohmann::json::parse(r.body, nullptr, false);
-        if (!body.is_object() || !body.contains("messages") || !body["messages"].is_array() ||
-            body["messages"].empty())
+        if (!body.is_object() || !body.contains("messages") || !body["messages"].is_array() || body["messages"].empty())
             return error(400, "'messages' is a required property", "invalid_request_error", "messages", nullptr);
         if (body.value("model", std::string()) != model())
             return error(404, "The model `" + body.value("model", std::string()) + "` does not exist.",
@@ -173,8 +182,9 @@ private:
 
         const std::string prompt = text(body);
         LlmTask task = LlmTask::Rewrite;
-        const bool wantsJson = tools || (body.contains("response_format") &&
-                                         body["response_format"].value("type", std::string()) == "json_schema") ||
+        const bool wantsJson = tools ||
+                               (body.contains("response_format") &&
+                                body["response_format"].value("type", std::string()) == "json_schema") ||
                                prompt.find("Do not call a tool.") != std::string::npos;
         if (wantsJson)
             task = LlmTask::Forecast;
@@ -203,17 +213,17 @@ private:
                 name = args["tool"].get<std::string>();
                 arguments = args["arguments"];
             }
-            message["tool_calls"] = nlohmann::json::array(
-                {{{"id", "call_" + std::to_string(n)},
-                  {"type", "function"},
-                  {"function", {{"name", name}, {"arguments", arguments.dump()}}}}});
+            message["tool_calls"] =
+                nlohmann::json::array({{{"id", "call_" + std::to_string(n)},
+                                        {"type", "function"},
+                                        {"function", {{"name", name}, {"arguments", arguments.dump()}}}}});
             finish = "tool_calls";
         } else if (tools) {
             message["content"] = "";  // gpt-oss with a named tool_choice
         } else if (task == LlmTask::Forecast) {
             nlohmann::json args = nlohmann::json::parse(answer);
-            if (args.contains("tool") && body["messages"].back()["content"].get<std::string>().find("\"tool\"") ==
-                                             std::string::npos)
+            if (args.contains("tool") &&
+                body["messages"].back()["content"].get<std::string>().find("\"tool\"") == std::string::npos)
                 args = args["arguments"];  // one tool offered: the object is its arguments
             message["content"] = args.dump();
         } else {
@@ -258,10 +268,10 @@ private:
     LoopbackHttpServer m_server;
     mutable std::mutex m_mutex;
     std::vector<nlohmann::json> m_accepted;
-    std::atomic<int> m_refused {0};
-    std::atomic<int> m_answered {0};
-    std::atomic<int64_t> m_promptTokens {0};
-    std::atomic<int64_t> m_completionTokens {0};
+    std::atomic<int> m_refused{0};
+    std::atomic<int> m_answered{0};
+    std::atomic<int64_t> m_promptTokens{0};
+    std::atomic<int64_t> m_completionTokens{0};
 };
 
 // A forecast's arguments with all mass on one bin.

@@ -30,7 +30,7 @@ struct HttpAnswer {
     int status = 200;
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body;
-    double delay_s = 0;  // wait this long before answering (the client may give up first)
+    double delay_s = 0;    // wait this long before answering (the client may give up first)
     bool hang_up = false;  // close the connection without answering
 
     static HttpAnswer json(std::string body, int status = 200) {
@@ -63,7 +63,7 @@ public:
             throw std::runtime_error("loopback server: socket() failed");
         const int yes = 1;
         ::setsockopt(m_listen, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-        sockaddr_in addr {};
+        sockaddr_in addr{};
         addr.sin_family = AF_INET;
         addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         addr.sin_port = 0;
@@ -128,7 +128,7 @@ public:
     // A port on 127.0.0.1 where nothing listens (bound for a moment, then released), for "connection refused".
     static int refusedPort() {
         const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in addr {};
+        sockaddr_in addr{};
         addr.sin_family = AF_INET;
         addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
@@ -189,8 +189,8 @@ private:
         req.target = requestLine.substr(sp1 + 1, sp2 - sp1 - 1);
         while (lineEnd != std::string::npos && lineEnd < head.size()) {
             const size_t next = head.find("\r\n", lineEnd + 2);
-            const std::string line
-                = head.substr(lineEnd + 2, next == std::string::npos ? std::string::npos : next - lineEnd - 2);
+            const std::string line =
+                head.substr(lineEnd + 2, next == std::string::npos ? std::string::npos : next - lineEnd - 2);
             const auto colon = line.find(':');
             if (colon != std::string::npos)
                 req.headers[lower(line.substr(0, colon))] = trim(line.substr(colon + 1));
@@ -288,7 +288,7 @@ private:
     Handler m_handler;
     std::vector<HttpRequestSeen> m_requests;
     int m_inFlight = 0;
-    std::atomic<int> m_maxInFlight {0};
+    std::atomic<int> m_maxInFlight{0};
 };
 
 }  // namespace kerncast::test

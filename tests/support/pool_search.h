@@ -2,11 +2,11 @@
 // Shared by the pool's tests (engine, ssh, slurm): a gated search on the replay device, and a digest of what its run
 // store holds, so that a search measured by a pool can be compared with the same search measured by one worker.
 
+#include "core/problem_library.h"
 #include "core/run_store.h"
 #include "engine/cli/cli.h"
-#include "engine/worker/measurement_pool.h"
 #include "engine/search/search_runner.h"
-#include "core/problem_library.h"
+#include "engine/worker/measurement_pool.h"
 
 #include <dirent.h>
 #include <signal.h>
@@ -112,7 +112,9 @@ inline std::vector<pid_t> pids_with(const std::string& marker, bool children_onl
     return out;
 }
 
-inline std::vector<pid_t> child_pids_with(const std::string& marker) { return pids_with(marker, true); }
+inline std::vector<pid_t> child_pids_with(const std::string& marker) {
+    return pids_with(marker, true);
+}
 
 // Alive and not a zombie.
 inline bool process_alive(pid_t pid) {
@@ -151,7 +153,7 @@ inline MeasureRequest reference_request(const std::string& problem) {
 }
 
 struct KilledBatch {
-    int ok = 0;                  // jobs that came back measured
+    int ok = 0;  // jobs that came back measured
     std::vector<PoolNote> notes;
 };
 

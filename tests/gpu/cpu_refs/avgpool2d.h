@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-inline std::map<std::string, std::vector<double>> cpu_avgpool2d(
-    const std::map<std::string, std::vector<double>>& in, const kerncast::Bindings& sizes,
-    const std::map<std::string, double>& /*scalars*/) {
+inline std::map<std::string, std::vector<double>> cpu_avgpool2d(const std::map<std::string, std::vector<double>>& in,
+                                                                const kerncast::Bindings& sizes,
+                                                                const std::map<std::string, double>& /*scalars*/) {
     const auto planes = static_cast<size_t>(sizes.at("B") * sizes.at("C"));
     const auto h = static_cast<size_t>(sizes.at("H"));
     const auto w = static_cast<size_t>(sizes.at("W"));
@@ -22,7 +22,8 @@ inline std::map<std::string, std::vector<double>> cpu_avgpool2d(
             for (size_t j = 0; j < wo; ++j) {
                 double s = 0.0;
                 for (size_t a = 0; a < 3; ++a)
-                    for (size_t b = 0; b < 3; ++b) s += x[p * h * w + (3 * i + a) * w + 3 * j + b];
+                    for (size_t b = 0; b < 3; ++b)
+                        s += x[p * h * w + (3 * i + a) * w + 3 * j + b];
                 y[p * ho * wo + i * wo + j] = s / 9.0;
             }
     return {{"y", y}};

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-inline std::map<std::string, std::vector<double>> cpu_batchnorm(
-    const std::map<std::string, std::vector<double>>& in, const kerncast::Bindings& sizes,
-    const std::map<std::string, double>& scalars) {
+inline std::map<std::string, std::vector<double>> cpu_batchnorm(const std::map<std::string, std::vector<double>>& in,
+                                                                const kerncast::Bindings& sizes,
+                                                                const std::map<std::string, double>& scalars) {
     const auto planes = static_cast<size_t>(sizes.at("B") * sizes.at("C"));
     const auto c_count = static_cast<size_t>(sizes.at("C"));
     const auto hw = static_cast<size_t>(sizes.at("H") * sizes.at("W"));

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-inline std::map<std::string, std::vector<double>> cpu_bmm(
-    const std::map<std::string, std::vector<double>>& in, const kerncast::Bindings& sizes,
-    const std::map<std::string, double>& /*scalars*/) {
+inline std::map<std::string, std::vector<double>> cpu_bmm(const std::map<std::string, std::vector<double>>& in,
+                                                          const kerncast::Bindings& sizes,
+                                                          const std::map<std::string, double>& /*scalars*/) {
     const auto batch = static_cast<size_t>(sizes.at("BATCH"));
     const auto m = static_cast<size_t>(sizes.at("M"));
     const auto n = static_cast<size_t>(sizes.at("N"));
@@ -22,7 +22,8 @@ inline std::map<std::string, std::vector<double>> cpu_bmm(
         for (size_t i = 0; i < m; ++i)
             for (size_t l = 0; l < k; ++l) {
                 const double av = a[(z * m + i) * k + l];
-                for (size_t j = 0; j < n; ++j) c[(z * m + i) * n + j] += av * b[(z * k + l) * n + j];
+                for (size_t j = 0; j < n; ++j)
+                    c[(z * m + i) * n + j] += av * b[(z * k + l) * n + j];
             }
     return {{"C", c}};
 }

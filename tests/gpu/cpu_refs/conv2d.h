@@ -1,5 +1,6 @@
 #pragma once
-// fp64 CPU reference of resources/problems/conv2d: 3 x 3 cross-correlation, stride 1, no padding, NCHW, Cout x Cin x 3 x 3 weights.
+// fp64 CPU reference of resources/problems/conv2d: 3 x 3 cross-correlation, stride 1, no padding, NCHW, Cout x Cin x 3
+// x 3 weights.
 
 #include "core/expr.h"
 
@@ -8,9 +9,9 @@
 #include <string>
 #include <vector>
 
-inline std::map<std::string, std::vector<double>> cpu_conv2d(
-    const std::map<std::string, std::vector<double>>& in, const kerncast::Bindings& sizes,
-    const std::map<std::string, double>& /*scalars*/) {
+inline std::map<std::string, std::vector<double>> cpu_conv2d(const std::map<std::string, std::vector<double>>& in,
+                                                             const kerncast::Bindings& sizes,
+                                                             const std::map<std::string, double>& /*scalars*/) {
     const auto bn = static_cast<size_t>(sizes.at("B"));
     const auto cin = static_cast<size_t>(sizes.at("Cin"));
     const auto cout = static_cast<size_t>(sizes.at("Cout"));
@@ -29,7 +30,8 @@ inline std::map<std::string, std::vector<double>> cpu_conv2d(
                 for (size_t a = 0; a < 3; ++a)
                     for (size_t b = 0; b < 3; ++b)
                         for (size_t i = 0; i < ho; ++i)
-                            for (size_t j = 0; j < wo; ++j) out[i * wo + j] += g[a * 3 + b] * p[(i + a) * w + j + b];
+                            for (size_t j = 0; j < wo; ++j)
+                                out[i * wo + j] += g[a * 3 + b] * p[(i + a) * w + j + b];
             }
         }
     return {{"y", y}};

@@ -21,7 +21,8 @@ inline std::map<std::string, std::vector<double>> cpu_cross_entropy(
         const double* r = logits.data() + i * c;
         const double mx = *std::max_element(r, r + c);
         double s = 0.0;
-        for (size_t j = 0; j < c; ++j) s += std::exp(r[j] - mx);
+        for (size_t j = 0; j < c; ++j)
+            s += std::exp(r[j] - mx);
         total += std::log(s) + mx - r[static_cast<size_t>(labels[i])];
     }
     return {{"loss", {total / static_cast<double>(m)}}};

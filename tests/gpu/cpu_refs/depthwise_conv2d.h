@@ -1,5 +1,6 @@
 #pragma once
-// fp64 CPU reference of resources/problems/depthwise_conv2d: 3 x 3 depthwise cross-correlation, stride 1, no padding, over NCHW.
+// fp64 CPU reference of resources/problems/depthwise_conv2d: 3 x 3 depthwise cross-correlation, stride 1, no padding,
+// over NCHW.
 
 #include "core/expr.h"
 
@@ -25,7 +26,8 @@ inline std::map<std::string, std::vector<double>> cpu_depthwise_conv2d(
             for (size_t j = 0; j < wo; ++j) {
                 double s = 0.0;
                 for (size_t a = 0; a < 3; ++a)
-                    for (size_t b = 0; b < 3; ++b) s += k[a * 3 + b] * x[p * h * w + (i + a) * w + j + b];
+                    for (size_t b = 0; b < 3; ++b)
+                        s += k[a * 3 + b] * x[p * h * w + (i + a) * w + j + b];
                 y[p * ho * wo + i * wo + j] = s;
             }
     }

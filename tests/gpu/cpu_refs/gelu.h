@@ -4,8 +4,8 @@
 #include "core/expr.h"
 
 #include <cmath>
-#include <numbers>
 #include <map>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -16,6 +16,7 @@ inline std::map<std::string, std::vector<double>> cpu_gelu(const std::map<std::s
     const auto& x = in.at("x");
     const double k = std::sqrt(2.0 / std::numbers::pi);
     std::vector<double> y(n);
-    for (size_t i = 0; i < n; ++i) y[i] = 0.5 * x[i] * (1.0 + std::tanh(k * (x[i] + 0.044715 * x[i] * x[i] * x[i])));
+    for (size_t i = 0; i < n; ++i)
+        y[i] = 0.5 * x[i] * (1.0 + std::tanh(k * (x[i] + 0.044715 * x[i] * x[i] * x[i])));
     return {{"y", y}};
 }

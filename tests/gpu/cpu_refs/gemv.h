@@ -18,7 +18,8 @@ inline std::map<std::string, std::vector<double>> cpu_gemv(const std::map<std::s
     std::vector<double> y(M, 0.0);
     for (size_t i = 0; i < M; ++i) {
         double s = 0.0;
-        for (size_t j = 0; j < N; ++j) s += A[i * N + j] * x[j];
+        for (size_t j = 0; j < N; ++j)
+            s += A[i * N + j] * x[j];
         y[i] = s;
     }
     return {{"y", y}};

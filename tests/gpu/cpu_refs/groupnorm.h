@@ -1,5 +1,6 @@
 #pragma once
-// fp64 CPU reference of resources/problems/groupnorm: GroupNorm over NCHW, statistics per (sample, group), per-channel affine.
+// fp64 CPU reference of resources/problems/groupnorm: GroupNorm over NCHW, statistics per (sample, group), per-channel
+// affine.
 
 #include "core/expr.h"
 
@@ -8,9 +9,9 @@
 #include <string>
 #include <vector>
 
-inline std::map<std::string, std::vector<double>> cpu_groupnorm(
-    const std::map<std::string, std::vector<double>>& in, const kerncast::Bindings& sizes,
-    const std::map<std::string, double>& scalars) {
+inline std::map<std::string, std::vector<double>> cpu_groupnorm(const std::map<std::string, std::vector<double>>& in,
+                                                                const kerncast::Bindings& sizes,
+                                                                const std::map<std::string, double>& scalars) {
     const auto bn = static_cast<size_t>(sizes.at("B"));
     const auto c_count = static_cast<size_t>(sizes.at("C"));
     const auto g_count = static_cast<size_t>(sizes.at("G"));
@@ -22,10 +23,12 @@ inline std::map<std::string, std::vector<double>> cpu_groupnorm(
     for (size_t grp = 0; grp < bn * g_count; ++grp) {
         const double* r = x.data() + grp * len;
         double s = 0.0;
-        for (size_t j = 0; j < len; ++j) s += r[j];
+        for (size_t j = 0; j < len; ++j)
+            s += r[j];
         const double mean = s / static_cast<double>(len);
         double ss = 0.0;
-        for (size_t j = 0; j < len; ++j) ss += (r[j] - mean) * (r[j] - mean);
+        for (size_t j = 0; j < len; ++j)
+            ss += (r[j] - mean) * (r[j] - mean);
         const double rstd = 1.0 / std::sqrt(ss / static_cast<double>(len) + eps);
         for (size_t j = 0; j < len; ++j) {
             const size_t c = (grp % g_count) * cpg + j / hw;

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-inline std::map<std::string, std::vector<double>> cpu_huber_loss(
-    const std::map<std::string, std::vector<double>>& in, const kerncast::Bindings& sizes,
-    const std::map<std::string, double>& /*scalars*/) {
+inline std::map<std::string, std::vector<double>> cpu_huber_loss(const std::map<std::string, std::vector<double>>& in,
+                                                                 const kerncast::Bindings& sizes,
+                                                                 const std::map<std::string, double>& /*scalars*/) {
     const auto n = static_cast<size_t>(sizes.at("N"));
     const auto& p = in.at("p");
     const auto& t = in.at("t");

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-inline std::map<std::string, std::vector<double>> cpu_layernorm(
-    const std::map<std::string, std::vector<double>>& in, const kerncast::Bindings& sizes,
-    const std::map<std::string, double>& scalars) {
+inline std::map<std::string, std::vector<double>> cpu_layernorm(const std::map<std::string, std::vector<double>>& in,
+                                                                const kerncast::Bindings& sizes,
+                                                                const std::map<std::string, double>& scalars) {
     const auto m = static_cast<size_t>(sizes.at("M"));
     const auto n = static_cast<size_t>(sizes.at("N"));
     const double eps = scalars.at("eps");
@@ -21,12 +21,15 @@ inline std::map<std::string, std::vector<double>> cpu_layernorm(
     for (size_t i = 0; i < m; ++i) {
         const double* r = x.data() + i * n;
         double s = 0.0;
-        for (size_t j = 0; j < n; ++j) s += r[j];
+        for (size_t j = 0; j < n; ++j)
+            s += r[j];
         const double mean = s / static_cast<double>(n);
         double ss = 0.0;
-        for (size_t j = 0; j < n; ++j) ss += (r[j] - mean) * (r[j] - mean);
+        for (size_t j = 0; j < n; ++j)
+            ss += (r[j] - mean) * (r[j] - mean);
         const double rstd = 1.0 / std::sqrt(ss / static_cast<double>(n) + eps);
-        for (size_t j = 0; j < n; ++j) y[i * n + j] = (r[j] - mean) * rstd * w[j] + b[j];
+        for (size_t j = 0; j < n; ++j)
+            y[i * n + j] = (r[j] - mean) * rstd * w[j] + b[j];
     }
     return {{"y", y}};
 }

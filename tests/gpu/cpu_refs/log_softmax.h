@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-inline std::map<std::string, std::vector<double>> cpu_log_softmax(
-    const std::map<std::string, std::vector<double>>& in, const kerncast::Bindings& sizes,
-    const std::map<std::string, double>& /*scalars*/) {
+inline std::map<std::string, std::vector<double>> cpu_log_softmax(const std::map<std::string, std::vector<double>>& in,
+                                                                  const kerncast::Bindings& sizes,
+                                                                  const std::map<std::string, double>& /*scalars*/) {
     const auto m = static_cast<size_t>(sizes.at("M"));
     const auto n = static_cast<size_t>(sizes.at("N"));
     const auto& x = in.at("x");
@@ -20,9 +20,11 @@ inline std::map<std::string, std::vector<double>> cpu_log_softmax(
         const double* r = x.data() + i * n;
         const double mx = *std::max_element(r, r + n);
         double s = 0.0;
-        for (size_t j = 0; j < n; ++j) s += std::exp(r[j] - mx);
+        for (size_t j = 0; j < n; ++j)
+            s += std::exp(r[j] - mx);
         const double shift = mx + std::log(s);
-        for (size_t j = 0; j < n; ++j) y[i * n + j] = r[j] - shift;
+        for (size_t j = 0; j < n; ++j)
+            y[i * n + j] = r[j] - shift;
     }
     return {{"y", y}};
 }

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-inline std::map<std::string, std::vector<double>> cpu_maxpool2d(
-    const std::map<std::string, std::vector<double>>& in, const kerncast::Bindings& sizes,
-    const std::map<std::string, double>& /*scalars*/) {
+inline std::map<std::string, std::vector<double>> cpu_maxpool2d(const std::map<std::string, std::vector<double>>& in,
+                                                                const kerncast::Bindings& sizes,
+                                                                const std::map<std::string, double>& /*scalars*/) {
     const auto planes = static_cast<size_t>(sizes.at("B") * sizes.at("C"));
     const auto h = static_cast<long>(sizes.at("H"));
     const auto w = static_cast<long>(sizes.at("W"));
@@ -25,7 +25,8 @@ inline std::map<std::string, std::vector<double>> cpu_maxpool2d(
                 double m = -std::numeric_limits<double>::infinity();
                 for (long r = 2 * i - 1; r <= 2 * i + 1; ++r)
                     for (long c = 2 * j - 1; c <= 2 * j + 1; ++c)
-                        if (r >= 0 && r < h && c >= 0 && c < w) m = std::max(m, x[p * h * w + r * w + c]);
+                        if (r >= 0 && r < h && c >= 0 && c < w)
+                            m = std::max(m, x[p * h * w + r * w + c]);
                 y[p * ho * wo + i * wo + j] = m;
             }
     return {{"y", y}};

@@ -9,13 +9,14 @@
 #include <string>
 #include <vector>
 
-inline std::map<std::string, std::vector<double>> cpu_min_reduce(
-    const std::map<std::string, std::vector<double>>& in, const kerncast::Bindings& sizes,
-    const std::map<std::string, double>& /*scalars*/) {
+inline std::map<std::string, std::vector<double>> cpu_min_reduce(const std::map<std::string, std::vector<double>>& in,
+                                                                 const kerncast::Bindings& sizes,
+                                                                 const std::map<std::string, double>& /*scalars*/) {
     const auto m = static_cast<size_t>(sizes.at("M"));
     const auto n = static_cast<size_t>(sizes.at("N"));
     const auto& x = in.at("x");
     std::vector<double> y(m);
-    for (size_t i = 0; i < m; ++i) y[i] = *std::min_element(x.begin() + i * n, x.begin() + (i + 1) * n);
+    for (size_t i = 0; i < m; ++i)
+        y[i] = *std::min_element(x.begin() + i * n, x.begin() + (i + 1) * n);
     return {{"y", y}};
 }

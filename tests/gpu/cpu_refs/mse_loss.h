@@ -8,13 +8,14 @@
 #include <string>
 #include <vector>
 
-inline std::map<std::string, std::vector<double>> cpu_mse_loss(
-    const std::map<std::string, std::vector<double>>& in, const kerncast::Bindings& sizes,
-    const std::map<std::string, double>& /*scalars*/) {
+inline std::map<std::string, std::vector<double>> cpu_mse_loss(const std::map<std::string, std::vector<double>>& in,
+                                                               const kerncast::Bindings& sizes,
+                                                               const std::map<std::string, double>& /*scalars*/) {
     const auto n = static_cast<size_t>(sizes.at("N"));
     const auto& p = in.at("p");
     const auto& t = in.at("t");
     double s = 0.0;
-    for (size_t i = 0; i < n; ++i) s += (p[i] - t[i]) * (p[i] - t[i]);
+    for (size_t i = 0; i < n; ++i)
+        s += (p[i] - t[i]) * (p[i] - t[i]);
     return {{"loss", {s / static_cast<double>(n)}}};
 }

@@ -19,9 +19,11 @@ inline std::map<std::string, std::vector<double>> cpu_rmsnorm(const std::map<std
     std::vector<double> y(m * n);
     for (size_t i = 0; i < m; ++i) {
         double ss = 0.0;
-        for (size_t j = 0; j < n; ++j) ss += x[i * n + j] * x[i * n + j];
+        for (size_t j = 0; j < n; ++j)
+            ss += x[i * n + j] * x[i * n + j];
         const double scale = 1.0 / std::sqrt(ss / static_cast<double>(n) + eps);
-        for (size_t j = 0; j < n; ++j) y[i * n + j] = x[i * n + j] * scale * w[j];
+        for (size_t j = 0; j < n; ++j)
+            y[i * n + j] = x[i * n + j] * scale * w[j];
     }
     return {{"y", y}};
 }

@@ -15,6 +15,7 @@ inline std::map<std::string, std::vector<double>> cpu_row_sum(const std::map<std
     const auto& x = in.at("x");
     std::vector<double> y(m, 0.0);
     for (size_t i = 0; i < m; ++i)
-        for (size_t j = 0; j < n; ++j) y[i] += x[i * n + j];
+        for (size_t j = 0; j < n; ++j)
+            y[i] += x[i * n + j];
     return {{"y", y}};
 }

@@ -14,6 +14,7 @@ inline std::map<std::string, std::vector<double>> cpu_saxpy(const std::map<std::
     const double a = scalars.at("a");
     const auto& x = in.at("x");
     std::vector<double> y = in.at("y");
-    for (size_t i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
+    for (size_t i = 0; i < n; ++i)
+        y[i] = a * x[i] + y[i];
     return {{"y", y}};
 }

@@ -17,7 +17,8 @@ inline std::vector<double> cpu_matmul_rowmajor(const std::vector<double>& A, con
         for (size_t k = 0; k < K; ++k) {
             const double a = A[i * K + k];
             const double* b = B.data() + k * N;
-            for (size_t j = 0; j < N; ++j) c[j] += a * b[j];
+            for (size_t j = 0; j < N; ++j)
+                c[j] += a * b[j];
         }
     }
     return C;

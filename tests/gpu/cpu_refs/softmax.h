@@ -20,8 +20,10 @@ inline std::map<std::string, std::vector<double>> cpu_softmax(const std::map<std
         const double* r = x.data() + i * n;
         const double mx = *std::max_element(r, r + n);
         double s = 0.0;
-        for (size_t j = 0; j < n; ++j) s += std::exp(r[j] - mx);
-        for (size_t j = 0; j < n; ++j) y[i * n + j] = std::exp(r[j] - mx) / s;
+        for (size_t j = 0; j < n; ++j)
+            s += std::exp(r[j] - mx);
+        for (size_t j = 0; j < n; ++j)
+            y[i * n + j] = std::exp(r[j] - mx) / s;
     }
     return {{"y", y}};
 }

@@ -27,7 +27,7 @@ inline std::map<std::string, std::vector<double>> cpu_stencil2d(const std::map<s
     std::vector<double> out(static_cast<size_t>(H * W));
     for (int64_t y = 0; y < H; ++y)
         for (int64_t x = 0; x < W; ++x)
-            out[static_cast<size_t>(y * W + x)] = wc * at(y, x) + wn * at(y - 1, x) + ws * at(y + 1, x) +
-                                                   ww * at(y, x - 1) + we * at(y, x + 1);
+            out[static_cast<size_t>(y * W + x)] =
+                wc * at(y, x) + wn * at(y - 1, x) + ws * at(y + 1, x) + ww * at(y, x - 1) + we * at(y, x + 1);
     return {{"y", out}};
 }

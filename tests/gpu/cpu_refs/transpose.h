@@ -16,6 +16,7 @@ inline std::map<std::string, std::vector<double>> cpu_transpose(const std::map<s
     const auto& a = in.at("x");
     std::vector<double> out(M * N);
     for (size_t i = 0; i < M; ++i)
-        for (size_t j = 0; j < N; ++j) out[j * M + i] = a[i * N + j];
+        for (size_t j = 0; j < N; ++j)
+            out[j * M + i] = a[i * N + j];
     return {{"y", out}};
 }
