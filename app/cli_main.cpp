@@ -1,5 +1,3 @@
 #include "engine/cli/cli.h"
 
-int main(int argc, char** argv) {
-    return kerncast::cli::run(argc, argv);
-}
+int main(int argc, char** argv) { return kerncast::cli::run(argc, argv); }

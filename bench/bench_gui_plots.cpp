@@ -70,9 +70,7 @@ void replotNow(PlotWidget& plot) {
 }
 
 // Setting data replots at once (rpQueuedRefresh) and queues the repaint: the event loop paints it.
-void paint() {
-    QApplication::processEvents();
-}
+void paint() { QApplication::processEvents(); }
 
 void printRow(const char* plot, long long items, const char* operation, const Timing& t) {
     std::printf("%-22s %9lld  %-34s %9.2f %9.2f %9.2f\n", plot, items, operation, t.median, t.min, t.max);

@@ -90,9 +90,7 @@ double percentile(std::vector<double> v, double p) {
     return v[k];
 }
 
-double median(std::vector<double> v) {
-    return percentile(std::move(v), 50);
-}
+double median(std::vector<double> v) { return percentile(std::move(v), 50); }
 
 void waitMs(int ms) {
     QEventLoop loop;

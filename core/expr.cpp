@@ -29,12 +29,8 @@ constexpr size_t kMaxChars = 4096;
 constexpr int kMaxNesting = 64;     // parentheses, function calls and unary operators inside each other
 constexpr int kMaxTreeDepth = 256;  // also long chains such as 1+1+1+...
 
-bool is_ident_start(char c) {
-    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
-}
-bool is_ident_char(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
+bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 class Parser {
 public:

@@ -46,9 +46,7 @@ Forecast Forecast::fromRaw(const std::array<double, kBinCount>& raw) {
     return f;
 }
 
-double Forecast::maxProbability() const {
-    return *std::max_element(probabilities.begin(), probabilities.end());
-}
+double Forecast::maxProbability() const { return *std::max_element(probabilities.begin(), probabilities.end()); }
 
 double Forecast::normalizedEntropyConfidence() const {
     double h = 0;

@@ -16,13 +16,9 @@ uint64_t SplitMix::next() {
     return z ^ (z >> 31);
 }
 
-double SplitMix::uniform() {
-    return static_cast<double>(next() >> 11) * 0x1.0p-53;
-}
+double SplitMix::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 
-uint64_t SplitMix::below(uint64_t n) {
-    return n == 0 ? 0 : next() % n;
-}
+uint64_t SplitMix::below(uint64_t n) { return n == 0 ? 0 : next() % n; }
 
 const char* to_string(GatingDecision decision) {
     switch (decision) {

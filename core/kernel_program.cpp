@@ -25,12 +25,8 @@ constexpr size_t kMaxScratch = 64;
 constexpr size_t kMaxTunables = 32;
 constexpr size_t kMaxTunableValues = 256;
 
-bool is_ident_start(char c) {
-    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
-}
-bool is_ident_char(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
+bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 bool is_identifier(const std::string& s) {
     return !s.empty() && is_ident_start(s[0]) && std::all_of(s.begin(), s.end(), is_ident_char);

@@ -101,9 +101,7 @@ std::string python_float_repr(double d) {
 
 }  // namespace
 
-std::string KernelTunerEntry::key() const {
-    return join_values(values);
-}
+std::string KernelTunerEntry::key() const { return join_values(values); }
 
 void KernelTunerCache::validate(const std::string& file_name) const {
     const SourceLocation where{file_name, 0};

@@ -75,9 +75,7 @@ double expected_bin(const std::array<double, kBinCount>& p) {
     return e;
 }
 
-int64_t tied_pairs(int64_t run) {
-    return run * (run - 1) / 2;
-}
+int64_t tied_pairs(int64_t run) { return run * (run - 1) / 2; }
 
 // Sorts v ascending (stable) and returns the number of pairs i < j with v[i] > v[j] strictly.
 int64_t sort_counting_inversions(std::vector<double>& v) {
@@ -165,9 +163,7 @@ double skill_score(double score, double baseline) {
     return baseline > 0 ? 1.0 - score / baseline : std::numeric_limits<double>::quiet_NaN();
 }
 
-std::string skill_text(double skill) {
-    return std::isfinite(skill) ? format_number(skill, "%+.3f") : "n/a";
-}
+std::string skill_text(double skill) { return std::isfinite(skill) ? format_number(skill, "%+.3f") : "n/a"; }
 
 std::string skill_text(const nlohmann::json& skill) {
     return skill.is_number() ? skill_text(skill.get<double>()) : "n/a";
@@ -357,9 +353,7 @@ ForecastMetrics compute_metrics(const std::vector<ScoredForecast>& forecasts, co
 
 namespace {
 
-nlohmann::json finite_or_null(double v) {
-    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
-}
+nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 }  // namespace
 

@@ -180,9 +180,7 @@ std::string describe(const json& v) {
 }
 
 // The message of an Error without its "file:line: " prefix, to re-report it at a more precise field.
-std::string bare(const Error& e) {
-    return std::string(e.what()).substr(Error::format(e.where(), "").size());
-}
+std::string bare(const Error& e) { return std::string(e.what()).substr(Error::format(e.where(), "").size()); }
 
 // Thrown inside one field's check and turned into an Error at that field; lets the checks stay linear.
 struct FieldError {
@@ -382,9 +380,7 @@ DType dtype_from_string(const std::string& s, const SourceLocation& where) {
     throw Error(where, std::string("expected one of ") + kDTypeNames + ", found \"" + s + "\"");
 }
 
-bool is_integer(DType t) {
-    return t == DType::I32 || t == DType::U8;
-}
+bool is_integer(DType t) { return t == DType::I32 || t == DType::U8; }
 
 const char* to_string(Role r) {
     switch (r) {

@@ -37,8 +37,6 @@ RunState run_state_from_string(const std::string& name) {
                 "' (expected idle, starting, running, paused, stopping, finished or failed)");
 }
 
-bool is_ended(RunState state) {
-    return state == RunState::Finished || state == RunState::Failed;
-}
+bool is_ended(RunState state) { return state == RunState::Finished || state == RunState::Failed; }
 
 }  // namespace kerncast

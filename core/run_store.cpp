@@ -172,9 +172,7 @@ CREATE INDEX llm_calls_by_candidate ON llm_calls(candidate_id);
 constexpr int kLatestVersion = kMigrations.back().version;
 
 // Tolerates text that is not valid UTF-8 (compiler output, model replies) instead of failing the write.
-std::string dump(const nlohmann::json& j) {
-    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 nlohmann::json parse_column(const std::string& text, const std::string& path, const std::string& what) {
     std::string invalid;
@@ -469,9 +467,7 @@ sqlite::Database open_database_read_only(const std::string& path) {
 
 }  // namespace
 
-int RunStore::schemaVersion() {
-    return kLatestVersion;
-}
+int RunStore::schemaVersion() { return kLatestVersion; }
 
 RunStore RunStore::openReadOnly(const std::string& path) {
     return RunStore(std::make_unique<Impl>(open_database_read_only(path)));
@@ -503,13 +499,9 @@ RunStore RunStore::openOrCreate(const std::string& path) {
     return RunStore(std::move(impl));
 }
 
-const std::string& RunStore::path() const {
-    return m_impl->path();
-}
+const std::string& RunStore::path() const { return m_impl->path(); }
 
-void RunStore::setObserver(std::function<void(const StoreChange&)> observer) {
-    m_impl->observer = std::move(observer);
-}
+void RunStore::setObserver(std::function<void(const StoreChange&)> observer) { m_impl->observer = std::move(observer); }
 
 // --- Transaction ---
 
@@ -517,9 +509,7 @@ RunStore::Transaction::Transaction(Impl* store) : m_store(store) {}
 
 RunStore::Transaction::Transaction(Transaction&& other) noexcept : m_store(std::exchange(other.m_store, nullptr)) {}
 
-RunStore::Transaction::~Transaction() {
-    rollback();
-}
+RunStore::Transaction::~Transaction() { rollback(); }
 
 void RunStore::Transaction::commit() {
     if (!m_store)

@@ -87,20 +87,14 @@ void SearchStrategy::markExhausted(int64_t id) {
         m_pinned.reset();
 }
 
-void SearchStrategy::pin(int64_t id) {
-    m_pinned = id;
-}
-void SearchStrategy::unpin() {
-    m_pinned.reset();
-}
+void SearchStrategy::pin(int64_t id) { m_pinned = id; }
+void SearchStrategy::unpin() { m_pinned.reset(); }
 void SearchStrategy::ban(int64_t id) {
     m_banned.insert(id);
     if (m_pinned == id)
         m_pinned.reset();
 }
-void SearchStrategy::unban(int64_t id) {
-    m_banned.erase(id);
-}
+void SearchStrategy::unban(int64_t id) { m_banned.erase(id); }
 
 double SearchStrategy::speedup(int64_t id) const {
     auto it = m_nodes.find(id);

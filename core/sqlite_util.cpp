@@ -95,13 +95,9 @@ std::optional<std::string> Database::queryText(const std::string& sql, const std
     return stmt.text(0);
 }
 
-int64_t Database::lastInsertRowId() const {
-    return sqlite3_last_insert_rowid(m_db);
-}
+int64_t Database::lastInsertRowId() const { return sqlite3_last_insert_rowid(m_db); }
 
-bool Database::inTransaction() const {
-    return m_db && sqlite3_get_autocommit(m_db) == 0;
-}
+bool Database::inTransaction() const { return m_db && sqlite3_get_autocommit(m_db) == 0; }
 
 Statement::Statement(sqlite3* db, sqlite3_stmt* stmt, std::string path, std::string operation)
     : m_db(db), m_stmt(stmt), m_path(std::move(path)), m_operation(std::move(operation)) {}
@@ -115,9 +111,7 @@ Statement::Statement(Statement&& other) noexcept
     : m_db(other.m_db), m_stmt(std::exchange(other.m_stmt, nullptr)), m_path(std::move(other.m_path)),
       m_operation(std::move(other.m_operation)) {}
 
-void Statement::fail(int rc) const {
-    sqlite::raise(m_db, rc, m_path, m_operation);
-}
+void Statement::fail(int rc) const { sqlite::raise(m_db, rc, m_path, m_operation); }
 
 Statement& Statement::bind(int index, int64_t value) {
     if (const int rc = sqlite3_bind_int64(m_stmt, index, value); rc != SQLITE_OK)
@@ -168,17 +162,11 @@ void Statement::reset() {
     sqlite3_clear_bindings(m_stmt);
 }
 
-bool Statement::isNull(int column) const {
-    return sqlite3_column_type(m_stmt, column) == SQLITE_NULL;
-}
+bool Statement::isNull(int column) const { return sqlite3_column_type(m_stmt, column) == SQLITE_NULL; }
 
-int64_t Statement::int64(int column) const {
-    return sqlite3_column_int64(m_stmt, column);
-}
+int64_t Statement::int64(int column) const { return sqlite3_column_int64(m_stmt, column); }
 
-double Statement::real(int column) const {
-    return sqlite3_column_double(m_stmt, column);
-}
+double Statement::real(int column) const { return sqlite3_column_double(m_stmt, column); }
 
 std::string Statement::text(int column) const {
     const auto* data = reinterpret_cast<const char*>(sqlite3_column_text(m_stmt, column));

@@ -57,9 +57,7 @@ int candidateStatusStage(const QString& status) {
     return isMeasuredStatus(status) ? 4 : 0;
 }
 
-bool isMeasuredStatus(const QString& status) {
-    return measuredStatuses().contains(status);
-}
+bool isMeasuredStatus(const QString& status) { return measuredStatuses().contains(status); }
 
 bool isFailureStatus(const QString& status) {
     for (Status s : {Status::CompileError, Status::LaunchError, Status::Incorrect, Status::Timeout, Status::Crashed})

@@ -19,9 +19,7 @@ QString describeGpu(const DeviceFingerprint& f) {
 }
 
 // list_devices() keeps a replay folder whose recordings do not load, to say why; it cannot measure.
-bool usable(const DeviceListing& d) {
-    return !d.id.empty() && d.note.rfind("unusable", 0) != 0;
-}
+bool usable(const DeviceListing& d) { return !d.id.empty() && d.note.rfind("unusable", 0) != 0; }
 
 }  // namespace
 
@@ -31,9 +29,7 @@ int DeviceListModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_devices.size());
 }
 
-int DeviceListModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
+int DeviceListModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant DeviceListModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))

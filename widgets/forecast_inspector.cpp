@@ -25,9 +25,7 @@ namespace {
 constexpr double kMargin = 6;
 constexpr double kLabelHeight = 16;  // bin numbers below, percentages above
 
-QString percent(double p) {
-    return QLocale().toString(p * 100, 'f', 0) + QLatin1Char('%');
-}
+QString percent(double p) { return QLocale().toString(p * 100, 'f', 0) + QLatin1Char('%'); }
 
 }  // namespace
 
@@ -45,9 +43,7 @@ void BinDistributionWidget::setDistribution(const QList<double>& probabilities, 
     update();
 }
 
-void BinDistributionWidget::clear() {
-    setDistribution({}, 0, {});
-}
+void BinDistributionWidget::clear() { setDistribution({}, 0, {}); }
 
 int BinDistributionWidget::predictedBin() const {
     if (m_probabilities.isEmpty())
@@ -91,25 +87,15 @@ int BinDistributionWidget::binAt(const QPointF& point) const {
     return 0;
 }
 
-QSize BinDistributionWidget::sizeHint() const {
-    return {320, 160};
-}
+QSize BinDistributionWidget::sizeHint() const { return {320, 160}; }
 
-QSize BinDistributionWidget::minimumSizeHint() const {
-    return {160, 90};
-}
+QSize BinDistributionWidget::minimumSizeHint() const { return {160, 90}; }
 
-QColor BinDistributionWidget::barColor() {
-    return QColor(0x8f, 0xb3, 0xe8);
-}
+QColor BinDistributionWidget::barColor() { return QColor(0x8f, 0xb3, 0xe8); }
 
-QColor BinDistributionWidget::predictedBarColor() {
-    return QColor(0x1f, 0x5f, 0xbf);
-}
+QColor BinDistributionWidget::predictedBarColor() { return QColor(0x1f, 0x5f, 0xbf); }
 
-QColor BinDistributionWidget::measuredColumnColor() {
-    return QColor(0xff, 0xe9, 0xa8);
-}
+QColor BinDistributionWidget::measuredColumnColor() { return QColor(0xff, 0xe9, 0xa8); }
 
 void BinDistributionWidget::paintEvent(QPaintEvent*) {
     QPainter p(this);
@@ -238,9 +224,7 @@ ForecastInspector::ForecastInspector(QWidget* parent) : QWidget(parent) {
     clear();
 }
 
-void ForecastInspector::setScheme(const BinScheme& scheme) {
-    m_scheme = scheme;
-}
+void ForecastInspector::setScheme(const BinScheme& scheme) { m_scheme = scheme; }
 
 void ForecastInspector::clear() {
     m_candidateId = 0;

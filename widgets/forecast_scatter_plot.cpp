@@ -275,9 +275,7 @@ void ForecastScatterPlot::appendPoints(const std::vector<ForecastPoint>& points)
     replot();
 }
 
-void ForecastScatterPlot::clear() {
-    setPoints({});
-}
+void ForecastScatterPlot::clear() { setPoints({}); }
 
 void ForecastScatterPlot::insertPoints(const std::vector<ForecastPoint>& points) {
     const size_t before = m_points.size();
@@ -313,9 +311,7 @@ void ForecastScatterPlot::insertPoints(const std::vector<ForecastPoint>& points)
     std::inplace_merge(m_byExpected.begin(), m_byExpected.begin() + middle, m_byExpected.end(), byExpected);
 }
 
-QCPAbstractPlottable* ForecastScatterPlot::cloud() const {
-    return m_cloud;
-}
+QCPAbstractPlottable* ForecastScatterPlot::cloud() const { return m_cloud; }
 
 void ForecastScatterPlot::rebuildCloud() {
     // Counting sort by confidence level: unsure points first, so the confident ones are drawn on top.

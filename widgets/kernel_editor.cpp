@@ -61,9 +61,7 @@ protected:
 
 constexpr int kAnnotationStyle = 200;  // past the lexer's styles
 
-int markIndex(LineMark mark) {
-    return static_cast<int>(mark);
-}
+int markIndex(LineMark mark) { return static_cast<int>(mark); }
 
 }  // namespace
 
@@ -214,13 +212,9 @@ void KernelEditor::setSource(const QString& text, const QString& fileName) {
     updateSubmitAction();
 }
 
-QString KernelEditor::source() const {
-    return m_editor->text();
-}
+QString KernelEditor::source() const { return m_editor->text(); }
 
-QString KernelEditor::fileName() const {
-    return m_fileName;
-}
+QString KernelEditor::fileName() const { return m_fileName; }
 
 void KernelEditor::setReadOnly(bool readOnly) {
     m_editor->setReadOnly(readOnly);
@@ -228,13 +222,9 @@ void KernelEditor::setReadOnly(bool readOnly) {
     updateSubmitAction();
 }
 
-bool KernelEditor::isReadOnly() const {
-    return m_editor->isReadOnly();
-}
+bool KernelEditor::isReadOnly() const { return m_editor->isReadOnly(); }
 
-bool KernelEditor::isModified() const {
-    return m_editor->isModified();
-}
+bool KernelEditor::isModified() const { return m_editor->isModified(); }
 
 void KernelEditor::setDiagnostics(const QList<EditorDiagnostic>& diagnostics) {
     m_diagnostics = diagnostics;
@@ -350,9 +340,7 @@ void KernelEditor::setHorizontalOffset(int pixels) {
     m_editor->SendScintilla(QsciScintillaBase::SCI_SETXOFFSET, qMax(0, pixels));
 }
 
-int KernelEditor::lineCount() const {
-    return m_editor->lines();
-}
+int KernelEditor::lineCount() const { return m_editor->lines(); }
 
 void KernelEditor::goToLine(int line) {
     const int target = qBound(1, line, qMax(1, lineCount())) - 1;

@@ -74,9 +74,7 @@ int LineageModel::rowCount(const QModelIndex& parent) const {
     return static_cast<int>(m_nodes[static_cast<size_t>(parent.internalId())].children.size());
 }
 
-int LineageModel::columnCount(const QModelIndex&) const {
-    return ColumnCount;
-}
+int LineageModel::columnCount(const QModelIndex&) const { return ColumnCount; }
 
 QVariant LineageModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid) || !m_population)

@@ -127,13 +127,9 @@ void PlotWidget::setTitle(const QString& title) {
     replot();
 }
 
-void PlotWidget::setTitleText(const QString& title) {
-    m_title->setText(title);
-}
+void PlotWidget::setTitleText(const QString& title) { m_title->setText(title); }
 
-QString PlotWidget::title() const {
-    return m_title->text();
-}
+QString PlotWidget::title() const { return m_title->text(); }
 
 void PlotWidget::setAxisLabels(const QString& xLabel, const QString& yLabel) {
     mainAxisRect()->axis(QCPAxis::atBottom)->setLabel(xLabel);
@@ -146,21 +142,13 @@ void PlotWidget::setPlaceholderText(const QString& text) {
     replot();
 }
 
-QString PlotWidget::placeholderText() const {
-    return m_placeholder->text();
-}
+QString PlotWidget::placeholderText() const { return m_placeholder->text(); }
 
-bool PlotWidget::isPlaceholderVisible() const {
-    return m_placeholder->visible();
-}
+bool PlotWidget::isPlaceholderVisible() const { return m_placeholder->visible(); }
 
-void PlotWidget::setHasData(bool hasData) {
-    m_placeholder->setVisible(!hasData);
-}
+void PlotWidget::setHasData(bool hasData) { m_placeholder->setVisible(!hasData); }
 
-void PlotWidget::replot() {
-    m_plot->replot(QCustomPlot::rpQueuedRefresh);
-}
+void PlotWidget::replot() { m_plot->replot(QCustomPlot::rpQueuedRefresh); }
 
 void PlotWidget::setZoomable(bool zoomable) {
     m_zoomable = zoomable;
@@ -179,9 +167,7 @@ void PlotWidget::fitViewUnlessMoved() {
         fitView();
 }
 
-QCPAxisRect* PlotWidget::mainAxisRect() const {
-    return m_plot->axisRect(0);
-}
+QCPAxisRect* PlotWidget::mainAxisRect() const { return m_plot->axisRect(0); }
 
 void PlotWidget::styleAxisRect(QCPAxisRect* rect) {
     // QCustomPlot drops a tick label that would cross the widget's edge: keep room for the last one ("100%").
@@ -242,21 +228,13 @@ void PlotWidget::spaceTicksByLength(int pixelsPerTickX, int pixelsPerTickY, int 
     });
 }
 
-QColor PlotWidget::forecastColor() {
-    return {0x2f, 0x6f, 0xb3};
-}
+QColor PlotWidget::forecastColor() { return {0x2f, 0x6f, 0xb3}; }
 
-QColor PlotWidget::measuredColor() {
-    return {0xe0, 0x6c, 0x00};
-}
+QColor PlotWidget::measuredColor() { return {0xe0, 0x6c, 0x00}; }
 
-QColor PlotWidget::referenceColor() {
-    return {0x80, 0x80, 0x80};
-}
+QColor PlotWidget::referenceColor() { return {0x80, 0x80, 0x80}; }
 
-QColor PlotWidget::mutedColor() {
-    return {0xb4, 0xc8, 0xdc};
-}
+QColor PlotWidget::mutedColor() { return {0xb4, 0xc8, 0xdc}; }
 
 QMenu* PlotWidget::createContextMenu() {
     auto* menu = new QMenu(this);

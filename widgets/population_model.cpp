@@ -26,9 +26,7 @@ int PopulationModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }
 
-int PopulationModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
+int PopulationModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant PopulationModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
@@ -244,9 +242,7 @@ int PopulationModel::applyEvents(const std::vector<SearchEvent>& events) {
     return count;
 }
 
-void PopulationModel::clear() {
-    setRows({});
-}
+void PopulationModel::clear() { setRows({}); }
 
 QModelIndex PopulationModel::indexOfId(int64_t id, int column) const {
     const int r = rowOfId(id);

@@ -12,9 +12,7 @@ namespace {
 
 const QString kErrorScheme = QStringLiteral("kerncast-error");
 
-QString esc(const std::string& s) {
-    return QString::fromStdString(s).toHtmlEscaped();
-}
+QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
 
 // 1234567890 -> "1.23 G" so that FLOP and byte counts of real problems stay readable.
 QString engineering(double value, const QString& unit) {

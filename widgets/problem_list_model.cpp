@@ -30,9 +30,7 @@ int ProblemListModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_entries.size());
 }
 
-int ProblemListModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
+int ProblemListModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant ProblemListModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
@@ -135,9 +133,7 @@ int ProblemListModel::addOrReplace(ProblemEntry entry) {
     return row;
 }
 
-void ProblemListModel::clear() {
-    setEntries({});
-}
+void ProblemListModel::clear() { setEntries({}); }
 
 const ProblemEntry* ProblemListModel::entry(int row) const {
     if (row < 0 || row >= rowCount())

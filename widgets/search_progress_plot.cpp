@@ -82,9 +82,7 @@ void SearchProgressPlot::setBaseline(const std::vector<ProgressPoint>& points, i
     update();
 }
 
-bool SearchProgressPlot::hasBaseline() const {
-    return !m_baseline->data()->isEmpty();
-}
+bool SearchProgressPlot::hasBaseline() const { return !m_baseline->data()->isEmpty(); }
 
 void SearchProgressPlot::clear() {
     setSteps(m_progress, {}, -1);

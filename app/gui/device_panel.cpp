@@ -134,9 +134,7 @@ void DevicePanel::showWorker(const QString& runningDevice, const QString& worker
     updateDetails();
 }
 
-QString DevicePanel::detailsText() const {
-    return m_details->text();
-}
+QString DevicePanel::detailsText() const { return m_details->text(); }
 
 void DevicePanel::updateDetails() {
     m_view->clearSelection();

@@ -119,13 +119,9 @@ quint64 EngineBridge::beginManualSession() {
     return m_session;
 }
 
-void EngineBridge::pushEvent(const SearchEvent& event) {
-    m_queue->push(m_session, event);
-}
+void EngineBridge::pushEvent(const SearchEvent& event) { m_queue->push(m_session, event); }
 
-size_t EngineBridge::queuedEvents() const {
-    return m_queue->size();
-}
+size_t EngineBridge::queuedEvents() const { return m_queue->size(); }
 
 bool EngineBridge::waitForEnd(int timeoutMs) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
@@ -216,17 +212,11 @@ void EngineBridge::post(SearchCommand command) {
     }
 }
 
-void EngineBridge::pause() {
-    post(command(SearchCommand::Kind::Pause));
-}
+void EngineBridge::pause() { post(command(SearchCommand::Kind::Pause)); }
 
-void EngineBridge::resume() {
-    post(command(SearchCommand::Kind::Resume));
-}
+void EngineBridge::resume() { post(command(SearchCommand::Kind::Resume)); }
 
-void EngineBridge::step() {
-    post(command(SearchCommand::Kind::Step));
-}
+void EngineBridge::step() { post(command(SearchCommand::Kind::Step)); }
 
 void EngineBridge::stop() {
     if (!isActive())
@@ -235,13 +225,9 @@ void EngineBridge::stop() {
     setState(State::Stopping);
 }
 
-void EngineBridge::pin(qint64 candidateId) {
-    post(command(SearchCommand::Kind::Pin, candidateId));
-}
+void EngineBridge::pin(qint64 candidateId) { post(command(SearchCommand::Kind::Pin, candidateId)); }
 
-void EngineBridge::ban(qint64 candidateId) {
-    post(command(SearchCommand::Kind::Ban, candidateId));
-}
+void EngineBridge::ban(qint64 candidateId) { post(command(SearchCommand::Kind::Ban, candidateId)); }
 
 void EngineBridge::submitKernel(const QString& source, qint64 parentId,
                                 const std::map<std::string, int64_t>& tunables) {
@@ -251,9 +237,7 @@ void EngineBridge::submitKernel(const QString& source, qint64 parentId,
     post(c);
 }
 
-void EngineBridge::forceMeasure(qint64 candidateId) {
-    post(command(SearchCommand::Kind::ForceMeasure, candidateId));
-}
+void EngineBridge::forceMeasure(qint64 candidateId) { post(command(SearchCommand::Kind::ForceMeasure, candidateId)); }
 
 QString EngineBridge::review(const QString& runPath, qint64 candidateId, bool accept) {
     if (isActive() && QFileInfo(runPath) == QFileInfo(m_runPath)) {

@@ -48,9 +48,7 @@ EvaluateDialog::EvaluateDialog(const QString& surrogate, const QString& endpoint
     form->addRow(buttons);
 }
 
-void EvaluateDialog::setPairsFile(const QString& path) {
-    m_pairs->setText(path);
-}
+void EvaluateDialog::setPairsFile(const QString& path) { m_pairs->setText(path); }
 
 EvaluationOptions EvaluateDialog::options() const {
     EvaluationOptions options;

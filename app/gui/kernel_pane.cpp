@@ -112,9 +112,7 @@ bool KernelPane::selectProgram(int index) {
     return true;
 }
 
-int KernelPane::selectedProgram() const {
-    return m_programSelector->currentIndex();
-}
+int KernelPane::selectedProgram() const { return m_programSelector->currentIndex(); }
 
 void KernelPane::setCandidateMode(bool candidate, bool editable) {
     m_candidateTitle->setVisible(candidate);
@@ -123,9 +121,7 @@ void KernelPane::setCandidateMode(bool candidate, bool editable) {
     m_editor->setReadOnly(!(candidate && editable));
 }
 
-bool KernelPane::showsCandidate() const {
-    return !m_candidateTitle->isHidden();
-}
+bool KernelPane::showsCandidate() const { return !m_candidateTitle->isHidden(); }
 
 void KernelPane::setCandidateEditable(bool editable) {
     if (showsCandidate())

@@ -38,9 +38,7 @@
 #include <algorithm>
 
 // Resources are compiled into the kerncast_app library: a static library needs its initializer called by name.
-static void initAppResources() {
-    Q_INIT_RESOURCE(kerncast);
-}
+static void initAppResources() { Q_INIT_RESOURCE(kerncast); }
 
 namespace kerncast {
 
@@ -361,39 +359,17 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 
 // ---- problems and devices ------------------------------------------------------------------------------------------
 
-void MainWindow::reloadProblems() {
-    m_problems->reload();
-}
-void MainWindow::openProblemFolder(const QString& dir) {
-    m_problems->openFolder(dir);
-}
-void MainWindow::reloadDevices() {
-    m_devices->reload();
-}
-bool MainWindow::selectProblem(const QString& nameOrDir) {
-    return m_problems->selectProblem(nameOrDir);
-}
-QString MainWindow::selectedProblemDir() const {
-    return m_problems->selectedDir();
-}
-QStringList MainWindow::programLabels() const {
-    return m_kernelPane->programLabels();
-}
-bool MainWindow::selectProgram(int index) {
-    return m_kernelPane->selectProgram(index);
-}
-int MainWindow::selectedProgram() const {
-    return m_kernelPane->selectedProgram();
-}
-QString MainWindow::activeDeviceId() const {
-    return m_devices->activeDeviceId();
-}
-void MainWindow::setActiveDevice(const QString& id) {
-    m_devices->setActiveDevice(id);
-}
-bool MainWindow::isReady() const {
-    return m_problems->isLoaded() && m_devices->isLoaded();
-}
+void MainWindow::reloadProblems() { m_problems->reload(); }
+void MainWindow::openProblemFolder(const QString& dir) { m_problems->openFolder(dir); }
+void MainWindow::reloadDevices() { m_devices->reload(); }
+bool MainWindow::selectProblem(const QString& nameOrDir) { return m_problems->selectProblem(nameOrDir); }
+QString MainWindow::selectedProblemDir() const { return m_problems->selectedDir(); }
+QStringList MainWindow::programLabels() const { return m_kernelPane->programLabels(); }
+bool MainWindow::selectProgram(int index) { return m_kernelPane->selectProgram(index); }
+int MainWindow::selectedProgram() const { return m_kernelPane->selectedProgram(); }
+QString MainWindow::activeDeviceId() const { return m_devices->activeDeviceId(); }
+void MainWindow::setActiveDevice(const QString& id) { m_devices->setActiveDevice(id); }
+bool MainWindow::isReady() const { return m_problems->isLoaded() && m_devices->isLoaded(); }
 
 void MainWindow::markReadyIfDone() {
     if (!isReady() || m_readyEmitted)
@@ -424,9 +400,7 @@ QString MainWindow::surrogateStatus() const {
     return tr("Surrogate: local");
 }
 
-QString MainWindow::workerState() const {
-    return m_session->workerState(m_queueLength);
-}
+QString MainWindow::workerState() const { return m_session->workerState(m_queueLength); }
 
 // ---- runs ---------------------------------------------------------------------------------------------------------
 
@@ -670,9 +644,7 @@ bool MainWindow::selectCandidate(qint64 candidateId) {
     return true;
 }
 
-bool MainWindow::followsBest() const {
-    return m_session->followsBest();
-}
+bool MainWindow::followsBest() const { return m_session->followsBest(); }
 
 bool MainWindow::showSelection(qint64 candidateId) {
     if (populationModel()->rowOfId(candidateId) < 0)
@@ -747,50 +719,20 @@ void MainWindow::submitEditedKernel(const QString& source) {
 
 // ---- parts, for tests and benchmarks ------------------------------------------------------------------------------
 
-EngineBridge* MainWindow::bridge() const {
-    return m_session->bridge();
-}
-QString MainWindow::shownRunPath() const {
-    return m_session->path();
-}
-ProblemListModel* MainWindow::problemModel() const {
-    return m_problems->model();
-}
-DeviceListModel* MainWindow::deviceModel() const {
-    return m_devices->model();
-}
-PopulationModel* MainWindow::populationModel() const {
-    return m_population->model();
-}
-PopulationFilterProxy* MainWindow::populationProxy() const {
-    return m_population->proxy();
-}
-LineageModel* MainWindow::lineageModel() const {
-    return m_population->lineage();
-}
-QTableView* MainWindow::populationView() const {
-    return m_population->tableView();
-}
-KernelEditor* MainWindow::editor() const {
-    return m_kernelPane->editor();
-}
-ForecastScatterPlot* MainWindow::scatterPlot() const {
-    return m_plots->scatter();
-}
-ReliabilityPlot* MainWindow::reliabilityPlot() const {
-    return m_plots->reliability();
-}
-RiskCoveragePlot* MainWindow::riskCoveragePlot() const {
-    return m_plots->riskCoverage();
-}
-SearchProgressPlot* MainWindow::progressPlot() const {
-    return m_plots->progress();
-}
-QLabel* MainWindow::metricsLabel() const {
-    return m_plots->metricsLabel();
-}
-const ForecastMetrics& MainWindow::shownMetrics() const {
-    return m_plots->metrics();
-}
+EngineBridge* MainWindow::bridge() const { return m_session->bridge(); }
+QString MainWindow::shownRunPath() const { return m_session->path(); }
+ProblemListModel* MainWindow::problemModel() const { return m_problems->model(); }
+DeviceListModel* MainWindow::deviceModel() const { return m_devices->model(); }
+PopulationModel* MainWindow::populationModel() const { return m_population->model(); }
+PopulationFilterProxy* MainWindow::populationProxy() const { return m_population->proxy(); }
+LineageModel* MainWindow::lineageModel() const { return m_population->lineage(); }
+QTableView* MainWindow::populationView() const { return m_population->tableView(); }
+KernelEditor* MainWindow::editor() const { return m_kernelPane->editor(); }
+ForecastScatterPlot* MainWindow::scatterPlot() const { return m_plots->scatter(); }
+ReliabilityPlot* MainWindow::reliabilityPlot() const { return m_plots->reliability(); }
+RiskCoveragePlot* MainWindow::riskCoveragePlot() const { return m_plots->riskCoverage(); }
+SearchProgressPlot* MainWindow::progressPlot() const { return m_plots->progress(); }
+QLabel* MainWindow::metricsLabel() const { return m_plots->metricsLabel(); }
+const ForecastMetrics& MainWindow::shownMetrics() const { return m_plots->metrics(); }
 
 }  // namespace kerncast

@@ -91,13 +91,9 @@ void PlotsPanel::refresh(const std::vector<CandidateRow>& rows, const BinScheme&
                        [this, anyRows](const ForecastMetrics& metrics) { showMetrics(metrics, anyRows); });
 }
 
-void PlotsPanel::setSelected(qint64 candidateId) {
-    m_scatter->setSelected(candidateId);
-}
+void PlotsPanel::setSelected(qint64 candidateId) { m_scatter->setSelected(candidateId); }
 
-void PlotsPanel::showReliability() {
-    m_tabs->setCurrentWidget(m_reliability);
-}
+void PlotsPanel::showReliability() { m_tabs->setCurrentWidget(m_reliability); }
 
 void PlotsPanel::showMetrics(const ForecastMetrics& metrics, bool anyRows) {
     m_metrics = metrics;

@@ -119,9 +119,7 @@ void PopulationPanel::clear() {
     m_population->setRunId(0);
 }
 
-bool PopulationPanel::isLarge() const {
-    return m_population->rowCount() > kLiveSortLimit;
-}
+bool PopulationPanel::isLarge() const { return m_population->rowCount() > kLiveSortLimit; }
 
 void PopulationPanel::applyEvents(const std::vector<SearchEvent>& events) {
     m_population->applyEvents(events);

@@ -41,9 +41,7 @@ QSlider* makeSlider(int maximum, QWidget* parent) {
     return s;
 }
 
-double sliderValue(const QSlider* s) {
-    return s->value() / 100.0;
-}
+double sliderValue(const QSlider* s) { return s->value() / 100.0; }
 
 QString formatElapsed(double seconds) {
     const auto total = static_cast<qint64>(seconds + 0.5);
@@ -477,9 +475,7 @@ void RunControlPanel::setGating(const GatingConfig& g) {
     updateGatingFields();
 }
 
-void RunControlPanel::scheduleGatingEdited() {
-    m_gatingDebounce->start();
-}
+void RunControlPanel::scheduleGatingEdited() { m_gatingDebounce->start(); }
 
 void RunControlPanel::updateGatingFields() {
     m_tauValue->setText(QLocale().toString(sliderValue(m_tau), 'f', 2));
@@ -528,9 +524,7 @@ bool RunControlPanel::setDeviceId(const QString& id) {
     return true;
 }
 
-QString RunControlPanel::surrogate() const {
-    return m_surrogate->currentData().toString();
-}
+QString RunControlPanel::surrogate() const { return m_surrogate->currentData().toString(); }
 
 void RunControlPanel::setSurrogate(const QString& surrogate) {
     const int index = m_surrogate->findData(surrogate);
@@ -538,13 +532,9 @@ void RunControlPanel::setSurrogate(const QString& surrogate) {
         m_surrogate->setCurrentIndex(index);
 }
 
-QString RunControlPanel::endpoint() const {
-    return m_endpoint->text().trimmed();
-}
+QString RunControlPanel::endpoint() const { return m_endpoint->text().trimmed(); }
 
-QString RunControlPanel::model() const {
-    return m_model->text().trimmed();
-}
+QString RunControlPanel::model() const { return m_model->text().trimmed(); }
 
 void RunControlPanel::setBudget(int64_t measurements) {
     m_budgetMeasurements->setValue(static_cast<int>(measurements));

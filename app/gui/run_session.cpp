@@ -35,9 +35,7 @@ QString RunSession::newRunPath(const QString& folder, const QString& stem) {
     return path;
 }
 
-bool RunSession::isSteerable() const {
-    return m_live && m_bridge->isActive();
-}
+bool RunSession::isSteerable() const { return m_live && m_bridge->isActive(); }
 
 void RunSession::clear() {
     m_candidates.clear();

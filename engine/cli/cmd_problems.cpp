@@ -32,14 +32,10 @@ struct ProblemsOptions {
 
 constexpr size_t kCompileEveryConfigurationUpTo = 64;
 
-std::string default_root() {
-    return (fs::path(resources_dir()) / "problems").string();
-}
+std::string default_root() { return (fs::path(resources_dir()) / "problems").string(); }
 
 // The message of an Error without its "file:line: " prefix (JSON output carries file and line separately).
-std::string bare_message(const Error& e) {
-    return std::string(e.what()).substr(Error::format(e.where(), "").size());
-}
+std::string bare_message(const Error& e) { return std::string(e.what()).substr(Error::format(e.where(), "").size()); }
 
 nlohmann::json error_json(const Error& e) {
     return {{"file", e.where().file}, {"line", e.where().line}, {"message", bare_message(e)}};

@@ -40,9 +40,7 @@ void report_failure(Context& ctx, const std::string& command, const std::string&
     ctx.exit_code = 1;
 }
 
-std::string read_kernel_file(const std::string& path) {
-    return read_text_file(path, "the kernel file");
-}
+std::string read_kernel_file(const std::string& path) { return read_text_file(path, "the kernel file"); }
 
 std::map<std::string, int64_t> parse_tunables(const std::vector<std::string>& args) {
     std::map<std::string, int64_t> out;

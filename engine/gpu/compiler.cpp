@@ -50,9 +50,7 @@ constexpr size_t kMemoryCacheBytes = size_t{256} << 20;
 
 using Clock = std::chrono::steady_clock;
 
-double msSince(Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 // FNV-1a with a 128-bit state: a collision would hand a candidate someone else's cubin, so 64 bits felt thin for a
 // cache that lives across runs.
@@ -73,9 +71,7 @@ std::string fnv128(const std::string& text) {
     return out;
 }
 
-std::string fnv128(const std::vector<char>& bytes) {
-    return fnv128(std::string(bytes.begin(), bytes.end()));
-}
+std::string fnv128(const std::vector<char>& bytes) { return fnv128(std::string(bytes.begin(), bytes.end())); }
 
 struct Arch {
     std::string number;  // "90", "100"
@@ -113,9 +109,7 @@ std::vector<std::string> splitLines(const std::string& text) {
     return lines;
 }
 
-bool startsWith(const std::string& s, const std::string& prefix) {
-    return s.rfind(prefix, 0) == 0;
-}
+bool startsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
 std::string trimLeft(const std::string& s) {
     size_t i = 0;
@@ -300,9 +294,7 @@ LinkFacts parseLinkLog(const std::string& log) {
     return facts;
 }
 
-int atLeastZero(long v) {
-    return v < 0 ? 0 : static_cast<int>(v);
-}
+int atLeastZero(long v) { return v < 0 ? 0 : static_cast<int>(v); }
 
 std::vector<StaticReport> buildReports(const std::vector<PtxEntry>& entries, const LinkFacts& facts) {
     std::vector<StaticReport> reports;
@@ -635,9 +627,7 @@ CompileResult selectKernels(CompileResult r, const CompileRequest& req) {
     return r;
 }
 
-size_t footprint(const CompileResult& r) {
-    return r.cubin.size() + r.ptx.size() + r.log.size() + r.key.size() + 256;
-}
+size_t footprint(const CompileResult& r) { return r.cubin.size() + r.ptx.size() + r.log.size() + r.key.size() + 256; }
 
 // Writes to a temporary name and renames it over the entry: readers see the old file, the new one, or none,
 // never half of one; fsync first so a power cut after the rename cannot leave an empty file behind.
@@ -865,9 +855,7 @@ Compiler::Compiler(std::string cache_dir, unsigned threads) : m_impl(std::make_u
     m_impl->pool = std::make_unique<ThreadPool>(threads);
 }
 
-Compiler::~Compiler() {
-    m_impl->pool.reset();
-}
+Compiler::~Compiler() { m_impl->pool.reset(); }
 
 CompileResult Compiler::compile(const CompileRequest& request) {
     const auto t0 = Clock::now();
@@ -1005,8 +993,6 @@ Compiler::Stats Compiler::stats() const {
     return m_impl->stats;
 }
 
-unsigned Compiler::threads() const {
-    return m_impl->pool->size();
-}
+unsigned Compiler::threads() const { return m_impl->pool->size(); }
 
 }  // namespace kerncast

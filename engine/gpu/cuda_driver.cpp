@@ -109,13 +109,9 @@ const char* builtin_error_name(CUresult code) {
 
 }  // namespace
 
-bool available() {
-    return driver().ok;
-}
+bool available() { return driver().ok; }
 
-std::string unavailable_reason() {
-    return driver().ok ? std::string() : driver().reason;
-}
+std::string unavailable_reason() { return driver().ok ? std::string() : driver().reason; }
 
 const Api& api() {
     Driver& d = driver();
@@ -289,9 +285,7 @@ nvmlDevice_t device(const std::string& uuid) {
 
 }  // namespace
 
-bool available() {
-    return lib().ok;
-}
+bool available() { return lib().ok; }
 
 ClockSample sample(const std::string& uuid) {
     ClockSample s;

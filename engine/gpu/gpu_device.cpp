@@ -100,17 +100,11 @@ void GpuDevice::startWorker() {
 
 GpuDevice::~GpuDevice() = default;
 
-std::string GpuDevice::id() const {
-    return m_id;
-}
+std::string GpuDevice::id() const { return m_id; }
 
-DeviceFingerprint GpuDevice::fingerprint() const {
-    return m_hello.device;
-}
+DeviceFingerprint GpuDevice::fingerprint() const { return m_hello.device; }
 
-DeviceCeilings GpuDevice::ceilings() const {
-    return m_hello.ceilings;
-}
+DeviceCeilings GpuDevice::ceilings() const { return m_hello.ceilings; }
 
 std::function<MeasureOutcome()> GpuDevice::prepareMeasure(const MeasureRequest& request) {
     return [this, prepared = prepare(request)] { return measurePrepared(prepared); };

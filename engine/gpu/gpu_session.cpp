@@ -775,9 +775,7 @@ GpuSession::~GpuSession() {
         a.cuDevicePrimaryCtxRelease_v2(m_device);
 }
 
-ClockSample GpuSession::clocks() const {
-    return nvml::sample(m_fingerprint.uuid);
-}
+ClockSample GpuSession::clocks() const { return nvml::sample(m_fingerprint.uuid); }
 
 unsigned GpuSession::utilGrid(int64_t elements) const {
     const int64_t blocks = (elements + 255) / 256;

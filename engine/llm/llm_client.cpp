@@ -60,9 +60,7 @@ void redact(std::string& text, const std::string& secret) {
         text.replace(at, secret.size(), "[redacted]");
 }
 
-bool retryableStatus(long status) {
-    return status == 408 || status == 429 || (status >= 500 && status <= 599);
-}
+bool retryableStatus(long status) { return status == 408 || status == 429 || (status >= 500 && status <= 599); }
 
 // What makes a reply's message unusable, or "": a tool call whose name is not a string (a number, an object) fails
 // that request alone, never the batch it came in.
@@ -167,9 +165,7 @@ std::optional<ChatResult> cachedResultFromJson(const json& j, const std::string&
 
 }  // namespace
 
-std::string text_hash(const std::string& text) {
-    return content_hash(text, {});
-}
+std::string text_hash(const std::string& text) { return content_hash(text, {}); }
 
 namespace {
 
@@ -178,9 +174,7 @@ std::string lowercase(std::string s) {
     return s;
 }
 
-bool contains(const std::string& text, const char* what) {
-    return text.find(what) != std::string::npos;
-}
+bool contains(const std::string& text, const char* what) { return text.find(what) != std::string::npos; }
 
 // The spans [open, close] of the top-level {...} in a reply's text, in order, in one pass: braces inside strings do
 // not count, quotes outside any object (prose) are ignored, and an object that never closes leaves the complete ones
@@ -387,9 +381,7 @@ RequestShape initial_request_shape(LlmProfile profile, const std::string& model)
 }
 
 namespace {
-std::string shapeKey(const std::string& endpoint, const std::string& model) {
-    return endpoint + "\n" + model;
-}
+std::string shapeKey(const std::string& endpoint, const std::string& model) { return endpoint + "\n" + model; }
 }  // namespace
 
 std::optional<RequestShape> RequestShapeMemory::find(const std::string& endpoint, const std::string& model) const {

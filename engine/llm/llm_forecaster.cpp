@@ -35,9 +35,7 @@ std::string snippet(const std::string& text) {
     return "\"" + s + "\"";
 }
 
-[[noreturn]] void notParsed(const std::string& why) {
-    throw Error("reply did not parse: " + why);
-}
+[[noreturn]] void notParsed(const std::string& why) { throw Error("reply did not parse: " + why); }
 
 std::string formatNumber(double v, const char* format) {
     char buf[64];
@@ -119,9 +117,7 @@ std::string countText(double v) {
     return out;
 }
 
-std::string orNotGiven(const std::string& s) {
-    return s.empty() ? kNotGiven : s;
-}
+std::string orNotGiven(const std::string& s) { return s.empty() ? kNotGiven : s; }
 
 std::string staticReportText(const std::vector<StaticReport>& reports) {
     if (reports.empty())
@@ -308,9 +304,7 @@ RuntimeEstimate estimateFrom(const json& args) {
 
 // ---- LlmForecaster ----------------------------------------------------------------------------------------------
 
-std::string ForecastPrompt::text() const {
-    return "[system]\n" + system + "\n\n[user]\n" + user;
-}
+std::string ForecastPrompt::text() const { return "[system]\n" + system + "\n\n[user]\n" + user; }
 
 const std::array<std::string, kBinCount>& LlmForecaster::probabilityKeys() {
     static const std::array<std::string, kBinCount> keys = {
@@ -436,9 +430,7 @@ LlmForecaster::LlmForecaster(LlmConfig config, std::string templates_dir, LlmFor
 
 LlmForecaster::~LlmForecaster() = default;
 
-std::string LlmForecaster::id() const {
-    return "llm:" + m_config.model;
-}
+std::string LlmForecaster::id() const { return "llm:" + m_config.model; }
 
 ForecastPrompt LlmForecaster::prompt(const ForecastQuery& query) const {
     const Values values = placeholderValues(query, m_options.scheme);
@@ -449,9 +441,7 @@ ForecastPrompt LlmForecaster::prompt(const ForecastQuery& query) const {
     return p;
 }
 
-std::string LlmForecaster::renderPrompt(const ForecastQuery& query) const {
-    return prompt(query).text();
-}
+std::string LlmForecaster::renderPrompt(const ForecastQuery& query) const { return prompt(query).text(); }
 
 std::vector<ForecastResult> LlmForecaster::forecast(const std::vector<ForecastQuery>& queries) {
     std::vector<ForecastResult> results;

@@ -128,9 +128,7 @@ LlmMutator::LlmMutator(Mode mode, LlmConfig config, std::string templates_dir)
 
 LlmMutator::~LlmMutator() = default;
 
-bool LlmMutator::canExpand(const Candidate& candidate, const ProblemBundle&) const {
-    return !candidate.source.empty();
-}
+bool LlmMutator::canExpand(const Candidate& candidate, const ProblemBundle&) const { return !candidate.source.empty(); }
 
 std::pair<std::string, std::string> LlmMutator::renderPrompt(const MutationContext& ctx) const {
     std::string system = read_template(m_templates_dir, "mutate_system.txt");

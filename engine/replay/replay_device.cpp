@@ -79,9 +79,7 @@ RecordingEntry parse_entry(const nlohmann::json& j, const SourceLocation& where)
 
 }  // namespace
 
-Recording Recording::load(const std::string& path) {
-    return parse(read_text_file(path), path);
-}
+Recording Recording::load(const std::string& path) { return parse(read_text_file(path), path); }
 
 Recording Recording::parse(const std::string& text, const std::string& file_name) {
     Recording r;
@@ -168,13 +166,9 @@ std::optional<std::vector<StaticReport>> ReplayDevice::recordedStaticReport(cons
     return std::nullopt;
 }
 
-std::string ReplayDevice::id() const {
-    return "replay:" + m_slug;
-}
+std::string ReplayDevice::id() const { return "replay:" + m_slug; }
 
-DeviceFingerprint ReplayDevice::fingerprint() const {
-    return m_header.device;
-}
+DeviceFingerprint ReplayDevice::fingerprint() const { return m_header.device; }
 
 std::vector<std::string> ReplayDevice::problems() const {
     std::vector<std::string> names;

@@ -292,9 +292,7 @@ SearchRunner::~SearchRunner() {
     }
 }
 
-void SearchRunner::setEventCallback(SearchEventFn callback) {
-    m->callback = std::move(callback);
-}
+void SearchRunner::setEventCallback(SearchEventFn callback) { m->callback = std::move(callback); }
 
 void SearchRunner::post(SearchCommand command) {
     {
@@ -315,13 +313,9 @@ void SearchRunner::wait() {
         m_thread.join();
 }
 
-SearchSummary SearchRunner::summary() const {
-    return m->summary;
-}
+SearchSummary SearchRunner::summary() const { return m->summary; }
 
-void SearchRunner::setRequestShapeMemory(std::shared_ptr<RequestShapeMemory> memory) {
-    m->shapes = std::move(memory);
-}
+void SearchRunner::setRequestShapeMemory(std::shared_ptr<RequestShapeMemory> memory) { m->shapes = std::move(memory); }
 
 namespace {
 

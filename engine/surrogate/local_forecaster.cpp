@@ -66,9 +66,7 @@ std::vector<float> predict_rows(const Booster& booster, const std::vector<float>
     return std::vector<float>(out, out + len);
 }
 
-bool is_identifier_char(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
+bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Occurrences of `needle` anywhere in the text.
 double count_substring(const std::string& text, const std::string& needle) {
@@ -105,9 +103,7 @@ double sm_count_of(const ForecastQuery& q) {
     return kNaN;
 }
 
-double log_or_nan(const std::optional<double>& v) {
-    return v && *v > 0 && std::isfinite(*v) ? std::log(*v) : kNaN;
-}
+double log_or_nan(const std::optional<double>& v) { return v && *v > 0 && std::isfinite(*v) ? std::log(*v) : kNaN; }
 
 }  // namespace
 
@@ -257,13 +253,9 @@ const FeatureLayout& layout() {
 }
 
 // Sign-preserving log: differences of it are log-ratios for sizes and counts, and still defined at zero.
-double slog(double x) {
-    return std::isfinite(x) ? std::copysign(std::log2(1.0 + std::fabs(x)), x) : kNaN;
-}
+double slog(double x) { return std::isfinite(x) ? std::copysign(std::log2(1.0 + std::fabs(x)), x) : kNaN; }
 
-size_t text_hash(const std::string& source) {
-    return std::hash<std::string>{}(source);
-}
+size_t text_hash(const std::string& source) { return std::hash<std::string>{}(source); }
 
 size_t program_key(const std::string& source, const std::map<std::string, int64_t>& tunables) {
     size_t h = text_hash(source);

@@ -331,30 +331,20 @@ MeasurementPool::~MeasurementPool() {
     // The slots' devices stop their workers (shutdown, then a kill) as they are destroyed.
 }
 
-std::string MeasurementPool::id() const {
-    return m_id;
-}
+std::string MeasurementPool::id() const { return m_id; }
 
-DeviceFingerprint MeasurementPool::fingerprint() const {
-    return m_fingerprint;
-}
+DeviceFingerprint MeasurementPool::fingerprint() const { return m_fingerprint; }
 
-std::string MeasurementPool::recordingsFolder() const {
-    return m_replay ? m_replay->folder() : std::string();
-}
+std::string MeasurementPool::recordingsFolder() const { return m_replay ? m_replay->folder() : std::string(); }
 
 std::optional<std::vector<StaticReport>> MeasurementPool::recordedStaticReport(const std::string& problem,
                                                                                const std::string& source_hash) const {
     return m_replay ? m_replay->recordedStaticReport(problem, source_hash) : std::nullopt;
 }
 
-DeviceCeilings MeasurementPool::ceilings() const {
-    return m_slots.front()->device->ceilings();
-}
+DeviceCeilings MeasurementPool::ceilings() const { return m_slots.front()->device->ceilings(); }
 
-size_t MeasurementPool::workers() const {
-    return m_slots.size();
-}
+size_t MeasurementPool::workers() const { return m_slots.size(); }
 
 size_t MeasurementPool::liveWorkers() const {
     std::lock_guard lock(m_mutex);

@@ -29,9 +29,7 @@ std::string replay_worker_folder(const ReplayWorkerOptions& options) {
 ReplayWorkerServer::ReplayWorkerServer(const ReplayWorkerOptions& options, int reply_fd)
     : WorkerLineServer(reply_fd), m_options(options), m_replay(replay_worker_folder(options)) {}
 
-double ReplayWorkerServer::recordedWallSeconds(const Measurement& m) {
-    return (m.verify_ms + m.time_ms) / 1000.0;
-}
+double ReplayWorkerServer::recordedWallSeconds(const Measurement& m) { return (m.verify_ms + m.time_ms) / 1000.0; }
 
 bool ReplayWorkerServer::handleLine(const std::string& line, int* exit_code) {
     *exit_code = 0;

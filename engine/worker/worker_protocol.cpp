@@ -165,15 +165,9 @@ std::vector<char> base64_decode(std::string_view text) {
     return out;
 }
 
-nlohmann::json make_hello_request() {
-    return {{"op", "hello"}};
-}
-nlohmann::json make_ping_request(int64_t id) {
-    return {{"op", "ping"}, {"id", id}};
-}
-nlohmann::json make_shutdown_request() {
-    return {{"op", "shutdown"}};
-}
+nlohmann::json make_hello_request() { return {{"op", "hello"}}; }
+nlohmann::json make_ping_request(int64_t id) { return {{"op", "ping"}, {"id", id}}; }
+nlohmann::json make_shutdown_request() { return {{"op", "shutdown"}}; }
 
 nlohmann::json make_measure_request(int64_t id, const MeasurePayload& payload) {
     return {{"op", "measure"},
@@ -193,9 +187,7 @@ nlohmann::json make_hello_failure(const std::string& error) {
     return {{"op", "hello"}, {"ok", false}, {"version", kWorkerProtocolVersion}, {"error", error}};
 }
 
-nlohmann::json make_pong(int64_t id) {
-    return {{"op", "pong"}, {"id", id}};
-}
+nlohmann::json make_pong(int64_t id) { return {{"op", "pong"}, {"id", id}}; }
 
 nlohmann::json make_progress(int64_t id, const std::string& stage) {
     return {{"op", "progress"}, {"id", id}, {"stage", stage}};
@@ -209,9 +201,7 @@ nlohmann::json make_error_reply(const nlohmann::json& id, const std::string& mes
     return {{"op", "error"}, {"id", id}, {"message", message}};
 }
 
-nlohmann::json make_bye() {
-    return {{"op", "bye"}};
-}
+nlohmann::json make_bye() { return {{"op", "bye"}}; }
 
 nlohmann::json parse_protocol_line(std::string_view line) {
     while (!line.empty() && (line.back() == '\r' || line.back() == '\n'))

@@ -40,9 +40,7 @@ std::string signal_name(int sig) {
     return "signal " + std::to_string(sig);
 }
 
-std::string errno_text(const char* what) {
-    return std::string(what) + ": " + std::strerror(errno);
-}
+std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
 void set_nonblocking(int fd) {
     const int flags = fcntl(fd, F_GETFL, 0);

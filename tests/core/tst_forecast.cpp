@@ -10,9 +10,7 @@ using namespace kerncast;
 
 namespace {
 
-bool near(double a, double b, double eps = 1e-12) {
-    return std::abs(a - b) <= eps;
-}
+bool near(double a, double b, double eps = 1e-12) { return std::abs(a - b) <= eps; }
 
 std::array<double, kBinCount> oneHot(int bin) {
     std::array<double, kBinCount> p{};

@@ -8,13 +8,9 @@ using namespace kerncast;
 
 namespace {
 
-Forecast forecast(std::array<double, kBinCount> p) {
-    return Forecast::fromRaw(p);
-}
+Forecast forecast(std::array<double, kBinCount> p) { return Forecast::fromRaw(p); }
 
-GatingInput input(std::array<double, kBinCount> p) {
-    return GatingInput{forecast(p)};
-}
+GatingInput input(std::array<double, kBinCount> p) { return GatingInput{forecast(p)}; }
 
 }  // namespace
 

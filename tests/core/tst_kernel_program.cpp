@@ -31,9 +31,7 @@ Problem rowSumProblem() {
                           "row_sum/problem.json");
 }
 
-Problem saxpy() {
-    return Problem::load(kData + "/problems/saxpy_fixture");
-}
+Problem saxpy() { return Problem::load(kData + "/problems/saxpy_fixture"); }
 
 KernelProgram program(const std::string& plan) {
     return KernelProgram::parse(plan + "\nextern \"C\" __global__ void k(float* y, int n) {}\n", "k.cu");

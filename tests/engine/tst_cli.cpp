@@ -21,9 +21,7 @@ namespace {
 
 const std::string kData = KERNCAST_TEST_DATA;
 
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 

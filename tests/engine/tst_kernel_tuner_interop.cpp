@@ -29,12 +29,8 @@ namespace {
 
 const std::string kKernelTunerWrote = KERNCAST_TEST_DATA "/kernel_tuner/saxpy_h200_cache.json";
 
-std::string resources() {
-    return cli::resources_dir();
-}
-std::string saxpy_recording() {
-    return resources() + "/recordings/nvidia-h200/saxpy.jsonl";
-}
+std::string resources() { return cli::resources_dir(); }
+std::string saxpy_recording() { return resources() + "/recordings/nvidia-h200/saxpy.jsonl"; }
 
 }  // namespace
 

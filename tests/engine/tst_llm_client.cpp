@@ -25,9 +25,7 @@ namespace {
 
 const std::string kKey = "sk-test-7f3a9c1e-SECRET";
 
-LlmConfig configFor(const LoopbackHttpServer& server) {
-    return kerncast::test::loopbackLlmConfig(server);
-}
+LlmConfig configFor(const LoopbackHttpServer& server) { return kerncast::test::loopbackLlmConfig(server); }
 
 std::string chatReply(const std::string& content, int promptTokens = 10, int completionTokens = 5,
                       const json& toolCalls = nullptr) {

@@ -83,9 +83,7 @@ ChatResult replyWithText(const std::string& content) {
     return r;
 }
 
-void writeFile(const QString& path, const std::string& text) {
-    std::ofstream(path.toStdString()) << text;
-}
+void writeFile(const QString& path, const std::string& text) { std::ofstream(path.toStdString()) << text; }
 
 const std::array<double, 8> kOneHot5 = {0, 0, 0, 0, 1, 0, 0, 0};
 

@@ -70,9 +70,7 @@ double synthetic_log_speedup(int64_t x, int64_t y) {
 }
 
 // The target of synthetic_query(x, y): log S against the anchor X = 1, Y = 1.
-double synthetic_log_s(int64_t x, int64_t y) {
-    return synthetic_log_speedup(x, y) - synthetic_log_speedup(1, 1);
-}
+double synthetic_log_s(int64_t x, int64_t y) { return synthetic_log_speedup(x, y) - synthetic_log_speedup(1, 1); }
 
 std::vector<LabelledExample> synthetic_examples(const std::vector<std::pair<int64_t, int64_t>>& configs) {
     std::vector<LabelledExample> out;

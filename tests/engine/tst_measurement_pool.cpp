@@ -23,9 +23,7 @@ using namespace kerncast::test;
 
 namespace {
 
-std::string fake_worker() {
-    return std::string(KERNCAST_BINARY_DIR) + "/tests/fake_worker";
-}
+std::string fake_worker() { return std::string(KERNCAST_BINARY_DIR) + "/tests/fake_worker"; }
 
 // Recorded programs of a problem, as requests (the reference, the seeds, the recorded family configurations).
 std::vector<MeasureRequest> recorded_requests(const std::string& problem, size_t n) {

@@ -40,9 +40,7 @@ MeasureRequest request(const std::string& file, std::map<std::string, int64_t> t
     return r;
 }
 
-void write(const QString& path, const std::string& text) {
-    std::ofstream(path.toStdString()) << text;
-}
+void write(const QString& path, const std::string& text) { std::ofstream(path.toStdString()) << text; }
 
 }  // namespace
 

@@ -16,9 +16,7 @@ namespace {
 
 const double kNan = std::numeric_limits<double>::quiet_NaN();
 // What an unwritten f32 element reads as after the worker widens it.
-double poisoned_f32() {
-    return static_cast<double>(std::bit_cast<float>(0xffffffffu));
-}
+double poisoned_f32() { return static_cast<double>(std::bit_cast<float>(0xffffffffu)); }
 
 Tolerance tol(double rtol, double atol, bool scale) {
     Tolerance t;

@@ -9,9 +9,7 @@ using namespace kerncast;
 
 namespace {
 
-std::string fake_worker() {
-    return std::string(KERNCAST_BINARY_DIR) + "/tests/fake_worker";
-}
+std::string fake_worker() { return std::string(KERNCAST_BINARY_DIR) + "/tests/fake_worker"; }
 
 nlohmann::json ping(int64_t id, const std::string& fake = "") {
     auto j = make_ping_request(id);

@@ -56,9 +56,7 @@ uint64_t mix64(uint64_t z) {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
 }
-uint64_t draw(uint64_t key, uint64_t i) {
-    return mix64(key + (i + 1) * 0x9e3779b97f4a7c15ULL);
-}
+uint64_t draw(uint64_t key, uint64_t i) { return mix64(key + (i + 1) * 0x9e3779b97f4a7c15ULL); }
 double uniform(uint64_t key, uint64_t i, double lo, double hi) {
     return lo + (hi - lo) * (static_cast<double>(draw(key, i) >> 11) * (1.0 / 9007199254740992.0));
 }

@@ -32,9 +32,7 @@ const std::string kProblemsRoot = std::string(KERNCAST_SOURCE_DIR) + "/resources
 // Family configurations checked per problem: the first, the last and evenly spaced ones between.
 constexpr size_t kFamilySample = 6;
 
-std::string problem_name(const std::string& dir) {
-    return fs::path(dir).filename().string();
-}
+std::string problem_name(const std::string& dir) { return fs::path(dir).filename().string(); }
 
 std::string describe(const Bindings& b) {
     std::string s;

@@ -23,9 +23,7 @@ QStringList describe(const SourceDiff& diff) {
     return out;
 }
 
-QStringList lines(const char* text) {
-    return QString::fromLatin1(text).split(QLatin1Char(' '), Qt::SkipEmptyParts);
-}
+QStringList lines(const char* text) { return QString::fromLatin1(text).split(QLatin1Char(' '), Qt::SkipEmptyParts); }
 
 }  // namespace
 

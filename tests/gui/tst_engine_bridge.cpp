@@ -69,9 +69,7 @@ std::vector<std::string> eventKinds(const QString& runPath) {
     return kinds;
 }
 
-bool contains(const std::vector<std::string>& v, const char* s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
+bool contains(const std::vector<std::string>& v, const char* s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
 }  // namespace
 

@@ -14,9 +14,7 @@ using kerncast::test::pointsOf;
 
 namespace {
 
-Forecast aForecast() {
-    return Forecast::fromRaw({0.01, 0.02, 0.05, 0.12, 0.38, 0.27, 0.12, 0.03});
-}
+Forecast aForecast() { return Forecast::fromRaw({0.01, 0.02, 0.05, 0.12, 0.38, 0.27, 0.12, 0.03}); }
 
 }  // namespace
 

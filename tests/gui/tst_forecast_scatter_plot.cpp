@@ -45,9 +45,7 @@ const QCPGraph* graphNamed(const QCustomPlot* plot, const QString& name) {
     return nullptr;
 }
 
-double distance(const QPointF& a, const QPointF& b) {
-    return std::hypot(a.x() - b.x(), a.y() - b.y());
-}
+double distance(const QPointF& a, const QPointF& b) { return std::hypot(a.x() - b.x(), a.y() - b.y()); }
 
 }  // namespace
 

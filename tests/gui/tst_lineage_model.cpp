@@ -24,9 +24,7 @@ CandidateRow makeRow(int64_t id, int64_t parent, const QString& status = QString
     return r;
 }
 
-qlonglong idOf(const QModelIndex& index) {
-    return index.data(PopulationModel::CandidateIdRole).toLongLong();
-}
+qlonglong idOf(const QModelIndex& index) { return index.data(PopulationModel::CandidateIdRole).toLongLong(); }
 
 // "1(2(4) 3) 5": every node with its children in brackets, in model order.
 QString shape(const QAbstractItemModel& m, const QModelIndex& parent = {}) {

@@ -18,9 +18,7 @@ QStringList labelsFor(QCPAxisTicker& ticker, const QCPRange& range) {
     return QStringList(labels.begin(), labels.end());
 }
 
-QCPRange logRange(double lowerSpeedup, double upperSpeedup) {
-    return {std::log(lowerSpeedup), std::log(upperSpeedup)};
-}
+QCPRange logRange(double lowerSpeedup, double upperSpeedup) { return {std::log(lowerSpeedup), std::log(upperSpeedup)}; }
 
 }  // namespace
 

@@ -8,9 +8,7 @@ using namespace kerncast;
 
 namespace {
 
-std::string fixture(const char* name) {
-    return std::string(KERNCAST_TEST_DATA "/problems/") + name;
-}
+std::string fixture(const char* name) { return std::string(KERNCAST_TEST_DATA "/problems/") + name; }
 
 ProblemEntry named(const std::string& name, int errors = 0, int seeds = 0) {
     ProblemEntry e;
@@ -24,9 +22,7 @@ ProblemEntry named(const std::string& name, int errors = 0, int seeds = 0) {
     return e;
 }
 
-QString display(const QAbstractItemModel& m, int row, int column) {
-    return m.index(row, column).data().toString();
-}
+QString display(const QAbstractItemModel& m, int row, int column) { return m.index(row, column).data().toString(); }
 
 }  // namespace
 

@@ -23,9 +23,7 @@ using namespace kerncast;
 
 namespace {
 
-void send(const nlohmann::json& j) {
-    std::cout << to_protocol_line(j) << std::flush;
-}
+void send(const nlohmann::json& j) { std::cout << to_protocol_line(j) << std::flush; }
 
 std::string mode_of(const nlohmann::json& req) {
     if (req.contains("fake") && req["fake"].is_string())

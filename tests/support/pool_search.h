@@ -112,9 +112,7 @@ inline std::vector<pid_t> pids_with(const std::string& marker, bool children_onl
     return out;
 }
 
-inline std::vector<pid_t> child_pids_with(const std::string& marker) {
-    return pids_with(marker, true);
-}
+inline std::vector<pid_t> child_pids_with(const std::string& marker) { return pids_with(marker, true); }
 
 // Alive and not a zombie.
 inline bool process_alive(pid_t pid) {
