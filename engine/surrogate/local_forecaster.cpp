@@ -1,6 +1,7 @@
 #include "engine/surrogate/local_forecaster.h"
 
 #include "core/error.h"
+#include "core/metrics.h"
 
 #include <xgboost/c_api.h>
 
@@ -266,6 +267,17 @@ size_t program_key(const std::string& source, const std::map<std::string, int64_
     return h;
 }
 
+// Tunables whose values differ between two programs (a name only one side has counts too).
+int tunables_changed(const std::map<std::string, int64_t>& c, const std::map<std::string, int64_t>& a) {
+    int n = 0;
+    for (const auto& [name, value] : c)
+        if (const auto it = a.find(name); it == a.end() || it->second != value)
+            ++n;
+    for (const auto& [name, value] : a)
+        n += c.count(name) ? 0 : 1;
+    return n;
+}
+
 // The anchor of a query seen as a program: the query with the anchor's text, tunables, report and plan.
 ForecastQuery anchor_as_candidate(const ForecastQuery& q) {
     ForecastQuery a = q;
@@ -389,6 +401,14 @@ std::vector<ProgramPair> LocalForecaster::pairsOf(const std::vector<Program>& pr
                         add(i, list[k]);
                     }
                 }
+                // Two moves away: a neighbour's neighbour (what two moves or a crossover make).
+                if (auto it = neighbours.find(i); it != neighbours.end())
+                    for (size_t k = 0; k < options.two_moves; ++k) {
+                        const size_t j = it->second[static_cast<size_t>(rng() % it->second.size())];
+                        const auto& next = neighbours[j];
+                        if (!next.empty())
+                            add(i, next[static_cast<size_t>(rng() % next.size())]);
+                    }
                 for (size_t k = 0; k < options.random; ++k)
                     add(i, members[static_cast<size_t>(rng() % n)]);
             }
@@ -459,20 +479,35 @@ struct LocalForecaster::Model {
     };
     std::vector<std::string> tunable_names;  // sorted; the c:<NAME> and d:<NAME> columns
     std::vector<Member> members;
+    // The error scale of a pack never seen, learned from the out-of-fold residuals of the packs held out whole:
+    // log(|error| + kScaleFloor) from the same row as mu. How much a move matters differs by an order of magnitude
+    // between kinds of kernels (an element-wise kernel's block size against a reduction's), and the row's features
+    // say which kind it is. Empty when too few packs were held out.
+    Booster scale;
     std::map<std::string, int> pack_programs;  // learned programs per pack
-    // Out-of-fold RMS of log S by class: [pack seen][same program text].
-    double rms[2][2] = {{kPriorSigma, kPriorSigma}, {kPriorSigma, kPriorSigma}};
+    // Pair classes, whose errors differ by an order of magnitude: programs of different texts (0), or of one text
+    // with 1, 2, or 3 and more tunables changed (what a parametric move or a crossover makes is 1 or 2).
+    static constexpr int kPairClasses = 4;
+    static int pairClass(const Program& c, const Program& a) {
+        if (c.text != a.text)
+            return 0;
+        return std::clamp(tunables_changed(c.tunables, a.tunables), 1, 3);
+    }
+    // Out-of-fold RMS of log S by class: [pack seen][pair class].
+    double rms[2][kPairClasses] = {{kPriorSigma, kPriorSigma, kPriorSigma, kPriorSigma},
+                                   {kPriorSigma, kPriorSigma, kPriorSigma, kPriorSigma}};
     double identical_sigma = kIdenticalSigma;
     // Calibration, for a pack never seen [0] and a known one [1]: a shrink of mu (the least-squares slope of the
     // truth on the out-of-fold mu; a model that transfers badly is pulled towards "as fast as the anchor") and the
     // temperature of sigma.
     double slope[2] = {1.0, 1.0};
     double temp[2] = {1.0, 1.0};
-    double tau = 1.0;  // the temperature of an unknown pack (reported)
+    double change_share[2] = {0.0, 0.0};  // b: the share of |mu| added to sigma
+    double tau = 1.0;                     // the temperature of an unknown pack (reported)
     size_t examples = 0;
     size_t pairs = 0;
 
-    size_t columns() const { return layout().pack.size() + 2 * layout().program.size() + 5 + 2 * tunable_names.size(); }
+    size_t columns() const { return layout().pack.size() + 2 * layout().program.size() + 6 + 2 * tunable_names.size(); }
     std::vector<std::string> columnNames() const {
         std::vector<std::string> names;
         const auto& all = local_feature_names();
@@ -482,8 +517,8 @@ struct LocalForecaster::Model {
             names.push_back("candidate." + all[i]);
         for (size_t i : layout().program)
             names.push_back("diff." + all[i]);
-        names.insert(names.end(), {"pair.same_text", "candidate.is_reference", "anchor.is_reference",
-                                   "anchor.log_speedup", "anchor.roofline_log"});
+        names.insert(names.end(), {"pair.same_text", "pair.tunables_changed", "candidate.is_reference",
+                                   "anchor.is_reference", "anchor.log_speedup", "anchor.roofline_log"});
         for (const auto& t : tunable_names) {
             names.push_back("c:" + t);
             names.push_back("d:" + t);
@@ -503,6 +538,7 @@ struct LocalForecaster::Model {
             put(std::isfinite(x) && std::isfinite(y) ? slog(x) - slog(y) : kNaN);
         }
         put(c.text == a.text ? 1.0 : 0.0);
+        put(static_cast<double>(tunables_changed(c.tunables, a.tunables)));
         put(c.reference ? 1.0 : 0.0);
         put(a.reference ? 1.0 : 0.0);
         // How good the anchor already is: its speedup over the reference, and how close it is to the roofline floor
@@ -536,16 +572,20 @@ struct LocalForecaster::Model {
         return members.empty() ? 0.0 : sum / static_cast<double>(members.size());
     }
 
+    // The learned error scale of the pair for a pack never seen; NaN without a scale model.
+    double unseenScale(const Program& c, const Program& a) const {
+        if (!scale)
+            return kNaN;
+        std::vector<float> row;
+        appendRow(row, c, a);
+        return std::exp(static_cast<double>(predict_rows(scale, row, 1, columns()).at(0)));
+    }
+
     // How much a query's pack is known: 0 for a pack never learned, towards 1 with more programs of it.
     double seenWeight(const std::string& pack) const {
         const auto it = pack_programs.find(pack);
         const double m = it == pack_programs.end() ? 0.0 : static_cast<double>(it->second);
         return m / (m + kSeenPrograms);
-    }
-    double baseSigma(const std::string& pack, bool same_text) const {
-        const double w = seenWeight(pack);
-        const double seen = rms[1][same_text], unseen = rms[0][same_text];
-        return std::sqrt(w * seen * seen + (1 - w) * unseen * unseen);
     }
 };
 
@@ -776,9 +816,28 @@ void LocalForecaster::retrainLocked() {
         if (!e.empty())
             throw Error(e);
 
+    // The error scale of unseen packs (see Model::scale).
+    {
+        std::vector<float> data, labels;
+        for (size_t r = 0; r < n; ++r)
+            if (!seen[r] && std::isfinite(oof[r])) {
+                const Program& c = m_programs[pairs[r].candidate];
+                const Program& a = m_programs[pairs[r].anchor];
+                model->appendRow(data, c, a);
+                labels.push_back(static_cast<float>(std::log(std::fabs(c.y - a.y - oof[r]) + kScaleFloor)));
+            }
+        if (labels.size() >= 200) {
+            LocalForecasterOptions o = m_options;
+            o.max_depth = 3;
+            o.eta = 0.1;
+            o.min_child_weight = 20;
+            model->scale = train_booster(data, labels, {}, cols, o, m_options.seed * 7907ULL + 11, kScaleRounds);
+        }
+    }
+
     // Spread by class, from the out-of-fold residuals; a class with few residuals leans on the pooled RMS.
-    double sums[2][2] = {{0, 0}, {0, 0}};
-    int counts[2][2] = {{0, 0}, {0, 0}};
+    double sums[2][Model::kPairClasses] = {};
+    int counts[2][Model::kPairClasses] = {};
     double pooled = 0;
     int scored = 0;
     for (size_t r = 0; r < n; ++r) {
@@ -787,74 +846,104 @@ void LocalForecaster::retrainLocked() {
         const Program& c = m_programs[pairs[r].candidate];
         const Program& a = m_programs[pairs[r].anchor];
         const double e = c.y - a.y - oof[r];
-        sums[seen[r] != 0][c.text == a.text] += e * e;
-        ++counts[seen[r] != 0][c.text == a.text];
+        sums[seen[r] != 0][Model::pairClass(c, a)] += e * e;
+        ++counts[seen[r] != 0][Model::pairClass(c, a)];
         pooled += e * e;
         ++scored;
     }
     const double pooled_rms = scored > 0 ? std::sqrt(pooled / scored) : kPriorSigma;
     for (int s = 0; s < 2; ++s)
-        for (int t = 0; t < 2; ++t)
+        for (int t = 0; t < Model::kPairClasses; ++t)
             model->rms[s][t] =
                 std::max(std::sqrt((sums[s][t] + kShrink * pooled_rms * pooled_rms) / (counts[s][t] + kShrink)), 1e-3);
     // A pack never seen is never easier than a known one; with no pack held out whole (fewer than three packs) its
     // spread is the known one's widened by half the prior's.
-    for (int t = 0; t < 2; ++t)
+    for (int t = 0; t < Model::kPairClasses; ++t)
         model->rms[0][t] = counts[0][t] == 0
                                ? std::sqrt(model->rms[1][t] * model->rms[1][t] + 0.25 * kPriorSigma * kPriorSigma)
                                : std::max(model->rms[0][t], model->rms[1][t]);
 
-    // Temperature: the scale of sigma that makes the out-of-fold forecasts' true bins most likely.
-    std::vector<std::pair<double, double>> calib;  // (out-of-fold mu, its sigma before the temperature)
-    std::vector<int> true_bins;
+    // Calibration of a pack never seen and of a known one, each on its own out-of-fold rows: mu is shrunk by the
+    // least-squares slope of the truth on it, and sigma = sqrt((tau * rms)^2 + (b * mu)^2): a temperature of the
+    // class's RMS plus a share of the predicted change itself (a pair forecast to differ little mostly differs
+    // little; the RMS alone would be as wide for an element-wise kernel's moves as for a reduction's). tau and b
+    // minimise the Brier score plus the ranked probability score of the out-of-fold true bins, the scores a
+    // forecast is judged by.
+    // The rows are those a search asks about: a search anchors its children on its best measured programs, so only
+    // pairs whose anchor is among the top kEliteShare of its pack's programs calibrate (a sweep's poor
+    // configurations differ from each other far more than an elite's neighbours do).
+    std::map<std::string, std::vector<double>> pack_speedups;
+    for (const auto& p : m_programs)
+        pack_speedups[p.pack].push_back(p.y);
+    std::map<std::string, double> elite_from;
+    for (auto& [pack, ys] : pack_speedups) {
+        std::sort(ys.begin(), ys.end());
+        elite_from[pack] =
+            ys[static_cast<size_t>(std::floor((1.0 - kEliteShare) * static_cast<double>(ys.size() - 1)))];
+    }
     std::vector<size_t> scored_rows;
     for (size_t r = 0; r < n; ++r)
-        if (std::isfinite(oof[r]))
+        if (std::isfinite(oof[r]) && m_programs[pairs[r].anchor].y >= elite_from[m_programs[pairs[r].anchor].pack])
             scored_rows.push_back(r);
-    for (size_t j = 0; j < scored_rows.size(); ++j) {
-        const size_t r = scored_rows[j];
-        const Program& c = m_programs[pairs[r].candidate];
-        const Program& a = m_programs[pairs[r].anchor];
-        calib.emplace_back(oof[r], model->rms[seen[r] != 0][c.text == a.text]);
-        true_bins.push_back(m_options.scheme.binOf(std::exp(c.y - a.y)));
-    }
     for (int known = 0; known < 2; ++known) {
         std::vector<size_t> rows;
         double xy = 0, xx = 0;
-        for (size_t j = 0; j < calib.size(); ++j)
-            if (seen[scored_rows[j]] == known) {
-                rows.push_back(j);
-                const Program& c = m_programs[pairs[scored_rows[j]].candidate];
-                const Program& a = m_programs[pairs[scored_rows[j]].anchor];
-                xy += calib[j].first * (c.y - a.y);
-                xx += calib[j].first * calib[j].first;
+        for (size_t r : scored_rows)
+            if (seen[r] == known) {
+                rows.push_back(r);
+                const double truth = m_programs[pairs[r].candidate].y - m_programs[pairs[r].anchor].y;
+                xy += oof[r] * truth;
+                xx += oof[r] * oof[r];
             }
         if (rows.size() < 20)
             continue;
         const double slope = xx > 0 ? std::clamp(xy / xx, 0.0, 1.0) : 1.0;
-        auto nll = [&](double tau) {
+        // At most kCalibrationRows rows, evenly spaced, keep the grid search cheap.
+        if (rows.size() > kCalibrationRows) {
+            std::vector<size_t> thin;
+            for (size_t i = 0; i < kCalibrationRows; ++i)
+                thin.push_back(rows[i * rows.size() / kCalibrationRows]);
+            rows = std::move(thin);
+        }
+        std::vector<double> mu, rms;
+        std::vector<int> truth_bin;
+        for (size_t r : rows) {
+            const Program& c = m_programs[pairs[r].candidate];
+            const Program& a = m_programs[pairs[r].anchor];
+            mu.push_back(slope * oof[r]);
+            const double learned = known ? kNaN : model->unseenScale(c, a);
+            rms.push_back(std::isfinite(learned) ? learned : model->rms[known][Model::pairClass(c, a)]);
+            truth_bin.push_back(m_options.scheme.binOf(std::exp(c.y - a.y)));
+        }
+        auto loss = [&](double tau, double b) {
             double total = 0;
-            for (size_t j : rows) {
-                const auto p = speedup_bins(slope * calib[j].first, tau * calib[j].second, m_options.scheme, kFloor);
-                total -= std::log(p[static_cast<size_t>(true_bins[j] - 1)]);
+            for (size_t j = 0; j < rows.size(); ++j) {
+                const double sigma = std::sqrt(tau * tau * rms[j] * rms[j] + b * b * mu[j] * mu[j]);
+                const auto p = speedup_bins(mu[j], std::max(sigma, 1e-3), m_options.scheme, kFloor);
+                total += brier_score(p, truth_bin[j]) + ranked_probability_score(p, truth_bin[j]);
             }
             return total;
         };
-        double best_tau = 1.0, best = nll(1.0);
-        for (int g = 0; g <= 60; ++g) {
-            const double tau = std::exp(std::log(0.25) + g * (std::log(4.0) - std::log(0.25)) / 60.0);
-            const double v = nll(tau);
-            if (v < best) {
-                best = v;
-                best_tau = tau;
+        double best_tau = 1.0, best_b = 0.0, best = loss(1.0, 0.0);
+        for (int g = 0; g <= 24; ++g) {
+            const double tau = std::exp(std::log(0.05) + g * (std::log(3.0) - std::log(0.05)) / 24.0);
+            for (double b : {0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0}) {
+                const double v = loss(tau, b);
+                if (v < best) {
+                    best = v;
+                    best_tau = tau;
+                    best_b = b;
+                }
             }
         }
         model->slope[known] = slope;
         model->temp[known] = best_tau;
+        model->change_share[known] = best_b;
     }
     if (std::none_of(seen.begin(), seen.end(), [](char v) { return v == 0; })) {
         model->slope[0] = model->slope[1];
         model->temp[0] = model->temp[1];
+        model->change_share[0] = model->change_share[1];
     }
     model->tau = model->temp[0];
 
@@ -899,7 +988,13 @@ LocalForecaster::Prediction LocalForecaster::predictLocked(const ForecastQuery& 
     for (double v : each)
         var += (v - p.log_speedup) * (v - p.log_speedup);
     p.spread = each.empty() ? 0.0 : std::sqrt(var / static_cast<double>(each.size()));
-    p.sigma = (w * model.temp[1] + (1 - w) * model.temp[0]) * model.baseSigma(query.pack, c.text == a.text);
+    const int cls = Model::pairClass(c, a);
+    const double learned = w < 1 ? model.unseenScale(c, a) : kNaN;
+    const double seen_base = model.temp[1] * model.rms[1][cls];
+    const double unseen_base = model.temp[0] * (std::isfinite(learned) ? learned : model.rms[0][cls]);
+    const double base = std::sqrt(w * seen_base * seen_base + (1 - w) * unseen_base * unseen_base);
+    const double share = (w * model.change_share[1] + (1 - w) * model.change_share[0]) * p.log_speedup;
+    p.sigma = std::max(std::sqrt(base * base + share * share), 1e-3);
     return p;
 }
 

@@ -87,6 +87,7 @@ std::vector<double> local_features(const ForecastQuery& query);
 struct LocalPairOptions {
     size_t all_pairs_up_to = 24;  // a pack of at most this many programs gives all its pairs
     size_t neighbours = 3;        // same text, one tunable different
+    size_t two_moves = 2;         // same text, a neighbour's neighbour (two tunables different, mostly)
     size_t random = 2;            // any other program of the pack
     // Most pairs in all: beyond it the pairs of large packs are thinned at random (small packs keep theirs), so that
     // a retrain with every recording stays under 2 s (kerncast-bench-leave-one-out prints the time).
@@ -125,12 +126,16 @@ LocalForecasterOptions search_forecaster_options(uint64_t seed);
 
 class LocalForecaster : public Surrogate {
 public:
-    static constexpr double kFloor = 0.005;          // uniform share mixed into every forecast
-    static constexpr double kShrink = 4.0;           // pseudo-residuals pulling a class's RMS to the pooled one
-    static constexpr double kPriorSigma = 1.0;       // log-S spread of the prior (nothing learned)
-    static constexpr double kIdenticalSigma = 0.02;  // log-S spread of a program against itself (timing noise)
-    static constexpr double kSeenPrograms = 8.0;     // programs of a pack that make it half known
-    static constexpr double kSmallPackRows = 200.0;  // pairs below which a pack's pairs are weighted up
+    static constexpr double kFloor = 0.005;           // uniform share mixed into every forecast
+    static constexpr double kShrink = 4.0;            // pseudo-residuals pulling a class's RMS to the pooled one
+    static constexpr double kPriorSigma = 1.0;        // log-S spread of the prior (nothing learned)
+    static constexpr double kIdenticalSigma = 0.02;   // log-S spread of a program against itself (timing noise)
+    static constexpr double kSeenPrograms = 8.0;      // programs of a pack that make it half known
+    static constexpr double kSmallPackRows = 200.0;   // pairs below which a pack's pairs are weighted up
+    static constexpr size_t kCalibrationRows = 1500;  // out-of-fold rows the spread is calibrated on, at most
+    static constexpr double kEliteShare = 0.25;  // the best share of a pack's programs that anchor calibration pairs
+    static constexpr double kScaleFloor = 0.01;  // added to |error| before its log is learned
+    static constexpr int kScaleRounds = 40;      // boosting rounds of the error-scale model
 
     explicit LocalForecaster(LocalForecasterOptions options = {});
     ~LocalForecaster() override;

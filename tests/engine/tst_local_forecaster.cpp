@@ -370,8 +370,9 @@ private Q_SLOTS:
                 QVERIFY2(unordered.count(std::minmax(i, reference.at(ex[i].query.pack))), labels[i].c_str());
         // The parent a child was forecast against.
         QVERIFY(unordered.count(std::minmax(child, parent)));
-        // Sampled, not all n^2: at most the reference, the parent, 3 neighbours and 2 others per program.
-        QVERIFY2(pairs.size() <= ex.size() * 7, std::to_string(pairs.size()).c_str());
+        // Sampled, not all n^2: at most the reference, the parent, 3 neighbours, 2 two moves away and 2 others per
+        // program.
+        QVERIFY2(pairs.size() <= ex.size() * 9, std::to_string(pairs.size()).c_str());
         size_t all = 0;
         for (const auto& [pack, ref] : reference) {
             const size_t n = static_cast<size_t>(
@@ -401,6 +402,43 @@ private Q_SLOTS:
         // A small pack (a run's first measurements) gives every pair.
         const auto few = local_training_pairs(synthetic_examples({{1, 1}, {2, 2}, {4, 3}, {8, 4}, {16, 5}}), 7);
         QCOMPARE(few.size(), size_t{10});
+    }
+
+    // What a search asks about is a move of one or two tunables: besides the one-tunable neighbours, the sampler
+    // pairs programs two moves apart (same text, exactly two tunables different), which neither the neighbours nor
+    // the reference pairs give.
+    void pairsTwoMovesApartAreSampled() {
+        std::vector<LabelledExample> ex;
+        for (auto& recorded : recorded_problems(kRecordings, kProblems))
+            if (recorded.problem == "softmax")
+                for (auto& r : recorded.examples.examples)
+                    ex.push_back(r.example);
+        QVERIFY(ex.size() > LocalPairOptions{}.all_pairs_up_to);
+        auto changed = [&](const ProgramPair& p) {
+            const auto& c = ex[p.candidate].query;
+            const auto& a = ex[p.anchor].query;
+            if (c.candidate_source != a.candidate_source || c.tunables.size() != a.tunables.size())
+                return -1;
+            int n = 0;
+            for (const auto& [name, value] : c.tunables)
+                n += a.tunables.at(name) != value;
+            return n;
+        };
+        auto count = [&](const std::vector<ProgramPair>& pairs, int n) {
+            return std::count_if(pairs.begin(), pairs.end(), [&](const ProgramPair& p) { return changed(p) == n; });
+        };
+        LocalPairOptions neighbours_only;
+        neighbours_only.two_moves = 0;
+        neighbours_only.random = 0;
+        const auto near = local_training_pairs(ex, 3, neighbours_only);
+        QVERIFY(count(near, 1) > 0);
+        QCOMPARE(count(near, 2), std::ptrdiff_t{0});  // neighbours differ in one tunable; the reference in its text
+        LocalPairOptions two_moves = neighbours_only;
+        two_moves.two_moves = 2;
+        const auto both = local_training_pairs(ex, 3, two_moves);
+        QVERIFY2(count(both, 2) > static_cast<std::ptrdiff_t>(ex.size() / 2), std::to_string(count(both, 2)).c_str());
+        for (const ProgramPair& p : both)  // nothing further than two moves, apart from the reference pairs
+            QVERIFY(changed(p) == -1 || (changed(p) >= 1 && changed(p) <= 2));
     }
 
     void learnsAMonotoneRelation() {
