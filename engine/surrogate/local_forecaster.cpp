@@ -503,6 +503,8 @@ struct LocalForecaster::Model {
     double slope[2] = {1.0, 1.0};
     double temp[2] = {1.0, 1.0};
     double change_share[2] = {0.0, 0.0};  // b: the share of |mu| added to sigma
+    double move_slope[2] = {1.0, 1.0};    // for a move (pair class 1 or 2): mu = move_slope * raw + move_shift
+    double move_shift[2] = {0.0, 0.0};
     double tau = 1.0;                     // the temperature of an unknown pack (reported)
     size_t examples = 0;
     size_t pairs = 0;
@@ -898,6 +900,30 @@ void LocalForecaster::retrainLocked() {
         if (rows.size() < 20)
             continue;
         const double slope = xx > 0 ? std::clamp(xy / xx, 0.0, 1.0) : 1.0;
+        // A move (same text, one or two tunables changed) from a pack's best program is slower on average than
+        // its anchor more often than the model, which learned pairs of either orientation, says: a slope and an
+        // intercept of the truth on mu, fitted on those rows alone, correct it.
+        double move_slope = slope, move_shift = 0;
+        {
+            double n1 = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+            for (size_t r : rows) {
+                const Program& c = m_programs[pairs[r].candidate];
+                const Program& a = m_programs[pairs[r].anchor];
+                if (Model::pairClass(c, a) != 1 && Model::pairClass(c, a) != 2)
+                    continue;
+                const double x = oof[r], y = c.y - a.y;
+                n1 += 1;
+                sx += x;
+                sy += y;
+                sxx += x * x;
+                sxy += x * y;
+            }
+            const double var = sxx - sx * sx / std::max(n1, 1.0);
+            if (n1 >= 20 && var > 0) {
+                move_slope = std::clamp((sxy - sx * sy / n1) / var, 0.0, 1.0);
+                move_shift = (sy - move_slope * sx) / n1;
+            }
+        }
         // At most kCalibrationRows rows, evenly spaced, keep the grid search cheap.
         if (rows.size() > kCalibrationRows) {
             std::vector<size_t> thin;
@@ -910,7 +936,8 @@ void LocalForecaster::retrainLocked() {
         for (size_t r : rows) {
             const Program& c = m_programs[pairs[r].candidate];
             const Program& a = m_programs[pairs[r].anchor];
-            mu.push_back(slope * oof[r]);
+            const int cls = Model::pairClass(c, a);
+            mu.push_back(cls == 1 || cls == 2 ? move_slope * oof[r] + move_shift : slope * oof[r]);
             const double learned = known ? kNaN : model->unseenScale(c, a);
             rms.push_back(std::isfinite(learned) ? learned : model->rms[known][Model::pairClass(c, a)]);
             truth_bin.push_back(m_options.scheme.binOf(std::exp(c.y - a.y)));
@@ -937,11 +964,15 @@ void LocalForecaster::retrainLocked() {
             }
         }
         model->slope[known] = slope;
+        model->move_slope[known] = move_slope;
+        model->move_shift[known] = move_shift;
         model->temp[known] = best_tau;
         model->change_share[known] = best_b;
     }
     if (std::none_of(seen.begin(), seen.end(), [](char v) { return v == 0; })) {
         model->slope[0] = model->slope[1];
+        model->move_slope[0] = model->move_slope[1];
+        model->move_shift[0] = model->move_shift[1];
         model->temp[0] = model->temp[1];
         model->change_share[0] = model->change_share[1];
     }
@@ -983,12 +1014,17 @@ LocalForecaster::Prediction LocalForecaster::predictLocked(const ForecastQuery& 
     std::vector<double> each;
     p.prior = false;
     const double w = model.seenWeight(query.pack);
-    p.log_speedup = (w * model.slope[1] + (1 - w) * model.slope[0]) * model.predictPair(c, a, &each);
+    const int cls = Model::pairClass(c, a);
+    const double raw = model.predictPair(c, a, &each);
+    if (cls == 1 || cls == 2)
+        p.log_speedup = w * (model.move_slope[1] * raw + model.move_shift[1]) +
+                        (1 - w) * (model.move_slope[0] * raw + model.move_shift[0]);
+    else
+        p.log_speedup = (w * model.slope[1] + (1 - w) * model.slope[0]) * raw;
     double var = 0;
     for (double v : each)
-        var += (v - p.log_speedup) * (v - p.log_speedup);
+        var += (v - raw) * (v - raw);
     p.spread = each.empty() ? 0.0 : std::sqrt(var / static_cast<double>(each.size()));
-    const int cls = Model::pairClass(c, a);
     const double learned = w < 1 ? model.unseenScale(c, a) : kNaN;
     const double seen_base = model.temp[1] * model.rms[1][cls];
     const double unseen_base = model.temp[0] * (std::isfinite(learned) ? learned : model.rms[0][cls]);
