@@ -818,11 +818,27 @@ void LocalForecaster::retrainLocked() {
         if (!e.empty())
             throw Error(e);
 
-    // The error scale of unseen packs (see Model::scale).
+    // The rows are those a search asks about: a search anchors its children on its best measured programs, so only
+    // pairs whose anchor is among the top kEliteShare of its pack's programs calibrate (a sweep's poor
+    // configurations differ from each other far more than an elite's neighbours do).
+    std::map<std::string, std::vector<double>> pack_speedups;
+    for (const auto& p : m_programs)
+        pack_speedups[p.pack].push_back(p.y);
+    std::map<std::string, double> elite_from;
+    for (auto& [pack, ys] : pack_speedups) {
+        std::sort(ys.begin(), ys.end());
+        elite_from[pack] =
+            ys[static_cast<size_t>(std::floor((1.0 - kEliteShare) * static_cast<double>(ys.size() - 1)))];
+    }
+    auto elite_anchor = [&](size_t r) {
+        const Program& a = m_programs[pairs[r].anchor];
+        return a.y >= elite_from[a.pack];
+    };
+    // The error scale of unseen packs (see Model::scale), on the rows anchored like a search's.
     {
         std::vector<float> data, labels;
         for (size_t r = 0; r < n; ++r)
-            if (!seen[r] && std::isfinite(oof[r])) {
+            if (!seen[r] && std::isfinite(oof[r]) && elite_anchor(r)) {
                 const Program& c = m_programs[pairs[r].candidate];
                 const Program& a = m_programs[pairs[r].anchor];
                 model->appendRow(data, c, a);
@@ -871,21 +887,9 @@ void LocalForecaster::retrainLocked() {
     // little; the RMS alone would be as wide for an element-wise kernel's moves as for a reduction's). tau and b
     // minimise the Brier score plus the ranked probability score of the out-of-fold true bins, the scores a
     // forecast is judged by.
-    // The rows are those a search asks about: a search anchors its children on its best measured programs, so only
-    // pairs whose anchor is among the top kEliteShare of its pack's programs calibrate (a sweep's poor
-    // configurations differ from each other far more than an elite's neighbours do).
-    std::map<std::string, std::vector<double>> pack_speedups;
-    for (const auto& p : m_programs)
-        pack_speedups[p.pack].push_back(p.y);
-    std::map<std::string, double> elite_from;
-    for (auto& [pack, ys] : pack_speedups) {
-        std::sort(ys.begin(), ys.end());
-        elite_from[pack] =
-            ys[static_cast<size_t>(std::floor((1.0 - kEliteShare) * static_cast<double>(ys.size() - 1)))];
-    }
     std::vector<size_t> scored_rows;
     for (size_t r = 0; r < n; ++r)
-        if (std::isfinite(oof[r]) && m_programs[pairs[r].anchor].y >= elite_from[m_programs[pairs[r].anchor].pack])
+        if (std::isfinite(oof[r]) && elite_anchor(r))
             scored_rows.push_back(r);
     for (int known = 0; known < 2; ++known) {
         std::vector<size_t> rows;

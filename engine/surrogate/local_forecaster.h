@@ -7,27 +7,38 @@
 // measured on one device give log S = log speedup_candidate - log speedup_anchor. All n^2 pairs of a recording
 // are too many to learn from at interactive speed, so pairs are sampled (local_training_pairs()): every program
 // against its pack's reference, against its measured parent when it had one, against up to `neighbours` programs
-// of the same text whose tunables differ in exactly one name (what a parametric move makes), and against `random`
-// others; a small pack (the run's first measurements) gives all its pairs.
+// of the same text whose tunables differ in exactly one name (what a parametric move makes), against `two_moves`
+// neighbours' neighbours (two moves or a crossover), and against `random` others; a small pack (the run's first measurements) gives all its pairs.
 //
 // Features of a pair (columns()): the pack's roofline numbers and reference time, the candidate's own program
 // features (local_features(): static report, launch plan, source text), the differences of every program feature
-// as log-ratios (slog(c) - slog(a), slog(x) = sign(x) log2(1 + |x|)), whether both share a program text, which side
+// as log-ratios (slog(c) - slog(a), slog(x) = sign(x) log2(1 + |x|)), whether both share a program text, how many
+// tunables differ, which side
 // is the reference, and per tunable name seen in training c:<NAME> (the candidate's value, as slog) and d:<NAME>
 // (the log-ratio against the anchor's). Relative features are what transfers to a problem never seen: "twice the
 // blocks", "the same text with half the items per thread".
 //
-// Model. An ensemble of K boosters trained as a cross-validation ensemble; the forecast is antisymmetric by
-// construction, mu = mean_k (g_k(c, a) - g_k(a, c)) / 2, so swapping candidate and anchor negates it and a program
-// against itself is forecast at exactly 1x. Folds: half of the packs (seeded) are held out whole by one fold, the
+// Model. An ensemble of K boosters trained as a cross-validation ensemble on pairs of both orientations (so that
+// swapping candidate and anchor about negates the forecast); a program against itself is forecast at exactly 1x by
+// the identity rule below. Folds: half of the packs (seeded) are held out whole by one fold, the
 // other packs' pairs are dealt at random, so the out-of-fold residuals measure both a pack never seen and a known
 // one. A small pack's pairs are weighted up (up to 8x) so that the run's own measurements count beside the
 // recordings' thousands.
 //
 // Distribution. log S ~ Logistic(mu, sigma) over the bins of the scheme, mixed with a uniform floor of kFloor.
-// sigma = tau * s, where s mixes the out-of-fold RMS of known and unknown packs (by pair class: same program text or
-// not) with the weight m / (m + kSeenPrograms), m the programs learned of the query's pack. The temperature tau is
-// CALIBRATED: chosen to minimise the negative log-likelihood of the out-of-fold true bins.
+// Everything below is CALIBRATED on out-of-fold rows, separately for a pack never seen and a known one, and only on
+// rows anchored as a search anchors: on one of the best kEliteShare of its pack's programs (a search expands its
+// best measured programs; a sweep's poor configurations differ from each other far more than an elite's
+// neighbours do).
+//  - mu: the members' mean shrunk by the least-squares slope of the truth on it; for a move (same text, one or two
+//    tunables changed) a slope and an intercept instead, since a move from a pack's best program is slower on
+//    average than a model trained on both orientations says.
+//  - sigma = sqrt((tau * s)^2 + (b * mu)^2). s is, for a pack never seen, a learned error scale (a small booster on
+//    log |out-of-fold error| of the packs held out whole: how much a move matters differs by an order of magnitude
+//    between an element-wise kernel and a reduction, and the row's features say which it is), else the out-of-fold
+//    RMS of the pair class (different texts; one text with 1, 2, 3+ tunables changed); known and unknown packs mix
+//    with the weight m / (m + kSeenPrograms), m the programs learned of the query's pack. tau and b minimise the
+//    Brier score plus the ranked probability score of the out-of-fold true bins, the scores forecasts are judged by.
 //
 // Identity. A candidate that is the anchor's program (same text and tunables) is forecast at S = 1 with the timing
 // noise as its spread: the RMS log speedup of the references timed against themselves in what was learned (else
