@@ -505,7 +505,7 @@ struct LocalForecaster::Model {
     double change_share[2] = {0.0, 0.0};  // b: the share of |mu| added to sigma
     double move_slope[2] = {1.0, 1.0};    // for a move (pair class 1 or 2): mu = move_slope * raw + move_shift
     double move_shift[2] = {0.0, 0.0};
-    double tau = 1.0;                     // the temperature of an unknown pack (reported)
+    double tau = 1.0;  // the temperature of an unknown pack (reported)
     size_t examples = 0;
     size_t pairs = 0;
 

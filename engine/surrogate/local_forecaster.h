@@ -8,7 +8,8 @@
 // are too many to learn from at interactive speed, so pairs are sampled (local_training_pairs()): every program
 // against its pack's reference, against its measured parent when it had one, against up to `neighbours` programs
 // of the same text whose tunables differ in exactly one name (what a parametric move makes), against `two_moves`
-// neighbours' neighbours (two moves or a crossover), and against `random` others; a small pack (the run's first measurements) gives all its pairs.
+// neighbours' neighbours (two moves or a crossover), and against `random` others; a small pack (the run's first
+// measurements) gives all its pairs.
 //
 // Features of a pair (columns()): the pack's roofline numbers and reference time, the candidate's own program
 // features (local_features(): static report, launch plan, source text), the differences of every program feature

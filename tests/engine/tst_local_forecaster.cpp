@@ -470,6 +470,44 @@ private Q_SLOTS:
             QVERIFY2(std::find(columns.begin(), columns.end(), c) != columns.end(), c);
     }
 
+    // On a problem it never saw, the forecaster's spread follows the kind of problem: moves of "quiet" problems
+    // (here: a tenth of the effect, and small problems, which the features show) are forecast narrower than the same
+    // move of a "loud" one, and both moves from the best configuration are forecast as slowdowns.
+    void spreadOfANewProblemFollowsItsKind() {
+        // Each pack's timings carry their own unpredictable part (a fixed pseudo-random pattern per pack), as large
+        // as the pack's effects.
+        auto examples_of = [](const std::string& pack, int seed, double scale, double bytes) {
+            std::vector<LabelledExample> out;
+            for (const auto& [x, y] : synthetic_grid()) {
+                ForecastQuery q = synthetic_query(x, y, pack);
+                q.problem_bytes = bytes;
+                const double noise = 0.2 * std::sin(13.0 * static_cast<double>(x) + 7.0 * static_cast<double>(y) +
+                                                    2.3 * static_cast<double>(seed));
+                out.push_back({q, std::exp(scale * (synthetic_log_speedup(x, y) + noise))});
+            }
+            return out;
+        };
+        LocalForecaster forecaster(small_options());
+        for (int i = 0; i < 3; ++i) {
+            forecaster.learn(examples_of("quiet" + std::to_string(i), i, 0.1, 1e6));
+            forecaster.learn(examples_of("loud" + std::to_string(i), i + 3, 1.0, 1e9));
+        }
+        auto move = [](const std::string& pack, double scale, double bytes) {
+            ForecastQuery q = synthetic_query(32, 1, pack);  // from the best configuration, X halved
+            q.anchor.tunables = {{"X", 64}, {"Y", 1}, {"Z", (64 * 7 + 1) % 5}};
+            q.anchor.launches = {LaunchShape{"k", {1024 / 64, 1, 1}, {64 * 4, 1, 1}, 0}};
+            q.anchor.speedup = std::exp(scale * synthetic_log_speedup(64, 1));
+            q.problem_bytes = bytes;
+            return q;
+        };
+        const auto quiet = forecaster.predict(move("new quiet", 0.1, 1e6));
+        const auto loud = forecaster.predict(move("new loud", 1.0, 1e9));
+        QVERIFY(!quiet.prior && !loud.prior && quiet.pack_examples == 0);
+        QVERIFY2(quiet.sigma < 0.75 * loud.sigma, qPrintable(QString("%1 vs %2").arg(quiet.sigma).arg(loud.sigma)));
+        QVERIFY2(loud.log_speedup < -0.05, std::to_string(loud.log_speedup).c_str());  // the truth is -0.15
+        QVERIFY2(quiet.log_speedup < 0, std::to_string(quiet.log_speedup).c_str());    // the truth is -0.015
+    }
+
     void probabilitiesAreADistribution() {
         LocalForecaster forecaster(small_options());
         forecaster.learn(synthetic_examples(synthetic_grid()));
