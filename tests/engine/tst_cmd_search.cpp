@@ -130,12 +130,11 @@ private slots:
 
     // A search killed with SIGKILL at random moments (in its first instant, after the reference and the seeds are
     // measured but before the initial screen, mid-search) and resumed each time ends exactly as the same search run
-    // without interruption: the same counters, trajectory and best. An overlapped search is killed with a batch in
-    // flight (chosen, queued, not yet applied), measured in-process or by a pool of replay workers.
+    // without interruption: the same counters, trajectory and best. An overlapped search on a pool of replay workers
+    // is killed with a batch in flight (chosen, queued, not yet applied).
     void killedAtRandomMomentsEndsLikeAnUninterruptedRun_data() {
         QTest::addColumn<QStringList>("extra");
         QTest::newRow("each batch waited for") << QStringList{};
-        QTest::newRow("overlapped batches") << QStringList{"--overlap"};
         QTest::newRow("overlapped batches on two replay workers")
             << QStringList{"--overlap", "--workers", "2", "--replay-wall-time", "0.05"};
     }

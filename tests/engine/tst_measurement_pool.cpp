@@ -183,18 +183,17 @@ private slots:
     }
 
     // An overlapped search (the next batch is chosen and queued before the last one is applied) is deterministic
-    // too: measured in-process, by one replay worker or by four, it is the same search.
+    // too: measured in-process or by four replay workers, it is the same search.
     void overlappedSearchIsTheSameWithOneWorkerOrFour_data() {
         QTest::addColumn<int>("workers");
         QTest::addColumn<double>("wallTime");
-        QTest::newRow("one replay worker process") << 1 << 0.01;
         QTest::newRow("four replay workers taking recorded time") << 4 << 0.05;
     }
     void overlappedSearchIsTheSameWithOneWorkerOrFour() {
         QFETCH(int, workers);
         QFETCH(double, wallTime);
         QTemporaryDir dir;
-        SearchConfig single_cfg = pool_search_config("softmax", 40, 5, GatingKind::TopK);
+        SearchConfig single_cfg = pool_search_config("softmax", 24, 5, GatingKind::TopK);
         single_cfg.gating.top_k = 8;
         single_cfg.overlap = true;
         const std::string single = dir.filePath("single.sqlite").toStdString();
@@ -222,9 +221,9 @@ private slots:
         QVERIFY2(b.state == RunState::Finished, b.reason.c_str());
         QCOMPARE(b.best_speedup, a.best_speedup);
         QCOMPARE(b.best_candidate, a.best_candidate);
-        QCOMPARE(b.progress.measurements, int64_t(40));
+        QCOMPARE(b.progress.measurements, int64_t(24));
         const StoreDigest da = store_digest(single), db = store_digest(pooled);
-        QCOMPARE(db.measurements, int64_t(40));
+        QCOMPARE(db.measurements, int64_t(24));
         QCOMPARE(db.measured_twice, int64_t(0));
         QCOMPARE(db.text, da.text);
         QVERIFY2(most_waiting > size_t(cfg.gating.top_k),
