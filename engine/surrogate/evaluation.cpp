@@ -290,9 +290,12 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
             c.label = "pair:" + pairs[i].comparison_id;
             c.source = pairs[i].candidate_code;
             store.addCandidate(run.id, c);
+            // The store holds speedups over the reference, as a search's does; a forecast is of S against its
+            // anchor, so an anchored pair's measurement is the anchor's speedup times S (the GUI divides it back).
+            const auto anchor = exported_anchor(pairs[i]);
             Measurement m;
             m.status = Status::Ok;
-            m.speedup = *pairs[i].speedup;
+            m.speedup = *pairs[i].speedup * (anchor && anchor->speedup > 0 ? anchor->speedup : 1.0);
             m.device_kind = "imported";
             m.device.name = pairs[i].hardware;
             store.addMeasurement(c.id, m);

@@ -1,5 +1,6 @@
 // kerncast-cli evaluate end to end: pairs exported from a replay search, scored with the local surrogate and with an
 // LLM behind a real HTTP server on loopback; the JSON summary, the report tables and the stored forecasts.
+#include "core/metrics.h"
 #include "core/run_store.h"
 #include "tests/support/chat_replies.h"
 #include "tests/support/cli_runner.h"
@@ -11,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 using namespace kerncast;
 using namespace kerncast::test;
@@ -81,6 +83,40 @@ private slots:
             QCOMPARE(s.forecastsFor(c.id).size(), size_t(1));
             QVERIFY(s.measurementsFor(c.id).at(0).measurement.speedup > 0);
         }
+    }
+
+    // The run file holds speedups over the reference, as a search's does: a pair anchored on a parent is stored as
+    // the parent's speedup times S, its forecast carries the parent's speedup, and dividing one by the other (as the
+    // workbench does) scores the same S the command scored.
+    void anchoredPairsAreStoredOverTheReference() {
+        const std::string store = m_dir.filePath("anchored-eval.sqlite").toStdString();
+        auto r = run_cli({"evaluate", "--pairs", m_pairs, "--surrogate", "local", "--store", store, "--json"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        const auto j = nlohmann::json::parse(r.out);
+        std::map<std::string, nlohmann::json> lines;
+        std::ifstream in(m_pairs);
+        for (std::string line; std::getline(in, line);) {
+            const auto pair = nlohmann::json::parse(line);
+            lines["pair:" + pair["comparison_id"].get<std::string>()] = pair;
+        }
+        RunStore s = RunStore::open(store);
+        std::vector<ScoredForecast> scored;
+        int anchored = 0;
+        for (const auto& c : s.candidates(s.runs().back().id)) {
+            const nlohmann::json& pair = lines.at(c.label);
+            const double S = pair["aggregated_speedup"].get<double>();
+            const double anchor = pair.value("anchor_speedup", 1.0);
+            anchored += pair.value("anchor_id", 0) > 0;
+            const double stored = s.measurementsFor(c.id).at(0).measurement.speedup;
+            QVERIFY2(std::abs(stored - S * anchor) < 1e-9 * stored, c.label.c_str());
+            const Forecast f = s.forecastsFor(c.id).at(0).forecast;
+            QVERIFY2(std::abs(f.anchor_speedup - anchor) < 1e-9 * anchor, c.label.c_str());
+            scored.push_back({f.probabilities, stored / f.anchor_speedup, "saxpy"});
+        }
+        QVERIFY2(anchored > 0, "the exported search has no pair anchored on a parent");
+        const ForecastMetrics m = compute_metrics(scored, BinScheme::gfV2());
+        QCOMPARE(m.accuracy, j["metrics"]["accuracy"].get<double>());
+        QCOMPARE(m.majority_accuracy, j["metrics"]["majority_accuracy"].get<double>());
     }
 
     void llmSurrogateOverHttp() {

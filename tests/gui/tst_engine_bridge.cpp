@@ -458,9 +458,15 @@ private Q_SLOTS:
         EngineBridge bridge(kResources);
         QSignalSpy failed(&bridge, &EngineBridge::failed);
         QSignalSpy finished(&bridge, &EngineBridge::finished);
-        // The run file exists already.
+        // The run file exists already and holds a run (a file without one is a search killed before it stored its
+        // settings, which starts over).
         const QString existing = runPath(QStringLiteral("exists.sqlite"));
-        { RunStore::create(existing.toStdString()); }
+        {
+            RunStore store = RunStore::create(existing.toStdString());
+            RunInfo run;
+            run.name = "earlier";
+            store.addRun(run);
+        }
         bridge.start(saxpyConfig(4), existing, false);
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 240000);
         QVERIFY2(failed.front().at(1).toString().contains(QStringLiteral("exists already")),
