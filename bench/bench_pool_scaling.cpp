@@ -9,8 +9,12 @@
 // end with the same best and measurement count as the one-worker run (the pool applies results in candidate order),
 // else the command fails.
 //
-//   kerncast-bench-pool-scaling [--problem softmax] [--budget 64] [--seed 1] [--workers 1,2,4,8] [--wall-time 1]
-//                               [--gating top-k] [--top-k 16] [--launcher local] [--json]
+// The search overlaps by default (SearchConfig::overlap: each iteration queues its batch before it applies the one
+// before, so the workers measure while the engine forecasts and retrains); --no-overlap gives the search that
+// waits for every batch.
+//
+//   kerncast-bench-pool-scaling [--problem softmax] [--budget 256] [--seed 1] [--workers 1,2,4,8] [--wall-time 1]
+//                               [--gating top-k] [--top-k 16] [--batch 24] [--no-overlap] [--launcher local] [--json]
 
 #include "engine/cli/cli.h"
 #include "engine/search/search_runner.h"
@@ -50,9 +54,11 @@ int main(int argc, char** argv) {
     CLI::App app{"Measurement rate of a gated search against the size of the measurement pool (replay workers)",
                  "kerncast-bench-pool-scaling"};
     std::string problem = "softmax", gating = "top-k", launcher = "local", device = "replay:nvidia-h200";
-    int64_t budget = 64;
+    int64_t budget = 256;
     uint64_t seed = 1;
     int top_k = 16;
+    int batch = 24;
+    bool overlap = true;
     double wall = 1.0;
     std::vector<int> sizes{1, 2, 4, 8};
     bool json = false;
@@ -68,6 +74,8 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"measure-all", "top-k", "selective"}))
         ->capture_default_str();
     app.add_option("--top-k", top_k, "top-k: children measured per parent (one batch)")->capture_default_str();
+    app.add_option("--batch", batch, "Children proposed per parent (forecast, then gated)")->capture_default_str();
+    app.add_flag("!--no-overlap", overlap, "Wait for every batch before choosing the next (no overlap)");
     app.add_option("--launcher", launcher, "How the replay workers start (local, ssh:HOST, slurm)")
         ->capture_default_str();
     app.add_flag("--json", json, "Print one JSON object {workers, measurements_per_minute, efficiency}");
@@ -85,6 +93,8 @@ int main(int argc, char** argv) {
         cfg.surrogate = "local";
         cfg.gating.kind = gating_kind_from_string(gating);
         cfg.gating.top_k = top_k;
+        cfg.batch = batch;
+        cfg.overlap = overlap;
         cfg.budgets.measurements = budget;
         cfg.seed = seed;
         cfg.pool.workers = n;
@@ -155,10 +165,10 @@ int main(int argc, char** argv) {
         std::cout << j.dump() << "\n";
         return rc;
     }
-    std::printf("pool scaling: %s on %s, %s gating (top-k %d), budget %lld, seed %llu, recorded wall time x %g, "
-                "launcher %s\n",
-                problem.c_str(), device.c_str(), gating.c_str(), top_k, (long long)budget, (unsigned long long)seed,
-                wall, launcher.c_str());
+    std::printf("pool scaling: %s on %s, %s gating (top-k %d of %d children per parent), budget %lld, seed %llu, "
+                "%s, recorded wall time x %g, launcher %s\n",
+                problem.c_str(), device.c_str(), gating.c_str(), top_k, batch, (long long)budget,
+                (unsigned long long)seed, overlap ? "overlapped batches" : "no overlap", wall, launcher.c_str());
     std::printf("%8s %10s %13s %10s %12s %11s %14s %17s\n", "workers", "seconds", "measurements", "best", "meas/minute",
                 "efficiency", "batch seconds", "batch efficiency");
     for (const auto& r : rows)

@@ -1873,6 +1873,14 @@ Erwartete Beschleunigung %4× %5</translation>
         <translation>Verschiedene GPU-Modelle erlauben</translation>
     </message>
     <message>
+        <source>Choose the next batch while one is measured</source>
+        <translation>Nächsten Stapel wählen, während einer gemessen wird</translation>
+    </message>
+    <message>
+        <source>Keeps the workers busy: forecasting and retraining overlap the measurements. The search learns from a batch one iteration later; a seed still gives the same search with any number of workers.</source>
+        <translation>Hält die Worker beschäftigt: Vorhersagen und Nachtrainieren überlappen die Messungen. Die Suche lernt aus einem Stapel eine Iteration später; ein Seed ergibt weiterhin dieselbe Suche mit beliebig vielen Workern.</translation>
+    </message>
+    <message>
         <source>More devices:</source>
         <translation>Weitere Geräte:</translation>
     </message>

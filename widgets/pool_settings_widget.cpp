@@ -33,8 +33,16 @@ PoolSettingsWidget::PoolSettingsWidget(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("More devices:"), m_extra);
     form->addRow(tr("Workers per device:"), m_workers);
     form->addRow(tr("Launcher:"), m_launcher);
+    m_overlap = new QCheckBox(tr("Choose the next batch while one is measured"), this);
+    m_overlap->setObjectName(QStringLiteral("poolOverlap"));
+    m_overlap->setToolTip(tr("Keeps the workers busy: forecasting and retraining overlap the measurements. The "
+                             "search learns from a batch one iteration later; a seed still gives the same search "
+                             "with any number of workers."));
     form->addRow(m_allowMixed);
+    form->addRow(m_overlap);
 }
+
+bool PoolSettingsWidget::overlapBatches() const { return m_overlap->isChecked(); }
 
 PoolConfig PoolSettingsWidget::poolConfig(const QString& device) const {
     PoolConfig c;
@@ -61,6 +69,7 @@ void PoolSettingsWidget::readSettings(const QSettings& s) {
     m_workers->setValue(s.value(QStringLiteral("run/poolWorkers"), 1).toInt());
     m_launcher->setText(s.value(QStringLiteral("run/poolLauncher")).toString());
     m_allowMixed->setChecked(s.value(QStringLiteral("run/poolAllowMixed"), false).toBool());
+    m_overlap->setChecked(s.value(QStringLiteral("run/poolOverlap"), false).toBool());
 }
 
 void PoolSettingsWidget::writeSettings(QSettings& s) const {
@@ -68,6 +77,7 @@ void PoolSettingsWidget::writeSettings(QSettings& s) const {
     s.setValue(QStringLiteral("run/poolWorkers"), m_workers->value());
     s.setValue(QStringLiteral("run/poolLauncher"), m_launcher->text());
     s.setValue(QStringLiteral("run/poolAllowMixed"), m_allowMixed->isChecked());
+    s.setValue(QStringLiteral("run/poolOverlap"), m_overlap->isChecked());
 }
 
 }  // namespace kerncast

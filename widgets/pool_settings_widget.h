@@ -1,8 +1,8 @@
 #pragma once
 // Run control's pool settings: more devices besides the one chosen above (cuda:1, cuda:all, replay:<recordings>,
 // each optionally @ssh:HOST or @slurm), worker processes per device, how workers start (local, ssh:HOST,
-// slurm[:srun options]) and whether GPU models may mix. What `kerncast-cli search --device … --workers …
-// --launcher …` takes.
+// slurm[:srun options]), whether GPU models may mix and whether the search overlaps its batches. What
+// `kerncast-cli search --device … --workers … --launcher … --overlap` takes.
 
 #include "engine/worker/measurement_pool.h"
 
@@ -30,12 +30,16 @@ public:
     QSpinBox* workersSpin() const { return m_workers; }
     QLineEdit* launcherEdit() const { return m_launcher; }
     QCheckBox* allowMixedCheck() const { return m_allowMixed; }
+    // SearchConfig::overlap: the next batch is chosen while the last one is measured.
+    bool overlapBatches() const;
+    QCheckBox* overlapCheck() const { return m_overlap; }
 
 private:
     QLineEdit* m_extra = nullptr;
     QSpinBox* m_workers = nullptr;
     QLineEdit* m_launcher = nullptr;
     QCheckBox* m_allowMixed = nullptr;
+    QCheckBox* m_overlap = nullptr;
 };
 
 }  // namespace kerncast

@@ -376,6 +376,7 @@ SearchConfig RunControlPanel::config() const {
     c.problem_dir = problemDir().toStdString();
     c.device = deviceId().toStdString();
     c.pool = m_pool->poolConfig(deviceId());
+    c.overlap = m_pool->overlapBatches();
     c.surrogate = surrogate().toStdString();
     c.mutators.clear();
     if (m_parametric->isChecked())

@@ -48,6 +48,7 @@ struct SearchArgs {
     LlmOptionArgs llm;
     int samples = 1;
     bool abstain = false;
+    bool overlap = false;
     int64_t budget = 40;
     int64_t forecasts = 0;
     int64_t tokens = 0;
@@ -95,7 +96,7 @@ std::vector<std::string> ignored_with_resume(const CLI::App& cmd, const SearchAr
     std::vector<std::string> ignored;
     for (const char* flag :
          {"--problem", "--device", "--surrogate", "--gating", "--strategy", "--mutator", "--seed", "--batch",
-          "--measure-per-parent", "--top-k", "--tau", "--pi", "--epsilon", "--endpoint", "--model"})
+          "--overlap", "--measure-per-parent", "--top-k", "--tau", "--pi", "--epsilon", "--endpoint", "--model"})
         if (cmd.count(flag) > 0)
             ignored.push_back(flag);
     SearchBudgets given = stored;
@@ -193,6 +194,7 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
     cfg.measure_per_parent = a.measure_per_parent;
     cfg.samples = a.samples;
     cfg.abstain = a.abstain;
+    cfg.overlap = a.overlap;
     const bool uses_llm = cfg.surrogate == "llm" || std::any_of(cfg.mutators.begin(), cfg.mutators.end(),
                                                                 [](auto& m) { return m.rfind("llm-", 0) == 0; });
     // The settings file, then the command line; the run stores the result (never the key).
@@ -315,6 +317,9 @@ void add_search_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--replay-wall-time", args->pool.replay_wall_time,
                     "Replay workers take each measurement's recorded wall time times this (0: answer at once)")
         ->check(CLI::Range(0.0, 1000.0));
+    cmd->add_flag("--overlap", args->overlap,
+                  "Choose the next batch while the last one is measured (keeps a pool busy; the search learns from "
+                  "a batch one iteration later)");
     cmd->add_option("--max-worker-failures", args->pool.max_failures,
                     "Requests a worker may lose in a row before it is retired")
         ->check(CLI::Range(1, 1000))

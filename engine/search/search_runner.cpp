@@ -81,6 +81,8 @@ void to_json(nlohmann::json& j, const SearchConfig& c) {
          {"llm", c.llm},
          {"samples", c.samples},
          {"abstain", c.abstain}};
+    if (c.overlap)
+        j["overlap"] = true;
     if (pool_requested(c.pool))
         j["pool"] = c.pool;
 }
@@ -111,6 +113,7 @@ SearchConfig search_config_from_json(const nlohmann::json& j) {
             c.pool = pool_config_from_json(j["pool"]);
         c.samples = j.value("samples", c.samples);
         c.abstain = j.value("abstain", c.abstain);
+        c.overlap = j.value("overlap", c.overlap);
         if (c.samples < 1)
             throw Error("search settings: 'samples' must be at least 1");
     } catch (const nlohmann::json::exception& e) {
@@ -251,6 +254,15 @@ struct SearchRunner::State {
     std::vector<StaticReport> reference_report;  // the reference candidate's, for every forecast query
     std::vector<ScoredForecast> scored;
     std::vector<TrajectoryPoint> trajectory;
+    // An overlapped search (SearchConfig::overlap): the batch chosen by the last iteration, queued on the device and
+    // applied by the next one. Its candidates count against the measurement budget.
+    struct InFlight {
+        int64_t parent = 0;  // whose children they are (0: none, as after a resume of a rescue)
+        std::vector<int64_t> ids;
+        std::optional<MeasurementPool::Ticket> ticket;  // submitted to a pool; else measured when applied
+    };
+    std::optional<InFlight> in_flight;
+    int64_t inFlightCount() const { return in_flight ? static_cast<int64_t>(in_flight->ids.size()) : 0; }
     SearchProgress progress;
     int64_t seq = 0;
     int64_t iteration = 0;
@@ -354,7 +366,7 @@ private:
     void restore();
     void seedPopulation();
     bool budgetLeft(std::string& why) const;
-    bool measurementsLeft() const { return s.progress.measurements < cfg.budgets.measurements; }
+    bool measurementsLeft() const { return s.progress.measurements + s.inFlightCount() < cfg.budgets.measurements; }
     int64_t forecastBudget() const {
         return cfg.budgets.forecasts > 0 ? cfg.budgets.forecasts : 100 * cfg.budgets.measurements;
     }
@@ -368,6 +380,19 @@ private:
     void screenInitial(const std::vector<int64_t>& ids, size_t keep);
     std::vector<int64_t> addChildren(std::vector<Candidate> children);
     void forecastAndGate(const std::vector<int64_t>& ids, bool initial);
+    // Forecasts and gates; returns the candidates to measure, most promising first.
+    std::vector<int64_t> gate(const std::vector<int64_t>& ids, bool initial);
+    // An overlapped search: queues a batch (as far as the budget goes) without waiting for it, and applies the one
+    // queued before (the strategy then counts its parent's expansion).
+    SearchRunner::State::InFlight dispatch(const std::vector<int64_t>& ids, int64_t parent);
+    void finishInFlight();
+    // Whether an interrupted session measured any of these after its checkpoint (the store answers for them).
+    bool measuredBefore(const std::vector<int64_t>& ids) const;
+    // Those not measured yet, once each, as far as the measurement budget goes (a batch in flight counted).
+    std::vector<int64_t> withinBudget(const std::vector<int64_t>& ids) const;
+    MeasurementPool::Ticket submitTo(MeasurementPool& pool, const std::vector<int64_t>& ids);
+    // Applies a submitted batch's results in its order, reporting the pool's state meanwhile.
+    void applyPoolBatch(MeasurementPool& pool, MeasurementPool::Ticket ticket, const std::vector<int64_t>& ids);
     void capMeasured(const std::vector<GatingInput>& inputs, std::vector<GatingOutcome>& outcomes) const;
     void measure(int64_t id);
     // Measures candidates in this order while the budget lasts: in parallel when the device is a pool, applied in
@@ -700,9 +725,11 @@ void Loop::capMeasured(const std::vector<GatingInput>& inputs, std::vector<Gatin
     }
 }
 
-void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) {
+void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) { measureInOrder(gate(ids, initial)); }
+
+std::vector<int64_t> Loop::gate(const std::vector<int64_t>& ids, bool initial) {
     if (ids.empty())
-        return;
+        return {};
     std::vector<ForecastQuery> queries;
     std::vector<int64_t> asked;
     std::vector<GatingInput> inputs(ids.size());
@@ -754,7 +781,7 @@ void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) {
     std::vector<int64_t> chosen;
     for (size_t i : order)
         chosen.push_back(ids[i]);
-    measureInOrder(chosen);
+    return chosen;
 }
 
 MeasureRequest Loop::requestFor(const Cand& c) const {
@@ -783,33 +810,49 @@ void Loop::measure(int64_t id) {
     applyMeasurement(id, out);
 }
 
-void Loop::measureInOrder(const std::vector<int64_t>& ids) {
+std::vector<int64_t> Loop::withinBudget(const std::vector<int64_t>& ids) const {
     std::vector<int64_t> todo;
     for (int64_t id : ids)
         if (!s.cands.at(id).measurement && std::find(todo.begin(), todo.end(), id) == todo.end() &&
-            s.progress.measurements + static_cast<int64_t>(todo.size()) < cfg.budgets.measurements)
+            s.progress.measurements + s.inFlightCount() + static_cast<int64_t>(todo.size()) < cfg.budgets.measurements)
             todo.push_back(id);
+    return todo;
+}
+
+void Loop::measureInOrder(const std::vector<int64_t>& ids) {
+    const std::vector<int64_t> todo = withinBudget(ids);
     auto* pool = dynamic_cast<MeasurementPool*>(s.device.get());
     // What an interrupted session measured after its checkpoint is taken from the store, in this order: one by one.
-    const bool measured_before = std::any_of(todo.begin(), todo.end(), [&](int64_t id) {
-        auto it = s.measured_before.find(s.cands.at(id).c.source_hash);
-        return it != s.measured_before.end() && !it->second.empty();
-    });
-    if (!pool || todo.size() < 2 || measured_before) {
+    if (!pool || todo.size() < 2 || measuredBefore(todo)) {
         for (int64_t id : todo)
             measure(id);
         if (pool)
             recordPoolNotes(*pool);
         return;
     }
+    applyPoolBatch(*pool, submitTo(*pool, todo), todo);
+}
+
+bool Loop::measuredBefore(const std::vector<int64_t>& ids) const {
+    return std::any_of(ids.begin(), ids.end(), [&](int64_t id) {
+        auto it = s.measured_before.find(s.cands.at(id).c.source_hash);
+        return it != s.measured_before.end() && !it->second.empty();
+    });
+}
+
+MeasurementPool::Ticket Loop::submitTo(MeasurementPool& pool, const std::vector<int64_t>& ids) {
     std::vector<MeasurementPool::Job> jobs;
-    for (int64_t id : todo)
+    for (int64_t id : ids)
         jobs.push_back({requestFor(s.cands.at(id)), id});
-    pool->measureBatch(
-        jobs,
+    return pool.submit(std::move(jobs));
+}
+
+void Loop::applyPoolBatch(MeasurementPool& pool, MeasurementPool::Ticket ticket, const std::vector<int64_t>& ids) {
+    pool.collect(
+        ticket,
         [&](size_t i, MeasureOutcome& out) {
-        recordPoolNotes(*pool);
-        applyMeasurement(todo[i], out);
+        recordPoolNotes(pool);
+        applyMeasurement(ids[i], out);
         },
         [&](const PoolSnapshot& snapshot) {
         SearchEvent e;
@@ -817,7 +860,35 @@ void Loop::measureInOrder(const std::vector<int64_t>& ids) {
         e.pool = snapshot;
         emit(std::move(e));
     });
-    recordPoolNotes(*pool);
+    recordPoolNotes(pool);
+}
+
+SearchRunner::State::InFlight Loop::dispatch(const std::vector<int64_t>& ids, int64_t parent) {
+    SearchRunner::State::InFlight batch;
+    batch.parent = parent;
+    batch.ids = withinBudget(ids);
+    // What an interrupted session measured after its checkpoint comes from the store when the batch is applied.
+    if (auto* pool = dynamic_cast<MeasurementPool*>(s.device.get());
+        pool && !batch.ids.empty() && !measuredBefore(batch.ids))
+        batch.ticket = submitTo(*pool, batch.ids);
+    return batch;
+}
+
+void Loop::finishInFlight() {
+    if (!s.in_flight)
+        return;
+    SearchRunner::State::InFlight batch = std::move(*s.in_flight);
+    s.in_flight.reset();
+    const double best_before = s.progress.best_speedup;
+    if (auto* pool = dynamic_cast<MeasurementPool*>(s.device.get()); batch.ticket && pool)
+        applyPoolBatch(*pool, *batch.ticket, batch.ids);
+    else
+        measureInOrder(batch.ids);
+    if (batch.parent) {
+        const bool improved = s.progress.best_speedup > best_before;
+        s.strategy.noteExpanded(batch.parent, improved);
+        s.store->addEvent(s.run_id, "expanded", {{"parent", batch.parent}, {"improved", improved}});
+    }
 }
 
 // What the pool did (a worker lost and its candidate requeued, a worker retired) goes to the event log.
@@ -1048,6 +1119,7 @@ void Loop::restore() {
 
     std::map<int64_t, GatingDecision> decisions;
     nlohmann::json surrogate_state;
+    nlohmann::json in_flight;  // an overlapped search's batch queued at the checkpoint
     for (const RunEvent& ev : s.store->events(s.run_id)) {
         const auto& p = ev.payload;
         if (ev.kind == "gating")
@@ -1059,6 +1131,7 @@ void Loop::restore() {
             s.elapsed_before = p.value("elapsed_s", 0.0);
             s.seeded = p.value("seeded", true);
             surrogate_state = p.value("surrogate", nlohmann::json());
+            in_flight = p.value("in_flight", nlohmann::json());
         } else if (ev.kind == "forecast_failed" && p.value("asked", false))
             ++s.progress.forecasts;
         else if (ev.kind == "gating_changed")
@@ -1131,6 +1204,20 @@ void Loop::restore() {
     for (const auto& [id, c] : s.cands)
         if (!c.measurement && c.decision && is_measured(*c.decision))
             pending.push_back(id);
+    // The batch an overlapped search had in flight is queued again (as the interrupted session had it), to be
+    // applied by the next iteration; it is not measured ahead of it.
+    std::vector<int64_t> in_flight_ids;
+    if (in_flight.is_object())
+        for (const auto& id : in_flight.value("candidates", nlohmann::json::array()))
+            if (id.is_number_integer() && std::find(pending.begin(), pending.end(), id.get<int64_t>()) != pending.end())
+                in_flight_ids.push_back(id.get<int64_t>());
+    if (in_flight.is_object()) {
+        std::vector<int64_t> rest;
+        for (int64_t id : pending)
+            if (std::find(in_flight_ids.begin(), in_flight_ids.end(), id) == in_flight_ids.end())
+                rest.push_back(id);
+        pending = std::move(rest);
+    }
     restoreLlmAccounting();
     s.store->addEvent(s.run_id, "resumed",
                       {{"measurements", s.progress.measurements},
@@ -1148,6 +1235,8 @@ void Loop::restore() {
         return;
     }
     measureInOrder(pending);
+    if (in_flight.is_object())
+        s.in_flight = dispatch(in_flight_ids, in_flight.value("parent", int64_t{0}));
     checkpoint();
 }
 
@@ -1185,6 +1274,8 @@ void Loop::checkpoint() {
         {"elapsed_s", s.elapsed_before + seconds_since(s.started)},
         {"rows", {{"candidate", s.rows.candidate}, {"forecast", s.rows.forecast}, {"measurement", s.rows.measurement}}},
         {"seeded", s.seeded}};
+    if (s.in_flight)
+        payload["in_flight"] = {{"parent", s.in_flight->parent}, {"candidates", s.in_flight->ids}};
     if (s.surrogate)
         if (nlohmann::json state = s.surrogate->checkpointState(); !state.is_null())
             payload["surrogate"] = std::move(state);
@@ -1194,6 +1285,13 @@ void Loop::checkpoint() {
 void Loop::iterate() {
     ++s.iteration;
     const std::optional<int64_t> parent = s.strategy.selectParent(s.rng);
+    if (!parent && s.in_flight) {
+        // The batch in flight may give new parents: apply it before rescuing or ending.
+        finishInFlight();
+        checkpoint();
+        emitSimple(SearchEvent::Kind::Progress);
+        return;
+    }
     if (!parent) {
         if (!rescue()) {
             s.end_reason = "search space exhausted: no parent left to expand";
@@ -1257,6 +1355,15 @@ void Loop::iterate() {
     for (size_t i = 0; i < s.last_added.size() && i < child_calls.size(); ++i)
         if (child_calls[i])
             recordLlmCalls({*child_calls[i]}, s.last_added[i]);
+    if (cfg.overlap) {
+        // Queued behind the batch in flight, so the workers go on with it while that one is applied.
+        SearchRunner::State::InFlight next = dispatch(gate(ids, false), *parent);
+        finishInFlight();
+        s.in_flight = std::move(next);
+        checkpoint();
+        emitSimple(SearchEvent::Kind::Progress);
+        return;
+    }
     forecastAndGate(ids, false);
     const bool improved = s.progress.best_speedup > best_before;
     s.strategy.noteExpanded(*parent, improved);
@@ -1454,6 +1561,14 @@ void Loop::applyCommands() {
         std::deque<SearchCommand> batch;
         {
             std::unique_lock<std::mutex> lock(s.mutex);
+            const bool waits = s.commands.empty() && s.paused && s.steps_allowed == 0 && !s.stop_requested;
+            if (s.in_flight && (!s.commands.empty() || waits)) {
+                // Commands and pauses come between batches: the one in flight is applied first.
+                lock.unlock();
+                finishInFlight();
+                checkpoint();
+                continue;
+            }
             if (s.commands.empty()) {
                 if (!s.paused || s.steps_allowed > 0 || s.stop_requested)
                     return;
@@ -1493,6 +1608,10 @@ void Loop::run() {
         iterate();
         if (s.stop_requested)
             break;
+    }
+    if (s.in_flight) {
+        finishInFlight();
+        checkpoint();
     }
 }
 

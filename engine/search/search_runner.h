@@ -62,7 +62,12 @@ struct SearchConfig {
                                  // and measure the initial_family most promising
     int inspirations = 4;        // elites shown to the mutators
     nlohmann::json llm = nlohmann::json::object();  // endpoint, model, ... (never the API key)
-    PoolConfig pool;       // several workers, devices or hosts measure a batch in parallel (measurement_pool.h)
+    PoolConfig pool;  // several workers, devices or hosts measure a batch in parallel (measurement_pool.h)
+    // Choose the next batch while the last one is measured: each iteration forecasts, gates and queues its batch
+    // before it applies the results of the batch before it, so the surrogate's retraining and the forecasts overlap
+    // the measurements and a pool's workers stay busy across batches. The search then learns from a batch one
+    // iteration later than without it; it stays deterministic for its seed with one worker or many.
+    bool overlap = false;
     int samples = 1;       // LLM forecaster: requests per candidate, averaged
     bool abstain = false;  // LLM forecaster: predict or defer (a deferral is measured)
 };

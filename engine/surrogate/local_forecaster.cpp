@@ -597,6 +597,9 @@ LocalForecasterOptions search_forecaster_options(uint64_t seed) {
     options.members = 3;
     options.rounds = 120;
     options.retrain_after = 3;
+    // Members train at once (the model is the same: each booster is trained on its own thread). A search retrains
+    // between batches; an overlapped one while a pool measures, where a retrain longer than a batch idles the pool.
+    options.threads = options.members;
     return options;
 }
 

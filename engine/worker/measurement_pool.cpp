@@ -415,7 +415,9 @@ void MeasurementPool::serve(Slot& slot) {
         const auto at = m_queue.begin() + pickFor(slot);
         Pending job = *at;
         m_queue.erase(at);
-        const Job& spec = (*m_jobs)[job.index];
+        // The batch stays in m_batches until all its results are in, so the job outlives this measurement.
+        Batch& batch = m_batches.at(job.ticket);
+        const Job& spec = batch.jobs[job.index];
         ++m_in_flight;
         slot.status.state = "busy";
         slot.status.candidate = spec.tag;
@@ -464,7 +466,7 @@ void MeasurementPool::serve(Slot& slot) {
             out.measurement.worker = slot.label;
             ++slot.status.measured;
             ++m_done;
-            m_results[job.index] = std::move(out);
+            batch.results[job.index] = std::move(out);
         }
         if (lost && slot.status.failures >= m_config.max_failures) {
             slot.retired = true;
@@ -489,22 +491,36 @@ void MeasurementPool::serve(Slot& slot) {
 void MeasurementPool::measureBatch(const std::vector<Job>& jobs, const ApplyFn& apply, const StatusFn& status) {
     if (jobs.empty())
         return;
-    std::unique_lock lock(m_mutex);
-    m_jobs = &jobs;
-    m_results.assign(jobs.size(), std::nullopt);
-    m_queue.clear();
+    collect(submit(jobs), apply, status);
+}
+
+MeasurementPool::Ticket MeasurementPool::submit(std::vector<Job> jobs) {
+    std::lock_guard lock(m_mutex);
+    const Ticket ticket = m_next_ticket++;
+    Batch& batch = m_batches[ticket];
+    batch.results.assign(jobs.size(), std::nullopt);
     for (size_t i = 0; i < jobs.size(); ++i)
-        m_queue.push_back({i, {}});
+        m_queue.push_back({ticket, i, {}});
+    batch.jobs = std::move(jobs);
     m_status_changed = true;
     m_work.notify_all();
+    return ticket;
+}
 
+void MeasurementPool::collect(Ticket ticket, const ApplyFn& apply, const StatusFn& status) {
+    std::unique_lock lock(m_mutex);
+    const auto found = m_batches.find(ticket);
+    if (found == m_batches.end())
+        throw Error("the pool has no batch " + std::to_string(ticket) + " to collect");
+    Batch& batch = found->second;
     auto all_retired = [&] {
         return std::all_of(m_slots.begin(), m_slots.end(), [](const auto& s) { return s->retired; });
     };
+    const size_t total = batch.jobs.size();
     size_t next = 0;
-    while (next < jobs.size()) {
+    while (next < total) {
         m_changed.wait(lock, [&] {
-            return m_results[next].has_value() || m_status_changed || (all_retired() && m_in_flight == 0);
+            return batch.results[next].has_value() || m_status_changed || (all_retired() && m_in_flight == 0);
         });
         if (m_status_changed && status) {
             m_status_changed = false;
@@ -513,25 +529,26 @@ void MeasurementPool::measureBatch(const std::vector<Job>& jobs, const ApplyFn& 
             lock.lock();
         }
         m_status_changed = false;
-        while (next < jobs.size() && m_results[next]) {
-            MeasureOutcome out = std::move(*m_results[next]);
-            m_results[next].reset();
+        while (next < total && batch.results[next]) {
+            MeasureOutcome out = std::move(*batch.results[next]);
+            batch.results[next].reset();
             lock.unlock();
             apply(next, out);
             lock.lock();
             ++next;
         }
-        if (next < jobs.size() && !m_results[next] && all_retired() && m_in_flight == 0) {
+        if (next < total && !batch.results[next] && all_retired() && m_in_flight == 0) {
+            // Nothing can measure what is left, of this batch or of any other queued.
             m_queue.clear();
-            m_jobs = nullptr;
+            m_batches.clear();
             std::string last;
             for (const auto& s : m_slots)
                 last += "\n  " + s->label + ": " + s->status.note;
-            throw Error("every worker of the pool was retired; " + std::to_string(jobs.size() - next) +
+            throw Error("every worker of the pool was retired; " + std::to_string(total - next) +
                         " candidates of this batch were not measured (resume the run to measure them):" + last);
         }
     }
-    m_jobs = nullptr;
+    m_batches.erase(found);
     lock.unlock();
     if (status)
         status(snapshot());

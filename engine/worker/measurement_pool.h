@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -80,6 +81,13 @@ public:
     // Measures every job across the pool. Throws Error when every worker has been retired with jobs left (those
     // before it were applied).
     void measureBatch(const std::vector<Job>& jobs, const ApplyFn& apply, const StatusFn& status = {});
+    // The same in two halves, so that the caller can work while the pool measures: submit() queues the jobs behind
+    // those already queued and returns at once; collect() applies a submitted batch's results in its order (as
+    // measureBatch does) and returns when all are applied. Workers that finish one batch go on with the next one
+    // queued, so a batch's stragglers do not leave the others idle. Batches are collected in submission order.
+    using Ticket = int64_t;
+    Ticket submit(std::vector<Job> jobs);
+    void collect(Ticket ticket, const ApplyFn& apply, const StatusFn& status = {});
 
     PoolSnapshot snapshot() const;
     std::vector<PoolNote> takeNotes();
@@ -106,14 +114,19 @@ private:
     std::condition_variable m_work;     // workers wait for jobs
     std::condition_variable m_changed;  // the batch's caller waits for results and state changes
     struct Pending {
+        Ticket ticket = 0;
         size_t index = 0;
         std::vector<const Slot*> lost_on;  // workers this job lost: it goes to another one when there is one
     };
     // The queue entry `slot` may take now, or -1.
     long pickFor(const Slot& slot) const;
     std::vector<Pending> m_queue;
-    const std::vector<Job>* m_jobs = nullptr;
-    std::vector<std::optional<MeasureOutcome>> m_results;
+    struct Batch {
+        std::vector<Job> jobs;
+        std::vector<std::optional<MeasureOutcome>> results;
+    };
+    std::map<Ticket, Batch> m_batches;  // submitted and not yet collected
+    Ticket m_next_ticket = 1;
     int64_t m_in_flight = 0;
     int64_t m_done = 0;
     bool m_status_changed = false;

@@ -130,14 +130,23 @@ private slots:
 
     // A search killed with SIGKILL at random moments (in its first instant, after the reference and the seeds are
     // measured but before the initial screen, mid-search) and resumed each time ends exactly as the same search run
-    // without interruption: the same counters, trajectory and best.
+    // without interruption: the same counters, trajectory and best. An overlapped search on a pool of replay workers
+    // is killed with a batch in flight (chosen, queued, not yet applied).
+    void killedAtRandomMomentsEndsLikeAnUninterruptedRun_data() {
+        QTest::addColumn<QStringList>("extra");
+        QTest::newRow("each batch waited for") << QStringList{};
+        QTest::newRow("overlapped batches on two replay workers")
+            << QStringList{"--overlap", "--workers", "2", "--replay-wall-time", "0.05"};
+    }
     void killedAtRandomMomentsEndsLikeAnUninterruptedRun() {
+        QFETCH(QStringList, extra);
         QTemporaryDir dir;
         const QString cli = QString(KERNCAST_BINARY_DIR) + "/app/kerncast-cli";
-        const QStringList settings = {"--problem",   "softmax", "--device", "replay:nvidia-h200",
-                                      "--surrogate", "local",   "--gating", "selective",
-                                      "--budget",    "24",      "--seed",   "7",
-                                      "--quiet",     "--json"};
+        const QStringList settings = QStringList{"--problem",   "softmax", "--device", "replay:nvidia-h200",
+                                                 "--surrogate", "local",   "--gating", "selective",
+                                                 "--budget",    "24",      "--seed",   "7",
+                                                 "--quiet",     "--json"} +
+                                     extra;
         const auto summary = [](QProcess& p) {
             const QByteArray out = p.readAllStandardOutput();
             return nlohmann::json::parse(out.toStdString(), nullptr, false);

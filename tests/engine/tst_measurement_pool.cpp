@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <set>
 #include <thread>
 
 using namespace kerncast;
@@ -44,6 +45,14 @@ std::vector<MeasureRequest> recorded_requests(const std::string& problem, size_t
         out.push_back(r);
     }
     return out;
+}
+
+// Replay workers taking the recorded wall time times `wall_time`.
+std::unique_ptr<MeasurementPool> replay_pool(int workers, double wall_time) {
+    PoolConfig cfg;
+    cfg.workers = workers;
+    cfg.replay_wall_time = wall_time;
+    return MeasurementPool::open(cfg, "replay:nvidia-h200", cli::resources_dir());
 }
 
 // Sets a variable for one test and puts back what was there.
@@ -109,10 +118,7 @@ private slots:
     void batchRunsInParallelAndAppliesInOrder() {
         // Recorded wall times, so that the workers take time; four workers measure eight jobs in about a quarter
         // of the time one takes.
-        PoolConfig cfg;
-        cfg.workers = 4;
-        cfg.replay_wall_time = 1.0;
-        auto pool = MeasurementPool::open(cfg, "replay:nvidia-h200", cli::resources_dir());
+        auto pool = replay_pool(4, 1.0);
         const auto requests = recorded_requests("softmax", 8);
         double serial_s = 0;
         ReplayDevice local(cli::resources_dir() + "/recordings/nvidia-h200");
@@ -142,6 +148,89 @@ private slots:
         for (const auto& w : pool->snapshot().workers)
             measured += w.measured;
         QCOMPARE(measured, int64_t(8));
+    }
+
+    void nextBatchStartsWhileTheLastOneFinishes() {
+        // Two workers, a batch of three, then a batch of two submitted at once: the worker that is done with the
+        // first batch takes the second's first job while the other one still measures the first batch's last, so
+        // when the first batch is collected the second is already under way.
+        auto pool = replay_pool(2, 1.0);
+        const auto requests = recorded_requests("softmax", 5);
+        std::vector<MeasurementPool::Job> first, second;
+        for (size_t i = 0; i < requests.size(); ++i)
+            (i < 3 ? first : second).push_back({requests[i], int64_t(i + 1)});
+        const auto a = pool->submit(first);
+        const auto b = pool->submit(second);
+        std::vector<size_t> order_a, order_b;
+        pool->collect(a, [&](size_t i, MeasureOutcome&) { order_a.push_back(i); });
+        const PoolSnapshot after_first = pool->snapshot();
+        QCOMPARE(order_a, (std::vector<size_t>{0, 1, 2}));
+        QVERIFY2(after_first.done + after_first.in_flight >= 4,
+                 qPrintable(QString("when the first batch was collected the pool had done %1 and had %2 in hand")
+                                .arg(after_first.done)
+                                .arg(after_first.in_flight)));
+        std::vector<Measurement> got;
+        pool->collect(b, [&](size_t i, MeasureOutcome& out) {
+            order_b.push_back(i);
+            got.push_back(out.measurement);
+        });
+        QCOMPARE(order_b, (std::vector<size_t>{0, 1}));
+        ReplayDevice local(cli::resources_dir() + "/recordings/nvidia-h200");
+        for (size_t i = 0; i < got.size(); ++i)
+            QCOMPARE(got[i].speedup, local.measure(requests[3 + i]).measurement.speedup);
+        QCOMPARE(pool->snapshot().done, int64_t(5));
+        QVERIFY_THROWS_EXCEPTION(Error, pool->collect(b, [](size_t, MeasureOutcome&) {}));  // collected once
+    }
+
+    // An overlapped search (the next batch is chosen and queued before the last one is applied) is deterministic
+    // too: measured in-process or by four replay workers, it is the same search.
+    void overlappedSearchIsTheSameWithOneWorkerOrFour_data() {
+        QTest::addColumn<int>("workers");
+        QTest::addColumn<double>("wallTime");
+        QTest::newRow("four replay workers taking recorded time") << 4 << 0.05;
+    }
+    void overlappedSearchIsTheSameWithOneWorkerOrFour() {
+        QFETCH(int, workers);
+        QFETCH(double, wallTime);
+        QTemporaryDir dir;
+        SearchConfig single_cfg = pool_search_config("softmax", 24, 5, GatingKind::TopK);
+        single_cfg.gating.top_k = 8;
+        single_cfg.overlap = true;
+        const std::string single = dir.filePath("single.sqlite").toStdString();
+        const SearchSummary a = make_search_runner(single_cfg, cli::resources_dir(), single, false)->runHere();
+        QVERIFY2(a.state == RunState::Finished, a.reason.c_str());
+
+        SearchConfig cfg = single_cfg;
+        cfg.pool.workers = workers;
+        cfg.pool.replay_wall_time = wallTime;
+        const std::string pooled = dir.filePath("pool.sqlite").toStdString();
+        auto runner = make_search_runner(cfg, cli::resources_dir(), pooled, false);
+        // Chosen for a measurement and not yet measured: without overlap at most one batch (top-k), with it the
+        // rest of the batch being applied and the whole next one.
+        std::set<int64_t> waiting;
+        size_t most_waiting = 0;
+        runner->setEventCallback([&](const SearchEvent& e) {
+            if (e.kind == SearchEvent::Kind::Gating && e.decision && is_measured(*e.decision))
+                waiting.insert(e.candidate_id);
+            if (e.kind == SearchEvent::Kind::Measured) {
+                most_waiting = std::max(most_waiting, waiting.size());
+                waiting.erase(e.candidate_id);
+            }
+        });
+        const SearchSummary b = runner->runHere();
+        QVERIFY2(b.state == RunState::Finished, b.reason.c_str());
+        QCOMPARE(b.best_speedup, a.best_speedup);
+        QCOMPARE(b.best_candidate, a.best_candidate);
+        QCOMPARE(b.progress.measurements, int64_t(24));
+        const StoreDigest da = store_digest(single), db = store_digest(pooled);
+        QCOMPARE(db.measurements, int64_t(24));
+        QCOMPARE(db.measured_twice, int64_t(0));
+        QCOMPARE(db.text, da.text);
+        QVERIFY2(most_waiting > size_t(cfg.gating.top_k),
+                 qPrintable(QString("at most %1 candidates waited for a measurement at once: no batch was chosen "
+                                    "before the one before it was applied")
+                                .arg(most_waiting)));
+        QCOMPARE(stored_search_config(pooled).overlap, true);
     }
 
     void searchIsTheSameWithOneWorkerOrFour_data() {

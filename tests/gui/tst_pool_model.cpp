@@ -105,6 +105,9 @@ private Q_SLOTS:
         QCOMPARE(c.devices, (std::vector<std::string>{"cuda:0", "cuda:1", "cuda:all@ssh:gpu-b"}));
         QCOMPARE(c.launcher, std::string("slurm:--partition=gpu"));
         QVERIFY(c.allow_mixed);
+        QVERIFY(!w.overlapBatches());  // a search waits for each batch unless asked
+        w.overlapCheck()->setChecked(true);
+        QVERIFY(w.overlapBatches());
 
         QTemporaryDir dir;
         {
@@ -117,6 +120,7 @@ private Q_SLOTS:
         QCOMPARE(back.poolConfig("cuda:0").devices, c.devices);
         QCOMPARE(back.workersSpin()->value(), 4);
         QVERIFY(back.allowMixedCheck()->isChecked());
+        QVERIFY(back.overlapBatches());
     }
 };
 
