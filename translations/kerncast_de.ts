@@ -401,6 +401,10 @@
         <translation>%1× %2 — Klasse %3 (%4); %5× gegenüber der Referenz</translation>
     </message>
     <message>
+        <source>%1× %2 — bin %3 (%4)</source>
+        <translation>%1× %2 — Klasse %3 (%4)</translation>
+    </message>
+    <message>
         <source>not measured</source>
         <translation>nicht gemessen</translation>
     </message>
@@ -637,34 +641,6 @@
         <translation>%1, Zeile %2</translation>
     </message>
     <message>
-        <source>Surrogate: LLM (no model set)</source>
-        <translation>Surrogatmodell: LLM (kein Modell festgelegt)</translation>
-    </message>
-    <message>
-        <source>Surrogate: LLM %1</source>
-        <translation>Surrogatmodell: LLM %1</translation>
-    </message>
-    <message>
-        <source>Surrogate: none (measure everything)</source>
-        <translation>Surrogatmodell: keines (alles messen)</translation>
-    </message>
-    <message>
-        <source>Surrogate: local</source>
-        <translation>Surrogatmodell: lokal</translation>
-    </message>
-    <message>
-        <source>Device: looking for devices...</source>
-        <translation>Gerät: Geräte werden gesucht...</translation>
-    </message>
-    <message>
-        <source>Device: none</source>
-        <translation>Gerät: keines</translation>
-    </message>
-    <message>
-        <source>Device: %1</source>
-        <translation>Gerät: %1</translation>
-    </message>
-    <message>
         <source>Search running</source>
         <translation>Suche läuft</translation>
     </message>
@@ -675,18 +651,6 @@
     <message>
         <source>Cannot start the search</source>
         <translation>Suche kann nicht gestartet werden</translation>
-    </message>
-    <message>
-        <source>Choose a problem to search.</source>
-        <translation>Wählen Sie ein Problem für die Suche.</translation>
-    </message>
-    <message>
-        <source>No device can measure: choose a GPU or a replay device.</source>
-        <translation>Kein Gerät kann messen: Wählen Sie eine GPU oder ein Replay-Gerät.</translation>
-    </message>
-    <message>
-        <source>Choose at least one mutator.</source>
-        <translation>Wählen Sie mindestens einen Mutator.</translation>
     </message>
     <message>
         <source>Search started; run file %1</source>
@@ -701,28 +665,12 @@
         <translation>Die Demo benötigt ein Problem mit einer Aufzeichnung für das Replay-Gerät unter %1.</translation>
     </message>
     <message>
-        <source>Run: %1</source>
-        <translation>Lauf: %1</translation>
-    </message>
-    <message>
         <source>Search finished: %1</source>
         <translation>Suche abgeschlossen: %1</translation>
     </message>
     <message>
         <source>The search failed</source>
         <translation>Die Suche ist fehlgeschlagen</translation>
-    </message>
-    <message>
-        <source>In %1, line %2.</source>
-        <translation>In %1, Zeile %2.</translation>
-    </message>
-    <message>
-        <source>In %1.</source>
-        <translation>In %1.</translation>
-    </message>
-    <message>
-        <source>Show the File</source>
-        <translation>Datei anzeigen</translation>
     </message>
     <message>
         <source>Stop the running search before opening another run.</source>
@@ -768,44 +716,8 @@
         <translation>Auswertung: %1 %2 von %3</translation>
     </message>
     <message>
-        <source>Could not read candidate #%1: %2</source>
-        <translation>Kandidat #%1 konnte nicht gelesen werden: %2</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;Candidate #%1&lt;/b&gt; · %2 · generation %3 · %4</source>
-        <translation>&lt;b&gt;Kandidat #%1&lt;/b&gt; · %2 · Generation %3 · %4</translation>
-    </message>
-    <message>
-        <source>anchor of the pair</source>
-        <translation>Anker des Paares</translation>
-    </message>
-    <message>
         <source>#%1 %2</source>
         <translation>#%1 %2</translation>
-    </message>
-    <message>
-        <source>parent</source>
-        <translation>Elternteil</translation>
-    </message>
-    <message>
-        <source>reference</source>
-        <translation>Referenz</translation>
-    </message>
-    <message>
-        <source>(no parent)</source>
-        <translation>(kein Elternteil)</translation>
-    </message>
-    <message>
-        <source>Submitting a kernel needs a running search.</source>
-        <translation>Das Übergeben eines Kernels erfordert eine laufende Suche.</translation>
-    </message>
-    <message>
-        <source>Kernel submitted to the search as a child of #%1</source>
-        <translation>Kernel als Nachkomme von #%1 an die Suche übergeben</translation>
-    </message>
-    <message>
-        <source>Kernel submitted to the search</source>
-        <translation>Kernel an die Suche übergeben</translation>
     </message>
 </context>
 <context>
@@ -1768,6 +1680,19 @@ Erwartete Beschleunigung %4× %5</translation>
         <source>Surrogate on %1 measured: accuracy %2 (majority bin %3), skill over climatology: Brier %4, CRPS %5; ECE %6, AURC %7</source>
         <translation>Surrogatmodell auf %1 gemessenen Kandidaten: Genauigkeit %2 (häufigste Klasse %3), Skill gegenüber Klimatologie: Brier %4, CRPS %5; ECE %6, AURC %7</translation>
     </message>
+
+    <message>
+        <source>Choose a problem to search.</source>
+        <translation>Wählen Sie ein Problem für die Suche.</translation>
+    </message>
+    <message>
+        <source>No device can measure: choose a GPU or a replay device.</source>
+        <translation>Kein Gerät kann messen: Wählen Sie eine GPU oder ein Replay-Gerät.</translation>
+    </message>
+    <message>
+        <source>Choose at least one mutator.</source>
+        <translation>Wählen Sie mindestens einen Mutator.</translation>
+    </message>
 </context>
 <context>
     <name>kerncast::RunSession</name>
@@ -1965,6 +1890,103 @@ Erwartete Beschleunigung %4× %5</translation>
     <message>
         <source>&lt;b&gt;Measurement pool&lt;/b&gt;</source>
         <translation>&lt;b&gt;Mess-Pool&lt;/b&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::CandidateView</name>
+    <message>
+        <source>Could not read the model calls of candidate #%1: %2</source>
+        <translation>Die Modellaufrufe von Kandidat #%1 konnten nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>Could not read candidate #%1: %2</source>
+        <translation>Kandidat #%1 konnte nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Candidate #%1&lt;/b&gt; · %2 · generation %3 · %4</source>
+        <translation>&lt;b&gt;Kandidat #%1&lt;/b&gt; · %2 · Generation %3 · %4</translation>
+    </message>
+    <message>
+        <source>#%1 %2</source>
+        <translation>#%1 %2</translation>
+    </message>
+    <message>
+        <source>anchor of the pair</source>
+        <translation>Anker des Paares</translation>
+    </message>
+    <message>
+        <source>reference</source>
+        <translation>Referenz</translation>
+    </message>
+    <message>
+        <source>parent</source>
+        <translation>Elternteil</translation>
+    </message>
+    <message>
+        <source>(no parent)</source>
+        <translation>(kein Elternteil)</translation>
+    </message>
+    <message>
+        <source>Submitting a kernel needs a running search.</source>
+        <translation>Das Übergeben eines Kernels erfordert eine laufende Suche.</translation>
+    </message>
+    <message>
+        <source>Kernel submitted to the search as a child of #%1</source>
+        <translation>Kernel als Nachkomme von #%1 an die Suche übergeben</translation>
+    </message>
+    <message>
+        <source>Kernel submitted to the search</source>
+        <translation>Kernel an die Suche übergeben</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::StatusLine</name>
+    <message>
+        <source>Device: looking for devices...</source>
+        <translation>Gerät: Geräte werden gesucht...</translation>
+    </message>
+    <message>
+        <source>Device: none</source>
+        <translation>Gerät: keines</translation>
+    </message>
+    <message>
+        <source>Device: %1</source>
+        <translation>Gerät: %1</translation>
+    </message>
+    <message>
+        <source>Run: %1</source>
+        <translation>Lauf: %1</translation>
+    </message>
+    <message>
+        <source>Surrogate: LLM (no model set)</source>
+        <translation>Surrogatmodell: LLM (kein Modell festgelegt)</translation>
+    </message>
+    <message>
+        <source>Surrogate: LLM %1</source>
+        <translation>Surrogatmodell: LLM %1</translation>
+    </message>
+    <message>
+        <source>Surrogate: none (measure everything)</source>
+        <translation>Surrogatmodell: keines (alles messen)</translation>
+    </message>
+    <message>
+        <source>Surrogate: local</source>
+        <translation>Surrogatmodell: lokal</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::ErrorDialog</name>
+    <message>
+        <source>In %1, line %2.</source>
+        <translation>In %1, Zeile %2.</translation>
+    </message>
+    <message>
+        <source>In %1.</source>
+        <translation>In %1.</translation>
+    </message>
+    <message>
+        <source>Show the File</source>
+        <translation>Datei anzeigen</translation>
     </message>
 </context>
 </TS>

@@ -328,7 +328,15 @@ void ForecastInspector::setCandidate(const CandidateRow& row, const std::optiona
     }
     m_prompt->setPlainText(prompt);
 
-    if (row.measured_speedup) {
+    const bool againstParent = (f ? f->anchor_id : row.anchor_id) > 0;
+    if (row.measured_speedup && !againstParent) {
+        m_measured->setText(tr("%1× %2 — bin %3 (%4)")
+                                .arg(locale.toString(measuredS ? *measuredS : *row.measured_speedup, 'f', 2))
+                                .arg(against)
+                                .arg(measuredBin)
+                                .arg(QString::fromStdString(m_scheme.name(measuredBin))));
+    } else if (row.measured_speedup) {
+        // Against a parent, the speedup over the reference is what the population and the best are about.
         m_measured->setText(tr("%1× %2 — bin %3 (%4); %5× over the reference")
                                 .arg(locale.toString(measuredS ? *measuredS : *row.measured_speedup, 'f', 2))
                                 .arg(against)

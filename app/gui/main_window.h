@@ -5,7 +5,13 @@
 // problem details and the plots. The run on show (live or opened from a file) is a RunSession; the window passes
 // what it reports to the docks and what the docks ask for to it. See docs/ARCHITECTURE.md §9.
 
+#include "app/gui/device_panel.h"
 #include "app/gui/engine_bridge.h"
+#include "app/gui/kernel_pane.h"
+#include "app/gui/plots_panel.h"
+#include "app/gui/population_panel.h"
+#include "app/gui/problem_browser.h"
+#include "app/gui/run_session.h"
 #include "app/gui/window_layout.h"
 #include "engine/surrogate/evaluation.h"
 #include "widgets/problem_entry.h"
@@ -20,25 +26,21 @@ class QTableView;
 
 namespace kerncast {
 
+class CandidateView;
 class DeviceListModel;
-class DevicePanel;
 class DiffView;
 class ForecastInspector;
 class ForecastScatterPlot;
 class KernelEditor;
-class KernelPane;
 class LineageModel;
-class PlotsPanel;
 class PopulationFilterProxy;
 class PopulationModel;
-class PopulationPanel;
-class ProblemBrowser;
 class ProblemDetailsView;
 class ProblemListModel;
 class ReliabilityPlot;
 class RiskCoveragePlot;
 class RunControlPanel;
-class RunSession;
+class StatusLine;
 class SearchProgressPlot;
 struct ForecastMetrics;
 
@@ -95,32 +97,32 @@ public:
     // Selects a candidate everywhere (table, tree, scatter) and shows it in the editor, diff and inspector, as a
     // click does: from then on the views stay on it instead of following the newest best of a running search.
     bool selectCandidate(qint64 candidateId);
-    qint64 selectedCandidate() const { return m_selectedCandidate; }
+    qint64 selectedCandidate() const;
     // The views follow the newest best candidate (until a person selects one).
     bool followsBest() const;
     // The path of the run shown (live or opened), empty when none.
-    QString shownRunPath() const;
+    QString shownRunPath() const { return m_session->path(); }
 
     RunSession* session() const { return m_session; }
-    EngineBridge* bridge() const;
+    EngineBridge* bridge() const { return m_session->bridge(); }
     RunControlPanel* runControl() const { return m_runControl; }
-    ProblemListModel* problemModel() const;
-    DeviceListModel* deviceModel() const;
-    PopulationModel* populationModel() const;
-    PopulationFilterProxy* populationProxy() const;
-    LineageModel* lineageModel() const;
-    QTableView* populationView() const;
-    KernelEditor* editor() const;
+    ProblemListModel* problemModel() const { return m_problems->model(); }
+    DeviceListModel* deviceModel() const { return m_devices->model(); }
+    PopulationModel* populationModel() const { return m_population->model(); }
+    PopulationFilterProxy* populationProxy() const { return m_population->proxy(); }
+    LineageModel* lineageModel() const { return m_population->lineage(); }
+    QTableView* populationView() const { return m_population->tableView(); }
+    KernelEditor* editor() const { return m_kernelPane->editor(); }
     DiffView* diffView() const { return m_diff; }
     ForecastInspector* inspector() const { return m_inspector; }
     ProblemDetailsView* detailsView() const { return m_details; }
-    ForecastScatterPlot* scatterPlot() const;
-    ReliabilityPlot* reliabilityPlot() const;
-    RiskCoveragePlot* riskCoveragePlot() const;
-    SearchProgressPlot* progressPlot() const;
-    QLabel* metricsLabel() const;
+    ForecastScatterPlot* scatterPlot() const { return m_plots->scatter(); }
+    ReliabilityPlot* reliabilityPlot() const { return m_plots->reliability(); }
+    RiskCoveragePlot* riskCoveragePlot() const { return m_plots->riskCoverage(); }
+    SearchProgressPlot* progressPlot() const { return m_plots->progress(); }
+    QLabel* metricsLabel() const { return m_plots->metricsLabel(); }
     // The metrics of the shown run's measured forecasts, as the plots show them.
-    const ForecastMetrics& shownMetrics() const;
+    const ForecastMetrics& shownMetrics() const { return m_plots->metrics(); }
     // The worker line of the device dock ("idle", "measuring", ...) and the measurements waiting for the device.
     QString workerState() const;
     int queueLength() const { return m_queueLength; }
@@ -145,15 +147,15 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
-    QDockWidget* addDock(const QString& title, const QString& objectName, QWidget* widget);
     void createDocks();
     void connectParts();
-    void createMenus();
     void readSettings();
     void writeSettings() const;
     void markReadyIfDone();
     void showProblem(const ProblemEntry* entry);
     void showErrorDialog(const QString& title, const QString& message, const QString& file = {}, int line = 0);
+    // An engine error whose message may start with "file:line: ".
+    void showEngineError(const QString& title, const QString& message);
     void onEvents(const SearchEventBatch& batch);
     void onSearchEnded(quint64 session, bool ok, const QString& message, const QString& file, int line);
     void showReadRun();
@@ -161,8 +163,6 @@ private:
     void refreshPlots();
     void refreshRunStatus();
     bool showSelection(qint64 candidateId);
-    void showCandidate(qint64 id);
-    void submitEditedKernel(const QString& source);
 
     Options m_options;
     RunSession* m_session = nullptr;
@@ -175,16 +175,13 @@ private:
     ForecastInspector* m_inspector = nullptr;
     DiffView* m_diff = nullptr;
     PlotsPanel* m_plots = nullptr;
+    CandidateView* m_candidateView = nullptr;
     WorkbenchDocks m_docks{};
-    QLabel* m_runStatus = nullptr;
-    QLabel* m_deviceStatus = nullptr;
-    QLabel* m_surrogateStatus = nullptr;
-    QProgressBar* m_busy = nullptr;
+    StatusLine* m_status = nullptr;
     QAction* m_resumeRunAction = nullptr;
     QAction* m_evaluateAction = nullptr;
     QTimer* m_plotRefresh = nullptr;
     QString m_runProblemBeforeReload;
-    qint64 m_selectedCandidate = 0;
     int m_queueLength = 0;
     bool m_readyEmitted = false;
     bool m_demoPending = false;

@@ -110,9 +110,9 @@ void PlotsPanel::showMetrics(const ForecastMetrics& metrics, bool anyRows) {
                      locale.toString(m_metrics.off_by_one, 'f', 3), locale.toString(m_metrics.ece, 'f', 3),
                      locale.toString(m_metrics.aurc, 'f', 3), locale.toString(m_metrics.kendall_tau_b, 'f', 3),
                      locale.toString(m_metrics.brier, 'f', 3), locale.toString(m_metrics.brier_climatology, 'f', 3),
-                     QString::fromStdString(skill_text(m_metrics.brier_skill)))
+                     skillText(m_metrics.brier_skill, locale))
                 .arg(locale.toString(m_metrics.crps, 'f', 4), locale.toString(m_metrics.crps_climatology, 'f', 4),
-                     QString::fromStdString(skill_text(m_metrics.crps_skill))));
+                     skillText(m_metrics.crps_skill, locale)));
     else
         m_metricsLabel->setText(anyRows ? tr("No measured candidate with a forecast yet.") : tr("No candidates yet."));
     Q_EMIT metricsShown(m_metrics);

@@ -1,5 +1,6 @@
 #include "app/gui/population_panel.h"
 
+#include "app/gui/engine_bridge.h"
 #include "widgets/lineage_model.h"
 #include "widgets/population_filter_proxy.h"
 #include "widgets/population_model.h"
@@ -147,6 +148,12 @@ bool PopulationPanel::showCurrent(qint64 candidateId) {
         m_lineageView->setCurrentIndex(tree);
     m_selecting = false;
     return true;
+}
+
+void PopulationPanel::bindTo(EngineBridge* bridge) {
+    connect(this, &PopulationPanel::pinRequested, bridge, &EngineBridge::pin);
+    connect(this, &PopulationPanel::banRequested, bridge, &EngineBridge::ban);
+    connect(this, &PopulationPanel::measureRequested, bridge, &EngineBridge::forceMeasure);
 }
 
 }  // namespace kerncast

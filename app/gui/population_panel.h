@@ -17,6 +17,7 @@ class QTreeView;
 
 namespace kerncast {
 
+class EngineBridge;
 class LineageModel;
 class PopulationFilterProxy;
 class PopulationModel;
@@ -46,6 +47,8 @@ public:
     bool showCurrent(qint64 candidateId);
     // Whether the context menu's steering entries are enabled (a live search runs).
     void setSteerable(bool steerable) { m_steerable = steerable; }
+    // Pin, ban and measure requests go to this bridge.
+    void bindTo(EngineBridge* bridge);
     // Whether a suspect result can be accepted or rejected (a run is shown, live or opened).
     void setReviewable(bool reviewable) { m_reviewable = reviewable; }
 

@@ -7,6 +7,7 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLineEdit>
+#include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -140,6 +141,16 @@ const ProblemEntry* ProblemBrowser::selectedEntry() const {
 void ProblemBrowser::show(const ProblemEntry* entry) {
     m_shownDir = entry ? entry->dir : std::string();
     Q_EMIT problemShown(entry);
+}
+
+void ProblemBrowser::readSettings(const QSettings& settings) {
+    setOpenedFolders(settings.value(QStringLiteral("problems/opened")).toStringList());
+    setPendingSelection(settings.value(QStringLiteral("problems/selected")).toString());
+}
+
+void ProblemBrowser::writeSettings(QSettings& settings) const {
+    settings.setValue(QStringLiteral("problems/opened"), openedFolders());
+    settings.setValue(QStringLiteral("problems/selected"), selectedDir());
 }
 
 }  // namespace kerncast

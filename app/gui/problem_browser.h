@@ -13,6 +13,7 @@
 #include <vector>
 
 class QLineEdit;
+class QSettings;
 class QSortFilterProxyModel;
 class QTreeView;
 
@@ -46,6 +47,9 @@ public:
 
     // Kept in the settings: folders outside the library, and what to select after the first load.
     QStringList openedFolders() const { return m_openedFolders; }
+    // The opened folders and the selected problem, kept across sessions.
+    void readSettings(const QSettings& settings);
+    void writeSettings(QSettings& settings) const;
     void setOpenedFolders(const QStringList& folders) { m_openedFolders = folders; }
     void setPendingSelection(const QString& dir) { m_pendingSelection = dir; }
 

@@ -1,5 +1,6 @@
 #include "app/gui/run_control_panel.h"
 
+#include "app/gui/run_data.h"
 #include "core/metrics.h"
 #include "engine/llm/llm_client.h"
 #include "widgets/device_list_model.h"
@@ -575,17 +576,16 @@ void RunControlPanel::showProgress(const SearchProgress& p) {
                                              .arg(locale.toString(p.best_speedup, 'f', 3))
                                              .arg(p.best_candidate)
                                        : tr("Best speedup: none yet"));
-    m_calibration->setText(p.calibration_n > 0
-                               ? tr("Surrogate on %1 measured: accuracy %2 (majority bin %3), skill over "
-                                    "climatology: Brier %4, CRPS %5; ECE %6, AURC %7")
-                                     .arg(p.calibration_n)
-                                     .arg(locale.toString(p.calibration_accuracy, 'f', 2),
-                                          locale.toString(p.calibration_majority_accuracy, 'f', 2),
-                                          QString::fromStdString(skill_text(p.calibration_brier_skill)),
-                                          QString::fromStdString(skill_text(p.calibration_crps_skill)),
-                                          locale.toString(p.calibration_ece, 'f', 3),
-                                          locale.toString(p.calibration_aurc, 'f', 3))
-                               : QString());
+    m_calibration->setText(
+        p.calibration_n > 0
+            ? tr("Surrogate on %1 measured: accuracy %2 (majority bin %3), skill over "
+                 "climatology: Brier %4, CRPS %5; ECE %6, AURC %7")
+                  .arg(p.calibration_n)
+                  .arg(locale.toString(p.calibration_accuracy, 'f', 2),
+                       locale.toString(p.calibration_majority_accuracy, 'f', 2),
+                       skillText(p.calibration_brier_skill, locale), skillText(p.calibration_crps_skill, locale),
+                       locale.toString(p.calibration_ece, 'f', 3), locale.toString(p.calibration_aurc, 'f', 3))
+            : QString());
 }
 
 void RunControlPanel::clearProgress() {
@@ -647,6 +647,40 @@ void RunControlPanel::writeSettings(QSettings& s) const {
     s.setValue(QStringLiteral("run/budgetWall"), m_budgetWall->value());
     s.setValue(QStringLiteral("run/seed"), m_seed->value());
     m_pool->writeSettings(s);
+}
+
+QString RunControlPanel::missingChoice() const {
+    const SearchConfig c = config();
+    if (c.problem_dir.empty())
+        return tr("Choose a problem to search.");
+    if (c.device.empty())
+        return tr("No device can measure: choose a GPU or a replay device.");
+    if (c.mutators.empty())
+        return tr("Choose at least one mutator.");
+    return {};
+}
+
+void RunControlPanel::bindTo(EngineBridge* bridge) {
+    connect(m_pause, &QAction::triggered, bridge, [bridge] {
+        if (bridge->state() == EngineBridge::State::Paused)
+            bridge->resume();
+        else
+            bridge->pause();
+    });
+    connect(m_step, &QAction::triggered, bridge, &EngineBridge::step);
+    connect(m_stop, &QAction::triggered, bridge, &EngineBridge::stop);
+    connect(this, &RunControlPanel::gatingEdited, bridge, [bridge](const GatingConfig& gating) {
+        if (bridge->isActive())
+            bridge->setGating(gating);
+    });
+}
+
+void RunControlPanel::applyDemoSettings() {
+    setSurrogate(QStringLiteral("local"));
+    GatingConfig gating;
+    gating.kind = GatingKind::Selective;
+    setGating(gating);
+    setBudget(40);
 }
 
 }  // namespace kerncast

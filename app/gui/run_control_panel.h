@@ -36,6 +36,12 @@ public:
 
     // Everything but the problem folder and device comes from the panel's fields.
     SearchConfig config() const;
+    // What a search of config() still lacks, as a sentence for the user; empty when it can start.
+    QString missingChoice() const;
+    // Start/Pause/Step/Stop and the gating sliders drive this bridge (the gating only while it is steerable).
+    void bindTo(EngineBridge* bridge);
+    // The embedded demo's settings: local surrogate, selective gating, 40 measurements.
+    void applyDemoSettings();
     // Shows a stored run's settings (an opened run): problem, device, surrogate and its endpoint and model,
     // mutators, gating, budgets and seed. A problem or device that is not listed here keeps the current choice.
     void setConfig(const SearchConfig& config);

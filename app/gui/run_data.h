@@ -10,6 +10,7 @@
 #include "widgets/forecast_scatter_plot.h"
 #include "widgets/search_progress_plot.h"
 
+#include <QLocale>
 #include <QString>
 #include <QStringList>
 
@@ -47,13 +48,17 @@ QString compileFileName(const Candidate& c);
 // The source as the diff shows it: tunables (which reach the kernel as -D defines) as a first line, so that two
 // configurations of the same family differ where they really do.
 QString sourceWithTunables(const Candidate& c);
+// A skill score in the user's locale with its sign ("+0,455" in German), or "n/a" when it is undefined.
+QString skillText(double skill, const QLocale& locale);
 
 // Reads the last run of a store (every row, the curves). Never throws: a failure is in `error`.
 LoadedRun loadRun(const QString& path);
 
 // The progress line of a stored run as it was left: its counters (measurements against the budget of its last
-// session, forecasts, tokens and cost, elapsed time) and the best of its rows. Calibration is left for the caller.
-SearchProgress storedProgress(const LoadedRun& run, const std::vector<CandidateRow>& rows);
+// session, forecasts, tokens and cost, elapsed time) and the best of its rows; calibration from `shown`, the metrics
+// the plots show for the same rows.
+SearchProgress storedProgress(const LoadedRun& run, const std::vector<CandidateRow>& rows,
+                              const ForecastMetrics& shown);
 
 // The best measured speedup after each device measurement of a run, in measurement order; compile failures (found
 // by the compiler, not the device) do not count. total: the run's device measurements.

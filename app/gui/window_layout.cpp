@@ -4,6 +4,7 @@
 #include <QGuiApplication>
 #include <QMainWindow>
 #include <QScreen>
+#include <QSettings>
 
 #include <algorithm>
 
@@ -15,6 +16,24 @@ QSize initialWindowSize(const QRect& available) {
     if (available.width() >= preferred.width() + 40 && available.height() >= preferred.height() + 40)
         return preferred;
     return available.size().boundedTo(preferred);
+}
+
+QDockWidget* makeDock(QMainWindow* window, const QString& title, const QString& objectName, QWidget* widget) {
+    auto* dock = new QDockWidget(title, window);
+    dock->setObjectName(objectName);
+    dock->setWidget(widget);
+    return dock;
+}
+
+bool restoreWindow(QMainWindow* window, const QSettings& settings) {
+    if (!window->restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
+        placeOnScreen(window);
+    return window->restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+}
+
+void saveWindow(const QMainWindow* window, QSettings& settings) {
+    settings.setValue(QStringLiteral("window/geometry"), window->saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), window->saveState());
 }
 
 void placeOnScreen(QMainWindow* window) {

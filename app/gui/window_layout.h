@@ -5,9 +5,12 @@
 
 #include <QRect>
 #include <QSize>
+#include <QString>
 
 class QDockWidget;
 class QMainWindow;
+class QSettings;
+class QWidget;
 
 namespace kerncast {
 
@@ -19,6 +22,13 @@ inline constexpr int kCompactLayoutHeight = 900;
 QSize initialWindowSize(const QRect& available);
 // Resizes and centres the window on its screen (the offscreen platform's screen stands for none: full size there).
 void placeOnScreen(QMainWindow* window);
+// The saved geometry (else placeOnScreen) and dock layout; false when there was no saved layout to restore, so the
+// default one applies once the window is shown.
+bool restoreWindow(QMainWindow* window, const QSettings& settings);
+void saveWindow(const QMainWindow* window, QSettings& settings);
+
+// A dock holding `widget`; objectName keys its place in the saved layout.
+QDockWidget* makeDock(QMainWindow* window, const QString& title, const QString& objectName, QWidget* widget);
 
 struct WorkbenchDocks {
     QDockWidget* run;

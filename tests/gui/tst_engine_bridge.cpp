@@ -201,7 +201,10 @@ private Q_SLOTS:
             best = std::max(best, m.speedup);
             if (!forecasts.empty()) {
                 ++withForecast;
-                scored.push_back({forecasts.back().forecast.probabilities, m.speedup, "saxpy"});
+                // A forecast is of the speedup over its anchor (the measured parent, or the reference).
+                const Forecast& f = forecasts.back().forecast;
+                scored.push_back(
+                    {f.probabilities, m.speedup / (f.anchor_speedup > 0 ? f.anchor_speedup : 1.0), "saxpy"});
             }
         }
         QVERIFY(withForecast > 0);

@@ -64,7 +64,7 @@ private Q_SLOTS:
                     .startsWith(QString::number(std::exp(f.expectedLogSpeedup(BinScheme::gfV2())), 'f', 2) +
                                 QStringLiteral("×")));
         // 1.8 lies in (1.41, 2.0]: bin 6.
-        QCOMPARE(text(inspector, "measuredValue"), QStringLiteral("1.80× — bin 6 (significant speedup)"));
+        QCOMPARE(text(inspector, "measuredValue"), QStringLiteral("1.80× vs reference — bin 6 (significant speedup)"));
         QVERIFY(text(inspector, "titleLabel").contains(QStringLiteral("float4 loads")));
         QCOMPARE(inspector.findChild<QPlainTextEdit*>(QStringLiteral("reasoningText"))->toPlainText(),
                  QString::fromStdString(f.reasoning));

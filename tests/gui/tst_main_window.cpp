@@ -148,7 +148,7 @@ private Q_SLOTS:
         json.replace(QStringLiteral("\"name\": \"saxpy\""), QStringLiteral("\"name\": \"deep_plan\""));
         writeFile(problemsDir() + QStringLiteral("/deep_plan/problem.json"), json.toUtf8());
         writeFile(problemsDir() + QStringLiteral("/deep_plan/reference.cu"),
-                  "// @kerncast launch saxpy grid(" + QByteArray(3000, '(') + "N" + QByteArray(3000, ')') +
+                  "// @kerncast launch saxpy grid(" + QByteArray(200, '(') + "N" + QByteArray(200, ')') +
                       ") block(256) args(x, y, a, N)\nextern \"C\" __global__ void saxpy(const float* x, float* y, "
                       "float a, int n) {}\n");
         auto w = openWindow();

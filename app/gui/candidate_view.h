@@ -1,0 +1,58 @@
+#pragma once
+// The candidate on show: the editor (kernel pane), the forecast inspector, the diff against the forecast's anchor and
+// the plots' highlight all show one candidate of the run session. Until a person picks a row it follows the newest
+// best of a running search (ARCHITECTURE.md "The GUI").
+
+#include <QObject>
+#include <QString>
+
+#include <vector>
+
+namespace kerncast {
+
+class DiffView;
+class ForecastInspector;
+class KernelPane;
+class PlotsPanel;
+class PopulationPanel;
+class RunSession;
+struct SearchEvent;
+
+class CandidateView : public QObject {
+    Q_OBJECT
+public:
+    CandidateView(RunSession* session, PopulationPanel* population, KernelPane* kernelPane,
+                  ForecastInspector* inspector, DiffView* diff, PlotsPanel* plots, QObject* parent = nullptr);
+
+    qint64 selected() const { return m_selected; }
+    // Nothing on show (a new run, an opened one).
+    void clear();
+    // Shows the candidate and makes its row current; false when the population has no such row.
+    bool showSelection(qint64 candidateId);
+    // Shows the candidate in the editor, the inspector, the diff and the plots.
+    void showCandidate(qint64 id);
+    // The candidate's LLM calls into the inspector.
+    void showLlmCalls(qint64 id);
+    // An opened run: the best measured candidate with a forecast, else the first with a forecast.
+    void showBestForecast();
+    // An edited kernel goes to the running search as a child of the candidate on show.
+    void submit(const QString& source);
+    // A batch of events of the live run: the newest best while nobody has picked a row, else the picked row again
+    // when it was forecast or measured meanwhile.
+    void follow(const std::vector<SearchEvent>& events, qint64 best);
+
+Q_SIGNALS:
+    // Something for the status bar.
+    void message(const QString& text, int timeoutMs);
+
+private:
+    RunSession* m_session;
+    PopulationPanel* m_population;
+    KernelPane* m_kernelPane;
+    ForecastInspector* m_inspector;
+    DiffView* m_diff;
+    PlotsPanel* m_plots;
+    qint64 m_selected = 0;
+};
+
+}  // namespace kerncast

@@ -1,0 +1,81 @@
+#include "app/gui/main_menus.h"
+
+#include "app/gui/evaluate_dialog.h"
+#include "app/gui/main_window.h"
+#include "app/gui/run_control_panel.h"
+#include "app/gui/window_layout.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+
+namespace kerncast {
+
+MainMenus createMainMenus(MainWindow* window, RunControlPanel* runControl, const WorkbenchDocks& docks,
+                          const QString& resourcesDir) {
+    MainMenus menus;
+    QMenuBar* bar = window->menuBar();
+    auto* file = bar->addMenu(MainWindow::tr("&File"));
+    auto* openRunAction = file->addAction(MainWindow::tr("Open &Run..."), window, [window] {
+        const QString path = QFileDialog::getOpenFileName(window, MainWindow::tr("Open Run"),
+                                                          QFileInfo(window->shownRunPath()).absolutePath(),
+                                                          MainWindow::tr("Run files (*.sqlite *.db);;All files (*)"));
+        if (!path.isEmpty())
+            window->openRun(path);
+    });
+    openRunAction->setShortcut(QKeySequence::Open);
+    menus.evaluate = file->addAction(MainWindow::tr("&Evaluate Pair Set..."), window, [window, runControl] {
+        EvaluateDialog dialog(runControl->surrogate(), runControl->endpoint(), runControl->model(), window);
+        if (dialog.exec() == QDialog::Accepted && !dialog.options().pairs.empty())
+            window->evaluatePairs(dialog.options());
+    });
+    file->addSeparator();
+    auto* open = file->addAction(MainWindow::tr("Open &Problem Folder..."), window, [window] {
+        const QString dir = QFileDialog::getExistingDirectory(window, MainWindow::tr("Open Problem Folder"),
+                                                              window->selectedProblemDir());
+        if (!dir.isEmpty())
+            window->openProblemFolder(dir);
+    });
+    open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    file->addSeparator();
+    file->addAction(MainWindow::tr("&Quit"), window, &QWidget::close)->setShortcut(QKeySequence::Quit);
+
+    auto* run = bar->addMenu(MainWindow::tr("&Run"));
+    for (QAction* a :
+         {runControl->startAction(), runControl->pauseAction(), runControl->stepAction(), runControl->stopAction()})
+        run->addAction(a);
+    run->addSeparator();
+    menus.resumeRun =
+        run->addAction(MainWindow::tr("&Resume Opened Run"), window, [window] { window->resumeOpenedRun(); });
+    menus.resumeRun->setObjectName(QStringLiteral("resumeRunAction"));
+    menus.resumeRun->setEnabled(false);
+    menus.resumeRun->setToolTip(MainWindow::tr("Continue the opened search in its run file"));
+
+    auto* view = bar->addMenu(MainWindow::tr("&View"));
+    view->addAction(MainWindow::tr("&Reload Problems"), window, &MainWindow::reloadProblems)
+        ->setShortcut(QKeySequence::Refresh);
+    view->addAction(MainWindow::tr("Reload &Devices"), window, &MainWindow::reloadDevices);
+    view->addSeparator();
+    for (QDockWidget* dock : {docks.run, docks.problems, docks.devices, docks.population, docks.inspector, docks.diff,
+                              docks.details, docks.plots})
+        view->addAction(dock->toggleViewAction());
+
+    auto* help = bar->addMenu(MainWindow::tr("&Help"));
+    help->addAction(MainWindow::tr("&About Kerncast"), window, [window, resourcesDir] {
+        QMessageBox::about(
+            window, MainWindow::tr("About Kerncast"),
+            MainWindow::tr(
+                "<h3>Kerncast %1</h3><p>A workbench for forecast-guided evolutionary search over CUDA kernels: a "
+                "surrogate forecasts each candidate's speedup as a distribution over speedup bins, and only the "
+                "candidates it is unsure about are measured on the GPU.</p><p>Resources: <code>%2</code></p>")
+                .arg(QCoreApplication::applicationVersion(), resourcesDir.toHtmlEscaped()));
+    });
+    help->addAction(MainWindow::tr("About &Qt"), qApp, &QApplication::aboutQt);
+    return menus;
+}
+
+}  // namespace kerncast
