@@ -17,11 +17,7 @@ def import_kernel_tuner(kernel_tuner_src, constraint_src):
     for folder, probe in ((kernel_tuner_src, "kernel_tuner/__init__.py"), (constraint_src, "constraint/__init__.py")):
         if not os.path.isfile(os.path.join(folder, probe)):
             sys.exit(f"error: {folder} is not a source checkout (no {probe})")
-    version = "0"
-    with open(os.path.join(kernel_tuner_src, "pyproject.toml")) as f:
-        m = re.search(r'^version\s*=\s*"([^"]+)"', f.read(), re.M)
-        if m:
-            version = m.group(1)
+    version = _pyproject_version(kernel_tuner_src) or "0"
     meta = tempfile.mkdtemp(prefix="kerncast-kt-")
     atexit.register(shutil.rmtree, meta, True)
     info = os.path.join(meta, f"kernel_tuner-{version}.dist-info")
@@ -32,4 +28,14 @@ def import_kernel_tuner(kernel_tuner_src, constraint_src):
     import constraint
     import kernel_tuner
 
-    return kernel_tuner, version, getattr(constraint, "__version__", "source")
+    return kernel_tuner, version, getattr(constraint, "__version__", None) or _pyproject_version(constraint_src) or "source"
+
+
+def _pyproject_version(folder):
+    """The version a source checkout declares in its pyproject.toml, or None."""
+    try:
+        with open(os.path.join(folder, "pyproject.toml")) as f:
+            m = re.search(r'^version\s*=\s*"([^"]+)"', f.read(), re.M)
+    except OSError:
+        return None
+    return m.group(1) if m else None
