@@ -26,6 +26,8 @@
 #include <set>
 #include <thread>
 
+#include <unistd.h>
+
 namespace kerncast {
 
 namespace fs = std::filesystem;
@@ -1254,8 +1256,9 @@ void LocalForecaster::freezeBase(const std::string& cache_dir) {
             try {
                 std::error_code ec;
                 fs::create_directories(file.parent_path(), ec);
-                // A name of this thread's own: two searches saving the same base at once each rename a whole file.
-                const std::string mine = file.string() + "." +
+                // A name of this process's and thread's own: two searches saving the same base at once each rename
+                // a whole file.
+                const std::string mine = file.string() + "." + std::to_string(::getpid()) + "-" +
                                          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())) +
                                          ".tmp";
                 write_file_atomically(mine, saveModel(*m_model, key).dump());
