@@ -70,6 +70,8 @@ public:
     std::optional<std::vector<StaticReport>> recordedStaticReport(const std::string& problem,
                                                                   const std::string& source_hash) const override;
     DeviceCeilings ceilings() const override;
+    std::shared_ptr<const Recording> recording(const std::string& problem) const override;
+    MeasurementPool* batchPool() override { return this; }
 
     struct Job {
         MeasureRequest request;
@@ -134,8 +136,5 @@ private:
     std::vector<PoolNote> m_notes;
     std::vector<std::thread> m_threads;
 };
-
-// The ReplayDevice a search's device answers from: the device itself, or a replay pool's recordings; else nullptr.
-const ReplayDevice* replay_recordings_of(const Device& device);
 
 }  // namespace kerncast
