@@ -456,8 +456,8 @@ void Loop::openStore() {
     s.resume = false;
 }
 
-// The anchor a candidate is forecast against (DESIGN §3): its parent once the parent is measured correct, else the
-// reference (empty). A re-forecast after the parent's measurement therefore uses the parent.
+// The anchor a candidate is forecast against (ARCHITECTURE §4): its parent once the parent is measured correct, else
+// the reference (empty). A re-forecast after the parent's measurement therefore uses the parent.
 std::optional<ForecastAnchor> Loop::anchorOf(const Cand& c) const {
     if (!c.c.parent_id)
         return std::nullopt;

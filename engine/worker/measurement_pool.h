@@ -1,7 +1,7 @@
 #pragma once
-// A pool of measuring workers (DESIGN §10): several kerncast-worker processes (GPUs, or replay workers), started here,
-// over ssh or as Slurm job steps (WorkerLauncher), that measure a gated batch in parallel. One worker measures one
-// candidate at a time; results are handed back in the batch's order, so a search stays deterministic for its seed
+// A pool of measuring workers (ARCHITECTURE §5): several kerncast-worker processes (GPUs, or replay workers), started
+// here, over ssh or as Slurm job steps (WorkerLauncher), that measure a gated batch in parallel. One worker measures
+// one candidate at a time; results are handed back in the batch's order, so a search stays deterministic for its seed
 // whatever the number of workers. A request that loses its worker (the process died, the connection dropped, the
 // node went away) goes back to the queue for another worker: nothing is lost and nothing is measured twice. A worker
 // that keeps losing its requests is retired, and the pool says so.
