@@ -212,6 +212,12 @@ private slots:
                 waited.start();
                 while (!finished && measured_count(run) < roots && waited.elapsed() < 120000)
                     finished = p.waitForFinished(2);
+            } else if (session == 2) {
+                // Mid-search, a few measurements after the screen.
+                QElapsedTimer waited;
+                waited.start();
+                while (!finished && measured_count(run) < roots + 4 && waited.elapsed() < 120000)
+                    finished = p.waitForFinished(2);
             } else if (session < 8) {
                 finished = p.waitForFinished(std::uniform_int_distribution<int>(50, int(duration_ms))(rng));
             } else {
