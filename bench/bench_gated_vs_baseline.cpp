@@ -6,7 +6,11 @@
 //
 //   kerncast-bench-gated-vs-baseline [--problems a,b,c] [--seeds 20] [--first-seed 1] [--budget 30] [--jobs 2]
 //                                    [--device replay:nvidia-h200] [--tau T] [--pi P] [--epsilon E]
-//                                    [--initial-screen N] [--batch N] [--measure-per-parent N] [--json FILE]
+//                                    [--initial-screen N] [--batch N] [--measure-per-parent N] [--round K]
+//                                    [--top-k K] [--json FILE]
+//
+// --round K: the gated search measures in rounds of K (SearchConfig::round); --top-k K: it gates with top-k (K
+// children measured per parent) instead of selective gating.
 
 #include "core/fast_p.h"
 #include "engine/cli/cli.h"
@@ -68,9 +72,10 @@ std::vector<std::string> split(const std::string& s) {
     return out;
 }
 
-// The gated search's settings: the defaults, changed by --tau, --pi, --epsilon, --initial-screen, --batch and
-// --measure-per-parent. The baseline is a default search with measure-all gating and no surrogate.
+// The gated search's settings: the defaults, changed by --tau, --pi, --epsilon, --initial-screen, --batch,
+// --measure-per-parent, --round and --top-k. The baseline is a default search with measure-all gating and no surrogate.
 SearchConfig g_gated;
+GatingKind g_gated_kind = GatingKind::Selective;
 
 SearchSummary run_one(const std::string& problem, const std::string& device, GatingKind gating, uint64_t seed,
                       int64_t budget, const std::string& path) {
@@ -183,7 +188,12 @@ int main(int argc, char** argv) {
             g_gated.initial_screen = std::stoi(next("--initial-screen"));
         else if (!std::strcmp(argv[i], "--measure-per-parent"))
             g_gated.measure_per_parent = std::stoi(next("--measure-per-parent"));
-        else if (!std::strcmp(argv[i], "--batch"))
+        else if (!std::strcmp(argv[i], "--round"))
+            g_gated.round = std::max(1, std::stoi(next("--round")));
+        else if (!std::strcmp(argv[i], "--top-k")) {
+            g_gated.gating.top_k = std::max(1, std::stoi(next("--top-k")));
+            g_gated_kind = GatingKind::TopK;
+        } else if (!std::strcmp(argv[i], "--batch"))
             g_gated.batch = std::stoi(next("--batch"));
         else if (!std::strcmp(argv[i], "--json"))
             json_out = next("--json");
@@ -191,7 +201,8 @@ int main(int argc, char** argv) {
             std::fprintf(stderr,
                          "usage: kerncast-bench-gated-vs-baseline [--problems a,b] [--seeds N] [--first-seed K] "
                          "[--budget N] [--jobs N] [--device D] [--tau T] [--pi P] [--epsilon E] "
-                         "[--initial-screen N] [--batch N] [--measure-per-parent N] [--json FILE]\n");
+                         "[--initial-screen N] [--batch N] [--measure-per-parent N] [--round K] [--top-k K] "
+                         "[--json FILE]\n");
             return 2;
         }
     }
@@ -218,7 +229,7 @@ int main(int argc, char** argv) {
             const SearchSummary base =
                 run_one(pr.problem, device, GatingKind::MeasureAll, pr.seed, budget, stem + "-baseline.sqlite");
             const SearchSummary gated =
-                run_one(pr.problem, device, GatingKind::Selective, pr.seed, budget, stem + "-gated.sqlite");
+                run_one(pr.problem, device, g_gated_kind, pr.seed, budget, stem + "-gated.sqlite");
             if (base.state != RunState::Finished || gated.state != RunState::Finished) {
                 pr.error = base.state != RunState::Finished ? base.reason : gated.reason;
             } else {
@@ -246,10 +257,16 @@ int main(int argc, char** argv) {
     std::error_code ec;
     fs::remove_all(tmp, ec);
 
-    std::printf("Gated (selective tau=%.2f pi=%.2f eps=%.2f, local surrogate) vs measure-all on %s: %zu problems x %d "
-                "seeds (%d to %d), budget %lld measurements each.\n",
-                g_gated.gating.tau, g_gated.gating.pi, g_gated.gating.epsilon, device.c_str(), problems.size(), seeds,
-                first_seed, first_seed + seeds - 1, static_cast<long long>(budget));
+    char gating_text[96];
+    if (g_gated_kind == GatingKind::TopK)
+        std::snprintf(gating_text, sizeof gating_text, "top-k %d", g_gated.gating.top_k);
+    else
+        std::snprintf(gating_text, sizeof gating_text, "selective tau=%.2f pi=%.2f eps=%.2f", g_gated.gating.tau,
+                      g_gated.gating.pi, g_gated.gating.epsilon);
+    std::printf("Gated (%s, rounds of %d, local surrogate) vs measure-all on %s: %zu problems x %d seeds (%d to %d), "
+                "budget %lld measurements each.\n",
+                gating_text, g_gated.round, device.c_str(), problems.size(), seeds, first_seed, first_seed + seeds - 1,
+                static_cast<long long>(budget));
     std::printf("The replayed problem's recording was held out: the surrogate learned only from the other problems' "
                 "recordings and from the run's own measurements.\n");
     std::printf("ratio = measurements the gated search needed to reach the baseline's final best / budget "

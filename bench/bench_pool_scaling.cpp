@@ -9,6 +9,10 @@
 // end with the same best and measurement count as the one-worker run (the pool applies results in candidate order),
 // else the command fails.
 //
+// Every row runs the same search: the search measures in rounds of K (SearchConfig::round: each batch topped up to
+// a multiple of K with candidates its gate passed over), K the same for every row, by default the largest pool size
+// in the table. Only the pool differs from row to row; --round 1 gives batches exactly as the gate chose them.
+//
 // The search overlaps by default (SearchConfig::overlap: each iteration queues its batch before it applies the one
 // before, so the workers measure while the engine forecasts and retrains); --no-overlap gives the search that
 // waits for every batch.
@@ -20,7 +24,8 @@
 // programs, its last ~50 that way.
 //
 //   kerncast-bench-pool-scaling [--problem softmax] [--budget 64] [--seed 1] [--workers 1,2,4,8] [--wall-time 1]
-//                               [--gating top-k] [--top-k 16] [--batch 24] [--no-overlap] [--launcher local] [--json]
+//                               [--gating top-k] [--top-k 16] [--batch 24] [--round K] [--no-overlap] [--launcher
+//                               local] [--json]
 
 #include "engine/cli/cli.h"
 #include "engine/search/search_runner.h"
@@ -28,6 +33,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -66,6 +72,7 @@ int main(int argc, char** argv) {
     uint64_t seed = 1;
     int top_k = 16;
     int batch = 24;
+    int round = 0;
     bool overlap = true;
     double wall = 1.0;
     std::vector<int> sizes{1, 2, 4, 8};
@@ -83,11 +90,17 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--top-k", top_k, "top-k: children measured per parent (one batch)")->capture_default_str();
     app.add_option("--batch", batch, "Children proposed per parent (forecast, then gated)")->capture_default_str();
+    app.add_option("--round", round,
+                   "Measure in rounds of K, the same for every row (0: the largest pool size in --workers)")
+        ->check(CLI::Range(0, 1024))
+        ->capture_default_str();
     app.add_flag("!--no-overlap", overlap, "Wait for every batch before choosing the next (no overlap)");
     app.add_option("--launcher", launcher, "How the replay workers start (local, ssh:HOST, slurm)")
         ->capture_default_str();
     app.add_flag("--json", json, "Print one JSON object {workers, measurements_per_minute, efficiency}");
     CLI11_PARSE(app, argc, argv);
+    if (round == 0)
+        round = sizes.empty() ? 1 : std::max(1, *std::max_element(sizes.begin(), sizes.end()));
 
     const std::string resources = cli::resources_dir();
     const fs::path tmp = fs::temp_directory_path() / ("kerncast-bench-pool-" + std::to_string(::getpid()));
@@ -116,6 +129,7 @@ int main(int argc, char** argv) {
         cfg.gating.top_k = top_k;
         cfg.batch = batch;
         cfg.overlap = overlap;
+        cfg.round = round;
         cfg.budgets.measurements = budget;
         cfg.seed = seed;
         cfg.pool.workers = n;
@@ -180,7 +194,8 @@ int main(int argc, char** argv) {
         nlohmann::json j = {
             {"workers", nlohmann::json::array()},       {"measurements_per_minute", nlohmann::json::array()},
             {"efficiency", nlohmann::json::array()},    {"batch_efficiency", nlohmann::json::array()},
-            {"setup_seconds", nlohmann::json::array()}, {"efficiency_with_setup", nlohmann::json::array()}};
+            {"setup_seconds", nlohmann::json::array()}, {"efficiency_with_setup", nlohmann::json::array()},
+            {"best", nlohmann::json::array()},          {"round", round}};
         for (const auto& r : rows) {
             j["workers"].push_back(r.workers);
             j["measurements_per_minute"].push_back(r.per_minute);
@@ -188,14 +203,15 @@ int main(int argc, char** argv) {
             j["batch_efficiency"].push_back(r.batch_efficiency);
             j["setup_seconds"].push_back(r.setup_seconds);
             j["efficiency_with_setup"].push_back(r.efficiency_with_setup);
+            j["best"].push_back(r.best);
         }
         std::cout << j.dump() << "\n";
         return rc;
     }
     std::printf("pool scaling: %s on %s, %s gating (top-k %d of %d children per parent), budget %lld, seed %llu, "
-                "%s, recorded wall time x %g, launcher %s\n",
+                "measured in rounds of %d (every row), %s, recorded wall time x %g, launcher %s\n",
                 problem.c_str(), device.c_str(), gating.c_str(), top_k, batch, (long long)budget,
-                (unsigned long long)seed, overlap ? "overlapped batches" : "no overlap", wall, launcher.c_str());
+                (unsigned long long)seed, round, overlap ? "overlapped batches" : "no overlap", wall, launcher.c_str());
     std::printf("%8s %10s %13s %10s %12s %11s %14s %17s %14s %22s\n", "workers", "seconds", "measurements", "best",
                 "meas/minute", "efficiency", "batch seconds", "batch efficiency", "setup seconds",
                 "efficiency with setup");

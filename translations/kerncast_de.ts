@@ -1893,6 +1893,14 @@ Erwartete Beschleunigung %4× %5</translation>
         <translation>Worker je Gerät:</translation>
     </message>
     <message>
+        <source>Measure in rounds of:</source>
+        <translation>In Runden messen zu:</translation>
+    </message>
+    <message>
+        <source>Each batch is topped up to a multiple of this with the candidates gating passed over, the most promising first (never past the budget), so that this many workers measure full rounds. A search setting: the same search with any number of workers; 1: batches as gating chose them.</source>
+        <translation>Jeder Stapel wird mit den Kandidaten, die das Gating übergangen hat, auf ein Vielfaches davon aufgefüllt, die vielversprechendsten zuerst (nie über das Budget hinaus), damit so viele Worker volle Runden messen. Eine Sucheinstellung: dieselbe Suche mit beliebig vielen Workern; 1: Stapel so, wie das Gating sie gewählt hat.</translation>
+    </message>
+    <message>
         <source>Launcher:</source>
         <translation>Start über:</translation>
     </message>

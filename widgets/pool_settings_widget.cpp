@@ -23,6 +23,13 @@ PoolSettingsWidget::PoolSettingsWidget(QWidget* parent) : QWidget(parent) {
     m_workers->setObjectName(QStringLiteral("poolWorkers"));
     m_workers->setRange(1, 256);
     m_workers->setToolTip(tr("Worker processes per device; a gated batch is measured on all of them at once."));
+    m_round = new QSpinBox(this);
+    m_round->setObjectName(QStringLiteral("poolRound"));
+    m_round->setRange(1, 1024);
+    m_round->setToolTip(tr("Each batch is topped up to a multiple of this with the candidates gating passed over, "
+                           "the most promising first (never past the budget), so that this many workers measure "
+                           "full rounds. A search setting: the same search with any number of workers; 1: batches "
+                           "as gating chose them."));
     m_launcher = new QLineEdit(this);
     m_launcher->setObjectName(QStringLiteral("poolLauncher"));
     m_launcher->setPlaceholderText(tr("local, ssh:HOST or slurm[:srun options]"));
@@ -32,6 +39,7 @@ PoolSettingsWidget::PoolSettingsWidget(QWidget* parent) : QWidget(parent) {
     m_allowMixed->setObjectName(QStringLiteral("poolAllowMixed"));
     form->addRow(tr("More devices:"), m_extra);
     form->addRow(tr("Workers per device:"), m_workers);
+    form->addRow(tr("Measure in rounds of:"), m_round);
     form->addRow(tr("Launcher:"), m_launcher);
     m_overlap = new QCheckBox(tr("Choose the next batch while one is measured"), this);
     m_overlap->setObjectName(QStringLiteral("poolOverlap"));
@@ -43,6 +51,8 @@ PoolSettingsWidget::PoolSettingsWidget(QWidget* parent) : QWidget(parent) {
 }
 
 bool PoolSettingsWidget::overlapBatches() const { return m_overlap->isChecked(); }
+
+int PoolSettingsWidget::measureRound() const { return m_round->value(); }
 
 PoolConfig PoolSettingsWidget::poolConfig(const QString& device) const {
     PoolConfig c;
@@ -70,6 +80,7 @@ void PoolSettingsWidget::readSettings(const QSettings& s) {
     m_launcher->setText(s.value(QStringLiteral("run/poolLauncher")).toString());
     m_allowMixed->setChecked(s.value(QStringLiteral("run/poolAllowMixed"), false).toBool());
     m_overlap->setChecked(s.value(QStringLiteral("run/poolOverlap"), false).toBool());
+    m_round->setValue(s.value(QStringLiteral("run/poolRound"), 1).toInt());
 }
 
 void PoolSettingsWidget::writeSettings(QSettings& s) const {
@@ -78,6 +89,7 @@ void PoolSettingsWidget::writeSettings(QSettings& s) const {
     s.setValue(QStringLiteral("run/poolLauncher"), m_launcher->text());
     s.setValue(QStringLiteral("run/poolAllowMixed"), m_allowMixed->isChecked());
     s.setValue(QStringLiteral("run/poolOverlap"), m_overlap->isChecked());
+    s.setValue(QStringLiteral("run/poolRound"), m_round->value());
 }
 
 }  // namespace kerncast

@@ -377,6 +377,7 @@ SearchConfig RunControlPanel::config() const {
     c.device = deviceId().toStdString();
     c.pool = m_pool->poolConfig(deviceId());
     c.overlap = m_pool->overlapBatches();
+    c.round = m_pool->measureRound();
     c.surrogate = surrogate().toStdString();
     c.mutators.clear();
     if (m_parametric->isChecked())

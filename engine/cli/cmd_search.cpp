@@ -49,6 +49,7 @@ struct SearchArgs {
     int samples = 1;
     bool abstain = false;
     bool overlap = false;
+    int round = 1;
     int64_t budget = 40;
     int64_t forecasts = 0;
     int64_t tokens = 0;
@@ -94,9 +95,9 @@ void apply_pool_args(SearchConfig& cfg, const std::vector<std::string>& devices,
 // budget is 40; a budget only grows)".
 std::vector<std::string> ignored_with_resume(const CLI::App& cmd, const SearchArgs& a, const SearchBudgets& stored) {
     std::vector<std::string> ignored;
-    for (const char* flag :
-         {"--problem", "--device", "--surrogate", "--gating", "--strategy", "--mutator", "--seed", "--batch",
-          "--overlap", "--measure-per-parent", "--top-k", "--tau", "--pi", "--epsilon", "--endpoint", "--model"})
+    for (const char* flag : {"--problem", "--device", "--surrogate", "--gating", "--strategy", "--mutator", "--seed",
+                             "--batch", "--overlap", "--round", "--measure-per-parent", "--top-k", "--tau", "--pi",
+                             "--epsilon", "--endpoint", "--model"})
         if (cmd.count(flag) > 0)
             ignored.push_back(flag);
     SearchBudgets given = stored;
@@ -195,6 +196,7 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
     cfg.samples = a.samples;
     cfg.abstain = a.abstain;
     cfg.overlap = a.overlap;
+    cfg.round = a.round;
     const bool uses_llm = cfg.surrogate == "llm" || std::any_of(cfg.mutators.begin(), cfg.mutators.end(),
                                                                 [](auto& m) { return m.rfind("llm-", 0) == 0; });
     // The settings file, then the command line; the run stores the result (never the key).
@@ -320,6 +322,12 @@ void add_search_command(CLI::App& app, Context& ctx) {
     cmd->add_flag("--overlap", args->overlap,
                   "Choose the next batch while the last one is measured (keeps a pool busy; the search learns from "
                   "a batch one iteration later)");
+    cmd->add_option("--round", args->round,
+                    "Measure in rounds of K: each batch is topped up to a multiple of K with the candidates its gate "
+                    "passed over, the most promising first (never past the budget; K workers then measure full "
+                    "rounds). The same search with 1 or N workers")
+        ->check(CLI::Range(1, 1024))
+        ->capture_default_str();
     cmd->add_option("--max-worker-failures", args->pool.max_failures,
                     "Requests a worker may lose in a row before it is retired")
         ->check(CLI::Range(1, 1000))

@@ -83,6 +83,8 @@ void to_json(nlohmann::json& j, const SearchConfig& c) {
          {"abstain", c.abstain}};
     if (c.overlap)
         j["overlap"] = true;
+    if (c.round != 1)
+        j["round"] = c.round;
     if (pool_requested(c.pool))
         j["pool"] = c.pool;
 }
@@ -114,6 +116,9 @@ SearchConfig search_config_from_json(const nlohmann::json& j) {
         c.samples = j.value("samples", c.samples);
         c.abstain = j.value("abstain", c.abstain);
         c.overlap = j.value("overlap", c.overlap);
+        c.round = j.value("round", c.round);
+        if (c.round < 1)
+            throw Error("search settings: 'round' must be at least 1, got " + std::to_string(c.round));
         if (c.samples < 1)
             throw Error("search settings: 'samples' must be at least 1");
     } catch (const nlohmann::json::exception& e) {
@@ -394,6 +399,12 @@ private:
     // Applies a submitted batch's results in its order, reporting the pool's state meanwhile.
     void applyPoolBatch(MeasurementPool& pool, MeasurementPool::Ticket ticket, const std::vector<int64_t>& ids);
     void capMeasured(const std::vector<GatingInput>& inputs, std::vector<GatingOutcome>& outcomes) const;
+    // SearchConfig::round: how many measurements a batch of `chosen` new ones takes: a multiple of the round, cut
+    // at the budget; `chosen` itself when `available` candidates cannot fill that.
+    size_t roundedBatch(size_t chosen, size_t available) const;
+    // Tops the batch the gate chose up to a round with the candidates it passed over.
+    void topUpToRound(const std::vector<int64_t>& ids, const std::vector<GatingInput>& inputs,
+                      std::vector<GatingOutcome>& outcomes) const;
     void measure(int64_t id);
     // Measures candidates in this order while the budget lasts: in parallel when the device is a pool, applied in
     // this order either way, so that a seed gives the same search with one worker or many.
@@ -725,6 +736,64 @@ void Loop::capMeasured(const std::vector<GatingInput>& inputs, std::vector<Gatin
     }
 }
 
+size_t Loop::roundedBatch(size_t chosen, size_t available) const {
+    const size_t k = static_cast<size_t>(std::max(cfg.round, 1));
+    if (k == 1 || chosen == 0)
+        return chosen;
+    const int64_t room = cfg.budgets.measurements - s.progress.measurements - s.inFlightCount();
+    size_t target = (chosen + k - 1) / k * k;
+    target = std::min(target, room > 0 ? static_cast<size_t>(room) : size_t{0});
+    return target > available ? chosen : std::max(target, chosen);  // too few to fill it: as chosen
+}
+
+// A round of K measures K candidates at once on a pool of K workers, so a batch of fewer leaves workers idle. The
+// candidates the gate passed over fill the batch up to a multiple of K: the same parent's children first, then the
+// most likely to beat the best (then the highest predicted speedup). Only compiled candidates not measured yet
+// count; a batch they cannot fill stays as it is.
+void Loop::topUpToRound(const std::vector<int64_t>& ids, const std::vector<GatingInput>& inputs,
+                        std::vector<GatingOutcome>& outcomes) const {
+    if (cfg.round <= 1)
+        return;
+    std::set<int64_t> parents;
+    size_t chosen = 0;
+    std::vector<size_t> passed;
+    for (size_t i = 0; i < ids.size(); ++i) {
+        const Cand& c = s.cands.at(ids[i]);
+        if (c.measurement)
+            continue;
+        if (is_measured(outcomes[i].decision)) {
+            parents.insert(c.c.parent_id);
+            ++chosen;
+        } else if (c.compile_error.empty()) {
+            passed.push_back(i);
+        }
+    }
+    const size_t target = roundedBatch(chosen, chosen + passed.size());
+    if (target <= chosen)
+        return;
+    auto mean = [&](size_t i) {
+        return inputs[i].forecast ? inputs[i].forecast->expectedLogSpeedupOverReference(s.scheme) : -1e300;
+    };
+    std::stable_sort(passed.begin(), passed.end(), [&](size_t a, size_t b) {
+        const bool sa = parents.count(s.cands.at(ids[a]).c.parent_id) > 0;
+        const bool sb = parents.count(s.cands.at(ids[b]).c.parent_id) > 0;
+        if (sa != sb)
+            return sa;
+        return outcomes[a].p_above_best != outcomes[b].p_above_best
+                   ? outcomes[a].p_above_best > outcomes[b].p_above_best
+                   : mean(a) > mean(b);
+    });
+    char buf[120];
+    for (size_t added = 1; added <= target - chosen; ++added) {
+        const size_t i = passed[added - 1];
+        GatingOutcome& o = outcomes[i];
+        o.decision = GatingDecision::Measure;
+        std::snprintf(buf, sizeof buf, "; measured to fill a round of %d (%zu of this batch's top-up)", cfg.round,
+                      added);
+        o.reason += buf;
+    }
+}
+
 void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) { measureInOrder(gate(ids, initial)); }
 
 std::vector<int64_t> Loop::gate(const std::vector<int64_t>& ids, bool initial) {
@@ -767,6 +836,7 @@ std::vector<int64_t> Loop::gate(const std::vector<int64_t>& ids, bool initial) {
                 outcomes[i].decision = GatingDecision::Measure;
                 outcomes[i].reason = "the forecaster deferred to a measurement";
             }
+        topUpToRound(ids, inputs, outcomes);
     }
     std::vector<size_t> order;
     for (size_t i = 0; i < ids.size(); ++i) {
@@ -1386,6 +1456,7 @@ void Loop::screenInitial(const std::vector<int64_t>& ids, size_t keep) {
             ranked.push_back({f->expectedLogSpeedupOverReference(s.scheme), asked[i]});
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    keep = roundedBatch(std::min(keep, ranked.size()), ranked.size());  // SearchConfig::round
     std::vector<int64_t> chosen;
     for (size_t r = 0; r < ranked.size(); ++r) {
         const int64_t id = ranked[r].second;

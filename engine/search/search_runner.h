@@ -68,6 +68,11 @@ struct SearchConfig {
     // the measurements and a pool's workers stay busy across batches. The search then learns from a batch one
     // iteration later than without it; it stays deterministic for its seed with one worker or many.
     bool overlap = false;
+    // Measure in rounds of `round`: a batch sent to the device is topped up to a multiple of it (never past the
+    // measurement budget) with the candidates its gate passed over, the most promising first, so that a pool of
+    // `round` workers has a full round to measure. A search setting, not the pool's size: the same search with 1
+    // or N workers. 1: every batch as the gate chose it.
+    int round = 1;
     int samples = 1;       // LLM forecaster: requests per candidate, averaged
     bool abstain = false;  // LLM forecaster: predict or defer (a deferral is measured)
 };

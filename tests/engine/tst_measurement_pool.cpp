@@ -18,6 +18,7 @@
 #include <chrono>
 #include <set>
 #include <thread>
+#include <tuple>
 
 using namespace kerncast;
 using namespace kerncast::test;
@@ -275,6 +276,74 @@ private slots:
         QVERIFY(pool_events > 0);
         // The pool's settings are part of the run, so --resume finds them.
         QCOMPARE(stored_search_config(pooled).pool.workers, workers);
+    }
+
+    // Rounds of K are a search setting: one worker and four run the same search. Each batch the gate chose is
+    // topped up to a multiple of K (the budget allowing) with candidates it passed over, and the run keeps K.
+    void searchInRoundsIsTheSameWithOneWorkerOrFour() {
+        QTemporaryDir dir;
+        SearchConfig single_cfg = pool_search_config("softmax", 30, 5, GatingKind::TopK);
+        single_cfg.gating.top_k = 5;
+        single_cfg.round = 4;
+        const std::string single = dir.filePath("single.sqlite").toStdString();
+        auto first = make_search_runner(single_cfg, cli::resources_dir(), single, false);
+        // Measured decisions between two progress events: one expansion's batch. A batch that was topped up must
+        // hold a whole number of rounds, unless the budget ended it.
+        int in_batch = 0, topped_up = 0, topped_batches = 0;
+        int64_t measured = 0;
+        QStringList wrong;
+        first->setEventCallback([&](const SearchEvent& e) {
+            if (e.kind == SearchEvent::Kind::Gating && e.decision && is_measured(*e.decision)) {
+                ++in_batch;
+                if (e.message.find("to fill a round of 4") != std::string::npos)
+                    ++topped_up;
+            }
+            if (e.kind == SearchEvent::Kind::Measured)
+                ++measured;
+            if (e.kind == SearchEvent::Kind::Progress) {
+                if (topped_up > 0) {
+                    ++topped_batches;
+                    if (in_batch % 4 != 0 && measured < 30)
+                        wrong << QString("a topped-up batch of %1 with %2 measured").arg(in_batch).arg(measured);
+                }
+                in_batch = topped_up = 0;
+            }
+        });
+        const SearchSummary a = first->runHere();
+        QVERIFY2(a.state == RunState::Finished, a.reason.c_str());
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join("; ")));
+        QVERIFY2(topped_batches > 0, "top-k 5 with rounds of 4 never topped a batch up");
+        QCOMPARE(stored_search_config(single).round, 4);
+
+        SearchConfig cfg = single_cfg;
+        cfg.pool.workers = 4;
+        cfg.pool.replay_wall_time = 0.02;
+        const std::string pooled = dir.filePath("pool.sqlite").toStdString();
+        const SearchSummary b = make_search_runner(cfg, cli::resources_dir(), pooled, false)->runHere();
+        QVERIFY2(b.state == RunState::Finished, b.reason.c_str());
+        const StoreDigest da = store_digest(single), db = store_digest(pooled);
+        // Best, its candidate, the measurement count and every stored candidate, in order, as with one worker.
+        QVERIFY2(std::tie(b.best_speedup, b.best_candidate, b.progress.measurements, db.text) ==
+                     std::tie(a.best_speedup, a.best_candidate, a.progress.measurements, da.text),
+                 qPrintable(QString("4 workers: best %1 (candidate %2) in %3 measurements; 1 worker: %4 (%5) in %6")
+                                .arg(b.best_speedup)
+                                .arg(b.best_candidate)
+                                .arg(b.progress.measurements)
+                                .arg(a.best_speedup)
+                                .arg(a.best_candidate)
+                                .arg(a.progress.measurements)));
+        QVERIFY(db.measurements == 30 && db.measured_twice == 0);
+
+        // Rounds of 1 are the search as it was: a different search from rounds of 4 with the same seed.
+        SearchConfig plain = single_cfg;
+        plain.round = 1;
+        const std::string one = dir.filePath("one.sqlite").toStdString();
+        QCOMPARE(make_search_runner(plain, cli::resources_dir(), one, false)->runHere().state, RunState::Finished);
+        QVERIFY(store_digest(one).text != da.text);
+        QVERIFY(!nlohmann::json(plain).contains("round"));
+        nlohmann::json bad = single_cfg;
+        bad["round"] = 0;
+        QVERIFY_THROWS_EXCEPTION(Error, search_config_from_json(bad));
     }
 
     void workerKilledMidMeasurementLosesNothing() {

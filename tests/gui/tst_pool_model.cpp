@@ -108,6 +108,8 @@ private Q_SLOTS:
         QVERIFY(!w.overlapBatches());  // a search waits for each batch unless asked
         w.overlapCheck()->setChecked(true);
         QVERIFY(w.overlapBatches());
+        QCOMPARE(w.measureRound(), 1);  // batches as gating chose them unless asked
+        w.roundSpin()->setValue(8);
 
         QTemporaryDir dir;
         {
@@ -121,6 +123,7 @@ private Q_SLOTS:
         QCOMPARE(back.workersSpin()->value(), 4);
         QVERIFY(back.allowMixedCheck()->isChecked());
         QVERIFY(back.overlapBatches());
+        QCOMPARE(back.measureRound(), 8);
     }
 };
 
