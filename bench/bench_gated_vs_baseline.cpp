@@ -103,15 +103,14 @@ void print_fast_p(const std::vector<std::string>& problems, const std::vector<Pa
     try {
         replay = open_device(device, cli::resources_dir());
     } catch (const std::exception&) {}
-    auto* rd = dynamic_cast<ReplayDevice*>(replay.get());
     std::printf("\nfast_p over seeds (share whose best is correct and > p x the baseline), p = 1 and 1.5:\n\n");
     std::printf("| problem | gated vs reference | measure-all vs reference | gated vs PyTorch eager | measure-all vs "
                 "PyTorch eager |\n|---|---|---|---|---|\n");
     for (const auto& p : problems) {
         // Eager time over the reference's, both from the recording: best x this is the speedup over eager.
         std::optional<double> eager_over_ref;
-        if (rd)
-            if (auto rec = rd->recording(p); rec && rec->header.pytorch_eager_us)
+        if (replay)
+            if (auto rec = replay->recording(p); rec && rec->header.pytorch_eager_us)
                 for (const auto& e : rec->entries)
                     if (e.label == "reference" && e.measurement.candidate && e.measurement.candidate->median_us > 0)
                         eager_over_ref = *rec->header.pytorch_eager_us / e.measurement.candidate->median_us;

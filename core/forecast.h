@@ -29,9 +29,9 @@ struct Forecast {
     // deviation: the bins end at 4x, so beyond the last edge only these tell two fast candidates apart.
     std::optional<double> log_mean;
     std::optional<double> log_sigma;
-    // The anchor (DESIGN §3): the probabilities are of S = t_anchor / t_candidate, where the anchor is the measured
-    // parent (anchor_id, its candidate id in the run) or the reference (anchor_id 0). anchor_speedup is the anchor's
-    // measured speedup over the reference (1 for the reference), so the speedup over the reference is
+    // The anchor (ARCHITECTURE §4): the probabilities are of S = t_anchor / t_candidate, where the anchor is the
+    // measured parent (anchor_id, its candidate id in the run) or the reference (anchor_id 0). anchor_speedup is the
+    // anchor's measured speedup over the reference (1 for the reference), so the speedup over the reference is
     // anchor_speedup * S.
     int64_t anchor_id = 0;
     double anchor_speedup = 1;

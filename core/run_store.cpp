@@ -138,8 +138,8 @@ CREATE INDEX imported_pairs_by_run ON imported_pairs(run_id, id);
 ALTER TABLE forecasts ADD COLUMN log_mean REAL;
 ALTER TABLE forecasts ADD COLUMN log_sigma REAL;
 )sql"},
-    // A forecast is of a candidate against its anchor (DESIGN §3): the measured parent, or the reference. Forecasts
-    // of older runs have no anchor and read as forecasts against the reference.
+    // A forecast is of a candidate against its anchor (ARCHITECTURE §4): the measured parent, or the reference.
+    // Forecasts of older runs have no anchor and read as forecasts against the reference.
     {3, R"sql(
 ALTER TABLE forecasts ADD COLUMN anchor_id INTEGER;
 ALTER TABLE forecasts ADD COLUMN anchor_speedup REAL;

@@ -69,7 +69,7 @@ struct MeasurementOutcome {
     std::string device_kind;
 };
 
-// One request to a language model (DESIGN §6): a forecast or a mutation, with what was sent and received, what it
+// One request to a language model (ARCHITECTURE §6): a forecast or a mutation, with what was sent and received, what it
 // cost and how it ended. candidate_id is the candidate forecast or proposed (0 when a mutation produced none).
 struct LlmCall {
     int64_t id = 0;      // set by addLlmCall

@@ -15,6 +15,9 @@
 
 namespace kerncast {
 
+struct Recording;       // engine/replay/replay_device.h
+class MeasurementPool;  // engine/worker/measurement_pool.h
+
 struct MeasureOptions {
     int seeds = 3;  // fresh input sets for verification (>= 3)
     int warmup = 3;
@@ -80,6 +83,15 @@ public:
         (void)source_hash;
         return std::nullopt;
     }
+    // The recording of a problem on a device that answers from recordings (its header holds, e.g., PyTorch eager's
+    // time); nullptr when the device measures for real or has no recording of the problem.
+    virtual std::shared_ptr<const Recording> recording(const std::string& problem) const {
+        (void)problem;
+        return nullptr;
+    }
+    // A device that measures batches in parallel on a pool of workers gives its pool (submit a batch, collect the
+    // results in candidate order); nullptr for a device that measures one request at a time.
+    virtual MeasurementPool* batchPool() { return nullptr; }
     // Starts what can be done ahead of the measurement (a GPU compiles on the engine's pool while it measures the
     // previous program) and returns the call that measures. The default defers everything to that call.
     virtual std::function<MeasureOutcome()> prepareMeasure(const MeasureRequest& request) {

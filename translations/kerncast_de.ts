@@ -470,6 +470,10 @@
 <context>
     <name>kerncast::KernelPane</name>
     <message>
+        <source>(candidate of the run)</source>
+        <translation>(Kandidat des Laufs)</translation>
+    </message>
+    <message>
         <source>Could not read the model calls of candidate #%1: %2</source>
         <translation>Die Modellaufrufe von Kandidat #%1 konnten nicht gelesen werden: %2</translation>
     </message>

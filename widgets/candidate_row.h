@@ -59,8 +59,8 @@ struct CandidateRow {
     double confidence = 0;            // the forecast's max probability
     double expected_log_speedup = 0;  // of S, the speedup over the forecast's anchor
     std::array<double, kBinCount> probabilities{};
-    // What the forecast was against (DESIGN §3): the measured parent anchor_id, or the reference (0); the anchor's
-    // measured speedup over the reference turns a speedup over the reference into S.
+    // What the forecast was against (ARCHITECTURE §4): the measured parent anchor_id, or the reference (0); the
+    // anchor's measured speedup over the reference turns a speedup over the reference into S.
     int64_t anchor_id = 0;
     double anchor_speedup = 1;
 

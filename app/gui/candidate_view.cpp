@@ -47,16 +47,34 @@ void CandidateView::follow(const std::vector<SearchEvent>& events, qint64 best) 
 }
 
 void CandidateView::showLlmCalls(qint64 id) {
-    RunStore* store = m_session->reader();
+    m_inspector->setLlmCalls({});
     const int64_t runId = m_session->opened() ? m_session->opened()->run.id : m_session->runId();
-    if (!store || runId == 0)
+    const std::string path = m_session->path().toStdString();
+    if (path.empty() || runId == 0)
         return;
-    try {
-        m_inspector->setLlmCalls(store->llmCalls(runId, id));
-    } catch (const std::exception& e) {
-        Q_EMIT message(
-            tr("Could not read the model calls of candidate #%1: %2").arg(id).arg(QString::fromUtf8(e.what())), 10000);
-    }
+    // The job opens its own read-only connection: the session's reader belongs to the GUI thread.
+    m_llmCalls.start(
+        [path, runId, id] {
+        LlmCallsLoad load;
+        load.id = id;
+        try {
+            load.calls = RunStore::openReadOnly(path).llmCalls(runId, id);
+        } catch (const std::exception& e) {
+            load.error = e.what();
+        }
+        return load;
+        },
+        [this](LlmCallsLoad load) {
+        if (load.id != m_selected)
+            return;
+        if (!load.error.empty())
+            Q_EMIT message(tr("Could not read the model calls of candidate #%1: %2")
+                               .arg(load.id)
+                               .arg(QString::fromStdString(load.error)),
+                           10000);
+        else
+            m_inspector->setLlmCalls(load.calls);
+    });
 }
 
 void CandidateView::showCandidate(qint64 id) {

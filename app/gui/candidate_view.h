@@ -3,9 +3,13 @@
 // the plots' highlight all show one candidate of the run session. Until a person picks a row it follows the newest
 // best of a running search (ARCHITECTURE.md "The GUI").
 
+#include "app/gui/latest_result.h"
+#include "core/run_store.h"
+
 #include <QObject>
 #include <QString>
 
+#include <string>
 #include <vector>
 
 namespace kerncast {
@@ -31,7 +35,8 @@ public:
     bool showSelection(qint64 candidateId);
     // Shows the candidate in the editor, the inspector, the diff and the plots.
     void showCandidate(qint64 id);
-    // The candidate's LLM calls into the inspector.
+    // The candidate's LLM calls into the inspector, read from the run file in the background (a run with thousands of
+    // calls never stalls the window); a newer selection drops an older read.
     void showLlmCalls(qint64 id);
     // An opened run: the best measured candidate with a forecast, else the first with a forecast.
     void showBestForecast();
@@ -53,6 +58,12 @@ private:
     DiffView* m_diff;
     PlotsPanel* m_plots;
     qint64 m_selected = 0;
+    struct LlmCallsLoad {
+        qint64 id = 0;
+        std::vector<LlmCall> calls;
+        std::string error;
+    };
+    LatestResult<LlmCallsLoad> m_llmCalls{this};
 };
 
 }  // namespace kerncast

@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
+#include <QSignalBlocker>
 #include <QVBoxLayout>
 
 #include <filesystem>
@@ -51,6 +52,8 @@ KernelPane::KernelPane(QWidget* parent) : QWidget(parent) {
     m_programSelector = new QComboBox(this);
     m_programSelector->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_programSelector->setMinimumContentsLength(28);
+    // While a candidate of the run is on show, no library program is selected: the box says so.
+    m_programSelector->setPlaceholderText(tr("(candidate of the run)"));
     programLabelWidget->setBuddy(m_programSelector);
     m_programPath = new QLabel(this);
     m_programPath->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -117,6 +120,10 @@ int KernelPane::selectedProgram() const { return m_programSelector->currentIndex
 void KernelPane::setCandidateMode(bool candidate, bool editable) {
     m_candidateTitle->setVisible(candidate);
     m_programPath->setVisible(!candidate);
+    if (candidate) {
+        const QSignalBlocker blocker(m_programSelector);
+        m_programSelector->setCurrentIndex(-1);
+    }
     // A candidate of a running search can be edited and submitted as a new child; library files are read-only.
     m_editor->setReadOnly(!(candidate && editable));
 }

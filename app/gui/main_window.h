@@ -91,8 +91,8 @@ public:
     bool resumeOpenedRun();
     // A person's verdict on a suspect result of the shown run (ARCHITECTURE §5); the outcome goes to the status bar.
     void reviewSuspect(qint64 candidateId, bool accept);
-    // Scores a surrogate on a pair JSONL in the background, then opens the run file it wrote.
     void showLlmCalls(qint64 id);  // the candidate's LLM calls into the inspector
+    // Scores a surrogate on a pair JSONL in the background, then opens the run file it wrote.
     void evaluatePairs(const EvaluationOptions& options);
     // Selects a candidate everywhere (table, tree, scatter) and shows it in the editor, diff and inspector, as a
     // click does: from then on the views stay on it instead of following the newest best of a running search.

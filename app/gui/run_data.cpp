@@ -118,13 +118,7 @@ QString skillText(double skill, const QLocale& locale) {
 SearchProgress storedProgress(const LoadedRun& run, const std::vector<CandidateRow>& rows,
                               const ForecastMetrics& shown) {
     SearchProgress p;
-    p.calibration_n = shown.n;
-    p.calibration_accuracy = shown.accuracy;
-    p.calibration_ece = shown.ece;
-    p.calibration_aurc = shown.aurc;
-    p.calibration_majority_accuracy = shown.majority_accuracy;
-    p.calibration_brier_skill = shown.brier_skill;
-    p.calibration_crps_skill = shown.crps_skill;
+    p.setCalibration(shown);
     p.state = run.endState.value_or(RunState::Idle);
     p.candidates = static_cast<int64_t>(rows.size());
     p.measurements = run.measurements;

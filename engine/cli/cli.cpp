@@ -33,6 +33,17 @@ std::string resources_dir() {
     return installed.string();  // where an installed tree would hold them, so that errors say where we looked
 }
 
+std::string missing_resources_note() {
+    const std::string where = resources_dir();
+    if (std::filesystem::is_directory(where + "/problems"))
+        return {};
+    if (const char* env = std::getenv("KERNCAST_RESOURCES"); env && *env)
+        return "kerncast-cli: KERNCAST_RESOURCES is " + where + ", which holds no problems/ folder\n";
+    return "kerncast-cli: the problem library was not found: looked in " + where +
+           " (next to the program) and in the build tree; set KERNCAST_RESOURCES to the folder that holds problems/ "
+           "and recordings/\n";
+}
+
 int run(int argc, char** argv, std::ostream* out, std::ostream* err) {
     Context ctx;
     ctx.out = out ? out : &std::cout;
@@ -85,6 +96,7 @@ int run(int argc, char** argv, std::ostream* out, std::ostream* err) {
         return code == 0 ? 0 : kUsageExit;
     } catch (const std::exception& e) {
         *ctx.err << "kerncast-cli: " << e.what() << "\n";
+        *ctx.err << missing_resources_note();
         return 1;
     }
     return ctx.exit_code;

@@ -21,6 +21,9 @@ int run(int argc, char** argv, std::ostream* out = nullptr, std::ostream* err = 
 // The resource folder (problems/, recordings/, prompts/): <prefix>/share/kerncast beside an installed binary, else
 // $KERNCAST_RESOURCES, else the source tree's resources/ for a binary in its build tree; "" when none applies.
 std::string resources_dir();
+// Empty when the problem library is where resources_dir() says; else a line that says where it was looked for and
+// what to set (a program copied away from its install and build trees).
+std::string missing_resources_note();
 
 // Registration functions, one per cmd_*.cpp.
 void add_devices_command(CLI::App& app, Context& ctx);

@@ -46,7 +46,7 @@ struct ExportArgs {
 // Family configurations are compiled with -D defines; a pair must stand alone, so the values become #defines.
 std::string program_with_defines_of(const Candidate& c) { return program_with_defines(c.source, c.tunables); }
 
-// A pair is a candidate against its anchor (DESIGN §3): its parent when the parent was measured correct, else the
+// A pair is a candidate against its anchor (ARCHITECTURE §4): its parent when the parent was measured correct, else the
 // reference. anchor_code is the anchor's program and the speedup is S = t_anchor / t_candidate, which is what the
 // GPU Forecasters pair schema means; the speedup over the reference stays in the extra fields.
 // Returns the number of failed candidates left out.

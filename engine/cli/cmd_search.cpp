@@ -137,9 +137,9 @@ nlohmann::json search_fast_p(const SearchConfig& cfg, const SearchSummary& s, co
         const std::string problem = runs.empty() ? "" : runs.back().problem;
         std::optional<double> eager_us;
         if (device.rfind("replay:", 0) == 0)
-            if (auto dev = open_device(device, resources_dir()); auto* replay = dynamic_cast<ReplayDevice*>(dev.get()))
-                if (auto rec = replay->recording(problem); rec && rec->header.pytorch_eager_us)
-                    eager_us = rec->header.pytorch_eager_us;
+            if (auto rec = open_device(device, resources_dir())->recording(problem);
+                rec && rec->header.pytorch_eager_us)
+                eager_us = rec->header.pytorch_eager_us;
         if (eager_us) {
             std::optional<double> best_us;
             if (s.best_candidate)

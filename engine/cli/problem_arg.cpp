@@ -36,7 +36,7 @@ void report_failure(Context& ctx, const std::string& command, const std::string&
     if (ctx.json)
         *ctx.out << nlohmann::json{{"ok", false}, {"error", message}}.dump(2) << "\n";
     else
-        *ctx.err << "kerncast-cli " << command << ": " << message << "\n";
+        *ctx.err << "kerncast-cli " << command << ": " << message << "\n" << missing_resources_note();
     ctx.exit_code = 1;
 }
 

@@ -192,7 +192,7 @@ std::string probabilityKeysText(const BinScheme& scheme) {
     return out.substr(0, out.size() - 1);
 }
 
-// The anchor (DESIGN §3): the program the candidate is forecast against.
+// The anchor (ARCHITECTURE §4): the program the candidate is forecast against.
 std::string anchorLabel(const ForecastQuery& q) {
     if (q.anchor.is_reference)
         return "the reference";

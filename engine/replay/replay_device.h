@@ -72,7 +72,7 @@ public:
                           const ProgramRef& candidate) const;
 
     // The recording of a problem (loaded once, then kept), or nullptr when none exists.
-    std::shared_ptr<const Recording> recording(const std::string& problem_name) const;
+    std::shared_ptr<const Recording> recording(const std::string& problem_name) const override;
     // Problem names that have a recording here, sorted.
     std::vector<std::string> problems() const;
     // The header of the first recording (fingerprint, ceilings).

@@ -7,6 +7,7 @@
 #include "core/forecast.h"
 #include "core/gating.h"
 #include "core/measurement.h"
+#include "core/metrics.h"
 #include "core/run_state.h"
 #include "core/static_report.h"
 #include "engine/worker/pool_status.h"
@@ -45,6 +46,17 @@ struct SearchProgress {
     double calibration_majority_accuracy = 0;
     double calibration_brier_skill = 0;
     double calibration_crps_skill = 0;
+
+    // The calibration fields from the metrics of a set of scored forecasts.
+    void setCalibration(const ForecastMetrics& m) {
+        calibration_n = m.n;
+        calibration_accuracy = m.accuracy;
+        calibration_ece = m.ece;
+        calibration_aurc = m.aurc;
+        calibration_majority_accuracy = m.majority_accuracy;
+        calibration_brier_skill = m.brier_skill;
+        calibration_crps_skill = m.crps_skill;
+    }
 };
 
 struct SearchEvent {

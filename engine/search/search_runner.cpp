@@ -456,8 +456,8 @@ void Loop::openStore() {
     s.resume = false;
 }
 
-// The anchor a candidate is forecast against (DESIGN §3): its parent once the parent is measured correct, else the
-// reference (empty). A re-forecast after the parent's measurement therefore uses the parent.
+// The anchor a candidate is forecast against (ARCHITECTURE §4): its parent once the parent is measured correct, else
+// the reference (empty). A re-forecast after the parent's measurement therefore uses the parent.
 std::optional<ForecastAnchor> Loop::anchorOf(const Cand& c) const {
     if (!c.c.parent_id)
         return std::nullopt;
@@ -821,7 +821,7 @@ std::vector<int64_t> Loop::withinBudget(const std::vector<int64_t>& ids) const {
 
 void Loop::measureInOrder(const std::vector<int64_t>& ids) {
     const std::vector<int64_t> todo = withinBudget(ids);
-    auto* pool = dynamic_cast<MeasurementPool*>(s.device.get());
+    auto* pool = s.device->batchPool();
     // What an interrupted session measured after its checkpoint is taken from the store, in this order: one by one.
     if (!pool || todo.size() < 2 || measuredBefore(todo)) {
         for (int64_t id : todo)
@@ -868,8 +868,7 @@ SearchRunner::State::InFlight Loop::dispatch(const std::vector<int64_t>& ids, in
     batch.parent = parent;
     batch.ids = withinBudget(ids);
     // What an interrupted session measured after its checkpoint comes from the store when the batch is applied.
-    if (auto* pool = dynamic_cast<MeasurementPool*>(s.device.get());
-        pool && !batch.ids.empty() && !measuredBefore(batch.ids))
+    if (auto* pool = s.device->batchPool(); pool && !batch.ids.empty() && !measuredBefore(batch.ids))
         batch.ticket = submitTo(*pool, batch.ids);
     return batch;
 }
@@ -880,7 +879,7 @@ void Loop::finishInFlight() {
     SearchRunner::State::InFlight batch = std::move(*s.in_flight);
     s.in_flight.reset();
     const double best_before = s.progress.best_speedup;
-    if (auto* pool = dynamic_cast<MeasurementPool*>(s.device.get()); batch.ticket && pool)
+    if (auto* pool = s.device->batchPool(); batch.ticket && pool)
         applyPoolBatch(*pool, *batch.ticket, batch.ids);
     else
         measureInOrder(batch.ids);
@@ -918,14 +917,7 @@ void Loop::applyMeasurement(int64_t id, MeasureOutcome& out) {
 void Loop::updateCalibration() {
     if (s.scored.empty())
         return;
-    const ForecastMetrics mm = compute_metrics(s.scored, s.scheme);
-    s.progress.calibration_n = mm.n;
-    s.progress.calibration_accuracy = mm.accuracy;
-    s.progress.calibration_ece = mm.ece;
-    s.progress.calibration_aurc = mm.aurc;
-    s.progress.calibration_majority_accuracy = mm.majority_accuracy;
-    s.progress.calibration_brier_skill = mm.brier_skill;
-    s.progress.calibration_crps_skill = mm.crps_skill;
+    s.progress.setCalibration(compute_metrics(s.scored, s.scheme));
 }
 
 // Book-keeping after a measurement (also when a resumed run replays its stored ones).

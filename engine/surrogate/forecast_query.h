@@ -32,8 +32,8 @@ struct QueryContext {
     std::optional<DeviceCeilings> ceilings;   // adds the measured peaks to hardware_table
 };
 
-// A measured candidate as the anchor its children are forecast against (DESIGN §3): its id, label, program, static
-// report, measured speedup over the reference and time (the measurement must be ok with a positive speedup).
+// A measured candidate as the anchor its children are forecast against (ARCHITECTURE §4): its id, label, program,
+// static report, measured speedup over the reference and time (the measurement must be ok with a positive speedup).
 ForecastAnchor measured_anchor(const Candidate& candidate, const std::vector<StaticReport>& report,
                                const Measurement& measurement);
 

@@ -27,7 +27,7 @@ struct LaunchShape {
     int64_t dynamic_smem = 0;
 };
 
-// The program a candidate is forecast against (DESIGN §3): its measured parent when it has one, else the
+// The program a candidate is forecast against (ARCHITECTURE §4): its measured parent when it has one, else the
 // reference. The forecast target is S = t_anchor / t_candidate.
 struct ForecastAnchor {
     int64_t candidate_id = 0;  // the anchor's candidate id in a run; 0 for the reference (or outside a run)

@@ -344,6 +344,10 @@ std::optional<std::vector<StaticReport>> MeasurementPool::recordedStaticReport(c
 
 DeviceCeilings MeasurementPool::ceilings() const { return m_slots.front()->device->ceilings(); }
 
+std::shared_ptr<const Recording> MeasurementPool::recording(const std::string& problem) const {
+    return m_replay ? m_replay->recording(problem) : nullptr;
+}
+
 size_t MeasurementPool::workers() const { return m_slots.size(); }
 
 size_t MeasurementPool::liveWorkers() const {
@@ -552,14 +556,6 @@ void MeasurementPool::collect(Ticket ticket, const ApplyFn& apply, const StatusF
     lock.unlock();
     if (status)
         status(snapshot());
-}
-
-const ReplayDevice* replay_recordings_of(const Device& device) {
-    if (auto* replay = dynamic_cast<const ReplayDevice*>(&device))
-        return replay;
-    if (auto* pool = dynamic_cast<const MeasurementPool*>(&device))
-        return pool->replay();
-    return nullptr;
 }
 
 }  // namespace kerncast

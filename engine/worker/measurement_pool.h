@@ -1,7 +1,7 @@
 #pragma once
-// A pool of measuring workers (DESIGN §10): several kerncast-worker processes (GPUs, or replay workers), started here,
-// over ssh or as Slurm job steps (WorkerLauncher), that measure a gated batch in parallel. One worker measures one
-// candidate at a time; results are handed back in the batch's order, so a search stays deterministic for its seed
+// A pool of measuring workers (ARCHITECTURE §5): several kerncast-worker processes (GPUs, or replay workers), started
+// here, over ssh or as Slurm job steps (WorkerLauncher), that measure a gated batch in parallel. One worker measures
+// one candidate at a time; results are handed back in the batch's order, so a search stays deterministic for its seed
 // whatever the number of workers. A request that loses its worker (the process died, the connection dropped, the
 // node went away) goes back to the queue for another worker: nothing is lost and nothing is measured twice. A worker
 // that keeps losing its requests is retired, and the pool says so.
@@ -70,6 +70,8 @@ public:
     std::optional<std::vector<StaticReport>> recordedStaticReport(const std::string& problem,
                                                                   const std::string& source_hash) const override;
     DeviceCeilings ceilings() const override;
+    std::shared_ptr<const Recording> recording(const std::string& problem) const override;
+    MeasurementPool* batchPool() override { return this; }
 
     struct Job {
         MeasureRequest request;
@@ -134,8 +136,5 @@ private:
     std::vector<PoolNote> m_notes;
     std::vector<std::thread> m_threads;
 };
-
-// The ReplayDevice a search's device answers from: the device itself, or a replay pool's recordings; else nullptr.
-const ReplayDevice* replay_recordings_of(const Device& device);
 
 }  // namespace kerncast

@@ -1,8 +1,8 @@
 #pragma once
-// How a worker process is started (DESIGN §10): here, on another machine over ssh, or as a Slurm job step. The worker
-// protocol runs over the process's stdio, so a launcher is only a prefix to the worker's command line; the worker is
-// told to end with its parent, and a launcher that needs it gets SIGTERM before SIGKILL so that it can end the remote
-// side (srun cancels its step).
+// How a worker process is started (ARCHITECTURE §5): here, on another machine over ssh, or as a Slurm job step. The
+// worker protocol runs over the process's stdio, so a launcher is only a prefix to the worker's command line; the
+// worker is told to end with its parent, and a launcher that needs it gets SIGTERM before SIGKILL so that it can end
+// the remote side (srun cancels its step).
 //
 //   local            kerncast-worker ...
 //   ssh:HOST         ssh -T -o BatchMode=yes ... HOST exec '<remote kerncast-worker>' ...   ($KERNCAST_SSH replaces

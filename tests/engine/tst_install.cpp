@@ -107,6 +107,24 @@ private Q_SLOTS:
         QVERIFY2(r.code == 0, (r.out + r.err).constData());
         QVERIFY(r.out.contains((moved + "/share/kerncast/problems").toUtf8()));
     }
+
+    // The program copied away from its tree (and out of the build tree) says where it looked and what to set.
+    void aProgramWithoutItsResourcesSaysWhatToSet() {
+        QTemporaryDir away;
+        const QString cli = away.filePath("kerncast-cli");
+        QVERIFY(QFile::copy(m_prefix + "/bin/kerncast-cli", cli));
+        const QProcessEnvironment empty;
+        auto r = run(cli, {"problems", "list"}, away.path(), empty);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("KERNCAST_RESOURCES"), r.err.constData());
+        QVERIFY2(r.err.contains("the problem library was not found"), r.err.constData());
+
+        QProcessEnvironment wrong;
+        wrong.insert("KERNCAST_RESOURCES", away.path());
+        r = run(cli, {"problems", "list"}, away.path(), wrong);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(("KERNCAST_RESOURCES is " + away.path()).toUtf8()), r.err.constData());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestInstall)

@@ -89,6 +89,11 @@ private slots:
         QCOMPARE(pool->id(), std::string("replay:nvidia-h200"));
         QCOMPARE(pool->fingerprint().name, std::string("NVIDIA H200"));
         QCOMPARE(child_pids_with("--replay").size(), size_t(2));
+        // Asked through the Device interface: a pool measures batches, and a replay pool has the recordings.
+        Device& device = *pool;
+        QCOMPARE(device.batchPool(), pool.get());
+        QVERIFY(device.recording("softmax"));
+        QVERIFY(!device.recording("no_such_problem"));
 
         const auto requests = recorded_requests("softmax", 6);
         QCOMPARE(requests.size(), size_t(6));

@@ -116,6 +116,11 @@ private Q_SLOTS:
         // Prepared and measured later: the same answer as measuring at once.
         const auto prepared = replay.prepareMeasure(r);
         QCOMPARE(prepared().measurement.speedup, replay.measure(r).measurement.speedup);
+        // Its recordings (the header holds PyTorch eager's time) and no batch pool.
+        QVERIFY(d.recording("replay_saxpy"));
+        QCOMPARE(d.recording("replay_saxpy")->header.pytorch_eager_us, replay.header().pytorch_eager_us);
+        QVERIFY(!d.recording("no_such_problem"));
+        QVERIFY(!replay.batchPool());
 
         // A device without those capabilities answers with the defaults.
         struct Bare : Device {
@@ -131,6 +136,8 @@ private Q_SLOTS:
         QCOMPARE(bare.ceilings().dram_gbps, 0.0);
         QVERIFY(!bare.recordedStaticReport("replay_saxpy", hash).has_value());
         QCOMPARE(bare.prepareMeasure(r)().measurement.speedup, 2.5);
+        QVERIFY(!bare.recording("replay_saxpy"));
+        QVERIFY(!bare.batchPool());
     }
 
     void unknownProgramIsNotRecorded_data() {

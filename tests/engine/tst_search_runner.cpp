@@ -167,7 +167,7 @@ private slots:
         QCOMPARE(stored, int(rec.count(SearchEvent::Kind::Gating)));
     }
 
-    // DESIGN §3: a child of a measured parent is forecast against that parent (S = t_parent / t_child); the
+    // ARCHITECTURE §4: a child of a measured parent is forecast against that parent (S = t_parent / t_child); the
     // reference, the seeds and the initial family configurations against the reference. The stored forecast names its
     // anchor and the anchor's measured speedup, and the live calibration scores S, not the speedup over the
     // reference. The replayed problem's recording never teaches its own forecasts: the first forecast of a program of

@@ -28,6 +28,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QMenuBar>
+#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QScopeGuard>
 #include <QSettings>
@@ -468,6 +469,14 @@ private Q_SLOTS:
                 f.tokens_out = 40000 + i;
                 f.cost_usd = 0.5;
                 store.addForecast(c.id, f);
+                LlmCall call;
+                call.kind = "forecast";
+                call.candidate_id = c.id;
+                call.model = "qwen-test";
+                call.prompt = "forecast rewrite " + std::to_string(i);
+                call.reply = "reply for rewrite " + std::to_string(i);
+                call.outcome = "ok";
+                store.addLlmCall(runId, call);
             }
             for (int i = 0; i < 60; ++i) {
                 Measurement m;
@@ -504,6 +513,18 @@ private Q_SLOTS:
         QCOMPARE(rc->progressBar()->maximum(), 60);
         QCOMPARE(rc->tokensLabel()->text(), QStringLiteral("Tokens: 420,003 ($1.50)"));
         QCOMPARE(rc->elapsedLabel()->text(), QStringLiteral("Elapsed: 2:05"));
+
+        // A candidate's model calls arrive from a background read of the run file, the newest selection's only.
+        auto* calls = w->findChild<QPlainTextEdit*>(QStringLiteral("llmCallsText"));
+        QVERIFY(calls);
+        QVERIFY(w->selectCandidate(2));
+        QVERIFY(w->selectCandidate(3));
+        QTRY_VERIFY_WITH_TIMEOUT(calls->toPlainText().contains(QStringLiteral("reply for rewrite 1")), 10000);
+        QVERIFY(!calls->toPlainText().contains(QStringLiteral("reply for rewrite 0")));
+        // While a candidate is on show no library program is selected; picking one shows it again.
+        QCOMPARE(w->selectedProgram(), -1);
+        QVERIFY(w->selectProgram(0));
+        QCOMPARE(w->selectedProgram(), 0);
     }
 
     void theFirstSizeComesFromTheScreen_data() {
