@@ -3,6 +3,7 @@
 #include "core/error.h"
 
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -44,6 +45,14 @@ void write_file_atomically(const std::string& path, const std::string& text) {
         std::filesystem::remove(tmp, ec);
         throw Error(SourceLocation{path, 0}, "cannot replace the file: " + ec.message());
     }
+}
+
+std::string xdg_base_dir(const char* variable, const char* home_folder) {
+    if (const char* xdg = std::getenv(variable); xdg && *xdg)
+        return xdg;
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return (std::filesystem::path(home) / home_folder).string();
+    return {};
 }
 
 }  // namespace kerncast

@@ -38,4 +38,8 @@ std::string read_text_file(const std::string& path, const std::string& what = "t
 // (disk full, no permission, missing folder).
 void write_file_atomically(const std::string& path, const std::string& text);
 
+// A base folder of the XDG rules: $<variable> (e.g. XDG_CACHE_HOME), else $HOME/<home_folder> (e.g. ".cache"); ""
+// when neither is set.
+std::string xdg_base_dir(const char* variable, const char* home_folder);
+
 }  // namespace kerncast

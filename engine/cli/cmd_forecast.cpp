@@ -99,6 +99,7 @@ void run_forecast(Context& ctx, const ForecastArgs& a) {
         surrogate_id = local.id();
         if (const std::string folder = default_recordings_folder(resources_dir()); !folder.empty())
             local.learn(examples_from_recordings_except(folder, resources_dir() + "/problems", bundle.problem.name));
+        local.freezeBase(forecaster_cache_dir());  // the same model; a second forecast of the problem starts at once
         result = local.forecast({query}).at(0);
     }
     const BinScheme scheme = BinScheme::gfV2();

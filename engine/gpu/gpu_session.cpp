@@ -1,5 +1,7 @@
 #include "engine/gpu/gpu_session.h"
 
+#include "core/text_util.h"
+
 #include <nvrtc.h>
 
 #include <algorithm>
@@ -270,14 +272,10 @@ int dist_code(const InitSpec& init) {
 }
 
 std::string ceilings_path(const std::string& uuid) {
-    std::filesystem::path base;
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-        base = xdg;
-    else if (const char* home = std::getenv("HOME"); home && *home)
-        base = std::filesystem::path(home) / ".cache";
-    else
+    const std::string base = xdg_base_dir("XDG_CACHE_HOME", ".cache");
+    if (base.empty())
         return {};
-    return (base / "kerncast" / ("ceilings-" + uuid + ".json")).string();
+    return (std::filesystem::path(base) / "kerncast" / ("ceilings-" + uuid + ".json")).string();
 }
 
 constexpr unsigned char kGuardByte = 0xA5;

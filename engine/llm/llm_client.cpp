@@ -413,12 +413,8 @@ std::vector<RequestShapeMemory::Change> RequestShapeMemory::takeChanges() {
 // Configuration
 
 std::string LlmConfig::settingsPath() {
-    fs::path base;
-    if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg)
-        base = xdg;
-    else if (const char* home = std::getenv("HOME"); home && *home)
-        base = fs::path(home) / ".config";
-    else
+    fs::path base = xdg_base_dir("XDG_CONFIG_HOME", ".config");
+    if (base.empty())
         base = ".config";
     return (base / "kerncast" / "llm.json").string();
 }

@@ -76,6 +76,9 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
         if (!folder.empty())
             local->learn(examples_from_recordings_except(folder, (fs::path(resources_dir) / "problems").string(),
                                                          bundle.problem.name));
+        // The recordings do not change during the search: trained on once (or read from the cache), the run's own
+        // measurements come in through a cheap correction between batches.
+        local->freezeBase(forecaster_cache_dir());
         surrogate = std::move(local);
     } else if (cfg.surrogate == "llm") {
         LlmForecasterOptions options;

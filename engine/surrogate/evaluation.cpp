@@ -197,6 +197,7 @@ EvaluationResult evaluate_pairs(const EvaluationOptions& a, const EvaluationMess
             surrogate_id = local.id();
             if (!folder.empty())
                 local.learn(examples_from_recordings_except(folder, problems_root, pack));
+            local.freezeBase(forecaster_cache_dir());  // the same model, read from the cache when trained before
             std::vector<ForecastQuery> qs;
             for (size_t i : idx)
                 qs.push_back(queries[i]);

@@ -2,6 +2,8 @@
 
 #include "core/error.h"
 #include "core/metrics.h"
+#include "core/text_util.h"
+#include "engine/worker/worker_protocol.h"
 
 #include <xgboost/c_api.h>
 
@@ -12,6 +14,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <numeric>
@@ -20,7 +26,11 @@
 #include <set>
 #include <thread>
 
+#include <unistd.h>
+
 namespace kerncast {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -552,8 +562,29 @@ Booster train_booster(const std::vector<float>& data, const std::vector<float>& 
     return booster;
 }
 
+// fn(0) ... fn(count - 1), on up to `threads` threads at once (each job on one thread: the results do not depend on
+// how many).
+void for_each_parallel(int count, int threads, const std::function<void(int)>& fn) {
+    const int workers = std::max(1, std::min(threads, count));
+    if (workers == 1) {
+        for (int k = 0; k < count; ++k)
+            fn(k);
+        return;
+    }
+    std::vector<std::thread> pool;
+    std::atomic<int> next{0};
+    for (int w = 0; w < workers; ++w)
+        pool.emplace_back([&] {
+            for (int k = next++; k < count; k = next++)
+                fn(k);
+        });
+    for (auto& t : pool)
+        t.join();
+}
+
 }  // namespace
 
+// Every field is kept in the model cache (saveModel() and loadModel() below): a new field goes there too.
 struct LocalForecaster::Model {
     struct Member {
         Booster booster;
@@ -744,7 +775,7 @@ void LocalForecaster::restoreState(const nlohmann::json& state) {
     const size_t examples = state.value("examples", size_t{0});
     const size_t trained = state.value("trained_on", size_t{0});
     // Other examples than at the checkpoint: nothing to match, the next forecast retrains on what there is.
-    if (examples != m_programs.size() || trained > examples)
+    if (examples != m_programs.size() || trained > examples || (m_baseCount > 0 && trained < m_baseCount))
         return;
     if (trained == 0) {
         m_model.reset();
@@ -806,6 +837,10 @@ std::vector<std::string> LocalForecaster::columns() const {
 }
 
 void LocalForecaster::retrainLocked() {
+    if (m_baseCount > 0) {
+        retrainCorrectionLocked();
+        return;
+    }
     m_pending = 0;
     const auto started = std::chrono::steady_clock::now();
     auto model = std::make_unique<Model>();
@@ -926,21 +961,7 @@ void LocalForecaster::retrainLocked() {
             errors[static_cast<size_t>(job)] = e.what();
         }
     };
-    const int workers = std::max(1, std::min(m_options.threads, jobs));
-    if (workers == 1) {
-        for (int k = 0; k < jobs; ++k)
-            train_member(k);
-    } else {
-        std::vector<std::thread> pool;
-        std::atomic<int> next{0};
-        for (int w = 0; w < workers; ++w)
-            pool.emplace_back([&] {
-                for (int k = next++; k < jobs; k = next++)
-                    train_member(k);
-            });
-        for (auto& t : pool)
-            t.join();
-    }
+    for_each_parallel(jobs, m_options.threads, train_member);
     for (const auto& e : errors)
         if (!e.empty())
             throw Error(e);
@@ -1185,10 +1206,16 @@ LocalForecaster::Prediction LocalForecaster::predictLocked(const ForecastQuery& 
     auto calibrated = [&](const Model::Head& h, double raw) {
         return w * (h.slope[1][move] * raw + h.shift[1][move]) + (1 - w) * (h.slope[0][move] * raw + h.shift[0][move]);
     };
-    const double raw = model.predictPair(head, c, a, &each);
+    // The correction (a search's own measurements on a frozen base) is learned on the pair head's errors and added to
+    // either head's forecast.
+    const double correction = correctionOf(c, a, nullptr);
+    const double raw = model.predictPair(head, c, a, &each) + correction;
+    for (double& v : each)
+        v += correction;
     p.log_speedup = calibrated(head, raw);
     if (&head == &model.move)
-        p.log_speedup = 0.5 * (p.log_speedup + calibrated(model.pair, model.predictPair(model.pair, c, a)));
+        p.log_speedup =
+            0.5 * (p.log_speedup + calibrated(model.pair, model.predictPair(model.pair, c, a) + correction));
     double var = 0;
     for (double v : each)
         var += (v - raw) * (v - raw);
@@ -1255,6 +1282,326 @@ std::vector<ForecastResult> LocalForecaster::forecast(const std::vector<Forecast
         }
     }
     return results;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Incremental training: a frozen base, a correction per member, and the cache of bases.
+
+namespace {
+
+// The correction's boosters: shallower and fewer than a member, since they learn one or a few packs' residuals.
+constexpr int kCorrectionRounds = 60;
+constexpr int kCorrectionDepth = 4;
+// Bump when what a cache file holds changes.
+constexpr int kCacheFormat = 2;
+// Cache files kept (the oldest beyond are removed); a base is a few megabytes.
+constexpr size_t kCacheFiles = 48;
+
+#ifndef KERNCAST_FORECASTER_CODE
+#define KERNCAST_FORECASTER_CODE "unknown"
+#endif
+
+// FNV-1a, 64 bits: the cache key of a base (its programs, options and model code).
+struct KeyHash {
+    uint64_t h = 1469598103934665603ULL;
+    void bytes(const void* data, size_t n) {
+        const auto* p = static_cast<const unsigned char*>(data);
+        for (size_t i = 0; i < n; ++i) {
+            h ^= p[i];
+            h *= 1099511628211ULL;
+        }
+    }
+    template<typename T>
+    void value(const T& v) {
+        static_assert(std::is_arithmetic_v<T>);
+        bytes(&v, sizeof v);
+    }
+    void text(const std::string& t) {
+        value(t.size());
+        bytes(t.data(), t.size());
+    }
+};
+
+std::string booster_bytes(const Booster& booster) {
+    bst_ulong len = 0;
+    const char* out = nullptr;
+    check(XGBoosterSaveModelToBuffer(booster.get(), R"({"format": "ubj"})", &len, &out), "saving a booster");
+    return base64_encode(std::string_view(out, len));
+}
+
+Booster booster_of(const std::string& b64) {
+    const std::vector<char> bytes = base64_decode(b64);
+    BoosterHandle handle = nullptr;
+    check(XGBoosterCreate(nullptr, 0, &handle), "creating a booster");
+    Booster booster(handle);
+    check(XGBoosterLoadModelFromBuffer(handle, bytes.data(), bytes.size()), "loading a booster");
+    check(XGBoosterSetParam(handle, "nthread", "1"), "nthread");
+    return booster;
+}
+
+}  // namespace
+
+std::string forecaster_cache_dir() {
+    const std::string base = xdg_base_dir("XDG_CACHE_HOME", ".cache");
+    if (base.empty())
+        return {};
+    return (fs::path(base) / "kerncast" / "forecaster").string();
+}
+
+std::string LocalForecaster::cacheKey() const {
+    KeyHash k;
+    k.value(kCacheFormat);
+    k.text(KERNCAST_FORECASTER_CODE);
+    int major = 0, minor = 0, patch = 0;
+    XGBoostVersion(&major, &minor, &patch);
+    k.value(major), k.value(minor), k.value(patch);
+    const LocalForecasterOptions& o = m_options;
+    k.value(o.seed), k.value(o.members), k.value(o.rounds), k.value(o.max_depth), k.value(o.eta);
+    k.value(o.subsample), k.value(o.colsample), k.value(o.min_child_weight), k.value(o.lambda);
+    k.value(o.pairs.all_pairs_up_to), k.value(o.pairs.neighbours), k.value(o.pairs.two_moves);
+    k.value(o.pairs.random), k.value(o.pairs.max_pairs);
+    k.value(o.pairs.move_elite_share), k.value(o.pairs.move_one), k.value(o.pairs.move_two);
+    k.value(o.pairs.move_more), k.value(o.move_max_depth);
+    k.text(o.scheme.id());
+    k.value(m_programs.size());
+    for (const Program& p : m_programs) {
+        k.text(p.pack);
+        k.value(p.y);
+        k.value(p.features.size());
+        for (double f : p.features)
+            k.value(f);
+        k.value(p.tunables.size());
+        for (const auto& [name, value] : p.tunables) {
+            k.text(name);
+            k.value(value);
+        }
+        k.value(p.text), k.value(p.key), k.value(p.reference);
+        k.value(p.anchor_key.has_value()), k.value(p.anchor_key.value_or(0));
+        k.value(p.ref_log_us), k.value(p.floor_log_us);
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(k.h));
+    return hex;
+}
+
+namespace {
+
+template<size_t N>
+nlohmann::json array_of(const double (&v)[N]) {
+    return std::vector<double>(v, v + N);
+}
+template<size_t N>
+void read_array(const nlohmann::json& j, double (&v)[N]) {
+    const auto read = j.get<std::vector<double>>();
+    if (read.size() != N)
+        throw Error("a calibration array has " + std::to_string(read.size()) + " values, expected " +
+                    std::to_string(N));
+    std::copy(read.begin(), read.end(), v);
+}
+
+}  // namespace
+
+void LocalForecaster::freezeBase(const std::string& cache_dir) {
+    std::lock_guard lock(m_mutex);
+    if (m_programs.empty() || m_baseCount > 0)
+        return;
+    const std::string key = cacheKey();
+    const fs::path file = cache_dir.empty() ? fs::path() : fs::path(cache_dir) / ("base-" + key + ".json");
+    std::string why;
+    if (!file.empty() && fs::exists(file)) {
+        try {
+            m_model = loadModel(nlohmann::json::parse(read_text_file(file.string(), "a cached forecaster")), key);
+            m_pending = 0;
+            m_lastRetrainSeconds = 0;
+            m_baseSource = "cache " + file.string();
+        } catch (const std::exception& e) {
+            why = "cache " + file.string() + " unreadable, replaced: " + e.what();
+        }
+    }
+    if (m_baseSource.empty()) {
+        retrainLocked();
+        m_baseSource = why.empty() ? "trained" : "trained (" + why + ")";
+        if (!file.empty()) {
+            try {
+                std::error_code ec;
+                fs::create_directories(file.parent_path(), ec);
+                // A name of this process's and thread's own: two searches saving the same base at once each rename
+                // a whole file.
+                const std::string mine = file.string() + "." + std::to_string(::getpid()) + "-" +
+                                         std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())) +
+                                         ".tmp";
+                write_file_atomically(mine, saveModel(*m_model, key).dump());
+                fs::rename(mine, file);
+                // The oldest files beyond kCacheFiles go.
+                std::vector<std::pair<fs::file_time_type, fs::path>> files;
+                for (const auto& entry : fs::directory_iterator(file.parent_path(), ec))
+                    if (entry.path().extension() == ".json")
+                        files.push_back({entry.last_write_time(ec), entry.path()});
+                if (files.size() > kCacheFiles) {
+                    std::sort(files.begin(), files.end());
+                    for (size_t i = 0; i + kCacheFiles < files.size(); ++i)
+                        fs::remove(files[i].second, ec);
+                }
+            } catch (const std::exception& e) {
+                m_baseSource += "; not cached: " + std::string(e.what());
+            }
+        }
+    }
+    m_baseCount = m_programs.size();
+    m_basePackPrograms = m_model->pack_programs;
+    m_basePairs = m_model->pairs;
+    m_correction.reset();
+}
+
+std::string LocalForecaster::baseSource() const {
+    std::lock_guard lock(m_mutex);
+    return m_baseSource;
+}
+
+size_t LocalForecaster::baseExampleCount() const {
+    std::lock_guard lock(m_mutex);
+    return m_baseCount;
+}
+
+void LocalForecaster::retrainCorrectionLocked() {
+    m_pending = 0;
+    const auto started = std::chrono::steady_clock::now();
+    const std::vector<Program> late(m_programs.begin() + static_cast<std::ptrdiff_t>(m_baseCount), m_programs.end());
+    Model& base = *m_model;
+    base.pack_programs = m_basePackPrograms;
+    for (const Program& p : late)
+        ++base.pack_programs[p.pack];
+    base.examples = m_programs.size();
+    m_correction.reset();
+    const std::vector<ProgramPair> pairs = pairsOf(late, m_options.seed, m_options.pairs);
+    base.pairs = m_basePairs + pairs.size();
+    if (pairs.size() < 2 || base.pair.members.empty()) {
+        m_lastRetrainSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        return;
+    }
+    auto correction = std::make_unique<Model>();
+    std::set<std::string> names(base.tunable_names.begin(), base.tunable_names.end());
+    for (const Program& p : late)
+        for (const auto& [name, value] : p.tunables)
+            names.insert(name);
+    correction->tunable_names.assign(names.begin(), names.end());
+    const size_t n = pairs.size();
+    std::vector<float> base_rows, rows, weights;
+    std::map<std::string, int> pack_rows;
+    for (const ProgramPair& pr : pairs)
+        ++pack_rows[late[pr.candidate].pack];
+    for (const ProgramPair& pr : pairs) {
+        base.appendRow(base_rows, late[pr.candidate], late[pr.anchor]);
+        correction->appendRow(rows, late[pr.candidate], late[pr.anchor]);
+        weights.push_back(
+            static_cast<float>(std::clamp(kSmallPackRows / pack_rows[late[pr.candidate].pack], 1.0, 8.0)));
+    }
+    LocalForecasterOptions o = m_options;
+    o.max_depth = kCorrectionDepth;
+    correction->pair.members.resize(base.pair.members.size());
+    std::vector<std::string> errors(base.pair.members.size());
+    for_each_parallel(static_cast<int>(base.pair.members.size()), m_options.threads, [&](int k) {
+        try {
+            // What member k still gets wrong on these pairs.
+            const auto member = static_cast<size_t>(k);
+            const std::vector<float> said =
+                predict_rows(base.pair.members[member].booster, base_rows, n, base.columns());
+            std::vector<float> labels;
+            for (size_t r = 0; r < n; ++r)
+                labels.push_back(static_cast<float>(late[pairs[r].candidate].y - late[pairs[r].anchor].y) - said[r]);
+            correction->pair.members[member].booster =
+                train_booster(rows, labels, weights, correction->columns(), o,
+                              m_options.seed * 1000033ULL + member * 7927ULL + 5, kCorrectionRounds);
+        } catch (const Error& e) {
+            errors[static_cast<size_t>(k)] = e.what();
+        }
+    });
+    for (const auto& e : errors)
+        if (!e.empty())
+            throw Error(e);
+    correction->examples = late.size();
+    correction->pairs = n;
+    m_correction = std::move(correction);
+    m_lastRetrainSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+double LocalForecaster::correctionOf(const Program& c, const Program& a, std::vector<double>* each) const {
+    if (!m_correction || m_correction->pair.members.empty())
+        return 0.0;
+    std::vector<float> row;
+    m_correction->appendRow(row, c, a);
+    double sum = 0;
+    const auto& members = m_correction->pair.members;
+    for (size_t k = 0; k < members.size(); ++k) {
+        const double v = static_cast<double>(predict_rows(members[k].booster, row, 1, m_correction->columns()).at(0));
+        sum += v;
+        if (each && k < each->size())
+            (*each)[k] += v;
+    }
+    return sum / static_cast<double>(members.size());
+}
+
+// The model as a cache file holds it.
+nlohmann::json LocalForecaster::saveModel(const Model& m, const std::string& key) {
+    // A head: its boosters in XGBoost's binary model format (UBJSON), in base64.
+    auto head_json = [](const Model::Head& h) {
+        nlohmann::json j = {{"rms", {array_of(h.rms[0]), array_of(h.rms[1])}},
+                            {"slope", {array_of(h.slope[0]), array_of(h.slope[1])}},
+                            {"shift", {array_of(h.shift[0]), array_of(h.shift[1])}},
+                            {"temp", array_of(h.temp)},
+                            {"change_share", array_of(h.change_share)},
+                            {"members", nlohmann::json::array()},
+                            {"scale", h.scale ? nlohmann::json(booster_bytes(h.scale)) : nlohmann::json()}};
+        for (const auto& member : h.members)
+            j["members"].push_back(booster_bytes(member.booster));
+        return j;
+    };
+    int major = 0, minor = 0, patch = 0;
+    XGBoostVersion(&major, &minor, &patch);
+    return {{"format", kCacheFormat},
+            {"key", key},
+            {"xgboost", std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch)},
+            {"tunable_names", m.tunable_names},
+            {"pack_programs", m.pack_programs},
+            {"identical_sigma", m.identical_sigma},
+            {"tau", m.tau},
+            {"examples", m.examples},
+            {"pairs", m.pairs},
+            {"pair", head_json(m.pair)},
+            {"move", head_json(m.move)}};
+}
+
+std::unique_ptr<LocalForecaster::Model> LocalForecaster::loadModel(const nlohmann::json& j, const std::string& key) {
+    if (j.value("format", 0) != kCacheFormat || j.value("key", std::string()) != key)
+        throw Error("written for other programs, options or model code (key " + j.value("key", std::string("none")) +
+                    ", expected " + key + ")");
+    auto read_head = [](const nlohmann::json& saved, Model::Head& h) {
+        for (int i = 0; i < 2; ++i) {
+            read_array(saved.at("rms").at(i), h.rms[i]);
+            read_array(saved.at("slope").at(i), h.slope[i]);
+            read_array(saved.at("shift").at(i), h.shift[i]);
+        }
+        read_array(saved.at("temp"), h.temp);
+        read_array(saved.at("change_share"), h.change_share);
+        for (const auto& b : saved.at("members"))
+            h.members.push_back({booster_of(b.get<std::string>())});
+        if (!saved.at("scale").is_null())
+            h.scale = booster_of(saved.at("scale").get<std::string>());
+    };
+    auto m = std::make_unique<Model>();
+    try {
+        m->tunable_names = j.at("tunable_names").get<std::vector<std::string>>();
+        m->pack_programs = j.at("pack_programs").get<std::map<std::string, int>>();
+        m->identical_sigma = j.at("identical_sigma").get<double>();
+        m->tau = j.at("tau").get<double>();
+        m->examples = j.at("examples").get<size_t>();
+        m->pairs = j.at("pairs").get<size_t>();
+        read_head(j.at("pair"), m->pair);
+        read_head(j.at("move"), m->move);
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(std::string("malformed: ") + e.what());
+    }
+    return m;
 }
 
 }  // namespace kerncast

@@ -52,6 +52,17 @@
 // Training is deterministic for a given seed. learn() only stores programs; the next forecast retrains from
 // scratch once options.retrain_after new ones arrived (kerncast-bench-leave-one-out prints the retrain time with
 // every recording).
+//
+// Incremental training (what a search does, freezeBase()). Retraining on every recording after each batch costs
+// seconds while the measurement pool waits, and the recordings do not change during a search. So a search trains
+// once on what it learned before its first measurement (the other problems' recordings: the base) and reads that
+// model from a cache when the same programs were trained on with the same options and the same model code before
+// (forecaster_cache_dir(): a second search of a problem starts at once). Its own measurements then come in through
+// a correction: per member, a small booster fitted on the residuals of that member on the pairs of the programs
+// learned after the base (sampled as above, among themselves), retrained from scratch on every retrain (tens of
+// milliseconds). A member's prediction is the base member's plus its correction; the calibration is the base's,
+// with the programs learned since counted in how known a pack is. Deterministic for a seed like the full retrain;
+// the base is the same whether trained or read from the cache.
 
 #include "core/bins.h"
 #include "engine/surrogate/surrogate.h"
@@ -196,8 +207,18 @@ public:
     Prediction predict(const ForecastQuery& query);
     double predictedLogSpeedup(const ForecastQuery& query) { return predict(query).log_speedup; }
 
-    // Trains now on every program learned so far.
+    // Trains now on every program learned so far (with a frozen base: the correction on the programs since).
     void retrain();
+    // The programs learned so far become the base (see the header comment): trained now, or read from
+    // `cache_dir` (none: no cache) where a model of the same programs, options and model code was saved; a trained
+    // base is saved there. Later retrains fit only the correction on the programs learned after. Nothing learned
+    // yet: nothing to freeze, retrains stay full. A cache file that cannot be read is replaced (baseSource() says
+    // why); a cache that cannot be written leaves the base trained and says so too. Throws kerncast::Error when
+    // training fails.
+    void freezeBase(const std::string& cache_dir = {});
+    // Where the frozen base came from: "trained", "cache <file>", "trained (cache <file> ...: why)" or "" when none.
+    std::string baseSource() const;
+    size_t baseExampleCount() const;  // programs in the frozen base (0: none frozen)
     size_t exampleCount() const;
     // Programs learned per pack (what the model may know about each problem).
     std::map<std::string, int> packPrograms() const;
@@ -223,6 +244,13 @@ private:
     void retrainLocked();
     // Fits a head's spread and calibration to the out-of-fold forecasts of its stage (see the header comment).
     void calibrate(Model& model, TrainingStage& stage, size_t cols) const;
+    // With a frozen base: fits the correction on the programs learned after it.
+    void retrainCorrectionLocked();
+    // The correction's share of log S for the pair (added to each member's prediction in `each`); 0 without one.
+    double correctionOf(const Program& c, const Program& a, std::vector<double>* each) const;
+    std::string cacheKey() const;
+    static nlohmann::json saveModel(const Model& model, const std::string& key);
+    static std::unique_ptr<Model> loadModel(const nlohmann::json& saved, const std::string& key);
 
     LocalForecasterOptions m_options;
     mutable std::mutex m_mutex;
@@ -230,7 +258,17 @@ private:
     size_t m_pending = 0;
     double m_lastRetrainSeconds = 0;
     std::unique_ptr<Model> m_model;
+    // Incremental training (freezeBase()): the base's programs and what its model said before any correction.
+    size_t m_baseCount = 0;
+    std::map<std::string, int> m_basePackPrograms;
+    size_t m_basePairs = 0;
+    std::string m_baseSource;
+    std::unique_ptr<Model> m_correction;  // members: one correction booster per base member; empty: none
 };
+
+// Where searches keep their trained base models: $XDG_CACHE_HOME/kerncast/forecaster (or ~/.cache/...); "" when
+// neither is set.
+std::string forecaster_cache_dir();
 
 // The bin probabilities of log(speedup) ~ Logistic with mean mu and standard deviation sigma over the scheme, mixed
 // with a uniform floor. The logistic's exponential tails (rather than a Gaussian's) keep the tail masses apart in
