@@ -1213,9 +1213,14 @@ LocalForecaster::Prediction LocalForecaster::predictLocked(const ForecastQuery& 
     for (double& v : each)
         v += correction;
     p.log_speedup = calibrated(head, raw);
-    if (&head == &model.move)
-        p.log_speedup =
-            0.5 * (p.log_speedup + calibrated(model.pair, model.predictPair(model.pair, c, a) + correction));
+    if (&head == &model.move) {
+        // Half the move head for a new problem; less as the problem becomes known: the move head carries what
+        // transfers between problems, a known problem's own measurements reach the forecast through the pair head
+        // (and the correction).
+        const double share = 0.5 * (1 - w);
+        p.log_speedup = share * p.log_speedup +
+                        (1 - share) * calibrated(model.pair, model.predictPair(model.pair, c, a) + correction);
+    }
     double var = 0;
     for (double v : each)
         var += (v - raw) * (v - raw);

@@ -23,11 +23,12 @@
 // sampled pairs in both orientations (so that swapping candidate and anchor about negates the forecast). The move
 // head learns what a search asks, directed: moves from each pack's best programs (local_move_pairs(): the top
 // move_elite_share of a pack, to programs of the same text 1, 2, 3+ steps away), with shallower trees. A move (same
-// text, tunables changed) is forecast by the mean of both heads' calibrated forecasts with the move head's spread;
-// any other pair by the pair head. A program against itself is forecast at exactly 1x by the identity rule below.
-// Folds: half of the packs (seeded) are held out whole by one fold, the other packs' pairs are dealt at random, so the
-// out-of-fold residuals measure both a pack never seen and a known one. A small pack's pairs are weighted up (up to 8x)
-// so that the run's own measurements count beside the recordings' thousands.
+// text, tunables changed) is forecast by the mean of both heads' calibrated forecasts with the move head's spread
+// (the move head's share falls from one half as the pack becomes known); any other pair by the pair head. A program
+// against itself is forecast at exactly 1x by the identity rule below. Folds: half of the packs (seeded) are held out
+// whole by one fold, the other packs' pairs are dealt at random, so the out-of-fold residuals measure both a pack never
+// seen and a known one. A small pack's pairs are weighted up (up to 8x) so that the run's own measurements count beside
+// the recordings' thousands.
 //
 // Distribution. log S ~ Logistic(mu, sigma) over the bins of the scheme, mixed with a uniform floor of kFloor.
 // Everything below is CALIBRATED on out-of-fold rows, separately for a pack never seen and a known one, and only on
