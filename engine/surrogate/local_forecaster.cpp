@@ -340,6 +340,12 @@ struct LocalForecaster::Program {
         p.floor_log_us = floor_us > 0 ? std::log(floor_us) : kNaN;
         return p;
     }
+    // A learned example: its program and its measured speedup.
+    static Program of(const LabelledExample& e) {
+        Program p = of(e.query);
+        p.y = std::log(e.speedup);
+        return p;
+    }
 };
 
 std::vector<ProgramPair> local_training_pairs(const std::vector<LabelledExample>& examples, uint64_t seed,
@@ -447,6 +453,81 @@ std::vector<ProgramPair> LocalForecaster::pairsOf(const std::vector<Program>& pr
 
 namespace {
 
+// Moves from the best programs of each pack, directed from the better program: the pairs a search forecasts (it
+// expands its best measured programs; a parametric move steps one tunable to a neighbouring value mostly, two
+// sometimes, and a crossover or a jump goes further). Steps are counted in each tunable's values as the pack has
+// them, sorted. The anchors are the top options.move_elite_share of a pack's programs (at least one); each gets up
+// to move_one, move_two and move_more programs of its own text 1, 2 and 3 or more steps away.
+std::vector<ProgramPair> elite_move_pairs(const std::vector<LocalForecaster::Program>& programs, uint64_t seed,
+                                          const LocalPairOptions& options) {
+    std::vector<ProgramPair> out;
+    if (options.move_one + options.move_two + options.move_more == 0)
+        return out;
+    std::mt19937_64 rng(seed * 0x2545f4914f6cdd1dULL + 29);
+    std::map<std::string, std::vector<size_t>> packs;
+    for (size_t i = 0; i < programs.size(); ++i)
+        if (!programs[i].tunables.empty())
+            packs[programs[i].pack].push_back(i);
+    for (auto& [pack, members] : packs) {
+        std::sort(members.begin(), members.end(), [&](size_t a, size_t b) { return programs[a].y > programs[b].y; });
+        std::map<std::string, std::vector<int64_t>> values;  // each tunable's values in the pack, sorted
+        for (size_t i : members)
+            for (const auto& [name, value] : programs[i].tunables)
+                values[name].push_back(value);
+        for (auto& [name, v] : values) {
+            std::sort(v.begin(), v.end());
+            v.erase(std::unique(v.begin(), v.end()), v.end());
+        }
+        auto steps = [&](const LocalForecaster::Program& c, const LocalForecaster::Program& a) {
+            size_t n = 0;
+            for (const auto& [name, value] : c.tunables) {
+                const auto it = a.tunables.find(name);
+                if (it == a.tunables.end()) {
+                    ++n;
+                    continue;
+                }
+                const auto& v = values[name];
+                const auto at = [&](int64_t x) { return std::lower_bound(v.begin(), v.end(), x) - v.begin(); };
+                n += static_cast<size_t>(std::abs(at(value) - at(it->second)));
+            }
+            for (const auto& [name, value] : a.tunables)
+                n += c.tunables.count(name) ? 0 : 1;
+            return n;
+        };
+        const size_t anchors = std::max<size_t>(
+            1, static_cast<size_t>(std::ceil(options.move_elite_share * static_cast<double>(members.size()))));
+        for (size_t k = 0; k < anchors && k < members.size(); ++k) {
+            const LocalForecaster::Program& a = programs[members[k]];
+            std::vector<size_t> by_changes[3];
+            for (size_t i : members)
+                if (programs[i].text == a.text && programs[i].key != a.key)
+                    by_changes[std::clamp<size_t>(steps(programs[i], a), 1, 3) - 1].push_back(i);
+            const size_t want[3] = {options.move_one, options.move_two, options.move_more};
+            for (int c = 0; c < 3; ++c) {
+                auto& list = by_changes[c];
+                for (size_t j = 0; j < want[c] && j < list.size(); ++j) {
+                    std::swap(list[j], list[j + static_cast<size_t>(rng() % (list.size() - j))]);
+                    out.push_back({list[j], members[k]});
+                }
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<ProgramPair> local_move_pairs(const std::vector<LabelledExample>& examples, uint64_t seed,
+                                          const LocalPairOptions& options) {
+    std::vector<LocalForecaster::Program> programs;
+    programs.reserve(examples.size());
+    for (const auto& e : examples)
+        programs.push_back(LocalForecaster::Program::of(e));
+    return elite_move_pairs(programs, seed, options);
+}
+
+namespace {
+
 // One booster for squared error on rows (optionally weighted), single-threaded and seeded.
 Booster train_booster(const std::vector<float>& data, const std::vector<float>& labels,
                       const std::vector<float>& weights, size_t cols, const LocalForecasterOptions& o, uint64_t seed,
@@ -508,13 +589,7 @@ struct LocalForecaster::Model {
     struct Member {
         Booster booster;
     };
-    std::vector<std::string> tunable_names;  // sorted; the c:<NAME> and d:<NAME> columns
-    std::vector<Member> members;
-    // The error scale of a pack never seen, learned from the out-of-fold residuals of the packs held out whole:
-    // log(|error| + kScaleFloor) from the same row as mu. How much a move matters differs by an order of magnitude
-    // between kinds of kernels (an element-wise kernel's block size against a reduction's), and the row's features
-    // say which kind it is. Empty when too few packs were held out.
-    Booster scale;
+    std::vector<std::string> tunable_names;    // sorted; the c:<NAME> and d:<NAME> columns
     std::map<std::string, int> pack_programs;  // learned programs per pack
     // Pair classes, whose errors differ by an order of magnitude: programs of different texts (0), or of one text
     // with 1, 2, or 3 and more tunables changed (what a parametric move or a crossover makes is 1 or 2).
@@ -524,18 +599,30 @@ struct LocalForecaster::Model {
             return 0;
         return std::clamp(tunables_changed(c.tunables, a.tunables), 1, 3);
     }
-    // Out-of-fold RMS of log S by class: [pack seen][pair class].
-    double rms[2][kPairClasses] = {{kPriorSigma, kPriorSigma, kPriorSigma, kPriorSigma},
-                                   {kPriorSigma, kPriorSigma, kPriorSigma, kPriorSigma}};
+    // One ensemble of boosters and how its forecasts become distributions.
+    struct Head {
+        std::vector<Member> members;
+        // The error scale of a pack never seen, learned from the out-of-fold residuals of the packs held out whole:
+        // log(|error| + kScaleFloor) from the same row as mu. How much a move matters differs by an order of
+        // magnitude between kinds of kernels (an element-wise kernel's block size against a reduction's), and the
+        // row's features say which kind it is. Empty when too few packs were held out.
+        Booster scale;
+        // Out-of-fold RMS of log S by class: [pack seen][pair class].
+        double rms[2][kPairClasses] = {{kPriorSigma, kPriorSigma, kPriorSigma, kPriorSigma},
+                                       {kPriorSigma, kPriorSigma, kPriorSigma, kPriorSigma}};
+        // Calibration, for a pack never seen [0] and a known one [1], of other pairs [.][0] and moves [.][1]:
+        // mu = slope * raw + shift, and the temperature of sigma.
+        double slope[2][2] = {{1.0, 1.0}, {1.0, 1.0}};
+        double shift[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
+        double temp[2] = {1.0, 1.0};
+        double change_share[2] = {0.0, 0.0};  // b: the share of |mu| added to sigma
+    };
+    // Every sampled pair, in both orientations: any candidate against any anchor.
+    Head pair;
+    // Moves from the best programs of each pack, directed (elite_move_pairs()): what a search asks, a child of one
+    // of its best programs. Forecasts pairs of one text; empty when there were too few such moves to learn from.
+    Head move;
     double identical_sigma = kIdenticalSigma;
-    // Calibration, for a pack never seen [0] and a known one [1]: a shrink of mu (the least-squares slope of the
-    // truth on the out-of-fold mu; a model that transfers badly is pulled towards "as fast as the anchor") and the
-    // temperature of sigma.
-    double slope[2] = {1.0, 1.0};
-    double temp[2] = {1.0, 1.0};
-    double change_share[2] = {0.0, 0.0};  // b: the share of |mu| added to sigma
-    double move_slope[2] = {1.0, 1.0};    // for a move (pair class 1 or 2): mu = move_slope * raw + move_shift
-    double move_shift[2] = {0.0, 0.0};
     double tau = 1.0;  // the temperature of an unknown pack (reported)
     size_t examples = 0;
     size_t pairs = 0;
@@ -590,11 +677,13 @@ struct LocalForecaster::Model {
         }
     }
 
-    // The mean prediction of log S over the members.
-    double predictPair(const Program& c, const Program& a, std::vector<double>* each = nullptr) const {
+    // The mean prediction of log S over the head's members.
+    double predictPair(const Head& head, const Program& c, const Program& a,
+                       std::vector<double>* each = nullptr) const {
         std::vector<float> rows;
         appendRow(rows, c, a);
         double sum = 0;
+        const auto& members = head.members;
         for (const auto& m : members) {
             const auto out = predict_rows(m.booster, rows, 1, columns());
             const double v = static_cast<double>(out.at(0));
@@ -606,12 +695,15 @@ struct LocalForecaster::Model {
     }
 
     // The learned error scale of the pair for a pack never seen; NaN without a scale model.
-    double unseenScale(const Program& c, const Program& a) const {
-        if (!scale)
+    double unseenScale(const Head& head, const Program& c, const Program& a) const {
+        if (!head.scale)
             return kNaN;
         std::vector<float> row;
         appendRow(row, c, a);
-        return std::exp(static_cast<double>(predict_rows(scale, row, 1, columns()).at(0)));
+        // Shrunk towards the class's RMS (their geometric mean): a new problem can be unlike every kind learned (tensor
+        // cores), and a scale learned from a few dozen packs then extrapolates far too narrow or too wide.
+        const double learned = std::exp(static_cast<double>(predict_rows(head.scale, row, 1, columns()).at(0)));
+        return std::sqrt(learned * head.rms[0][pairClass(c, a)]);
     }
 
     // How much a query's pack is known: 0 for a pack never learned, towards 1 with more programs of it.
@@ -620,6 +712,17 @@ struct LocalForecaster::Model {
         const double m = it == pack_programs.end() ? 0.0 : static_cast<double>(it->second);
         return m / (m + kSeenPrograms);
     }
+};
+
+// The rows one head learns from and is calibrated on.
+struct LocalForecaster::TrainingStage {
+    std::vector<ProgramPair> pairs;
+    std::vector<int> fold;
+    std::vector<char> seen;  // the pack is not held out whole by the row's fold
+    std::vector<float> weight;
+    std::vector<double> oof;       // out-of-fold mu
+    std::vector<char> calibrates;  // anchored as a search anchors
+    Model::Head* head = nullptr;
 };
 
 LocalForecasterOptions search_forecaster_options(uint64_t seed) {
@@ -652,10 +755,8 @@ void LocalForecaster::learn(const std::vector<LabelledExample>& examples) {
                         "') has speedup " + std::to_string(examples[i].speedup) +
                         "; only measured, correct programs (speedup > 0) can be learned from");
     std::vector<Program> programs;
-    for (const auto& e : examples) {
-        programs.push_back(Program::of(e.query));
-        programs.back().y = std::log(e.speedup);
-    }
+    for (const auto& e : examples)
+        programs.push_back(Program::of(e));
     std::lock_guard lock(m_mutex);
     m_programs.insert(m_programs.end(), std::make_move_iterator(programs.begin()),
                       std::make_move_iterator(programs.end()));
@@ -727,7 +828,7 @@ double LocalForecaster::temperature() const {
 
 double LocalForecaster::pooledResidualRms() const {
     std::lock_guard lock(m_mutex);
-    return m_model ? m_model->rms[0][0] : kPriorSigma;
+    return m_model ? m_model->pair.rms[0][0] : kPriorSigma;
 }
 
 std::vector<std::string> LocalForecaster::columns() const {
@@ -766,14 +867,13 @@ void LocalForecaster::retrainLocked() {
     model->pairs = pairs.size();
     if (pairs.size() < 2) {
         // Too little to learn a relation: the prior (and the identity rule, with the measured noise) stay.
-        model->members.clear();
+        model->pair.members.clear();
         m_model = std::move(model);
         m_lastRetrainSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         return;
     }
-    const size_t n = pairs.size();
     const size_t cols = model->columns();
-    const int folds = static_cast<int>(std::min<size_t>(static_cast<size_t>(m_options.members), n));
+    const int folds = static_cast<int>(std::min<size_t>(static_cast<size_t>(m_options.members), pairs.size()));
 
     // Folds. Half of the packs (seeded) are held out whole by one fold: their out-of-fold forecasts are of a pack the
     // member never saw, which is what a new problem is. The other packs' pairs are dealt at random: their
@@ -787,64 +887,89 @@ void LocalForecaster::retrainLocked() {
     if (pack_names.size() >= 3)
         for (size_t i = 0; i < pack_names.size(); i += 2)
             held_whole[pack_names[i]] = static_cast<int>((i / 2) % static_cast<size_t>(folds));
-    std::map<std::string, int> pack_rows;
-    for (const auto& pr : pairs)
-        ++pack_rows[m_programs[pr.candidate].pack];
-    std::vector<int> fold(n);
-    std::vector<char> seen(n);
-    std::vector<float> weight(n);
-    for (size_t r = 0; r < n; ++r) {
-        const std::string& pack = m_programs[pairs[r].candidate].pack;
-        const auto whole = held_whole.find(pack);
-        fold[r] = whole != held_whole.end() ? whole->second : static_cast<int>(rng() % static_cast<uint64_t>(folds));
-        seen[r] = whole == held_whole.end();
-        // A pack with few pairs (the run's own measurements) keeps some weight beside the recordings' thousands.
-        weight[r] = static_cast<float>(std::clamp(kSmallPackRows / pack_rows[pack], 1.0, 8.0));
+    auto stage_of = [&](std::vector<ProgramPair> rows, Model::Head& head) {
+        TrainingStage stage;
+        stage.pairs = std::move(rows);
+        stage.head = &head;
+        const size_t n = stage.pairs.size();
+        std::map<std::string, int> pack_rows;
+        for (const auto& pr : stage.pairs)
+            ++pack_rows[m_programs[pr.candidate].pack];
+        stage.fold.resize(n);
+        stage.seen.resize(n);
+        stage.weight.resize(n);
+        stage.oof.assign(n, kNaN);
+        for (size_t r = 0; r < n; ++r) {
+            const std::string& pack = m_programs[stage.pairs[r].candidate].pack;
+            const auto whole = held_whole.find(pack);
+            stage.fold[r] =
+                whole != held_whole.end() ? whole->second : static_cast<int>(rng() % static_cast<uint64_t>(folds));
+            stage.seen[r] = whole == held_whole.end();
+            // A pack with few pairs (the run's own measurements) keeps some weight beside the recordings' thousands.
+            stage.weight[r] = static_cast<float>(std::clamp(kSmallPackRows / pack_rows[pack], 1.0, 8.0));
+        }
+        return stage;
+    };
+    std::vector<TrainingStage> stages;
+    stages.push_back(stage_of(pairs, model->pair));
+    // The move head learns only when there are enough moves from packs' best programs to hold some out.
+    if (std::vector<ProgramPair> moves = elite_move_pairs(m_programs, m_options.seed, m_options.pairs);
+        moves.size() >= 20 * static_cast<size_t>(folds)) {
+        model->pairs += moves.size();
+        stages.push_back(stage_of(std::move(moves), model->move));
     }
 
-    model->members.resize(static_cast<size_t>(folds));
-    std::vector<double> oof(n, kNaN);
-    std::vector<std::string> errors(static_cast<size_t>(folds));
-    auto train_member = [&](int k) {
+    for (TrainingStage& stage : stages)
+        stage.head->members.resize(static_cast<size_t>(folds));
+    const int jobs = folds * static_cast<int>(stages.size());
+    std::vector<std::string> errors(static_cast<size_t>(jobs));
+    auto train_member = [&](int job) {
+        const int k = job % folds;
+        TrainingStage& stage = stages[static_cast<size_t>(job / folds)];
         try {
+            const size_t n = stage.pairs.size();
             std::vector<float> data, labels, weights, held;
             std::vector<size_t> held_rows;
             data.reserve(n * cols);
             for (size_t r = 0; r < n; ++r) {
-                const Program& c = m_programs[pairs[r].candidate];
-                const Program& a = m_programs[pairs[r].anchor];
-                if (fold[r] == k && folds > 1) {
+                const Program& c = m_programs[stage.pairs[r].candidate];
+                const Program& a = m_programs[stage.pairs[r].anchor];
+                if (stage.fold[r] == k && folds > 1) {
                     model->appendRow(held, c, a);
                     held_rows.push_back(r);
                     continue;
                 }
                 model->appendRow(data, c, a);
                 labels.push_back(static_cast<float>(c.y - a.y));
-                weights.push_back(weight[r]);
+                weights.push_back(stage.weight[r]);
             }
             if (labels.empty())
                 throw Error("a fold holds every pair");
-            Model::Member& member = model->members[static_cast<size_t>(k)];
+            Model::Member& member = stage.head->members[static_cast<size_t>(k)];
+            LocalForecasterOptions o = m_options;
+            if (stage.head == &model->move)
+                o.max_depth = m_options.move_max_depth;
             member.booster =
-                train_booster(data, labels, weights, cols, m_options,
-                              m_options.seed * 1000003ULL + static_cast<uint64_t>(k) * 7919ULL, m_options.rounds);
+                train_booster(data, labels, weights, cols, o,
+                              m_options.seed * 1000003ULL + static_cast<uint64_t>(job) * 7919ULL, m_options.rounds);
             if (!held_rows.empty()) {
                 const auto pred = predict_rows(member.booster, held, held_rows.size(), cols);
                 for (size_t j = 0; j < held_rows.size(); ++j)
-                    oof[held_rows[j]] = static_cast<double>(pred[j]);
+                    stage.oof[held_rows[j]] = static_cast<double>(pred[j]);
             }
         } catch (const Error& e) {
-            errors[static_cast<size_t>(k)] = e.what();
+            errors[static_cast<size_t>(job)] = e.what();
         }
     };
-    for_each_parallel(folds, m_options.threads, train_member);
+    for_each_parallel(jobs, m_options.threads, train_member);
     for (const auto& e : errors)
         if (!e.empty())
             throw Error(e);
 
     // The rows are those a search asks about: a search anchors its children on its best measured programs, so only
-    // pairs whose anchor is among the top kEliteShare of its pack's programs calibrate (a sweep's poor
-    // configurations differ from each other far more than an elite's neighbours do).
+    // pairs whose anchor is among the top kEliteShare of its pack's programs calibrate the pair head (a sweep's poor
+    // configurations differ from each other far more than an elite's neighbours do); every row of the move head is
+    // anchored so.
     std::map<std::string, std::vector<double>> pack_speedups;
     for (const auto& p : m_programs)
         pack_speedups[p.pack].push_back(p.y);
@@ -854,26 +979,43 @@ void LocalForecaster::retrainLocked() {
         elite_from[pack] =
             ys[static_cast<size_t>(std::floor((1.0 - kEliteShare) * static_cast<double>(ys.size() - 1)))];
     }
-    auto elite_anchor = [&](size_t r) {
-        const Program& a = m_programs[pairs[r].anchor];
-        return a.y >= elite_from[a.pack];
+    for (TrainingStage& stage : stages) {
+        stage.calibrates.resize(stage.pairs.size());
+        for (size_t r = 0; r < stage.pairs.size(); ++r) {
+            const Program& a = m_programs[stage.pairs[r].anchor];
+            stage.calibrates[r] = stage.head == &model->move || a.y >= elite_from[a.pack];
+        }
+        calibrate(*model, stage, cols);
+    }
+    model->tau = model->pair.temp[0];
+
+    m_model = std::move(model);
+    m_lastRetrainSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols) const {
+    Model::Head& head = *stage.head;
+    const size_t n = stage.pairs.size();
+    auto truth_of = [&](size_t r) {
+        return m_programs[stage.pairs[r].candidate].y - m_programs[stage.pairs[r].anchor].y;
     };
-    // The error scale of unseen packs (see Model::scale), on the rows anchored like a search's.
+    auto class_of = [&](size_t r) {
+        return Model::pairClass(m_programs[stage.pairs[r].candidate], m_programs[stage.pairs[r].anchor]);
+    };
+    // The error scale of unseen packs (see Model::Head::scale), on the rows anchored like a search's.
     {
         std::vector<float> data, labels;
         for (size_t r = 0; r < n; ++r)
-            if (!seen[r] && std::isfinite(oof[r]) && elite_anchor(r)) {
-                const Program& c = m_programs[pairs[r].candidate];
-                const Program& a = m_programs[pairs[r].anchor];
-                model->appendRow(data, c, a);
-                labels.push_back(static_cast<float>(std::log(std::fabs(c.y - a.y - oof[r]) + kScaleFloor)));
+            if (!stage.seen[r] && std::isfinite(stage.oof[r]) && stage.calibrates[r]) {
+                model.appendRow(data, m_programs[stage.pairs[r].candidate], m_programs[stage.pairs[r].anchor]);
+                labels.push_back(static_cast<float>(std::log(std::fabs(truth_of(r) - stage.oof[r]) + kScaleFloor)));
             }
         if (labels.size() >= 200) {
             LocalForecasterOptions o = m_options;
             o.max_depth = 3;
             o.eta = 0.1;
             o.min_child_weight = 20;
-            model->scale = train_booster(data, labels, {}, cols, o, m_options.seed * 7907ULL + 11, kScaleRounds);
+            head.scale = train_booster(data, labels, {}, cols, o, m_options.seed * 7907ULL + 11, kScaleRounds);
         }
     }
 
@@ -883,73 +1025,92 @@ void LocalForecaster::retrainLocked() {
     double pooled = 0;
     int scored = 0;
     for (size_t r = 0; r < n; ++r) {
-        if (!std::isfinite(oof[r]))
+        if (!std::isfinite(stage.oof[r]))
             continue;
-        const Program& c = m_programs[pairs[r].candidate];
-        const Program& a = m_programs[pairs[r].anchor];
-        const double e = c.y - a.y - oof[r];
-        sums[seen[r] != 0][Model::pairClass(c, a)] += e * e;
-        ++counts[seen[r] != 0][Model::pairClass(c, a)];
+        const double e = truth_of(r) - stage.oof[r];
+        sums[stage.seen[r] != 0][class_of(r)] += e * e;
+        ++counts[stage.seen[r] != 0][class_of(r)];
         pooled += e * e;
         ++scored;
     }
     const double pooled_rms = scored > 0 ? std::sqrt(pooled / scored) : kPriorSigma;
     for (int s = 0; s < 2; ++s)
         for (int t = 0; t < Model::kPairClasses; ++t)
-            model->rms[s][t] =
+            head.rms[s][t] =
                 std::max(std::sqrt((sums[s][t] + kShrink * pooled_rms * pooled_rms) / (counts[s][t] + kShrink)), 1e-3);
     // A pack never seen is never easier than a known one; with no pack held out whole (fewer than three packs) its
     // spread is the known one's widened by half the prior's.
     for (int t = 0; t < Model::kPairClasses; ++t)
-        model->rms[0][t] = counts[0][t] == 0
-                               ? std::sqrt(model->rms[1][t] * model->rms[1][t] + 0.25 * kPriorSigma * kPriorSigma)
-                               : std::max(model->rms[0][t], model->rms[1][t]);
+        head.rms[0][t] = counts[0][t] == 0
+                             ? std::sqrt(head.rms[1][t] * head.rms[1][t] + 0.25 * kPriorSigma * kPriorSigma)
+                             : std::max(head.rms[0][t], head.rms[1][t]);
 
-    // Calibration of a pack never seen and of a known one, each on its own out-of-fold rows: mu is shrunk by the
-    // least-squares slope of the truth on it, and sigma = sqrt((tau * rms)^2 + (b * mu)^2): a temperature of the
-    // class's RMS plus a share of the predicted change itself (a pair forecast to differ little mostly differs
-    // little; the RMS alone would be as wide for an element-wise kernel's moves as for a reduction's). tau and b
-    // minimise the Brier score plus the ranked probability score of the out-of-fold true bins, the scores a
-    // forecast is judged by.
-    std::vector<size_t> scored_rows;
-    for (size_t r = 0; r < n; ++r)
-        if (std::isfinite(oof[r]) && elite_anchor(r))
-            scored_rows.push_back(r);
+    // Calibration of a pack never seen and of a known one, each on its own out-of-fold rows: mu becomes a slope and an
+    // intercept of the truth on it, fitted separately for moves (same text, tunables changed) and for other pairs (a
+    // move from a pack's best program is slower on average than a model trained on both orientations says; a model
+    // that transfers badly is pulled towards "as fast as the anchor"), and sigma = sqrt((tau * rms)^2 + (b * mu)^2):
+    // a temperature of the class's RMS plus a share of the predicted change itself (a pair forecast to differ little
+    // mostly differs little; the RMS alone would be as wide for an element-wise kernel's moves as for a reduction's).
+    // tau and b minimise the Brier score plus the ranked probability score of the out-of-fold true bins, the scores
+    // a forecast is judged by.
+    bool calibrated[2] = {false, false};
     for (int known = 0; known < 2; ++known) {
         std::vector<size_t> rows;
-        double xy = 0, xx = 0;
-        for (size_t r : scored_rows)
-            if (seen[r] == known) {
+        for (size_t r = 0; r < n; ++r)
+            if (std::isfinite(stage.oof[r]) && stage.calibrates[r] && stage.seen[r] == known)
                 rows.push_back(r);
-                const double truth = m_programs[pairs[r].candidate].y - m_programs[pairs[r].anchor].y;
-                xy += oof[r] * truth;
-                xx += oof[r] * oof[r];
-            }
         if (rows.size() < 20)
             continue;
-        const double slope = xx > 0 ? std::clamp(xy / xx, 0.0, 1.0) : 1.0;
-        // A move (same text, one or two tunables changed) from a pack's best program is slower on average than
-        // its anchor more often than the model, which learned pairs of either orientation, says: a slope and an
-        // intercept of the truth on mu, fitted on those rows alone, correct it.
-        double move_slope = slope, move_shift = 0;
-        {
-            double n1 = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-            for (size_t r : rows) {
-                const Program& c = m_programs[pairs[r].candidate];
-                const Program& a = m_programs[pairs[r].anchor];
-                if (Model::pairClass(c, a) != 1 && Model::pairClass(c, a) != 2)
-                    continue;
-                const double x = oof[r], y = c.y - a.y;
-                n1 += 1;
-                sx += x;
-                sy += y;
-                sxx += x * x;
-                sxy += x * y;
+        // Forecasts are judged per problem against that problem's own climatology, so each pack weighs the same in
+        // the loss below, relative to its climatology's score: a pack whose moves barely matter (its truth in one
+        // bin) is as costly to get wrong as one whose moves matter a lot.
+        std::map<std::string, std::array<double, kBinCount>> frequencies;
+        std::map<std::string, double> pack_rows;
+        for (size_t r : rows) {
+            const std::string& pack = m_programs[stage.pairs[r].anchor].pack;
+            frequencies[pack][static_cast<size_t>(m_options.scheme.binOf(std::exp(truth_of(r))) - 1)] += 1;
+            pack_rows[pack] += 1;
+        }
+        std::map<std::string, std::pair<double, double>> pack_weight;  // 1 / (rows * climatology's brier, rps)
+        for (auto& [pack, f] : frequencies) {
+            for (double& v : f)
+                v /= pack_rows[pack];
+            double brier = 0, rps = 0;
+            for (int b = 1; b <= kBinCount; ++b) {
+                brier += f[static_cast<size_t>(b - 1)] * brier_score(f, b);
+                rps += f[static_cast<size_t>(b - 1)] * ranked_probability_score(f, b);
             }
-            const double var = sxx - sx * sx / std::max(n1, 1.0);
+            pack_weight[pack] = {1.0 / (pack_rows[pack] * std::max(brier, 0.02)),
+                                 1.0 / (pack_rows[pack] * std::max(rps, 0.005))};
+        }
+        calibrated[known] = true;
+        double xy = 0, xx = 0;
+        for (size_t r : rows) {
+            xy += stage.oof[r] * truth_of(r);
+            xx += stage.oof[r] * stage.oof[r];
+        }
+        const double slope = xx > 0 ? std::clamp(xy / xx, 0.0, 1.0) : 1.0;
+        for (int move = 0; move < 2; ++move) {
+            head.slope[known][move] = slope;
+            head.shift[known][move] = 0;
+            // Weighted least squares, each pack weighing as its climatology's Brier score says (see above).
+            double n1 = 0, w1 = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+            for (size_t r : rows) {
+                if ((class_of(r) > 0) != (move == 1))
+                    continue;
+                const double x = stage.oof[r], y = truth_of(r);
+                const double w = pack_weight[m_programs[stage.pairs[r].anchor].pack].first;
+                n1 += 1;
+                w1 += w;
+                sx += w * x;
+                sy += w * y;
+                sxx += w * x * x;
+                sxy += w * x * y;
+            }
+            const double var = sxx - sx * sx / std::max(w1, 1e-300);
             if (n1 >= 20 && var > 0) {
-                move_slope = std::clamp((sxy - sx * sy / n1) / var, 0.0, 1.0);
-                move_shift = (sy - move_slope * sx) / n1;
+                head.slope[known][move] = std::clamp((sxy - sx * sy / w1) / var, 0.0, 1.0);
+                head.shift[known][move] = (sy - head.slope[known][move] * sx) / w1;
             }
         }
         // At most kCalibrationRows rows, evenly spaced, keep the grid search cheap.
@@ -961,21 +1122,24 @@ void LocalForecaster::retrainLocked() {
         }
         std::vector<double> mu, rms;
         std::vector<int> truth_bin;
+        std::vector<std::pair<double, double>> row_weight;
         for (size_t r : rows) {
-            const Program& c = m_programs[pairs[r].candidate];
-            const Program& a = m_programs[pairs[r].anchor];
-            const int cls = Model::pairClass(c, a);
-            mu.push_back(cls == 1 || cls == 2 ? move_slope * oof[r] + move_shift : slope * oof[r]);
-            const double learned = known ? kNaN : model->unseenScale(c, a);
-            rms.push_back(std::isfinite(learned) ? learned : model->rms[known][Model::pairClass(c, a)]);
-            truth_bin.push_back(m_options.scheme.binOf(std::exp(c.y - a.y)));
+            const Program& c = m_programs[stage.pairs[r].candidate];
+            const Program& a = m_programs[stage.pairs[r].anchor];
+            row_weight.push_back(pack_weight[a.pack]);
+            const int move = class_of(r) > 0;
+            mu.push_back(head.slope[known][move] * stage.oof[r] + head.shift[known][move]);
+            const double learned = known ? kNaN : model.unseenScale(head, c, a);
+            rms.push_back(std::isfinite(learned) ? learned : head.rms[known][class_of(r)]);
+            truth_bin.push_back(m_options.scheme.binOf(std::exp(truth_of(r))));
         }
         auto loss = [&](double tau, double b) {
             double total = 0;
             for (size_t j = 0; j < rows.size(); ++j) {
                 const double sigma = std::sqrt(tau * tau * rms[j] * rms[j] + b * b * mu[j] * mu[j]);
                 const auto p = speedup_bins(mu[j], std::max(sigma, 1e-3), m_options.scheme, kFloor);
-                total += brier_score(p, truth_bin[j]) + ranked_probability_score(p, truth_bin[j]);
+                total += row_weight[j].first * brier_score(p, truth_bin[j]) +
+                         row_weight[j].second * ranked_probability_score(p, truth_bin[j]);
             }
             return total;
         };
@@ -991,23 +1155,17 @@ void LocalForecaster::retrainLocked() {
                 }
             }
         }
-        model->slope[known] = slope;
-        model->move_slope[known] = move_slope;
-        model->move_shift[known] = move_shift;
-        model->temp[known] = best_tau;
-        model->change_share[known] = best_b;
+        head.temp[known] = best_tau;
+        head.change_share[known] = best_b;
     }
-    if (std::none_of(seen.begin(), seen.end(), [](char v) { return v == 0; })) {
-        model->slope[0] = model->slope[1];
-        model->move_slope[0] = model->move_slope[1];
-        model->move_shift[0] = model->move_shift[1];
-        model->temp[0] = model->temp[1];
-        model->change_share[0] = model->change_share[1];
+    if (!calibrated[0] && std::none_of(stage.seen.begin(), stage.seen.end(), [](char v) { return v == 0; })) {
+        for (int move = 0; move < 2; ++move) {
+            head.slope[0][move] = head.slope[1][move];
+            head.shift[0][move] = head.shift[1][move];
+        }
+        head.temp[0] = head.temp[1];
+        head.change_share[0] = head.change_share[1];
     }
-    model->tau = model->temp[0];
-
-    m_model = std::move(model);
-    m_lastRetrainSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
 LocalForecaster::Prediction LocalForecaster::predict(const ForecastQuery& query) {
@@ -1034,7 +1192,7 @@ LocalForecaster::Prediction LocalForecaster::predictLocked(const ForecastQuery& 
         p.sigma = m_model ? m_model->identical_sigma : kIdenticalSigma;
         return p;
     }
-    if (!m_model || m_model->members.empty()) {
+    if (!m_model || m_model->pair.members.empty()) {
         p.log_speedup = 0;  // as fast as the anchor, widely
         return p;
     }
@@ -1043,21 +1201,35 @@ LocalForecaster::Prediction LocalForecaster::predictLocked(const ForecastQuery& 
     p.prior = false;
     const double w = model.seenWeight(query.pack);
     const int cls = Model::pairClass(c, a);
-    const double raw = model.predictPair(c, a, &each) + correctionOf(c, a, &each);
-    if (cls == 1 || cls == 2)
-        p.log_speedup = w * (model.move_slope[1] * raw + model.move_shift[1]) +
-                        (1 - w) * (model.move_slope[0] * raw + model.move_shift[0]);
-    else
-        p.log_speedup = (w * model.slope[1] + (1 - w) * model.slope[0]) * raw;
+    const int move = cls > 0;
+    const Model::Head& head = move && !model.move.members.empty() ? model.move : model.pair;
+    auto calibrated = [&](const Model::Head& h, double raw) {
+        return w * (h.slope[1][move] * raw + h.shift[1][move]) + (1 - w) * (h.slope[0][move] * raw + h.shift[0][move]);
+    };
+    // The correction (a search's own measurements on a frozen base) is learned on the pair head's errors and added to
+    // either head's forecast.
+    const double correction = correctionOf(c, a, nullptr);
+    const double raw = model.predictPair(head, c, a, &each) + correction;
+    for (double& v : each)
+        v += correction;
+    p.log_speedup = calibrated(head, raw);
+    if (&head == &model.move) {
+        // Half the move head for a new problem; less as the problem becomes known: the move head carries what
+        // transfers between problems, a known problem's own measurements reach the forecast through the pair head
+        // (and the correction).
+        const double share = 0.5 * (1 - w);
+        p.log_speedup = share * p.log_speedup +
+                        (1 - share) * calibrated(model.pair, model.predictPair(model.pair, c, a) + correction);
+    }
     double var = 0;
     for (double v : each)
         var += (v - raw) * (v - raw);
     p.spread = each.empty() ? 0.0 : std::sqrt(var / static_cast<double>(each.size()));
-    const double learned = w < 1 ? model.unseenScale(c, a) : kNaN;
-    const double seen_base = model.temp[1] * model.rms[1][cls];
-    const double unseen_base = model.temp[0] * (std::isfinite(learned) ? learned : model.rms[0][cls]);
+    const double learned = w < 1 ? model.unseenScale(head, c, a) : kNaN;
+    const double seen_base = head.temp[1] * head.rms[1][cls];
+    const double unseen_base = head.temp[0] * (std::isfinite(learned) ? learned : head.rms[0][cls]);
     const double base = std::sqrt(w * seen_base * seen_base + (1 - w) * unseen_base * unseen_base);
-    const double share = (w * model.change_share[1] + (1 - w) * model.change_share[0]) * p.log_speedup;
+    const double share = (w * head.change_share[1] + (1 - w) * head.change_share[0]) * p.log_speedup;
     p.sigma = std::max(std::sqrt(base * base + share * share), 1e-3);
     return p;
 }
@@ -1126,7 +1298,7 @@ namespace {
 constexpr int kCorrectionRounds = 60;
 constexpr int kCorrectionDepth = 4;
 // Bump when what a cache file holds changes.
-constexpr int kCacheFormat = 1;
+constexpr int kCacheFormat = 2;
 // Cache files kept (the oldest beyond are removed); a base is a few megabytes.
 constexpr size_t kCacheFiles = 48;
 
@@ -1193,6 +1365,8 @@ std::string LocalForecaster::cacheKey() const {
     k.value(o.subsample), k.value(o.colsample), k.value(o.min_child_weight), k.value(o.lambda);
     k.value(o.pairs.all_pairs_up_to), k.value(o.pairs.neighbours), k.value(o.pairs.two_moves);
     k.value(o.pairs.random), k.value(o.pairs.max_pairs);
+    k.value(o.pairs.move_elite_share), k.value(o.pairs.move_one), k.value(o.pairs.move_two);
+    k.value(o.pairs.move_more), k.value(o.move_max_depth);
     k.text(o.scheme.id());
     k.value(m_programs.size());
     for (const Program& p : m_programs) {
@@ -1306,7 +1480,7 @@ void LocalForecaster::retrainCorrectionLocked() {
     m_correction.reset();
     const std::vector<ProgramPair> pairs = pairsOf(late, m_options.seed, m_options.pairs);
     base.pairs = m_basePairs + pairs.size();
-    if (pairs.size() < 2 || base.members.empty()) {
+    if (pairs.size() < 2 || base.pair.members.empty()) {
         m_lastRetrainSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         return;
     }
@@ -1329,17 +1503,18 @@ void LocalForecaster::retrainCorrectionLocked() {
     }
     LocalForecasterOptions o = m_options;
     o.max_depth = kCorrectionDepth;
-    correction->members.resize(base.members.size());
-    std::vector<std::string> errors(base.members.size());
-    for_each_parallel(static_cast<int>(base.members.size()), m_options.threads, [&](int k) {
+    correction->pair.members.resize(base.pair.members.size());
+    std::vector<std::string> errors(base.pair.members.size());
+    for_each_parallel(static_cast<int>(base.pair.members.size()), m_options.threads, [&](int k) {
         try {
             // What member k still gets wrong on these pairs.
             const auto member = static_cast<size_t>(k);
-            const std::vector<float> said = predict_rows(base.members[member].booster, base_rows, n, base.columns());
+            const std::vector<float> said =
+                predict_rows(base.pair.members[member].booster, base_rows, n, base.columns());
             std::vector<float> labels;
             for (size_t r = 0; r < n; ++r)
                 labels.push_back(static_cast<float>(late[pairs[r].candidate].y - late[pairs[r].anchor].y) - said[r]);
-            correction->members[member].booster =
+            correction->pair.members[member].booster =
                 train_booster(rows, labels, weights, correction->columns(), o,
                               m_options.seed * 1000033ULL + member * 7927ULL + 5, kCorrectionRounds);
         } catch (const Error& e) {
@@ -1356,70 +1531,78 @@ void LocalForecaster::retrainCorrectionLocked() {
 }
 
 double LocalForecaster::correctionOf(const Program& c, const Program& a, std::vector<double>* each) const {
-    if (!m_correction || m_correction->members.empty())
+    if (!m_correction || m_correction->pair.members.empty())
         return 0.0;
     std::vector<float> row;
     m_correction->appendRow(row, c, a);
     double sum = 0;
-    for (size_t k = 0; k < m_correction->members.size(); ++k) {
-        const double v =
-            static_cast<double>(predict_rows(m_correction->members[k].booster, row, 1, m_correction->columns()).at(0));
+    const auto& members = m_correction->pair.members;
+    for (size_t k = 0; k < members.size(); ++k) {
+        const double v = static_cast<double>(predict_rows(members[k].booster, row, 1, m_correction->columns()).at(0));
         sum += v;
         if (each && k < each->size())
             (*each)[k] += v;
     }
-    return sum / static_cast<double>(m_correction->members.size());
+    return sum / static_cast<double>(members.size());
 }
 
-// The model as a cache file holds it; the boosters in XGBoost's binary model format (UBJSON), in base64.
+// The model as a cache file holds it.
 nlohmann::json LocalForecaster::saveModel(const Model& m, const std::string& key) {
+    // A head: its boosters in XGBoost's binary model format (UBJSON), in base64.
+    auto head_json = [](const Model::Head& h) {
+        nlohmann::json j = {{"rms", {array_of(h.rms[0]), array_of(h.rms[1])}},
+                            {"slope", {array_of(h.slope[0]), array_of(h.slope[1])}},
+                            {"shift", {array_of(h.shift[0]), array_of(h.shift[1])}},
+                            {"temp", array_of(h.temp)},
+                            {"change_share", array_of(h.change_share)},
+                            {"members", nlohmann::json::array()},
+                            {"scale", h.scale ? nlohmann::json(booster_bytes(h.scale)) : nlohmann::json()}};
+        for (const auto& member : h.members)
+            j["members"].push_back(booster_bytes(member.booster));
+        return j;
+    };
     int major = 0, minor = 0, patch = 0;
     XGBoostVersion(&major, &minor, &patch);
-    nlohmann::json j = {{"format", kCacheFormat},
-                        {"key", key},
-                        {"xgboost", std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch)},
-                        {"tunable_names", m.tunable_names},
-                        {"pack_programs", m.pack_programs},
-                        {"rms", {array_of(m.rms[0]), array_of(m.rms[1])}},
-                        {"identical_sigma", m.identical_sigma},
-                        {"slope", array_of(m.slope)},
-                        {"temp", array_of(m.temp)},
-                        {"change_share", array_of(m.change_share)},
-                        {"move_slope", array_of(m.move_slope)},
-                        {"move_shift", array_of(m.move_shift)},
-                        {"tau", m.tau},
-                        {"examples", m.examples},
-                        {"pairs", m.pairs},
-                        {"members", nlohmann::json::array()},
-                        {"scale", m.scale ? nlohmann::json(booster_bytes(m.scale)) : nlohmann::json()}};
-    for (const auto& member : m.members)
-        j["members"].push_back(booster_bytes(member.booster));
-    return j;
+    return {{"format", kCacheFormat},
+            {"key", key},
+            {"xgboost", std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch)},
+            {"tunable_names", m.tunable_names},
+            {"pack_programs", m.pack_programs},
+            {"identical_sigma", m.identical_sigma},
+            {"tau", m.tau},
+            {"examples", m.examples},
+            {"pairs", m.pairs},
+            {"pair", head_json(m.pair)},
+            {"move", head_json(m.move)}};
 }
 
 std::unique_ptr<LocalForecaster::Model> LocalForecaster::loadModel(const nlohmann::json& j, const std::string& key) {
     if (j.value("format", 0) != kCacheFormat || j.value("key", std::string()) != key)
         throw Error("written for other programs, options or model code (key " + j.value("key", std::string("none")) +
                     ", expected " + key + ")");
+    auto read_head = [](const nlohmann::json& saved, Model::Head& h) {
+        for (int i = 0; i < 2; ++i) {
+            read_array(saved.at("rms").at(i), h.rms[i]);
+            read_array(saved.at("slope").at(i), h.slope[i]);
+            read_array(saved.at("shift").at(i), h.shift[i]);
+        }
+        read_array(saved.at("temp"), h.temp);
+        read_array(saved.at("change_share"), h.change_share);
+        for (const auto& b : saved.at("members"))
+            h.members.push_back({booster_of(b.get<std::string>())});
+        if (!saved.at("scale").is_null())
+            h.scale = booster_of(saved.at("scale").get<std::string>());
+    };
     auto m = std::make_unique<Model>();
     try {
         m->tunable_names = j.at("tunable_names").get<std::vector<std::string>>();
         m->pack_programs = j.at("pack_programs").get<std::map<std::string, int>>();
-        read_array(j.at("rms").at(0), m->rms[0]);
-        read_array(j.at("rms").at(1), m->rms[1]);
         m->identical_sigma = j.at("identical_sigma").get<double>();
-        read_array(j.at("slope"), m->slope);
-        read_array(j.at("temp"), m->temp);
-        read_array(j.at("change_share"), m->change_share);
-        read_array(j.at("move_slope"), m->move_slope);
-        read_array(j.at("move_shift"), m->move_shift);
         m->tau = j.at("tau").get<double>();
         m->examples = j.at("examples").get<size_t>();
         m->pairs = j.at("pairs").get<size_t>();
-        for (const auto& b : j.at("members"))
-            m->members.push_back({booster_of(b.get<std::string>())});
-        if (!j.at("scale").is_null())
-            m->scale = booster_of(j.at("scale").get<std::string>());
+        read_head(j.at("pair"), m->pair);
+        read_head(j.at("move"), m->move);
     } catch (const nlohmann::json::exception& e) {
         throw Error(std::string("malformed: ") + e.what());
     }

@@ -19,24 +19,29 @@
 // (the log-ratio against the anchor's). Relative features are what transfers to a problem never seen: "twice the
 // blocks", "the same text with half the items per thread".
 //
-// Model. An ensemble of K boosters trained as a cross-validation ensemble on pairs of both orientations (so that
-// swapping candidate and anchor about negates the forecast); a program against itself is forecast at exactly 1x by
-// the identity rule below. Folds: half of the packs (seeded) are held out whole by one fold, the
-// other packs' pairs are dealt at random, so the out-of-fold residuals measure both a pack never seen and a known
-// one. A small pack's pairs are weighted up (up to 8x) so that the run's own measurements count beside the
-// recordings' thousands.
+// Model. Two heads, each an ensemble of K boosters trained as a cross-validation ensemble. The pair head learns the
+// sampled pairs in both orientations (so that swapping candidate and anchor about negates the forecast). The move
+// head learns what a search asks, directed: moves from each pack's best programs (local_move_pairs(): the top
+// move_elite_share of a pack, to programs of the same text 1, 2, 3+ steps away), with shallower trees. A move (same
+// text, tunables changed) is forecast by the mean of both heads' calibrated forecasts with the move head's spread
+// (the move head's share falls from one half as the pack becomes known); any other pair by the pair head. A program
+// against itself is forecast at exactly 1x by the identity rule below. Folds: half of the packs (seeded) are held out
+// whole by one fold, the other packs' pairs are dealt at random, so the out-of-fold residuals measure both a pack never
+// seen and a known one. A small pack's pairs are weighted up (up to 8x) so that the run's own measurements count beside
+// the recordings' thousands.
 //
 // Distribution. log S ~ Logistic(mu, sigma) over the bins of the scheme, mixed with a uniform floor of kFloor.
 // Everything below is CALIBRATED on out-of-fold rows, separately for a pack never seen and a known one, and only on
 // rows anchored as a search anchors: on one of the best kEliteShare of its pack's programs (a search expands its
 // best measured programs; a sweep's poor configurations differ from each other far more than an elite's
-// neighbours do).
-//  - mu: the members' mean shrunk by the least-squares slope of the truth on it; for a move (same text, one or two
-//    tunables changed) a slope and an intercept instead, since a move from a pack's best program is slower on
-//    average than a model trained on both orientations says.
+// neighbours do), each head on its own rows. Forecasts are judged per problem against that problem's own
+// climatology, so every pack weighs the same in these fits, relative to its climatology's score.
+//  - mu: a slope and an intercept of the truth on the members' mean, for moves and for other pairs apart (a move
+//    from a pack's best program is slower on average than a model trained on both orientations says).
 //  - sigma = sqrt((tau * s)^2 + (b * mu)^2). s is, for a pack never seen, a learned error scale (a small booster on
 //    log |out-of-fold error| of the packs held out whole: how much a move matters differs by an order of magnitude
-//    between an element-wise kernel and a reduction, and the row's features say which it is), else the out-of-fold
+//    between an element-wise kernel and a reduction, and the row's features say which it is; shrunk towards the
+//    class RMS by their geometric mean, since a new problem can be unlike every kind learned), else the out-of-fold
 //    RMS of the pair class (different texts; one text with 1, 2, 3+ tunables changed); known and unknown packs mix
 //    with the weight m / (m + kSeenPrograms), m the programs learned of the query's pack. tau and b minimise the
 //    Brier score plus the ranked probability score of the out-of-fold true bins, the scores forecasts are judged by.
@@ -114,7 +119,14 @@ struct LocalPairOptions {
     size_t random = 2;            // any other program of the pack
     // Most pairs in all: beyond it the pairs of large packs are thinned at random (small packs keep theirs), so that
     // a retrain with every recording stays under 2 s (kerncast-bench-leave-one-out prints the time).
-    size_t max_pairs = 12000;
+    size_t max_pairs = 8000;
+    // Directed moves from each pack's best programs (the move head): the share of a pack's programs that anchor them,
+    // and how many programs of the same text with 1, 2 and 3 or more tunables changed each anchor gets (all 0: no
+    // move head; every pair is forecast by the pair head).
+    double move_elite_share = 0.12;
+    size_t move_one = 8;
+    size_t move_two = 4;
+    size_t move_more = 2;
 };
 
 // A training pair: indices into the learned programs (the examples given to local_training_pairs()).
@@ -127,11 +139,18 @@ struct ProgramPair {
 std::vector<ProgramPair> local_training_pairs(const std::vector<LabelledExample>& examples, uint64_t seed,
                                               const LocalPairOptions& options = {});
 
+// The move head's pairs (see LocalPairOptions::move_elite_share): moves from each pack's best programs to programs of
+// the same text, directed from the better-ranked program, 1, 2 and 3+ steps away in the tunables' values as the pack
+// has them. Deterministic for a seed.
+std::vector<ProgramPair> local_move_pairs(const std::vector<LabelledExample>& examples, uint64_t seed,
+                                          const LocalPairOptions& options = {});
+
 struct LocalForecasterOptions {
     uint64_t seed = 1;
     int members = 4;   // boosters = cross-validation folds (>= 2)
     int rounds = 150;  // boosting rounds per member
     int max_depth = 6;
+    int move_max_depth = 4;  // of the move head's boosters (shallower trees transfer better to a new problem)
     double eta = 0.08;
     double subsample = 0.8;
     double colsample = 0.8;
@@ -217,12 +236,15 @@ public:
 
 private:
     struct Model;
+    struct TrainingStage;
     friend std::vector<ProgramPair> local_training_pairs(const std::vector<LabelledExample>&, uint64_t,
                                                          const LocalPairOptions&);
     static std::vector<ProgramPair> pairsOf(const std::vector<Program>& programs, uint64_t seed,
                                             const LocalPairOptions& options);
     Prediction predictLocked(const ForecastQuery& query) const;
     void retrainLocked();
+    // Fits a head's spread and calibration to the out-of-fold forecasts of its stage (see the header comment).
+    void calibrate(Model& model, TrainingStage& stage, size_t cols) const;
     // With a frozen base: fits the correction on the programs learned after it.
     void retrainCorrectionLocked();
     // The correction's share of log S for the pair (added to each member's prediction in `each`); 0 without one.

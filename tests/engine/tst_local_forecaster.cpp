@@ -441,6 +441,58 @@ private Q_SLOTS:
             QVERIFY(changed(p) == -1 || (changed(p) >= 1 && changed(p) <= 2));
     }
 
+    // The move head learns what a search asks: a child of one of its best programs. Its pairs are directed from a
+    // pack's best programs to programs of the same text a step or a few away, never from a poor program.
+    void movePairsStartFromAPacksBestPrograms() {
+        std::vector<LabelledExample> ex;
+        for (auto& recorded : recorded_problems(kRecordings, kProblems))
+            if (recorded.problem == "saxpy" || recorded.problem == "softmax")
+                for (auto& r : recorded.examples.examples)
+                    ex.push_back(r.example);
+        LocalPairOptions options;
+        const auto pairs = local_move_pairs(ex, 5, options);
+        QVERIFY(!pairs.empty());
+        std::map<std::string, std::vector<double>> speedups;  // of the pack's family configurations
+        for (const auto& e : ex)
+            if (!e.query.tunables.empty())
+                speedups[e.query.pack].push_back(e.speedup);
+        std::map<size_t, size_t> per_anchor;
+        std::map<std::string, std::set<size_t>> anchors;
+        for (const ProgramPair& p : pairs) {
+            const auto& c = ex[p.candidate];
+            const auto& a = ex[p.anchor];
+            QCOMPARE(c.query.pack, a.query.pack);
+            QCOMPARE(c.query.candidate_source, a.query.candidate_source);  // a move: the same text
+            QVERIFY(c.query.tunables != a.query.tunables);
+            // The anchor is among the pack's best move_elite_share.
+            const auto& ys = speedups.at(a.query.pack);
+            const auto better = std::count_if(ys.begin(), ys.end(), [&](double y) { return y > a.speedup; });
+            QVERIFY2(static_cast<double>(better) < std::ceil(options.move_elite_share * static_cast<double>(ys.size())),
+                     qPrintable(QString("%1 of %2 better").arg(better).arg(ys.size())));
+            ++per_anchor[p.anchor];
+            anchors[a.query.pack].insert(p.anchor);
+        }
+        QCOMPARE(anchors.size(), size_t{2});
+        for (const auto& [anchor, n] : per_anchor)
+            QVERIFY(n <= options.move_one + options.move_two + options.move_more);
+        // Most pairs are one step: one tunable to a neighbouring value, what a parametric move mostly makes.
+        const auto one_tunable = std::count_if(pairs.begin(), pairs.end(), [&](const ProgramPair& p) {
+            int n = 0;
+            for (const auto& [name, value] : ex[p.candidate].query.tunables)
+                n += ex[p.anchor].query.tunables.at(name) != value;
+            return n == 1;
+        });
+        QVERIFY2(one_tunable * 2 > static_cast<std::ptrdiff_t>(pairs.size()), std::to_string(one_tunable).c_str());
+        // Deterministic for a seed; none without moves asked for.
+        const auto again = local_move_pairs(ex, 5, options);
+        QCOMPARE(again.size(), pairs.size());
+        for (size_t i = 0; i < pairs.size(); ++i)
+            QVERIFY(again[i].candidate == pairs[i].candidate && again[i].anchor == pairs[i].anchor);
+        LocalPairOptions none;
+        none.move_one = none.move_two = none.move_more = 0;
+        QVERIFY(local_move_pairs(ex, 5, none).empty());
+    }
+
     void learnsAMonotoneRelation() {
         auto grid = synthetic_grid();
         std::vector<std::pair<int64_t, int64_t>> train, test;
