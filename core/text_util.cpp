@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
+
+#include <unistd.h>
 
 namespace kerncast {
 
@@ -29,7 +32,9 @@ std::string read_text_file(const std::string& path, const std::string& what) {
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {
-    const std::string tmp = path + ".partial";
+    // A name of this process's and thread's own: two writers of the same file each rename a whole file of theirs.
+    const std::string tmp = path + ".partial-" + std::to_string(::getpid()) + "-" +
+                            std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
     std::error_code ec;
     {
         std::ofstream f(tmp, std::ios::binary | std::ios::trunc);

@@ -33,8 +33,9 @@ std::string join_names(const Container& names) {
 // The whole file. Throws kerncast::Error at (path, line 0): "cannot read <what>".
 std::string read_text_file(const std::string& path, const std::string& what = "the file");
 
-// The text goes to <path>.partial beside the target, which is renamed over it only when every byte was written: a
-// full disk leaves the old file (or none) in place. Throws kerncast::Error naming the file when it cannot be written
+// The text goes to <path>.partial-<process>-<thread> beside the target, which is renamed over it only when every
+// byte was written: a full disk leaves the old file (or none) in place, and writers of the same file at once never
+// mix their bytes (the last rename wins). Throws kerncast::Error naming the file when it cannot be written
 // (disk full, no permission, missing folder).
 void write_file_atomically(const std::string& path, const std::string& text);
 

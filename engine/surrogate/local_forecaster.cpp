@@ -26,8 +26,6 @@
 #include <set>
 #include <thread>
 
-#include <unistd.h>
-
 namespace kerncast {
 
 namespace fs = std::filesystem;
@@ -1430,13 +1428,7 @@ void LocalForecaster::freezeBase(const std::string& cache_dir) {
             try {
                 std::error_code ec;
                 fs::create_directories(file.parent_path(), ec);
-                // A name of this process's and thread's own: two searches saving the same base at once each rename
-                // a whole file.
-                const std::string mine = file.string() + "." + std::to_string(::getpid()) + "-" +
-                                         std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())) +
-                                         ".tmp";
-                write_file_atomically(mine, saveModel(*m_model, key).dump());
-                fs::rename(mine, file);
+                write_file_atomically(file.string(), saveModel(*m_model, key).dump());
                 // The oldest files beyond kCacheFiles go.
                 std::vector<std::pair<fs::file_time_type, fs::path>> files;
                 for (const auto& entry : fs::directory_iterator(file.parent_path(), ec))

@@ -6,9 +6,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 #include <vector>
 
 using namespace kerncast;
@@ -73,6 +76,36 @@ private Q_SLOTS:
             QCOMPARE(e.where().file, nowhere);
         }
         QVERIFY(!std::filesystem::exists(nowhere));
+    }
+
+    // Writers of one file at once (two searches saving the same cached model): every write succeeds, the file ends
+    // as one writer's whole text, and no partial file is left.
+    void concurrentWritersNeverMix() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("shared.json")).toStdString();
+        std::vector<std::string> texts;
+        for (int t = 0; t < 4; ++t)
+            texts.push_back(std::string(200000, static_cast<char>('a' + t)));
+        std::atomic<int> failures{0};
+        std::vector<std::thread> writers;
+        for (int t = 0; t < 4; ++t)
+            writers.emplace_back([&, t] {
+                for (int i = 0; i < 25; ++i) {
+                    try {
+                        write_file_atomically(path, texts[static_cast<size_t>(t)]);
+                    } catch (const Error&) {
+                        ++failures;
+                    }
+                }
+            });
+        for (auto& w : writers)
+            w.join();
+        QCOMPARE(failures.load(), 0);
+        const std::string final = read_text_file(path);
+        QVERIFY(std::find(texts.begin(), texts.end(), final) != texts.end());
+        QCOMPARE(std::distance(std::filesystem::directory_iterator(dir.path().toStdString()),
+                               std::filesystem::directory_iterator()),
+                 std::ptrdiff_t(1));
     }
 };
 
