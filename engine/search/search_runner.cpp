@@ -18,6 +18,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -405,6 +406,16 @@ private:
     // Tops the batch the gate chose up to a round with the candidates it passed over.
     void topUpToRound(const std::vector<int64_t>& ids, const std::vector<GatingInput>& inputs,
                       std::vector<GatingOutcome>& outcomes) const;
+    // Candidates that earlier batches trusted or discarded without a measurement (with a forecast, compiled, not in
+    // `batch`), the most likely to beat the best first: what fills a round the batch's own cannot.
+    struct Waiting {
+        int64_t id;
+        double p_above, mean;
+    };
+    std::vector<Waiting> waitingOutside(const std::vector<int64_t>& batch) const;
+    // What the batch's own candidates could not fill of a round comes from those waiting; returns them (their
+    // gating stored).
+    std::vector<int64_t> fillRoundFromWaiting(const std::vector<int64_t>& chosen, const std::vector<int64_t>& batch);
     void measure(int64_t id);
     // Measures candidates in this order while the budget lasts: in parallel when the device is a pool, applied in
     // this order either way, so that a seed gives the same search with one worker or many.
@@ -749,7 +760,8 @@ size_t Loop::roundedBatch(size_t chosen, size_t available) const {
 // A round of K measures K candidates at once on a pool of K workers, so a batch of fewer leaves workers idle. The
 // candidates the gate passed over fill the batch up to a multiple of K: the same parent's children first, then the
 // most likely to beat the best (then the highest predicted speedup). Only compiled candidates not measured yet
-// count; a batch they cannot fill stays as it is.
+// count. What they cannot fill, candidates that earlier batches passed over fill (fillRoundFromWaiting); a batch
+// that all of them together cannot fill stays as it is.
 void Loop::topUpToRound(const std::vector<int64_t>& ids, const std::vector<GatingInput>& inputs,
                         std::vector<GatingOutcome>& outcomes) const {
     if (cfg.round <= 1)
@@ -768,7 +780,7 @@ void Loop::topUpToRound(const std::vector<int64_t>& ids, const std::vector<Gatin
             passed.push_back(i);
         }
     }
-    const size_t target = roundedBatch(chosen, chosen + passed.size());
+    const size_t target = roundedBatch(chosen, chosen + passed.size() + waitingOutside(ids).size());
     if (target <= chosen)
         return;
     auto mean = [&](size_t i) {
@@ -784,7 +796,7 @@ void Loop::topUpToRound(const std::vector<int64_t>& ids, const std::vector<Gatin
                    : mean(a) > mean(b);
     });
     char buf[120];
-    for (size_t added = 1; added <= target - chosen; ++added) {
+    for (size_t added = 1; added <= std::min(target - chosen, passed.size()); ++added) {
         const size_t i = passed[added - 1];
         GatingOutcome& o = outcomes[i];
         o.decision = GatingDecision::Measure;
@@ -851,7 +863,50 @@ std::vector<int64_t> Loop::gate(const std::vector<int64_t>& ids, bool initial) {
     std::vector<int64_t> chosen;
     for (size_t i : order)
         chosen.push_back(ids[i]);
+    if (!initial)
+        for (int64_t id : fillRoundFromWaiting(chosen, ids))
+            chosen.push_back(id);
     return chosen;
+}
+
+std::vector<Loop::Waiting> Loop::waitingOutside(const std::vector<int64_t>& batch) const {
+    const std::set<int64_t> in_batch(batch.begin(), batch.end());
+    std::vector<Waiting> waiting;
+    for (const auto& [id, c] : s.cands)
+        if (!c.measurement && c.compile_error.empty() && c.decision && !is_measured(*c.decision) && c.forecast &&
+            !in_batch.count(id))
+            waiting.push_back({id,
+                               s.progress.best_speedup > 0
+                                   ? c.forecast->probabilityAboveReference(s.scheme, s.progress.best_speedup)
+                                   : 1.0,
+                               c.forecast->expectedLogSpeedupOverReference(s.scheme)});
+    std::stable_sort(waiting.begin(), waiting.end(), [](const Waiting& a, const Waiting& b) {
+        return a.p_above != b.p_above ? a.p_above > b.p_above : a.mean > b.mean;
+    });
+    return waiting;
+}
+
+std::vector<int64_t> Loop::fillRoundFromWaiting(const std::vector<int64_t>& chosen, const std::vector<int64_t>& batch) {
+    if (cfg.round <= 1)
+        return {};
+    const size_t fresh = static_cast<size_t>(
+        std::count_if(chosen.begin(), chosen.end(), [&](int64_t id) { return !s.cands.at(id).measurement; }));
+    const std::vector<Waiting> waiting = waitingOutside(batch);
+    const size_t target = roundedBatch(fresh, fresh + waiting.size());
+    if (target <= fresh)
+        return {};
+    std::vector<int64_t> added;
+    char reason[200];
+    for (size_t k = 0; k < target - fresh; ++k) {
+        const Waiting& w = waiting[k];
+        std::snprintf(reason, sizeof reason,
+                      "measured to fill a round of %d (%zu of this batch's top-up, passed over by an earlier batch; "
+                      "P = %.2f)",
+                      cfg.round, k + 1, w.p_above);
+        recordGating(w.id, GatingDecision::Measure, reason, {{"p_above_best", w.p_above}});
+        added.push_back(w.id);
+    }
+    return added;
 }
 
 MeasureRequest Loop::requestFor(const Cand& c) const {
@@ -1124,12 +1179,23 @@ void Loop::seedPopulation() {
     const bool screen = s.surrogate && cfg.gating.kind != GatingKind::MeasureAll && cfg.initial_screen > 1;
     const size_t family = static_cast<size_t>(std::max(0, cfg.initial_family));
     const size_t drawn = screen ? family * static_cast<size_t>(cfg.initial_screen) : family;
-    std::vector<Candidate> configs = random_family_candidates(s.bundle, drawn, s.rng);
+    // SearchConfig::round: the first batch (the reference, the seeds and, unscreened, the initial family
+    // configurations) is filled up to a round with further random ones, drawn after those the search draws anyway.
+    const size_t first = roots.size() + (screen ? 0 : family);
+    const size_t fill = roundedBatch(first, std::numeric_limits<size_t>::max()) - first;
+    std::vector<Candidate> configs = random_family_candidates(s.bundle, drawn + fill, s.rng);
+    std::vector<Candidate> filling(configs.begin() + static_cast<std::ptrdiff_t>(std::min(drawn, configs.size())),
+                                   configs.end());
+    configs.resize(std::min(drawn, configs.size()));
     if (!screen) {
         for (auto& c : configs)
             roots.push_back(c);
+        for (auto& c : filling)
+            roots.push_back(c);
         forecastAndGate(addChildren(roots), true);
     } else {
+        for (auto& c : filling)
+            roots.push_back(c);
         forecastAndGate(addChildren(roots), true);
         screenInitial(addChildren(configs), family);
     }
@@ -1469,7 +1535,12 @@ void Loop::screenInitial(const std::vector<int64_t>& ids, size_t keep) {
         if (measure_it)
             chosen.push_back(id);
     }
-    measureInOrder(chosen);
+    // An overlapped search measures the screen's choice while its first iteration chooses and queues a batch (from
+    // the parents measured so far), like any batch in flight.
+    if (cfg.overlap)
+        s.in_flight = dispatch(chosen, 0);
+    else
+        measureInOrder(chosen);
 }
 
 // Every measured candidate has been expanded as far as the mutators go, but candidates that gating trusted without

@@ -65,13 +65,15 @@ struct SearchConfig {
     PoolConfig pool;  // several workers, devices or hosts measure a batch in parallel (measurement_pool.h)
     // Choose the next batch while the last one is measured: each iteration forecasts, gates and queues its batch
     // before it applies the results of the batch before it, so the surrogate's retraining and the forecasts overlap
-    // the measurements and a pool's workers stay busy across batches. The search then learns from a batch one
-    // iteration later than without it; it stays deterministic for its seed with one worker or many.
+    // the measurements and a pool's workers stay busy across batches (the initial screen's choice too: it is in
+    // flight while the first iteration chooses its batch). The search then learns from a batch one iteration later
+    // than without it; it stays deterministic for its seed with one worker or many.
     bool overlap = false;
     // Measure in rounds of `round`: a batch sent to the device is topped up to a multiple of it (never past the
-    // measurement budget) with the candidates its gate passed over, the most promising first, so that a pool of
-    // `round` workers has a full round to measure. A search setting, not the pool's size: the same search with 1
-    // or N workers. 1: every batch as the gate chose it.
+    // measurement budget) with the candidates its gate passed over, the most promising first, then with those that
+    // earlier batches passed over, so that a pool of `round` workers has a full round to measure. The first batch
+    // (the reference and the seeds) is filled with random family configurations. A search setting, not the pool's
+    // size: the same search with 1 or N workers. 1: every batch as the gate chose it.
     int round = 1;
     int samples = 1;       // LLM forecaster: requests per candidate, averaged
     bool abstain = false;  // LLM forecaster: predict or defer (a deferral is measured)

@@ -193,15 +193,19 @@ private slots:
     void overlappedSearchIsTheSameWithOneWorkerOrFour_data() {
         QTest::addColumn<int>("workers");
         QTest::addColumn<double>("wallTime");
-        QTest::newRow("four replay workers taking recorded time") << 4 << 0.05;
+        QTest::addColumn<int>("round");
+        QTest::newRow("four replay workers taking recorded time") << 4 << 0.05 << 1;
+        QTest::newRow("four replay workers, rounds of 8") << 4 << 0.05 << 8;
     }
     void overlappedSearchIsTheSameWithOneWorkerOrFour() {
         QFETCH(int, workers);
         QFETCH(double, wallTime);
+        QFETCH(int, round);
         QTemporaryDir dir;
         SearchConfig single_cfg = pool_search_config("softmax", 24, 5, GatingKind::TopK);
         single_cfg.gating.top_k = 8;
         single_cfg.overlap = true;
+        single_cfg.round = round;
         const std::string single = dir.filePath("single.sqlite").toStdString();
         const SearchSummary a = make_search_runner(single_cfg, cli::resources_dir(), single, false)->runHere();
         QVERIFY2(a.state == RunState::Finished, a.reason.c_str());
@@ -213,14 +217,26 @@ private slots:
         auto runner = make_search_runner(cfg, cli::resources_dir(), pooled, false);
         // Chosen for a measurement and not yet measured: without overlap at most one batch (top-k), with it the
         // rest of the batch being applied and the whole next one.
-        std::set<int64_t> waiting;
+        std::set<int64_t> waiting, screened;
         size_t most_waiting = 0;
+        // The initial screen's choice is in flight too: once a parent is measured (with rounds of 8, the family
+        // configurations that fill the first round), the first iteration chooses its batch before the screened
+        // configurations are measured.
+        bool child_chosen = false;
+        std::optional<bool> child_chosen_before_screen;
         runner->setEventCallback([&](const SearchEvent& e) {
-            if (e.kind == SearchEvent::Kind::Gating && e.decision && is_measured(*e.decision))
+            if (e.kind == SearchEvent::Kind::Gating && e.decision && is_measured(*e.decision)) {
                 waiting.insert(e.candidate_id);
+                if (e.message.find("initial screening") != std::string::npos)
+                    screened.insert(e.candidate_id);
+                else if (e.message.find("initial population") == std::string::npos)
+                    child_chosen = true;
+            }
             if (e.kind == SearchEvent::Kind::Measured) {
                 most_waiting = std::max(most_waiting, waiting.size());
                 waiting.erase(e.candidate_id);
+                if (screened.count(e.candidate_id) && !child_chosen_before_screen)
+                    child_chosen_before_screen = child_chosen;
             }
         });
         const SearchSummary b = runner->runHere();
@@ -236,6 +252,10 @@ private slots:
                  qPrintable(QString("at most %1 candidates waited for a measurement at once: no batch was chosen "
                                     "before the one before it was applied")
                                 .arg(most_waiting)));
+        QVERIFY2(child_chosen_before_screen.has_value(), "no screened configuration was measured");
+        if (round > 1)
+            QVERIFY2(*child_chosen_before_screen,
+                     "the initial screen's configurations were measured before the first iteration chose its batch");
         QCOMPARE(stored_search_config(pooled).overlap, true);
     }
 
@@ -344,6 +364,92 @@ private slots:
         nlohmann::json bad = single_cfg;
         bad["round"] = 0;
         QVERIFY_THROWS_EXCEPTION(Error, search_config_from_json(bad));
+    }
+
+    // A batch whose own children cannot fill a round (3 children per parent, top-k 2, rounds of 4) is filled with
+    // candidates earlier batches passed over, so that every batch is a whole number of rounds until the budget ends;
+    // four workers still run the same search.
+    void roundsAreFilledFromEarlierBatches() {
+        QTemporaryDir dir;
+        SearchConfig cfg = pool_search_config("softmax", 30, 2, GatingKind::TopK);
+        cfg.gating.top_k = 2;
+        cfg.batch = 3;
+        cfg.round = 4;
+        const std::string single = dir.filePath("single.sqlite").toStdString();
+        auto runner = make_search_runner(cfg, cli::resources_dir(), single, false);
+        int in_batch = 0, from_earlier = 0, batches = 0;
+        int64_t measured = 0;
+        QStringList wrong;
+        runner->setEventCallback([&](const SearchEvent& e) {
+            if (e.kind == SearchEvent::Kind::Gating && e.decision && is_measured(*e.decision) &&
+                e.message.find("initial") == std::string::npos) {
+                ++in_batch;
+                if (e.message.find("passed over by an earlier batch") != std::string::npos)
+                    ++from_earlier;
+            }
+            if (e.kind == SearchEvent::Kind::Measured)
+                ++measured;
+            if (e.kind == SearchEvent::Kind::Progress && in_batch > 0) {
+                ++batches;
+                if (in_batch % 4 != 0 && measured < 30)
+                    wrong << QString("a batch of %1 with %2 measured").arg(in_batch).arg(measured);
+                in_batch = 0;
+            }
+        });
+        const SearchSummary a = runner->runHere();
+        QVERIFY2(a.state == RunState::Finished, a.reason.c_str());
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join("; ")));
+        QVERIFY2(batches >= 3, qPrintable(QString("only %1 batches").arg(batches)));
+        QVERIFY2(from_earlier > 0, "no batch was filled with candidates an earlier batch passed over");
+
+        SearchConfig pooled_cfg = cfg;
+        pooled_cfg.pool.workers = 4;
+        pooled_cfg.pool.replay_wall_time = 0.02;
+        const std::string pooled = dir.filePath("pool.sqlite").toStdString();
+        const SearchSummary b = make_search_runner(pooled_cfg, cli::resources_dir(), pooled, false)->runHere();
+        QVERIFY2(b.state == RunState::Finished, b.reason.c_str());
+        QCOMPARE(b.best_candidate, a.best_candidate);
+        QCOMPARE(store_digest(pooled).text, store_digest(single).text);
+    }
+
+    // The first batch (the reference and the seeds) is filled up to a round with random family configurations, so
+    // that a pool of K workers starts with K measurements, not the four roots of softmax.
+    void firstBatchFillsARound_data() {
+        QTest::addColumn<int>("round");
+        QTest::addColumn<int>("gating");
+        QTest::addColumn<int>("initial");
+        QTest::newRow("gated, rounds of 8") << 8 << int(GatingKind::TopK) << 8;
+        QTest::newRow("gated, rounds of 1") << 1 << int(GatingKind::TopK) << 4;
+        QTest::newRow("measure-all, rounds of 8") << 8 << int(GatingKind::MeasureAll) << 8;
+        QTest::newRow("measure-all, rounds of 4") << 4 << int(GatingKind::MeasureAll) << 8;  // 4 roots + 2 family
+        QTest::newRow("measure-all, rounds of 1") << 1 << int(GatingKind::MeasureAll) << 6;
+    }
+    void firstBatchFillsARound() {
+        QFETCH(int, round);
+        QFETCH(int, gating);
+        QFETCH(int, initial);
+        QTemporaryDir dir;
+        SearchConfig cfg = pool_search_config("softmax", 20, 3, static_cast<GatingKind>(gating));
+        cfg.round = round;
+        auto runner = make_search_runner(cfg, cli::resources_dir(), dir.filePath("r.sqlite").toStdString(), false);
+        int roots = 0, measured_before_anything_else = -1, measured = 0;
+        bool other = false;
+        runner->setEventCallback([&](const SearchEvent& e) {
+            if (e.kind == SearchEvent::Kind::Gating && e.decision && is_measured(*e.decision)) {
+                if (e.message == "initial population")
+                    ++roots;
+                else if (!other) {
+                    other = true;
+                    measured_before_anything_else = measured;
+                }
+            }
+            if (e.kind == SearchEvent::Kind::Measured)
+                ++measured;
+        });
+        const SearchSummary sum = runner->runHere();
+        QVERIFY2(sum.state == RunState::Finished, sum.reason.c_str());
+        QCOMPARE(roots, initial);
+        QCOMPARE(measured_before_anything_else, initial);  // one batch, measured before anything else is chosen
     }
 
     void workerKilledMidMeasurementLosesNothing() {
