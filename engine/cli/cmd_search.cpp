@@ -357,7 +357,7 @@ void add_search_command(CLI::App& app, Context& ctx) {
         ->check(CLI::Range(0, 100000))
         ->capture_default_str();
     cmd->add_option("--measure-per-parent", args->measure_per_parent,
-                    "selective: most children of one parent measured per batch (0: 8)")
+                    "selective: most children of one parent measured per batch (0: 4)")
         ->check(CLI::Range(0, 100000))
         ->capture_default_str();
     cmd->add_option("--top-k", args->top_k, "top-k: measured per parent")

@@ -724,6 +724,7 @@ void Loop::recordGating(int64_t id, GatingDecision decision, const std::string& 
 void Loop::capMeasured(const std::vector<GatingInput>& inputs, std::vector<GatingOutcome>& outcomes) const {
     if (s.gating.kind != GatingKind::Selective)
         return;  // measure-all measures everything; top-k has its own k
+    // 0 only in runs stored before the cap was stored with the run: the default then, 8.
     const size_t cap = static_cast<size_t>(cfg.measure_per_parent > 0 ? cfg.measure_per_parent : 8);
     std::vector<size_t> chosen;
     for (size_t i = 0; i < outcomes.size(); ++i)
@@ -1143,6 +1144,8 @@ void Loop::startFresh() {
     info.surrogate = s.surrogate ? s.surrogate->id() : "none";
     info.gating = describe(cfg.gating);
     info.seed = static_cast<int64_t>(cfg.seed);
+    if (cfg.measure_per_parent == 0)
+        cfg.measure_per_parent = kMeasurePerParent;  // stored as a number, so the run keeps it if the default moves
     info.config = cfg;
     s.run_id = s.store->addRun(info);
     storeProblem();

@@ -12,6 +12,8 @@
 #include <mutex>
 #include <set>
 
+#include <sqlite3.h>
+
 using namespace kerncast;
 
 namespace {
@@ -279,6 +281,52 @@ private slots:
         }
         QVERIFY(batches > 0);
         QVERIFY2(waited > 0, std::to_string(unsure).c_str());
+    }
+
+    // The default cap (kMeasurePerParent) is stored with a new run as a number; a run stored before that (0) keeps
+    // the cap it was started with, 8, when it is resumed.
+    void defaultCapIsStoredWithTheRun() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        SearchConfig c = config("softmax", GatingKind::Selective, "local", 16);
+        c.gating.tau = 0.99;  // every child is unsure: each batch would measure all 12
+        c.gating.epsilon = 0;
+        c.batch = 12;
+        auto largest_batch = [](const std::vector<SearchEvent>& events) {
+            int largest = 0, in_batch = 0;
+            for (const auto& e : events) {
+                if (e.kind == SearchEvent::Kind::Progress)
+                    in_batch = 0;
+                if (e.kind == SearchEvent::Kind::Gating && e.message.rfind("unsure", 0) == 0 &&
+                    *e.decision == GatingDecision::Measure)
+                    largest = std::max(largest, ++in_batch);
+            }
+            return largest;
+        };
+        Recorder first;
+        auto runner = make_search_runner(c, cli::resources_dir(), path, false);
+        runner->setEventCallback(first.fn());
+        QCOMPARE(runner->runHere().state, RunState::Finished);
+        QCOMPARE(stored_search_config(path).measure_per_parent, kMeasurePerParent);
+        QCOMPARE(largest_batch(first.events), kMeasurePerParent);
+
+        // As a run stored before the cap was: 0.
+        {
+            sqlite3* db = nullptr;
+            QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+            QCOMPARE(sqlite3_exec(db, "UPDATE runs SET config = json_set(config, '$.measure_per_parent', 0)", nullptr,
+                                  nullptr, nullptr),
+                     SQLITE_OK);
+            sqlite3_close(db);
+        }
+        QCOMPARE(stored_search_config(path).measure_per_parent, 0);
+        SearchConfig more = c;
+        more.budgets.measurements = 40;
+        Recorder resumed;
+        auto again = make_search_runner(more, cli::resources_dir(), path, true);
+        again->setEventCallback(resumed.fn());
+        QCOMPARE(again->runHere().state, RunState::Finished);
+        QCOMPARE(largest_batch(resumed.events), 8);
     }
 
     void steeringCommandsAreAppliedAndStored() {
