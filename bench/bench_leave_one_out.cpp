@@ -12,7 +12,12 @@
 // climatology (1 - score / climatology's), ece, accuracy, majority_accuracy and top10_recovery; and the same for two
 // baselines: "always S = 1" (all mass on the bin holding 1.0) and climatology (the problem's own true-bin
 // frequencies, known only after the fact). Then the time of one retrain on every recording of the device.
-// --json prints {"device", "problems": {P: {metric: value, ..., "baselines": {...}}}, "overall": {...}}.
+// Beside it, "in search": the same pairs forecast as a search of P forecasts them, the frozen base (the same other
+// problems' recordings) plus the search's own earlier measurements through the correction, each batch forecast
+// before it is learned. The targets are judged on the first figures; the second say how far a search's own
+// measurements take a new problem.
+// --json prints {"device", "problems": {P: {metric: value, ..., "baselines": {...}, "in_search": {...}}},
+// "overall": {...}}.
 
 #include "core/error.h"
 #include "core/metrics.h"
@@ -50,8 +55,18 @@ struct ParentChild {
     double child_speedup = 0;
 };
 
+// One measured candidate of a search, in the order the search measured them.
+struct Step {
+    Candidate candidate;
+    std::vector<StaticReport> report;
+    Measurement measurement;
+    int64_t order = 0;  // the measurement's row id
+    bool ok = false;    // measured correct with a finite speedup
+};
+
 struct ProblemPairs {
     std::vector<ParentChild> pairs;
+    std::vector<std::vector<Step>> steps;  // per search, in measurement order
     std::vector<StaticReport> reference_report;
     std::optional<double> reference_us;
     std::optional<DeviceFingerprint> device;
@@ -85,9 +100,12 @@ ProblemPairs collect_pairs(const std::string& problem_dir, const std::string& de
             const auto reports = store.staticReportsOfRun(run_id);
             std::map<int64_t, Candidate> by_id;
             std::map<int64_t, Measurement> measured;
+            std::map<int64_t, int64_t> order;
             for (Candidate& cand : store.candidates(run_id)) {
-                if (const auto it = measurements.find(cand.id); it != measurements.end() && !it->second.empty())
+                if (const auto it = measurements.find(cand.id); it != measurements.end() && !it->second.empty()) {
                     measured[cand.id] = it->second.back().measurement;
+                    order[cand.id] = it->second.back().id;
+                }
                 by_id[cand.id] = cand;
             }
             auto report_of = [&](int64_t id) {
@@ -115,6 +133,12 @@ ProblemPairs collect_pairs(const std::string& problem_dir, const std::string& de
                 pc.child_speedup = measured[id].speedup;
                 out.pairs.push_back(std::move(pc));
             }
+            std::vector<Step> steps;
+            for (const auto& [id, m] : measured)
+                if (m.device_kind != "compiler")
+                    steps.push_back({by_id.at(id), report_of(id), m, order.at(id), ok(id)});
+            std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.order < b.order; });
+            out.steps.push_back(std::move(steps));
         }
         fs::remove(run);
     }
@@ -177,6 +201,75 @@ std::pair<Scored, Scored> baselines(const std::vector<ScoredForecast>& set,
     return {score(one, zero, scheme), score(clim, clim_log, scheme)};
 }
 
+// The same pairs as a search forecasts them: the base trained on the other problems' recordings and frozen (as a
+// search freezes it), then the search's own measurements learned batch by batch through the correction, each child
+// forecast before its batch (the children of one parent, measured together) is learned. Nothing of the held-out
+// recording is learned beyond the measurements the search itself had made before the forecast.
+struct InSearch {
+    std::vector<ScoredForecast> set;
+    std::vector<double> expected;
+};
+InSearch in_search_forecasts(const ProblemPairs& pp, const Problem& problem, const DeviceCeilings& ceilings,
+                             const std::vector<LabelledExample>& others, const LocalForecasterOptions& options,
+                             const std::string& cache_dir) {
+    InSearch out;
+    for (const std::vector<Step>& steps : pp.steps) {
+        LocalForecaster f(options);
+        f.learn(others);
+        f.freezeBase(cache_dir);
+        std::map<int64_t, const Step*> done;  // measured correct so far, by candidate id
+        auto anchor_of = [&](const Step& st) -> const Step* {
+            const auto it = done.find(st.candidate.parent_id);
+            return it == done.end() || it->second->candidate.mutator == Mutator::Reference ? nullptr : it->second;
+        };
+        auto query_of = [&](const Step& st) {
+            QueryContext ctx;
+            ctx.reference_static_report = pp.reference_report;
+            ctx.reference_time_us = pp.reference_us;
+            ctx.device = pp.device;
+            ctx.ceilings = ceilings;
+            if (const Step* a = anchor_of(st))
+                ctx.anchor = measured_anchor(a->candidate, a->report, a->measurement);
+            return build_forecast_query(problem, st.candidate.source, st.candidate.tunables, st.report, ctx);
+        };
+        for (size_t i = 0; i < steps.size();) {
+            size_t j = i;
+            while (j < steps.size() && steps[j].candidate.parent_id == steps[i].candidate.parent_id)
+                ++j;
+            std::vector<ForecastQuery> queries;
+            std::vector<size_t> asked;
+            for (size_t k = i; k < j; ++k)
+                if (steps[k].ok && anchor_of(steps[k])) {
+                    queries.push_back(query_of(steps[k]));
+                    asked.push_back(k);
+                }
+            const auto results = f.forecast(queries);
+            for (size_t r = 0; r < results.size(); ++r) {
+                if (!results[r].forecast)
+                    throw Error(problem.name + ": a forecast in the search failed: " + results[r].error);
+                const Forecast& fc = *results[r].forecast;
+                const Step& child = steps[asked[r]];
+                ScoredForecast sf;
+                sf.probabilities = fc.probabilities;
+                sf.true_speedup = child.measurement.speedup / anchor_of(child)->measurement.speedup;
+                sf.pack = problem.name;
+                out.set.push_back(sf);
+                out.expected.push_back(fc.log_mean ? *fc.log_mean : fc.expectedLogSpeedup(options.scheme));
+            }
+            std::vector<LabelledExample> learned;
+            for (size_t k = i; k < j; ++k)
+                if (steps[k].ok)
+                    learned.push_back({query_of(steps[k]), steps[k].measurement.speedup});
+            for (size_t k = i; k < j; ++k)
+                if (steps[k].ok)
+                    done[steps[k].candidate.id] = &steps[k];
+            f.learn(learned);
+            i = j;
+        }
+    }
+    return out;
+}
+
 std::string f3(double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3f", v);
@@ -228,8 +321,9 @@ int main(int argc, char** argv) {
     fs::create_directories(scratch);
 
     nlohmann::json result = {{"device", device}, {"problems", nlohmann::json::object()}};
-    std::vector<ScoredForecast> all;
-    std::vector<double> all_expected;
+    std::vector<ScoredForecast> all, all_in_search;
+    std::vector<double> all_expected, all_in_search_expected;
+    int in_search_skill_both = 0;
     std::map<std::string, std::array<double, kBinCount>> climatology;
     int skill_both = 0, problems_done = 0;
     try {
@@ -241,7 +335,8 @@ int main(int argc, char** argv) {
         if (!json)
             std::printf("| problem | pairs | searches | kendall_tau_b | brier_skill | crps_skill | ece | accuracy | "
                         "majority | top10 | S=1: brier_skill | S=1: crps_skill | S=1: top10 | clim: top10 | "
-                        "retrain s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                        "retrain s | in search: kendall_tau_b | in search: brier_skill | in search: crps_skill "
+                        "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (const RecordedProblem& held_out : recorded) {
             if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), held_out.problem) == wanted.end())
                 continue;
@@ -253,10 +348,12 @@ int main(int argc, char** argv) {
             }
             // Every other problem's recording, and nothing of this one.
             LocalForecaster forecaster(options);
+            std::vector<LabelledExample> others;
             for (const RecordedProblem& other : recorded)
                 if (other.problem != held_out.problem)
                     for (const auto& r : other.examples.examples)
-                        forecaster.learn({r.example});
+                        others.push_back(r.example);
+            forecaster.learn(others);
             forecaster.retrain();
             if (forecaster.packPrograms().count(held_out.problem))
                 throw Error("leakage: the forecaster learned programs of the held-out problem " + held_out.problem);
@@ -296,7 +393,16 @@ int main(int argc, char** argv) {
             climatology[held_out.problem] = climatology_of(set, scheme);
             const Scored mine = score(set, expected, scheme);
             const auto [one, clim] = baselines(set, climatology, scheme);
+            const InSearch ins = in_search_forecasts(pp, problem, held_out_ceilings, others, options,
+                                                     (scratch / "forecaster-cache").string());
+            const Scored in_search = score(ins.set, ins.expected, scheme);
+            if (in_search.m.brier_skill > 0 && in_search.m.crps_skill > 0)
+                ++in_search_skill_both;
+            all_in_search.insert(all_in_search.end(), ins.set.begin(), ins.set.end());
+            all_in_search_expected.insert(all_in_search_expected.end(), ins.expected.begin(), ins.expected.end());
             nlohmann::json row = metrics_object(mine);
+            row["in_search"] = metrics_object(in_search);
+            row["in_search"]["pairs"] = ins.set.size();
             row["pairs"] = set.size();
             row["searches"] = pp.searches;
             row["baselines"] = {{"always_1", metrics_object(one)}, {"climatology", metrics_object(clim)}};
@@ -307,13 +413,15 @@ int main(int argc, char** argv) {
             all.insert(all.end(), set.begin(), set.end());
             all_expected.insert(all_expected.end(), expected.begin(), expected.end());
             if (!json) {
-                std::printf("| %s | %zu | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f |\n",
-                            held_out.problem.c_str(), set.size(), pp.searches, f3(mine.kendall).c_str(),
-                            f3(mine.m.brier_skill).c_str(), f3(mine.m.crps_skill).c_str(), f3(mine.m.ece).c_str(),
-                            f3(mine.m.accuracy).c_str(), f3(mine.m.majority_accuracy).c_str(),
-                            f3(mine.m.top10_recovery).c_str(), f3(one.m.brier_skill).c_str(),
-                            f3(one.m.crps_skill).c_str(), f3(one.m.top10_recovery).c_str(),
-                            f3(clim.m.top10_recovery).c_str(), forecaster.lastRetrainSeconds());
+                std::printf(
+                    "| %s | %zu | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %s | %s |\n",
+                    held_out.problem.c_str(), set.size(), pp.searches, f3(mine.kendall).c_str(),
+                    f3(mine.m.brier_skill).c_str(), f3(mine.m.crps_skill).c_str(), f3(mine.m.ece).c_str(),
+                    f3(mine.m.accuracy).c_str(), f3(mine.m.majority_accuracy).c_str(),
+                    f3(mine.m.top10_recovery).c_str(), f3(one.m.brier_skill).c_str(), f3(one.m.crps_skill).c_str(),
+                    f3(one.m.top10_recovery).c_str(), f3(clim.m.top10_recovery).c_str(),
+                    forecaster.lastRetrainSeconds(), f3(in_search.kendall).c_str(), f3(in_search.m.brier_skill).c_str(),
+                    f3(in_search.m.crps_skill).c_str());
                 std::fflush(stdout);
             }
         }
@@ -326,6 +434,10 @@ int main(int argc, char** argv) {
         o["problems"] = problems_done;
         o["problems_with_positive_brier_and_crps_skill"] = skill_both;
         o["baselines"] = {{"always_1", metrics_object(one)}, {"climatology", metrics_object(clim)}};
+        const Scored in_search = score(all_in_search, all_in_search_expected, scheme);
+        o["in_search"] = metrics_object(in_search);
+        o["in_search"]["pairs"] = all_in_search.size();
+        o["in_search"]["problems_with_positive_brier_and_crps_skill"] = in_search_skill_both;
         if (timing) {
             LocalForecaster every(options);
             for (const RecordedProblem& r : recorded)
@@ -353,6 +465,11 @@ int main(int argc, char** argv) {
                         clim.m.brier_skill, clim.m.crps_skill, clim.m.top10_recovery);
             std::printf("problems with brier_skill > 0 and crps_skill > 0: %d of %d (target: at least 10 of 13)\n",
                         skill_both, problems_done);
+            std::printf("in a search (the same pairs, each forecast with the search's own earlier measurements learned "
+                        "through the correction, as a search on this problem forecasts it): kendall_tau_b %.3f, "
+                        "brier_skill %.3f, crps_skill %.3f, ece %.3f; problems with both skills > 0: %d of %d\n",
+                        in_search.kendall, in_search.m.brier_skill, in_search.m.crps_skill, in_search.m.ece,
+                        in_search_skill_both, problems_done);
             if (timing)
                 std::printf("one retrain on every recording of %s (%zu programs, %zu pairs, %d members x %d "
                             "rounds, one thread): %.2f s wall, %.2f s CPU (target < 2 s)\n",
