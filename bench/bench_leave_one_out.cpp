@@ -211,7 +211,7 @@ struct InSearch {
 };
 InSearch in_search_forecasts(const ProblemPairs& pp, const Problem& problem, const DeviceCeilings& ceilings,
                              const std::vector<LabelledExample>& others, const LocalForecasterOptions& options,
-                             const std::string& cache_dir) {
+                             const std::string& cache_dir, bool verbose) {
     InSearch out;
     for (const std::vector<Step>& steps : pp.steps) {
         LocalForecaster f(options);
@@ -255,6 +255,11 @@ InSearch in_search_forecasts(const ProblemPairs& pp, const Problem& problem, con
                 sf.pack = problem.name;
                 out.set.push_back(sf);
                 out.expected.push_back(fc.log_mean ? *fc.log_mean : fc.expectedLogSpeedup(options.scheme));
+                if (verbose)
+                    std::fprintf(stderr, "in search\t%s\t%s -> %s\tmu %.3f sigma %.3f true %.3f bin %d/%d\n",
+                                 problem.name.c_str(), anchor_of(child)->candidate.label.c_str(),
+                                 child.candidate.label.c_str(), fc.log_mean.value_or(NAN), fc.log_sigma.value_or(NAN),
+                                 std::log(sf.true_speedup), fc.predicted_bin, options.scheme.binOf(sf.true_speedup));
             }
             std::vector<LabelledExample> learned;
             for (size_t k = i; k < j; ++k)
@@ -394,7 +399,7 @@ int main(int argc, char** argv) {
             const Scored mine = score(set, expected, scheme);
             const auto [one, clim] = baselines(set, climatology, scheme);
             const InSearch ins = in_search_forecasts(pp, problem, held_out_ceilings, others, options,
-                                                     (scratch / "forecaster-cache").string());
+                                                     (scratch / "forecaster-cache").string(), verbose);
             const Scored in_search = score(ins.set, ins.expected, scheme);
             if (in_search.m.brier_skill > 0 && in_search.m.crps_skill > 0)
                 ++in_search_skill_both;
