@@ -236,13 +236,20 @@ InSearch in_search_forecasts(const ProblemPairs& pp, const Problem& problem, con
             size_t j = i;
             while (j < steps.size() && steps[j].candidate.parent_id == steps[i].candidate.parent_id)
                 ++j;
+            // The batch's measured programs, each as a query against its anchor: forecast (those with a measured
+            // parent), then learned.
+            std::vector<LabelledExample> learned;
             std::vector<ForecastQuery> queries;
             std::vector<size_t> asked;
-            for (size_t k = i; k < j; ++k)
-                if (steps[k].ok && anchor_of(steps[k])) {
-                    queries.push_back(query_of(steps[k]));
+            for (size_t k = i; k < j; ++k) {
+                if (!steps[k].ok)
+                    continue;
+                learned.push_back({query_of(steps[k]), steps[k].measurement.speedup});
+                if (anchor_of(steps[k])) {
+                    queries.push_back(learned.back().query);
                     asked.push_back(k);
                 }
+            }
             const auto results = f.forecast(queries);
             for (size_t r = 0; r < results.size(); ++r) {
                 if (!results[r].forecast)
@@ -261,10 +268,6 @@ InSearch in_search_forecasts(const ProblemPairs& pp, const Problem& problem, con
                                  child.candidate.label.c_str(), fc.log_mean.value_or(NAN), fc.log_sigma.value_or(NAN),
                                  std::log(sf.true_speedup), fc.predicted_bin, options.scheme.binOf(sf.true_speedup));
             }
-            std::vector<LabelledExample> learned;
-            for (size_t k = i; k < j; ++k)
-                if (steps[k].ok)
-                    learned.push_back({query_of(steps[k]), steps[k].measurement.speedup});
             for (size_t k = i; k < j; ++k)
                 if (steps[k].ok)
                     done[steps[k].candidate.id] = &steps[k];
@@ -359,7 +362,10 @@ int main(int argc, char** argv) {
                     for (const auto& r : other.examples.examples)
                         others.push_back(r.example);
             forecaster.learn(others);
-            forecaster.retrain();
+            // Trained here and cached for the in-search forecasters below (a frozen base forecasts exactly as the
+            // trained model does), so each held-out problem is trained on once.
+            const std::string cache_dir = (scratch / "forecaster-cache").string();
+            forecaster.freezeBase(cache_dir);
             if (forecaster.packPrograms().count(held_out.problem))
                 throw Error("leakage: the forecaster learned programs of the held-out problem " + held_out.problem);
 
@@ -398,8 +404,8 @@ int main(int argc, char** argv) {
             climatology[held_out.problem] = climatology_of(set, scheme);
             const Scored mine = score(set, expected, scheme);
             const auto [one, clim] = baselines(set, climatology, scheme);
-            const InSearch ins = in_search_forecasts(pp, problem, held_out_ceilings, others, options,
-                                                     (scratch / "forecaster-cache").string(), verbose);
+            const InSearch ins =
+                in_search_forecasts(pp, problem, held_out_ceilings, others, options, cache_dir, verbose);
             const Scored in_search = score(ins.set, ins.expected, scheme);
             if (in_search.m.brier_skill > 0 && in_search.m.crps_skill > 0)
                 ++in_search_skill_both;

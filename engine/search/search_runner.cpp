@@ -403,9 +403,10 @@ private:
     // SearchConfig::round: how many measurements a batch of `chosen` new ones takes: a multiple of the round, cut
     // at the budget; `chosen` itself when `available` candidates cannot fill that.
     size_t roundedBatch(size_t chosen, size_t available) const;
-    // Tops the batch the gate chose up to a round with the candidates it passed over.
+    // Tops the batch the gate chose up to a round with the candidates it passed over; `waiting` more candidates
+    // (waitingOutside) can fill what these cannot.
     void topUpToRound(const std::vector<int64_t>& ids, const std::vector<GatingInput>& inputs,
-                      std::vector<GatingOutcome>& outcomes) const;
+                      std::vector<GatingOutcome>& outcomes, size_t waiting) const;
     // Candidates that earlier batches trusted or discarded without a measurement (with a forecast, compiled, not in
     // `batch`), the most likely to beat the best first: what fills a round the batch's own cannot.
     struct Waiting {
@@ -415,7 +416,7 @@ private:
     std::vector<Waiting> waitingOutside(const std::vector<int64_t>& batch) const;
     // What the batch's own candidates could not fill of a round comes from those waiting; returns them (their
     // gating stored).
-    std::vector<int64_t> fillRoundFromWaiting(const std::vector<int64_t>& chosen, const std::vector<int64_t>& batch);
+    std::vector<int64_t> fillRoundFromWaiting(const std::vector<int64_t>& chosen, const std::vector<Waiting>& waiting);
     void measure(int64_t id);
     // Measures candidates in this order while the budget lasts: in parallel when the device is a pool, applied in
     // this order either way, so that a seed gives the same search with one worker or many.
@@ -764,7 +765,7 @@ size_t Loop::roundedBatch(size_t chosen, size_t available) const {
 // count. What they cannot fill, candidates that earlier batches passed over fill (fillRoundFromWaiting); a batch
 // that all of them together cannot fill stays as it is.
 void Loop::topUpToRound(const std::vector<int64_t>& ids, const std::vector<GatingInput>& inputs,
-                        std::vector<GatingOutcome>& outcomes) const {
+                        std::vector<GatingOutcome>& outcomes, size_t waiting) const {
     if (cfg.round <= 1)
         return;
     std::set<int64_t> parents;
@@ -781,7 +782,7 @@ void Loop::topUpToRound(const std::vector<int64_t>& ids, const std::vector<Gatin
             passed.push_back(i);
         }
     }
-    const size_t target = roundedBatch(chosen, chosen + passed.size() + waitingOutside(ids).size());
+    const size_t target = roundedBatch(chosen, chosen + passed.size() + waiting);
     if (target <= chosen)
         return;
     auto mean = [&](size_t i) {
@@ -834,6 +835,8 @@ std::vector<int64_t> Loop::gate(const std::vector<int64_t>& ids, bool initial) {
                 inputs[static_cast<size_t>(std::find(ids.begin(), ids.end(), id) - ids.begin())].forecast = *f;
         }
     }
+    // What earlier batches passed over, for a round this batch's own candidates cannot fill (SearchConfig::round).
+    const std::vector<Waiting> waiting = !initial && cfg.round > 1 ? waitingOutside(ids) : std::vector<Waiting>{};
     std::vector<GatingOutcome> outcomes;
     if (initial) {
         outcomes.resize(ids.size());
@@ -849,7 +852,7 @@ std::vector<int64_t> Loop::gate(const std::vector<int64_t>& ids, bool initial) {
                 outcomes[i].decision = GatingDecision::Measure;
                 outcomes[i].reason = "the forecaster deferred to a measurement";
             }
-        topUpToRound(ids, inputs, outcomes);
+        topUpToRound(ids, inputs, outcomes, waiting.size());
     }
     std::vector<size_t> order;
     for (size_t i = 0; i < ids.size(); ++i) {
@@ -864,9 +867,8 @@ std::vector<int64_t> Loop::gate(const std::vector<int64_t>& ids, bool initial) {
     std::vector<int64_t> chosen;
     for (size_t i : order)
         chosen.push_back(ids[i]);
-    if (!initial)
-        for (int64_t id : fillRoundFromWaiting(chosen, ids))
-            chosen.push_back(id);
+    for (int64_t id : fillRoundFromWaiting(chosen, waiting))
+        chosen.push_back(id);
     return chosen;
 }
 
@@ -887,12 +889,12 @@ std::vector<Loop::Waiting> Loop::waitingOutside(const std::vector<int64_t>& batc
     return waiting;
 }
 
-std::vector<int64_t> Loop::fillRoundFromWaiting(const std::vector<int64_t>& chosen, const std::vector<int64_t>& batch) {
-    if (cfg.round <= 1)
+std::vector<int64_t> Loop::fillRoundFromWaiting(const std::vector<int64_t>& chosen,
+                                                const std::vector<Waiting>& waiting) {
+    if (waiting.empty())
         return {};
     const size_t fresh = static_cast<size_t>(
         std::count_if(chosen.begin(), chosen.end(), [&](int64_t id) { return !s.cands.at(id).measurement; }));
-    const std::vector<Waiting> waiting = waitingOutside(batch);
     const size_t target = roundedBatch(fresh, fresh + waiting.size());
     if (target <= fresh)
         return {};
