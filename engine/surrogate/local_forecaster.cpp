@@ -1295,6 +1295,10 @@ namespace {
 // The correction's boosters: shallower and fewer than a member, since they learn one or a few packs' residuals.
 constexpr int kCorrectionRounds = 60;
 constexpr int kCorrectionDepth = 4;
+// The correction's share (LocalForecaster::correctionShareOf()): folds of the run's programs, and the held-out pairs
+// below which the whole correction is taken (too few to tell).
+constexpr int kShareFolds = 3;
+constexpr size_t kShareMinPairs = 8;
 // Bump when what a cache file holds changes.
 constexpr int kCacheFormat = 2;
 // Cache files kept (the oldest beyond are removed); a base is a few megabytes.
@@ -1455,6 +1459,11 @@ std::string LocalForecaster::baseSource() const {
     return m_baseSource;
 }
 
+double LocalForecaster::correctionShare() const {
+    std::lock_guard lock(m_mutex);
+    return m_correction ? m_correctionShare : 1.0;
+}
+
 size_t LocalForecaster::baseExampleCount() const {
     std::lock_guard lock(m_mutex);
     return m_baseCount;
@@ -1516,10 +1525,90 @@ void LocalForecaster::retrainCorrectionLocked() {
     for (const auto& e : errors)
         if (!e.empty())
             throw Error(e);
+    m_correctionShare = correctionShareOf(late, pairs, base_rows, rows, weights, base, *correction);
     correction->examples = late.size();
     correction->pairs = n;
     m_correction = std::move(correction);
     m_lastRetrainSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+double LocalForecaster::correctionShareOf(const std::vector<Program>& late, const std::vector<ProgramPair>& pairs,
+                                          const std::vector<float>& base_rows, const std::vector<float>& rows,
+                                          const std::vector<float>& weights, const Model& base,
+                                          const Model& correction) const {
+    const size_t n = pairs.size();
+    const size_t base_cols = base.columns(), cols = correction.columns();
+    // What the base ensemble gets wrong on each pair (the correction's target).
+    std::vector<double> residual(n, 0.0);
+    for (const auto& m : base.pair.members) {
+        const auto said = predict_rows(m.booster, base_rows, n, base_cols);
+        for (size_t r = 0; r < n; ++r)
+            residual[r] += static_cast<double>(said[r]);
+    }
+    for (size_t r = 0; r < n; ++r)
+        residual[r] = late[pairs[r].candidate].y - late[pairs[r].anchor].y -
+                      residual[r] / static_cast<double>(base.pair.members.size());
+    // Folds by program: a pair is held out by fold f when its candidate is in f and its anchor is not (a child never
+    // learned, against a measured parent: what a search asks), and learned from when neither is.
+    struct Fold {
+        double rc = 0, cc = 0;
+        size_t held = 0;
+    };
+    std::vector<Fold> folds(kShareFolds);
+    std::vector<std::string> errors(kShareFolds);
+    LocalForecasterOptions o = m_options;
+    o.max_depth = kCorrectionDepth;
+    auto fold = [&](int f) {
+        std::vector<float> train, labels, w, test;
+        std::vector<size_t> test_rows;
+        for (size_t r = 0; r < n; ++r) {
+            const bool candidate_in = pairs[r].candidate % kShareFolds == static_cast<size_t>(f);
+            const bool anchor_in = pairs[r].anchor % kShareFolds == static_cast<size_t>(f);
+            const auto row = rows.begin() + static_cast<std::ptrdiff_t>(r * cols);
+            if (!candidate_in && !anchor_in) {
+                train.insert(train.end(), row, row + static_cast<std::ptrdiff_t>(cols));
+                labels.push_back(static_cast<float>(residual[r]));
+                w.push_back(weights[r]);
+            } else if (candidate_in && !anchor_in) {
+                test.insert(test.end(), row, row + static_cast<std::ptrdiff_t>(cols));
+                test_rows.push_back(r);
+            }
+        }
+        if (labels.size() < 2 || test_rows.empty())
+            return;
+        const Booster b =
+            train_booster(train, labels, w, cols, o,
+                          m_options.seed * 1000037ULL + static_cast<uint64_t>(f) * 7933ULL + 3, kCorrectionRounds);
+        const auto said = predict_rows(b, test, test_rows.size(), cols);
+        Fold& out = folds[static_cast<size_t>(f)];
+        for (size_t j = 0; j < test_rows.size(); ++j) {
+            const double c = static_cast<double>(said[j]), wr = weights[test_rows[j]];
+            out.rc += wr * residual[test_rows[j]] * c;
+            out.cc += wr * c * c;
+            ++out.held;
+        }
+    };
+    for_each_parallel(kShareFolds, m_options.threads, [&](int f) {
+        try {
+            fold(f);
+        } catch (const Error& e) {
+            errors[static_cast<size_t>(f)] = e.what();
+        }
+    });
+    for (const auto& e : errors)
+        if (!e.empty())
+            throw Error(e);
+    double rc = 0, cc = 0;
+    size_t held = 0;
+    for (const Fold& f : folds) {
+        rc += f.rc;
+        cc += f.cc;
+        held += f.held;
+    }
+    // The least-squares share of the out-of-fold correction in the residual, within [0, 1].
+    if (held < kShareMinPairs || !(cc > 0))
+        return 1.0;
+    return std::clamp(rc / cc, 0.0, 1.0);
 }
 
 double LocalForecaster::correctionOf(const Program& c, const Program& a, std::vector<double>* each) const {
@@ -1530,7 +1619,8 @@ double LocalForecaster::correctionOf(const Program& c, const Program& a, std::ve
     double sum = 0;
     const auto& members = m_correction->pair.members;
     for (size_t k = 0; k < members.size(); ++k) {
-        const double v = static_cast<double>(predict_rows(members[k].booster, row, 1, m_correction->columns()).at(0));
+        const double v = m_correctionShare *
+                         static_cast<double>(predict_rows(members[k].booster, row, 1, m_correction->columns()).at(0));
         sum += v;
         if (each && k < each->size())
             (*each)[k] += v;

@@ -61,9 +61,13 @@
 // (forecaster_cache_dir(): a second search of a problem starts at once). Its own measurements then come in through
 // a correction: per member, a small booster fitted on the residuals of that member on the pairs of the programs
 // learned after the base (sampled as above, among themselves), retrained from scratch on every retrain (tens of
-// milliseconds). A member's prediction is the base member's plus its correction; the calibration is the base's,
-// with the programs learned since counted in how known a pack is. Deterministic for a seed like the full retrain;
-// the base is the same whether trained or read from the cache.
+// milliseconds). A member's prediction is the base member's plus its correction times the correction's share; the
+// calibration is the base's, with the programs learned since counted in how known a pack is. The share is how much
+// of the correction holds up on programs it did not learn (correctionShareOf(): the run's programs in three folds,
+// each fold's children forecast by a correction trained without them): on some problems a correction fitted to a
+// few dozen measurements spreads the forecasts far wider than the truth and does worse than the base alone, on
+// others it is what makes the forecasts right. Deterministic for a seed like the full retrain; the base is the same
+// whether trained or read from the cache.
 
 #include "core/bins.h"
 #include "engine/surrogate/surrogate.h"
@@ -220,6 +224,8 @@ public:
     // Where the frozen base came from: "trained", "cache <file>", "trained (cache <file> ...: why)" or "" when none.
     std::string baseSource() const;
     size_t baseExampleCount() const;  // programs in the frozen base (0: none frozen)
+    // The share of the correction forecasts take (correctionShareOf()); 1 without a correction.
+    double correctionShare() const;
     size_t exampleCount() const;
     // Programs learned per pack (what the model may know about each problem).
     std::map<std::string, int> packPrograms() const;
@@ -249,6 +255,12 @@ private:
     void retrainCorrectionLocked();
     // The correction's share of log S for the pair (added to each member's prediction in `each`); 0 without one.
     double correctionOf(const Program& c, const Program& a, std::vector<double>* each) const;
+    // How much of the correction holds up on programs it did not learn: the least-squares share, within [0, 1], of
+    // its out-of-fold predictions in the base's residuals (the run's programs in folds, a fold's pairs forecast by a
+    // correction trained without the fold's programs); 1 with too few pairs to tell.
+    double correctionShareOf(const std::vector<Program>& late, const std::vector<ProgramPair>& pairs,
+                             const std::vector<float>& base_rows, const std::vector<float>& rows,
+                             const std::vector<float>& weights, const Model& base, const Model& correction) const;
     std::string cacheKey() const;
     static nlohmann::json saveModel(const Model& model, const std::string& key);
     static std::unique_ptr<Model> loadModel(const nlohmann::json& saved, const std::string& key);
@@ -265,6 +277,7 @@ private:
     size_t m_basePairs = 0;
     std::string m_baseSource;
     std::unique_ptr<Model> m_correction;  // members: one correction booster per base member; empty: none
+    double m_correctionShare = 1.0;       // the share of the correction a forecast takes (correctionShareOf())
 };
 
 // Where searches keep their trained base models: $XDG_CACHE_HOME/kerncast/forecaster (or ~/.cache/...); "" when
