@@ -255,7 +255,7 @@ private:
     void retrainCorrectionLocked();
     // The correction's share of log S for the pair (added to each member's prediction in `each`); 0 without one.
     double correctionOf(const Program& c, const Program& a, std::vector<double>* each) const;
-    // How much of the correction holds up on programs it did not learn: the least-squares share, within [0, 1], of
+    // How much of the correction holds up on programs it did not learn: the least-squares share, within [0.5, 1], of
     // its out-of-fold predictions in the base's residuals (the run's programs in folds, a fold's pairs forecast by a
     // correction trained without the fold's programs); 1 with too few pairs to tell.
     double correctionShareOf(const std::vector<Program>& late, const std::vector<ProgramPair>& pairs,
