@@ -1510,12 +1510,13 @@ void LocalForecaster::retrainCorrectionLocked() {
     o.max_depth = kCorrectionDepth;
     correction->pair.members.resize(base.pair.members.size());
     std::vector<std::string> errors(base.pair.members.size());
+    std::vector<std::vector<float>> base_said(base.pair.members.size());
     for_each_parallel(static_cast<int>(base.pair.members.size()), m_options.threads, [&](int k) {
         try {
             // What member k still gets wrong on these pairs.
             const auto member = static_cast<size_t>(k);
-            const std::vector<float> said =
-                predict_rows(base.pair.members[member].booster, base_rows, n, base.columns());
+            base_said[member] = predict_rows(base.pair.members[member].booster, base_rows, n, base.columns());
+            const std::vector<float>& said = base_said[member];
             std::vector<float> labels;
             for (size_t r = 0; r < n; ++r)
                 labels.push_back(static_cast<float>(late[pairs[r].candidate].y - late[pairs[r].anchor].y) - said[r]);
@@ -1529,29 +1530,26 @@ void LocalForecaster::retrainCorrectionLocked() {
     for (const auto& e : errors)
         if (!e.empty())
             throw Error(e);
-    m_correctionShare = correctionShareOf(late, pairs, base_rows, rows, weights, base, *correction);
+    // What the base ensemble gets wrong on each pair, for the correction's share.
+    std::vector<double> residual(n, 0.0);
+    for (size_t r = 0; r < n; ++r) {
+        for (const auto& said : base_said)
+            residual[r] += static_cast<double>(said[r]);
+        residual[r] =
+            late[pairs[r].candidate].y - late[pairs[r].anchor].y - residual[r] / static_cast<double>(base_said.size());
+    }
+    m_correctionShare = correctionShareOf(pairs, residual, rows, weights, *correction);
     correction->examples = late.size();
     correction->pairs = n;
     m_correction = std::move(correction);
     m_lastRetrainSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
-double LocalForecaster::correctionShareOf(const std::vector<Program>& late, const std::vector<ProgramPair>& pairs,
-                                          const std::vector<float>& base_rows, const std::vector<float>& rows,
-                                          const std::vector<float>& weights, const Model& base,
+double LocalForecaster::correctionShareOf(const std::vector<ProgramPair>& pairs, const std::vector<double>& residual,
+                                          const std::vector<float>& rows, const std::vector<float>& weights,
                                           const Model& correction) const {
     const size_t n = pairs.size();
-    const size_t base_cols = base.columns(), cols = correction.columns();
-    // What the base ensemble gets wrong on each pair (the correction's target).
-    std::vector<double> residual(n, 0.0);
-    for (const auto& m : base.pair.members) {
-        const auto said = predict_rows(m.booster, base_rows, n, base_cols);
-        for (size_t r = 0; r < n; ++r)
-            residual[r] += static_cast<double>(said[r]);
-    }
-    for (size_t r = 0; r < n; ++r)
-        residual[r] = late[pairs[r].candidate].y - late[pairs[r].anchor].y -
-                      residual[r] / static_cast<double>(base.pair.members.size());
+    const size_t cols = correction.columns();
     // Folds by program: a pair is held out by fold f when its candidate is in f and its anchor is not (a child never
     // learned, against a measured parent: what a search asks), and learned from when neither is.
     struct Fold {

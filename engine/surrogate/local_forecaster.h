@@ -256,11 +256,11 @@ private:
     // The correction's share of log S for the pair (added to each member's prediction in `each`); 0 without one.
     double correctionOf(const Program& c, const Program& a, std::vector<double>* each) const;
     // How much of the correction holds up on programs it did not learn: the least-squares share, within [0.5, 1], of
-    // its out-of-fold predictions in the base's residuals (the run's programs in folds, a fold's pairs forecast by a
-    // correction trained without the fold's programs); 1 with too few pairs to tell.
-    double correctionShareOf(const std::vector<Program>& late, const std::vector<ProgramPair>& pairs,
-                             const std::vector<float>& base_rows, const std::vector<float>& rows,
-                             const std::vector<float>& weights, const Model& base, const Model& correction) const;
+    // its out-of-fold predictions in the base's residuals (`residual`, per pair; the run's programs in folds, a fold's
+    // pairs forecast by a correction trained without the fold's programs); 1 with too few pairs to tell.
+    double correctionShareOf(const std::vector<ProgramPair>& pairs, const std::vector<double>& residual,
+                             const std::vector<float>& rows, const std::vector<float>& weights,
+                             const Model& correction) const;
     std::string cacheKey() const;
     static nlohmann::json saveModel(const Model& model, const std::string& key);
     static std::unique_ptr<Model> loadModel(const nlohmann::json& saved, const std::string& key);
