@@ -41,12 +41,12 @@ SearchBudgets search_budgets_from_json(const nlohmann::json& j);
 // and a given 0 extends nothing).
 SearchBudgets extended_budgets(const SearchBudgets& stored, const SearchBudgets& given);
 
-// Everything that defines a run; stored in the run's config so that --resume continues the same search.
 // The default cap on one selective batch's measurements (SearchConfig::measure_per_parent). 4 rather than a
 // measure-all batch's 8: the budget goes to more parents, which found the best of rmsnorm's flat top more often at
 // the same ratio elsewhere (kerncast-bench-gated-vs-baseline, 20 seeds, H200 and H100 recordings; README).
 inline constexpr int kMeasurePerParent = 4;
 
+// Everything that defines a run; stored in the run's config so that --resume continues the same search.
 struct SearchConfig {
     std::string problem_dir;
     std::string device = "replay";                    // device id as given (open_device)

@@ -193,6 +193,7 @@ private Q_SLOTS:
         f.learn(pack("noisy", 0.9));  // the relation, without the offsets
         f.freezeBase();
         const double before = rms_error(f, held);
+        QCOMPARE(f.correctionShare(), 1.0);  // no correction yet
         f.learn(noisy(1));
         const double after = rms_error(f, held);
         QVERIFY2(f.correctionShare() < 0.6, std::to_string(f.correctionShare()).c_str());
