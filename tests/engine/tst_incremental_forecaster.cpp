@@ -200,6 +200,32 @@ private Q_SLOTS:
         QVERIFY2(after < before, (std::to_string(after) + " vs " + std::to_string(before)).c_str());
     }
 
+    // A run of a few programs holds out too few pairs to judge its correction by: a least-squares share of three or
+    // four pairs says more about their offsets than about the correction, so the whole correction is taken. Several
+    // runs of four programs with arbitrary offsets; judged on their few held-out pairs, some would keep only part.
+    void fewProgramsTakeTheWholeCorrection() {
+        QTemporaryDir dir;
+        const std::string cache = dir.filePath("forecaster").toStdString();
+        for (uint32_t seed = 1; seed <= 6; ++seed) {
+            std::mt19937 rng(seed);
+            std::uniform_real_distribution<double> offset(-0.8, 0.8);
+            std::vector<LabelledExample> run;
+            for (const auto& [x, y] : {std::pair<int64_t, int64_t>{1, 1}, {4, 3}, {16, 5}, {64, 7}}) {
+                LabelledExample e = example("noisy", 0.9, x, y);
+                if (x != 1)
+                    e.speedup *= std::exp(offset(rng));
+                run.push_back(e);
+            }
+            LocalForecaster f(options());
+            f.learn(base_packs());
+            f.freezeBase(cache);  // trained once, then read from the cache
+            f.learn(run);
+            f.predict(example("noisy", 0.9, 8, 2).query);  // retrains the correction
+            QVERIFY2(f.correctionShare() == 1.0,
+                     ("seed " + std::to_string(seed) + ": share " + std::to_string(f.correctionShare())).c_str());
+        }
+    }
+
     // A cache file that does not hold this base (damaged, or written for other programs) is replaced, and says so.
     void unreadableCacheIsReplaced_data() {
         QTest::addColumn<QString>("content");
