@@ -311,6 +311,8 @@ int main(int argc, char** argv) {
     app.add_option("--rounds", options.rounds, "boosting rounds")->capture_default_str();
     app.add_option("--max-depth", options.max_depth, "tree depth")->capture_default_str();
     app.add_option("--eta", options.eta, "learning rate")->capture_default_str();
+    app.add_flag("!--no-siblings", options.siblings,
+                 "forecast without sibling packs (other problems of a family measured at the same launch shapes)");
     app.add_flag("--json", json, "print one JSON object instead of the table");
     app.add_flag("!--no-timing", timing, "skip the retrain timing with every recording");
     app.add_flag("--verbose", verbose, "every forecast on stderr (mu, sigma, true log S, bins)");

@@ -25,6 +25,8 @@
 #include <regex>
 #include <set>
 #include <thread>
+#include <tuple>
+#include <unordered_map>
 
 namespace kerncast {
 
@@ -307,7 +309,10 @@ struct LocalForecaster::Program {
     std::vector<double> features;  // local_features()
     std::map<std::string, int64_t> tunables;
     size_t text = 0;
-    size_t key = 0;  // text and tunables
+    size_t key = 0;           // text and tunables
+    size_t config = 0;        // tunables
+    size_t config_names = 0;  // the tunables' names
+    size_t shape = 0;         // the launch plan: launches, blocks, threads per block, dynamic shared memory
     bool reference = false;
     std::optional<size_t> anchor_key;  // the measured program it was forecast against (not the reference)
     double ref_log_us = kNaN;          // natural log of the pack's reference time
@@ -320,6 +325,17 @@ struct LocalForecaster::Program {
         p.tunables = q.tunables;
         p.text = text_hash(q.candidate_source);
         p.key = program_key(q.candidate_source, q.tunables);
+        p.config = program_key({}, q.tunables);
+        std::map<std::string, int64_t> names;
+        for (const auto& [name, value] : q.tunables)
+            names[name] = 0;
+        p.config_names = program_key({}, names);
+        for (const LaunchShape& l : q.launches) {
+            const std::map<std::string, int64_t> dims = {
+                {"g0", l.grid[0]},  {"g1", l.grid[1]},  {"g2", l.grid[2]},       {"b0", l.block[0]},
+                {"b1", l.block[1]}, {"b2", l.block[2]}, {"smem", l.dynamic_smem}};
+            p.shape = p.shape * 1000003ULL + program_key({}, dims);
+        }
         p.reference = !q.reference_source.empty() && q.candidate_source == q.reference_source && q.tunables.empty();
         if (!q.anchor.is_reference && !q.anchor.source.empty())
             p.anchor_key = program_key(q.anchor.source, q.anchor.tunables);
@@ -343,6 +359,89 @@ struct LocalForecaster::Program {
         Program p = of(e.query);
         p.y = std::log(e.speedup);
         return p;
+    }
+};
+
+// The sibling packs a pair needs to be forecast from them (LocalForecaster::Siblings).
+constexpr int kMinSiblings = 2;
+
+// The learned programs of every pack whose programs all have one set of tunable names, by that set: what a pair's
+// two configurations measured in the other problems of its family at the same launch shape (Model::siblings).
+struct LocalForecaster::Siblings {
+    struct Config {
+        double log_speedup = 0;  // the mean over its measurements
+        size_t shape = 0;        // Program::shape
+    };
+    struct Pack {
+        std::string name;
+        std::unordered_map<size_t, Config> configs;  // Program::config ->
+    };
+    std::unordered_map<size_t, std::vector<Pack>> by_names;  // Program::config_names -> packs
+
+    static std::shared_ptr<const Siblings> of(const std::vector<Program>& programs) {
+        struct Sum {
+            double sum = 0;
+            int count = 0;
+            size_t shape = 0;
+        };
+        std::map<std::string, std::map<size_t, Sum>> sums;  // pack -> config ->
+        std::map<std::string, std::set<size_t>> names;      // pack -> its sets of names
+        for (const Program& p : programs) {
+            if (p.tunables.empty() || !std::isfinite(p.y))
+                continue;  // the reference and hand-written programs have no configuration
+            names[p.pack].insert(p.config_names);
+            Sum& s = sums[p.pack][p.config];
+            s.sum += p.y;
+            ++s.count;
+            s.shape = p.shape;
+        }
+        auto out = std::make_shared<Siblings>();
+        for (const auto& [pack, sets] : names) {
+            if (sets.size() != 1)
+                continue;  // programs of several kinds: no one configuration space to compare
+            Pack entry{pack, {}};
+            for (const auto& [key, s] : sums[pack])
+                entry.configs[key] = {s.sum / s.count, s.shape};
+            out->by_names[*sets.begin()].push_back(std::move(entry));
+        }
+        return out;
+    }
+
+    struct Match {
+        double log_speedup = kNaN;  // the mean over the sibling packs of log speedup(c) - log speedup(a)
+        double spread = kNaN;       // their standard deviation
+        int packs = 0;              // the sibling packs (0 when fewer than kMinSiblings measured the pair)
+    };
+    // Over the other packs with the pair's tunable names that measured both configurations at the same launch shapes
+    // as the pair's (the same family at the same sizes, mostly: rmsnorm's, softmax's and layernorm's rows are all 4096
+    // long), when there are at least kMinSiblings of them: one sibling cannot say how far siblings disagree.
+    Match logSpeedup(const Program& c, const Program& a) const {
+        if (c.tunables.empty() || a.tunables.empty() || c.config_names != a.config_names)
+            return {};
+        const auto it = by_names.find(c.config_names);
+        if (it == by_names.end())
+            return {};
+        double sum = 0, sum2 = 0;
+        int n = 0;
+        for (const Pack& p : it->second) {
+            if (p.name == c.pack || p.name == a.pack)
+                continue;  // a pack's own measurements reach its forecasts through training, not through this
+            const auto ci = p.configs.find(c.config), ai = p.configs.find(a.config);
+            if (ci == p.configs.end() || ai == p.configs.end() || ci->second.shape != c.shape ||
+                ai->second.shape != a.shape)
+                continue;
+            const double v = ci->second.log_speedup - ai->second.log_speedup;
+            sum += v;
+            sum2 += v * v;
+            ++n;
+        }
+        if (n < kMinSiblings)
+            return {};
+        Match m;
+        m.packs = n;
+        m.log_speedup = sum / n;
+        m.spread = std::sqrt(std::max(sum2 / n - m.log_speedup * m.log_speedup, 0.0));
+        return m;
     }
 };
 
@@ -589,6 +688,15 @@ struct LocalForecaster::Model {
     };
     std::vector<std::string> tunable_names;    // sorted; the c:<NAME> and d:<NAME> columns
     std::map<std::string, int> pack_programs;  // learned programs per pack
+    // Sibling packs: the learned programs' log speedups by their tunables, for packs whose programs have one set of
+    // tunable names. Problems written on one family template at the same sizes (softmax, log_softmax, layernorm and
+    // rmsnorm, all on rows of 4096) share much of its landscape: on the H200 the same two configurations of rmsnorm
+    // and softmax differ by the same log time to a correlation of 0.92. A pair whose two configurations were measured
+    // in sibling packs is forecast from the boosters' mu and the siblings' log S together (Head::stack). Built from
+    // the learned programs (which the cache key covers), never saved; the boosters do not see it, so a pair without
+    // siblings is forecast as if there were none. A pack learned from a pair file can pose as a sibling as it can
+    // pose as any training data; the stack's weights are fitted out of fold, so siblings that mislead get less.
+    std::shared_ptr<const Siblings> siblings;
     // Pair classes, whose errors differ by an order of magnitude: programs of different texts (0), or of one text
     // with 1, 2, or 3 and more tunables changed (what a parametric move or a crossover makes is 1 or 2).
     static constexpr int kPairClasses = 4;
@@ -614,6 +722,26 @@ struct LocalForecaster::Model {
         double shift[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
         double temp[2] = {1.0, 1.0};
         double change_share[2] = {0.0, 0.0};  // b: the share of |mu| added to sigma
+        // A pair with sibling packs, for a pack never seen [0] and a known one [1], of other pairs [.][0] and moves
+        // [.][1]: mu = raw_weight * raw + sib_weight * trust * sib + shift, where sib is the sibling packs' mean log S
+        // and trust = agree^2 / (agree^2 + spread^2) falls as they disagree (their spread foretells the sibling's
+        // error: a correlation of 0.7 to 0.9 on the problems with siblings), fitted on the out-of-fold rows with
+        // siblings. sigma = sqrt((temp * rms)^2 + (change_share * mu)^2 + (spread_share * spread)^2), rms being its
+        // out-of-fold RMS. Not fitted (fewer than kStackRows rows): such a pair is forecast as one without siblings.
+        struct Stack {
+            bool fitted = false;
+            double raw_weight = 1.0, sib_weight = 0.0, shift = 0.0, agree = 1.0;
+            double rms = kPriorSigma, temp = 1.0, change_share = 0.0, spread_share = 0.0;
+            double trust(double spread) const { return agree * agree / (agree * agree + spread * spread); }
+            double mu(double raw, const Siblings::Match& sib) const {
+                return raw_weight * raw + sib_weight * trust(sib.spread) * sib.log_speedup + shift;
+            }
+            double sigma(double mu, const Siblings::Match& sib) const {
+                return std::sqrt(temp * temp * rms * rms + change_share * change_share * mu * mu +
+                                 spread_share * spread_share * sib.spread * sib.spread);
+            }
+        };
+        Stack stack[2][2];
     };
     // Every sampled pair, in both orientations: any candidate against any anchor.
     Head pair;
@@ -710,6 +838,30 @@ struct LocalForecaster::Model {
         const double m = it == pack_programs.end() ? 0.0 : static_cast<double>(it->second);
         return m / (m + kSeenPrograms);
     }
+
+    // The stack of a pair with sibling packs (Head::Stack) for a pack never seen (known 0) or a known one (1); none
+    // without siblings or without a fit.
+    const Head::Stack* stackOf(const Head& h, int known, int move, const Siblings::Match& sib) const {
+        const Head::Stack& st = h.stack[known][move];
+        return sib.packs > 0 && st.fitted ? &st : nullptr;
+    }
+    // Whether a pair is forecast from its sibling packs: the correction (a search's own measurements) then corrects the
+    // stacked forecast itself, not the boosters' raw mu that the stack weighs against the siblings.
+    bool stacked(const Head& h, int move, const Siblings::Match& sib) const {
+        return stackOf(h, 0, move, sib) || stackOf(h, 1, move, sib);
+    }
+    // The calibrated forecast of log S from a head's raw mu: mixed between the calibrations of a pack never seen and
+    // a known one by w (seenWeight()). `correction` is added to raw where a side has no stack and to that side's
+    // forecast where it has one.
+    double calibrated(const Head& h, double raw, double correction, double w, int move,
+                      const Siblings::Match& sib) const {
+        auto one = [&](int known) {
+            if (const Head::Stack* st = stackOf(h, known, move, sib))
+                return st->mu(raw, sib) + correction;
+            return h.slope[known][move] * (raw + correction) + h.shift[known][move];
+        };
+        return w * one(1) + (1 - w) * one(0);
+    }
 };
 
 // The rows one head learns from and is calibrated on.
@@ -722,6 +874,51 @@ struct LocalForecaster::TrainingStage {
     std::vector<char> calibrates;  // anchored as a search anchors
     Model::Head* head = nullptr;
 };
+
+namespace {
+
+// The temperature and share of |mu| of sigma (LocalForecaster::calibrate()) with the least loss(tau, b) on a grid.
+std::pair<double, double> grid_search(const std::function<double(double, double)>& loss) {
+    double best_tau = 1.0, best_b = 0.0, best = loss(1.0, 0.0);
+    for (int g = 0; g <= 24; ++g) {
+        const double tau = std::exp(std::log(0.05) + g * (std::log(3.0) - std::log(0.05)) / 24.0);
+        for (double b : {0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0}) {
+            const double v = loss(tau, b);
+            if (v < best) {
+                best = v;
+                best_tau = tau;
+                best_b = b;
+            }
+        }
+    }
+    return {best_tau, best_b};
+}
+
+// x with m x = v (Cramer's rule); none when m is (nearly) singular.
+std::optional<std::array<double, 3>> solve3(const double (&m)[3][3], const double (&v)[3]) {
+    auto det = [](const double(&a)[3][3]) {
+        return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+               a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+    };
+    const double d = det(m);
+    double scale = 0;
+    for (const auto& row : m)
+        for (double x : row)
+            scale = std::max(scale, std::fabs(x));
+    if (!std::isfinite(d) || std::fabs(d) <= 1e-12 * scale * scale * scale)
+        return std::nullopt;
+    std::array<double, 3> x{};
+    for (int c = 0; c < 3; ++c) {
+        double a[3][3];
+        for (int i = 0; i < 3; ++i)
+            for (int k = 0; k < 3; ++k)
+                a[i][k] = k == c ? v[i] : m[i][k];
+        x[static_cast<size_t>(c)] = det(a) / d;
+    }
+    return x;
+}
+
+}  // namespace
 
 LocalForecasterOptions search_forecaster_options(uint64_t seed) {
     LocalForecasterOptions options;
@@ -853,6 +1050,8 @@ void LocalForecaster::retrainLocked() {
             self_noise.push_back(p.y);
     }
     model->tunable_names.assign(tunable_names.begin(), tunable_names.end());
+    if (m_options.siblings)
+        model->siblings = Siblings::of(m_programs);
     if (!self_noise.empty()) {
         double s2 = 0;
         for (double v : self_noise)
@@ -1000,6 +1199,12 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
     auto class_of = [&](size_t r) {
         return Model::pairClass(m_programs[stage.pairs[r].candidate], m_programs[stage.pairs[r].anchor]);
     };
+    std::vector<Siblings::Match> sib_of(n);  // the sibling packs' log S of the rows that calibrate
+    if (model.siblings)
+        for (size_t r = 0; r < n; ++r)
+            if (std::isfinite(stage.oof[r]) && stage.calibrates[r])
+                sib_of[r] =
+                    model.siblings->logSpeedup(m_programs[stage.pairs[r].candidate], m_programs[stage.pairs[r].anchor]);
     // The error scale of unseen packs (see Model::Head::scale), on the rows anchored like a search's.
     {
         std::vector<float> data, labels;
@@ -1111,6 +1316,97 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
                 head.shift[known][move] = (sy - head.slope[known][move] * sx) / w1;
             }
         }
+        // Pairs with sibling packs (Head::stack), on their own rows: for each agreement scale, the weighted least
+        // squares of the truth on mu and the trusted sibling log S; the scale that leaves the least; then the spread
+        // of what it leaves.
+        for (int move = 0; move < 2; ++move) {
+            Model::Head::Stack& st = head.stack[known][move];
+            st = {};
+            std::vector<size_t> with;
+            for (size_t r : rows)
+                if ((class_of(r) > 0) == (move == 1) && sib_of[r].packs > 0)
+                    with.push_back(r);
+            if (with.size() < kStackRows)
+                continue;
+            auto weight_of = [&](size_t r) { return pack_weight[m_programs[stage.pairs[r].anchor].pack].first; };
+            double least = std::numeric_limits<double>::infinity();
+            for (double agree : {0.03, 0.06, 0.12, 0.25, 0.5, 1.0}) {
+                Model::Head::Stack fit = st;
+                fit.agree = agree;
+                double m[3][3] = {}, v[3] = {};
+                for (size_t r : with) {
+                    const double x[3] = {stage.oof[r], fit.trust(sib_of[r].spread) * sib_of[r].log_speedup, 1.0};
+                    for (int i = 0; i < 3; ++i) {
+                        for (int k = 0; k < 3; ++k)
+                            m[i][k] += weight_of(r) * x[i] * x[k];
+                        v[i] += weight_of(r) * x[i] * truth_of(r);
+                    }
+                }
+                const auto beta = solve3(m, v);
+                if (!beta)
+                    continue;
+                fit.raw_weight = std::clamp((*beta)[0], 0.0, 2.0);
+                fit.sib_weight = std::clamp((*beta)[1], 0.0, 2.0);
+                fit.shift = 0;
+                double sw = 0, se = 0;
+                for (size_t r : with) {
+                    sw += weight_of(r);
+                    se += weight_of(r) * (truth_of(r) - fit.mu(stage.oof[r], sib_of[r]));
+                }
+                fit.shift = se / sw;
+                double sse = 0;
+                for (size_t r : with) {
+                    const double e = truth_of(r) - fit.mu(stage.oof[r], sib_of[r]);
+                    sse += weight_of(r) * e * e;
+                }
+                if (sse < least) {
+                    least = sse;
+                    st = fit;
+                }
+            }
+            if (!std::isfinite(least))
+                continue;
+            double e2 = 0;
+            for (size_t r : with) {
+                const double e = truth_of(r) - st.mu(stage.oof[r], sib_of[r]);
+                e2 += e * e;
+            }
+            st.rms = std::max(std::sqrt(e2 / static_cast<double>(with.size())), 1e-3);
+            if (with.size() > kStackCalibrationRows) {
+                std::vector<size_t> thin;
+                for (size_t i = 0; i < kStackCalibrationRows; ++i)
+                    thin.push_back(with[i * with.size() / kStackCalibrationRows]);
+                with = std::move(thin);
+            }
+            double best = std::numeric_limits<double>::infinity();
+            for (double k : {0.0, 0.5, 1.0, 2.0}) {
+                Model::Head::Stack trial = st;
+                trial.spread_share = k;
+                auto loss = [&](double tau, double b) {
+                    trial.temp = tau;
+                    trial.change_share = b;
+                    double total = 0;
+                    for (size_t r : with) {
+                        const double mu = trial.mu(stage.oof[r], sib_of[r]);
+                        const auto p =
+                            speedup_bins(mu, std::max(trial.sigma(mu, sib_of[r]), 1e-3), m_options.scheme, kFloor);
+                        const int bin = m_options.scheme.binOf(std::exp(truth_of(r)));
+                        const auto& w = pack_weight[m_programs[stage.pairs[r].anchor].pack];
+                        total += w.first * brier_score(p, bin) + w.second * ranked_probability_score(p, bin);
+                    }
+                    return total;
+                };
+                const auto [tau, b] = grid_search(loss);
+                const double v = loss(tau, b);
+                if (v < best) {
+                    best = v;
+                    st.temp = tau;
+                    st.change_share = b;
+                    st.spread_share = k;
+                }
+            }
+            st.fitted = true;
+        }
         // At most kCalibrationRows rows, evenly spaced, keep the grid search cheap.
         if (rows.size() > kCalibrationRows) {
             std::vector<size_t> thin;
@@ -1141,18 +1437,7 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
             }
             return total;
         };
-        double best_tau = 1.0, best_b = 0.0, best = loss(1.0, 0.0);
-        for (int g = 0; g <= 24; ++g) {
-            const double tau = std::exp(std::log(0.05) + g * (std::log(3.0) - std::log(0.05)) / 24.0);
-            for (double b : {0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0}) {
-                const double v = loss(tau, b);
-                if (v < best) {
-                    best = v;
-                    best_tau = tau;
-                    best_b = b;
-                }
-            }
-        }
+        const auto [best_tau, best_b] = grid_search(loss);
         head.temp[known] = best_tau;
         head.change_share[known] = best_b;
     }
@@ -1163,6 +1448,8 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
         }
         head.temp[0] = head.temp[1];
         head.change_share[0] = head.change_share[1];
+        head.stack[0][0] = head.stack[1][0];
+        head.stack[0][1] = head.stack[1][1];
     }
 }
 
@@ -1201,23 +1488,24 @@ LocalForecaster::Prediction LocalForecaster::predictLocked(const ForecastQuery& 
     const int cls = Model::pairClass(c, a);
     const int move = cls > 0;
     const Model::Head& head = move && !model.move.members.empty() ? model.move : model.pair;
-    auto calibrated = [&](const Model::Head& h, double raw) {
-        return w * (h.slope[1][move] * raw + h.shift[1][move]) + (1 - w) * (h.slope[0][move] * raw + h.shift[0][move]);
-    };
+    // The sibling packs' log S of the pair, where the calibration has a fit for pairs with siblings.
+    const Siblings::Match sib = model.siblings ? model.siblings->logSpeedup(c, a) : Siblings::Match{};
+    auto stack_of = [&](const Model::Head& h, int known) { return model.stackOf(h, known, move, sib); };
     // The correction (a search's own measurements on a frozen base) is learned on the pair head's errors and added to
     // either head's forecast.
     const double correction = correctionOf(c, a, nullptr);
     const double raw = model.predictPair(head, c, a, &each) + correction;
     for (double& v : each)
         v += correction;
-    p.log_speedup = calibrated(head, raw);
+    p.log_speedup = model.calibrated(head, raw - correction, correction, w, move, sib);
     if (&head == &model.move) {
         // Half the move head for a new problem; less as the problem becomes known: the move head carries what
         // transfers between problems, a known problem's own measurements reach the forecast through the pair head
         // (and the correction).
         const double share = 0.5 * (1 - w);
-        p.log_speedup = share * p.log_speedup +
-                        (1 - share) * calibrated(model.pair, model.predictPair(model.pair, c, a) + correction);
+        p.log_speedup =
+            share * p.log_speedup +
+            (1 - share) * model.calibrated(model.pair, model.predictPair(model.pair, c, a), correction, w, move, sib);
     }
     double var = 0;
     for (double v : each)
@@ -1229,6 +1517,16 @@ LocalForecaster::Prediction LocalForecaster::predictLocked(const ForecastQuery& 
     const double base = std::sqrt(w * seen_base * seen_base + (1 - w) * unseen_base * unseen_base);
     const double share = (w * head.change_share[1] + (1 - w) * head.change_share[0]) * p.log_speedup;
     p.sigma = std::max(std::sqrt(base * base + share * share), 1e-3);
+    if (stack_of(head, 0) || stack_of(head, 1)) {
+        // With sibling packs: each side's variance at the blended mu, mixed as the calibrations are.
+        auto variance_of = [&](int known) {
+            if (const auto* st = stack_of(head, known))
+                return std::pow(st->sigma(p.log_speedup, sib), 2);
+            const double b = known ? seen_base : unseen_base;
+            return b * b + std::pow(head.change_share[known] * p.log_speedup, 2);
+        };
+        p.sigma = std::max(std::sqrt(w * variance_of(1) + (1 - w) * variance_of(0)), 1e-3);
+    }
     return p;
 }
 
@@ -1304,7 +1602,7 @@ constexpr size_t kShareMinPairs = 8;
 // benchmarks improve on taking the whole correction).
 constexpr double kShareFloor = 0.5;
 // Bump when what a cache file holds changes.
-constexpr int kCacheFormat = 2;
+constexpr int kCacheFormat = 3;
 // Cache files kept (the oldest beyond are removed); a base is a few megabytes.
 constexpr size_t kCacheFiles = 48;
 
@@ -1372,7 +1670,7 @@ std::string LocalForecaster::cacheKey() const {
     k.value(o.pairs.all_pairs_up_to), k.value(o.pairs.neighbours), k.value(o.pairs.two_moves);
     k.value(o.pairs.random), k.value(o.pairs.max_pairs);
     k.value(o.pairs.move_elite_share), k.value(o.pairs.move_one), k.value(o.pairs.move_two);
-    k.value(o.pairs.move_more), k.value(o.move_max_depth);
+    k.value(o.pairs.move_more), k.value(o.move_max_depth), k.value(o.siblings);
     k.text(o.scheme.id());
     k.value(m_programs.size());
     for (const Program& p : m_programs) {
@@ -1422,6 +1720,8 @@ void LocalForecaster::freezeBase(const std::string& cache_dir) {
     if (!file.empty() && fs::exists(file)) {
         try {
             m_model = loadModel(nlohmann::json::parse(read_text_file(file.string(), "a cached forecaster")), key);
+            if (m_options.siblings)
+                m_model->siblings = Siblings::of(m_programs);
             m_pending = 0;
             m_lastRetrainSeconds = 0;
             m_baseSource = "cache " + file.string();
@@ -1495,6 +1795,7 @@ void LocalForecaster::retrainCorrectionLocked() {
         for (const auto& [name, value] : p.tunables)
             names.insert(name);
     correction->tunable_names.assign(names.begin(), names.end());
+    correction->siblings = base.siblings;
     const size_t n = pairs.size();
     std::vector<float> base_rows, rows, weights;
     std::map<std::string, int> pack_rows;
@@ -1506,6 +1807,18 @@ void LocalForecaster::retrainCorrectionLocked() {
         weights.push_back(
             static_cast<float>(std::clamp(kSmallPackRows / pack_rows[late[pr.candidate].pack], 1.0, 8.0)));
     }
+    // The pairs the base forecasts from their sibling packs: the pack's weight as known, the move class and the match
+    // (move -1: not stacked).
+    std::vector<std::tuple<double, int, Siblings::Match>> stacked_rows(n, {0.0, -1, Siblings::Match{}});
+    if (base.siblings)
+        for (size_t r = 0; r < n; ++r) {
+            const Program& c = late[pairs[r].candidate];
+            const Program& a = late[pairs[r].anchor];
+            const int move = Model::pairClass(c, a) > 0 ? 1 : 0;
+            const Siblings::Match sib = base.siblings->logSpeedup(c, a);
+            if (base.stacked(base.pair, move, sib))
+                stacked_rows[r] = {base.seenWeight(c.pack), move, sib};
+        }
     LocalForecasterOptions o = m_options;
     o.max_depth = kCorrectionDepth;
     correction->pair.members.resize(base.pair.members.size());
@@ -1516,7 +1829,11 @@ void LocalForecaster::retrainCorrectionLocked() {
             // What member k still gets wrong on these pairs.
             const auto member = static_cast<size_t>(k);
             base_said[member] = predict_rows(base.pair.members[member].booster, base_rows, n, base.columns());
-            const std::vector<float>& said = base_said[member];
+            std::vector<float>& said = base_said[member];
+            // A pair forecast from its sibling packs: what the stacked forecast gets wrong.
+            for (size_t r = 0; r < n; ++r)
+                if (const auto& [w, move, sib] = stacked_rows[r]; move >= 0)
+                    said[r] = static_cast<float>(base.calibrated(base.pair, said[r], 0.0, w, move, sib));
             std::vector<float> labels;
             for (size_t r = 0; r < n; ++r)
                 labels.push_back(static_cast<float>(late[pairs[r].candidate].y - late[pairs[r].anchor].y) - said[r]);
@@ -1642,9 +1959,21 @@ nlohmann::json LocalForecaster::saveModel(const Model& m, const std::string& key
                             {"temp", array_of(h.temp)},
                             {"change_share", array_of(h.change_share)},
                             {"members", nlohmann::json::array()},
+                            {"stack", nlohmann::json::array()},
                             {"scale", h.scale ? nlohmann::json(booster_bytes(h.scale)) : nlohmann::json()}};
         for (const auto& member : h.members)
             j["members"].push_back(booster_bytes(member.booster));
+        for (const auto& known : h.stack)
+            for (const auto& st : known)
+                j["stack"].push_back({{"fitted", st.fitted},
+                                      {"raw_weight", st.raw_weight},
+                                      {"sib_weight", st.sib_weight},
+                                      {"shift", st.shift},
+                                      {"agree", st.agree},
+                                      {"spread_share", st.spread_share},
+                                      {"rms", st.rms},
+                                      {"temp", st.temp},
+                                      {"change_share", st.change_share}});
         return j;
     };
     int major = 0, minor = 0, patch = 0;
@@ -1676,6 +2005,21 @@ std::unique_ptr<LocalForecaster::Model> LocalForecaster::loadModel(const nlohman
         read_array(saved.at("change_share"), h.change_share);
         for (const auto& b : saved.at("members"))
             h.members.push_back({booster_of(b.get<std::string>())});
+        const auto& stack = saved.at("stack");
+        if (stack.size() != 4)
+            throw Error("the sibling calibration has " + std::to_string(stack.size()) + " entries, expected 4");
+        for (size_t i = 0; i < 4; ++i) {
+            auto& st = h.stack[i / 2][i % 2];
+            st.fitted = stack[i].at("fitted").get<bool>();
+            st.raw_weight = stack[i].at("raw_weight").get<double>();
+            st.sib_weight = stack[i].at("sib_weight").get<double>();
+            st.shift = stack[i].at("shift").get<double>();
+            st.agree = stack[i].at("agree").get<double>();
+            st.spread_share = stack[i].at("spread_share").get<double>();
+            st.rms = stack[i].at("rms").get<double>();
+            st.temp = stack[i].at("temp").get<double>();
+            st.change_share = stack[i].at("change_share").get<double>();
+        }
         if (!saved.at("scale").is_null())
             h.scale = booster_of(saved.at("scale").get<std::string>());
     };

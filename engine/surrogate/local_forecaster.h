@@ -162,6 +162,9 @@ struct LocalForecasterOptions {
     double lambda = 1.0;
     int threads = 1;           // members trained at once (each booster uses one thread)
     size_t retrain_after = 1;  // new examples that make the next forecast retrain first
+    // A pair whose two configurations other problems of its family measured (sibling packs) is forecast from their
+    // log S as well as from the boosters.
+    bool siblings = true;
     LocalPairOptions pairs;
     BinScheme scheme = BinScheme::gfV2();
 };
@@ -179,6 +182,8 @@ public:
     static constexpr double kSeenPrograms = 8.0;      // programs of a pack that make it half known
     static constexpr double kSmallPackRows = 200.0;   // pairs below which a pack's pairs are weighted up
     static constexpr size_t kCalibrationRows = 1500;  // out-of-fold rows the spread is calibrated on, at most
+    static constexpr size_t kStackRows = 50;          // out-of-fold rows with sibling packs needed to fit them apart
+    static constexpr size_t kStackCalibrationRows = 600;  // of those, the most their spread is calibrated on
     static constexpr double kEliteShare = 0.25;  // the best share of a pack's programs that anchor calibration pairs
     static constexpr double kScaleFloor = 0.01;  // added to |error| before its log is learned
     static constexpr int kScaleRounds = 40;      // boosting rounds of the error-scale model
@@ -241,6 +246,7 @@ public:
     struct Program;  // a learned program (defined in the .cpp)
 
 private:
+    struct Siblings;
     struct Model;
     struct TrainingStage;
     friend std::vector<ProgramPair> local_training_pairs(const std::vector<LabelledExample>&, uint64_t,

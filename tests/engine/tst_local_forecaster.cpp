@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <set>
 #include <sstream>
@@ -100,6 +101,47 @@ double kendall(const std::vector<double>& a, const std::vector<double>& b) {
                 ++discordant;
         }
     return (concordant - discordant) / std::max(1.0, concordant + discordant);
+}
+
+// A family with tunables P and Q whose landscape is the same idiosyncratic pattern in every problem of it (pattern
+// 0) or another (pattern 1), launched with a grid that depends on the configuration and on `wide` (another size of
+// problem); a pack's own measurements add a little noise of its own.
+double family_log_speedup(int pattern, int64_t p, int64_t q) {
+    const double x = static_cast<double>(p), y = static_cast<double>(q);
+    return pattern == 0 ? 0.4 * std::sin(3.7 * x + 1.3 * y) : 0.4 * std::sin(2.1 * x - 1.9 * y + 0.5);
+}
+ForecastQuery family_query(const std::string& pack, bool wide, int64_t p, int64_t q) {
+    ForecastQuery fq;
+    fq.pack = pack;
+    fq.problem_name = pack;
+    fq.candidate_source = "// @kerncast tunable P ...\nextern \"C\" __global__ void f() {}\n";
+    fq.tunables = {{"P", p}, {"Q", q}};
+    fq.launches.push_back(LaunchShape{"f", {(wide ? 4096 : 2048) / p, q, 1}, {32 * q, 1, 1}, 0});
+    fq.problem_bytes = 1e8;
+    fq.problem_flops = 1e7;
+    fq.reference_time_us = 100;
+    return fq;
+}
+std::vector<LabelledExample> family_examples(const std::string& pack, bool wide, int pattern, int seed) {
+    std::vector<LabelledExample> out;
+    for (int64_t p = 1; p <= 8; ++p)
+        for (int64_t q = 1; q <= 8; ++q) {
+            const double noise = 0.02 * std::sin(5.3 * static_cast<double>(p * 8 + q) + 1.7 * seed);
+            out.push_back({family_query(pack, wide, p, q), std::exp(family_log_speedup(pattern, p, q) + noise)});
+        }
+    return out;
+}
+// The query of configuration (p, q) against the measured (ap, aq) in a pack of pattern 0.
+ForecastQuery family_pair(const std::string& pack, bool wide, int64_t p, int64_t q, int64_t ap, int64_t aq) {
+    ForecastQuery fq = family_query(pack, wide, p, q);
+    const ForecastQuery anchor = family_query(pack, wide, ap, aq);
+    fq.anchor.is_reference = false;
+    fq.anchor.candidate_id = 1;
+    fq.anchor.source = anchor.candidate_source;
+    fq.anchor.tunables = anchor.tunables;
+    fq.anchor.launches = anchor.launches;
+    fq.anchor.speedup = std::exp(family_log_speedup(0, ap, aq));
+    return fq;
 }
 
 LocalForecasterOptions small_options(uint64_t seed = 3) {
@@ -558,6 +600,49 @@ private Q_SLOTS:
         QVERIFY2(quiet.sigma < 0.75 * loud.sigma, qPrintable(QString("%1 vs %2").arg(quiet.sigma).arg(loud.sigma)));
         QVERIFY2(loud.log_speedup < -0.05, std::to_string(loud.log_speedup).c_str());  // the truth is -0.15
         QVERIFY2(quiet.log_speedup < 0, std::to_string(quiet.log_speedup).c_str());    // the truth is -0.015
+    }
+
+    void siblingPacksCarryTheirFamilysLandscape() {
+        // Three problems of the family at one size share pattern 0; three of it at another size have pattern 1. A new
+        // problem at the first size is pattern 0 again: its sibling packs know its landscape, the boosters only what
+        // the six packs have in common.
+        auto trained = [](bool siblings, int same_size) {
+            LocalForecasterOptions o = small_options();
+            o.siblings = siblings;
+            auto f = std::make_unique<LocalForecaster>(o);
+            for (int i = 0; i < 3; ++i) {
+                f->learn(family_examples("sibling" + std::to_string(i), i >= same_size, 0, i));
+                f->learn(family_examples("other" + std::to_string(i), true, 1, i + 3));
+            }
+            return f;
+        };
+        std::vector<ForecastQuery> pairs;
+        std::vector<double> truth;
+        for (int k = 0; k < 40; ++k) {
+            const int64_t p = 1 + (k * 5) % 8, q = 1 + (k * 3) % 8, ap = 1 + (k * 7 + 2) % 8, aq = 1 + (k + 5) % 8;
+            if (p == ap && q == aq)
+                continue;
+            pairs.push_back(family_pair("new", false, p, q, ap, aq));
+            truth.push_back(family_log_speedup(0, p, q) - family_log_speedup(0, ap, aq));
+        }
+        auto errors = [&](LocalForecaster& f) {
+            double e2 = 0;
+            std::vector<double> mu;
+            for (size_t i = 0; i < pairs.size(); ++i) {
+                mu.push_back(f.predictedLogSpeedup(pairs[i]));
+                e2 += (mu.back() - truth[i]) * (mu.back() - truth[i]);
+            }
+            return std::pair<double, std::vector<double>>{std::sqrt(e2 / static_cast<double>(pairs.size())), mu};
+        };
+        const auto with = errors(*trained(true, 3));
+        const auto without = errors(*trained(false, 3));
+        QVERIFY2(with.first < 0.5 * without.first,
+                 qPrintable(QString("RMS error %1 with siblings, %2 without").arg(with.first).arg(without.first)));
+        QVERIFY2(kendall(with.second, truth) > 0.8, qPrintable(QString::number(kendall(with.second, truth))));
+        // Siblings at another size (other launch shapes), or one sibling alone, are not used: the forecasts are the
+        // boosters' alone.
+        QCOMPARE(errors(*trained(true, 0)).second, errors(*trained(false, 0)).second);
+        QCOMPARE(errors(*trained(true, 1)).second, errors(*trained(false, 1)).second);
     }
 
     void probabilitiesAreADistribution() {
