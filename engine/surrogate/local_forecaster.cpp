@@ -114,6 +114,9 @@ double sm_count_of(const ForecastQuery& q) {
     return kNaN;
 }
 
+// The limits of one SM (compute capability 8.0 to 9.0) that occupancy is reckoned with.
+constexpr double kSmThreads = 2048, kSmBlocks = 32, kSmRegisters = 65536, kSmSharedBytes = 227 * 1024;
+
 double log_or_nan(const std::optional<double>& v) { return v && *v > 0 && std::isfinite(*v) ? std::log(*v) : kNaN; }
 
 }  // namespace
@@ -134,6 +137,8 @@ const std::vector<std::string>& local_feature_names() {
         "plan.log2_threads",
         "plan.bytes_per_thread",
         "plan.flops_per_thread",
+        "plan.occupancy",
+        "plan.filled",
         "problem.log2_bytes",
         "problem.log2_flops",
         "problem.intensity",
@@ -171,7 +176,7 @@ std::vector<double> local_features(const ForecastQuery& q) {
     }
     // Launch plan.
     if (q.launches.empty()) {
-        f.insert(f.end(), 8, kNaN);
+        f.insert(f.end(), 10, kNaN);
     } else {
         const double sms = sm_count_of(q);
         double blocks = 0, max_threads = 0, smem = 0, waves = 0, threads = 0;
@@ -190,6 +195,30 @@ std::vector<double> local_features(const ForecastQuery& q) {
                  {static_cast<double>(q.launches.size()), blocks, max_threads, smem, std::isfinite(sms) ? waves : kNaN,
                   std::log2(threads), q.problem_bytes > 0 ? q.problem_bytes / threads : kNaN,
                   q.problem_flops > 0 ? q.problem_flops / threads : kNaN});
+        // Occupancy of the largest launch: the threads an SM holds at once (threads, blocks, registers and shared
+        // memory each limit it), as a share of what it can hold; and the share of the GPU's thread slots the launch
+        // fills (a small grid leaves SMs idle). The limits are those of compute capability 8.0 to 9.0.
+        const LaunchShape* largest = &q.launches.front();
+        for (const LaunchShape& l : q.launches)
+            if (l.grid[0] * l.grid[1] * l.grid[2] * l.block[0] * l.block[1] * l.block[2] >
+                largest->grid[0] * largest->grid[1] * largest->grid[2] * largest->block[0] * largest->block[1] *
+                    largest->block[2])
+                largest = &l;
+        const double t = static_cast<double>(largest->block[0] * largest->block[1] * largest->block[2]);
+        double regs = 0, static_smem = 0;
+        for (const StaticReport& r : q.static_report)
+            if (r.kernel == largest->kernel || q.static_report.size() == 1) {
+                regs = r.registers;
+                static_smem = r.shared_bytes;
+            }
+        double resident = std::min(kSmThreads, kSmBlocks * t);
+        if (regs > 0)
+            resident = std::min(resident, std::floor(kSmRegisters / (std::ceil(regs / 8.0) * 8.0 * t)) * t);
+        if (const double block_smem = static_smem + static_cast<double>(largest->dynamic_smem); block_smem > 0)
+            resident = std::min(resident, std::floor(kSmSharedBytes / block_smem) * t);
+        const double launched = static_cast<double>(largest->grid[0] * largest->grid[1] * largest->grid[2]) * t;
+        f.push_back(resident / kSmThreads);
+        f.push_back(std::isfinite(sms) ? std::min(launched, resident * sms) / (kSmThreads * sms) : kNaN);
     }
     // Roofline numbers of the problem.
     f.push_back(q.problem_bytes > 0 ? std::log2(q.problem_bytes) : kNaN);

@@ -97,6 +97,10 @@ namespace kerncast {
 //   plan.log2_threads       log2 of the threads launched, summed over launches
 //   plan.bytes_per_thread   problem bytes / threads launched
 //   plan.flops_per_thread   problem flops / threads launched
+//   plan.occupancy          threads an SM holds at once of the largest launch (threads, blocks, registers and shared
+//                           memory each limit it) / the SM's 2048
+//   plan.filled             threads of the largest launch resident at once / the GPU's thread slots (a small grid
+//                           leaves SMs idle; NaN when the SM count is unknown)
 //   problem.log2_bytes      roofline bytes of the benchmark case
 //   problem.log2_flops      roofline flops
 //   problem.intensity       flops / bytes

@@ -243,6 +243,12 @@ private Q_SLOTS:
         QCOMPARE(feature(f, "plan.log2_threads"), std::log2(blocks * 256));
         QCOMPARE(feature(f, "plan.bytes_per_thread"), 12.0 * 67108864 / (blocks * 256));  // 4 float4 of x and y + y
         QCOMPARE(feature(f, "plan.flops_per_thread"), 2.0 * 67108864 / (blocks * 256));
+        // 256-thread blocks: 8 fit an SM's 2048 threads, fewer when the registers (allocated 8 at a time per thread,
+        // 65536 an SM) run out first; the grid (4096 blocks) fills every one of the 132 SMs.
+        const int per_thread = (s.registers + 7) / 8 * 8;
+        const double resident = 256.0 * std::min(8, 65536 / (per_thread * 256));
+        QCOMPARE(feature(f, "plan.occupancy"), resident / 2048);
+        QCOMPARE(feature(f, "plan.filled"), resident / 2048);
         QCOMPARE(feature(f, "problem.log2_bytes"), std::log2(12.0 * 67108864));
         QCOMPARE(feature(f, "problem.log2_flops"), std::log2(2.0 * 67108864));
         QCOMPARE(feature(f, "problem.intensity"), 2.0 / 12.0);
