@@ -2,7 +2,7 @@
 // learned, against two baselines that know nothing about the programs.
 //
 //   kerncast-bench-leave-one-out --device replay:<slug> [--json] [--problems a,b] [--min-pairs 200] [--budget 60]
-//                                [--max-seeds 16] [--seed 1] [--members N] [--rounds N] [--no-timing]
+//                                [--max-seeds 16] [--seed 1] [--members N] [--rounds N] [--no-siblings] [--no-timing]
 //
 // For each problem P recorded for the device: measure-all searches of P on the replay device (parametric mutator,
 // no surrogate; seeds 1, 2, ... until at least --min-pairs pairs) give the pairs (measured parent, measured child)

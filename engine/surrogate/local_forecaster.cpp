@@ -754,7 +754,7 @@ struct LocalForecaster::Model {
         // A pair with sibling packs, for a pack never seen [0] and a known one [1], of other pairs [.][0] and moves
         // [.][1]: mu = raw_weight * raw + sib_weight * trust * sib + shift, where sib is the sibling packs' mean log S
         // and trust = agree^2 / (agree^2 + spread^2) falls as they disagree (their spread foretells the sibling's
-        // error: a correlation of 0.7 to 0.9 on the problems with siblings), fitted on the out-of-fold rows with
+        // error: a correlation of 0.68 to 0.94 on the problems with siblings), fitted on the out-of-fold rows with
         // siblings. sigma = sqrt((temp * rms)^2 + (change_share * mu)^2 + (spread_share * spread)^2), rms being its
         // out-of-fold RMS. Not fitted (fewer than kStackRows rows): such a pair is forecast as one without siblings.
         struct Stack {
@@ -1520,6 +1520,11 @@ LocalForecaster::Prediction LocalForecaster::predictLocked(const ForecastQuery& 
     // The sibling packs' log S of the pair, where the calibration has a fit for pairs with siblings.
     const Siblings::Match sib = model.siblings ? model.siblings->logSpeedup(c, a) : Siblings::Match{};
     auto stack_of = [&](const Model::Head& h, int known) { return model.stackOf(h, known, move, sib); };
+    if (model.stacked(head, move, sib)) {
+        p.sibling_packs = sib.packs;
+        p.sibling_log_speedup = sib.log_speedup;
+        p.sibling_spread = sib.spread;
+    }
     // The correction (a search's own measurements on a frozen base) is learned on the pair head's errors and added to
     // either head's forecast.
     const double correction = correctionOf(c, a, nullptr);
@@ -1587,7 +1592,7 @@ std::vector<ForecastResult> LocalForecaster::forecast(const std::vector<Forecast
                 q.anchor.is_reference ? std::string("the reference")
                                       : (q.anchor.candidate_id ? "parent #" + std::to_string(q.anchor.candidate_id)
                                                                : std::string("its anchor"));
-            char text[400];
+            char text[640];
             if (p.identical)
                 std::snprintf(text, sizeof text,
                               "local-xgb: the candidate is the same program as %s, so S = 1x up to the timing noise "
@@ -1603,6 +1608,14 @@ std::vector<ForecastResult> LocalForecaster::forecast(const std::vector<Forecast
                               "%zu pairs of %zu programs, %d of pack '%s'",
                               std::exp(p.log_speedup), against.c_str(), p.log_speedup, p.sigma, p.spread,
                               m_model->pairs, m_model->examples, p.pack_examples, q.pack.c_str());
+            if (p.sibling_packs > 0) {
+                char more[200];
+                std::snprintf(more, sizeof more,
+                              "; with %d sibling problems that measured both programs (their mean %.2fx, log S "
+                              "spread %.2f)",
+                              p.sibling_packs, std::exp(p.sibling_log_speedup), p.sibling_spread);
+                std::strncat(text, more, sizeof text - std::strlen(text) - 1);
+            }
             f.reasoning = text;
             f.latency_ms =
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();

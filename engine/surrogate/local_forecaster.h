@@ -217,6 +217,10 @@ public:
         int pack_examples = 0;   // programs learned of the query's pack
         bool prior = true;       // nothing learned yet
         bool identical = false;  // the candidate is its anchor's program
+        // Sibling packs the forecast was stacked with (0: none), their mean log S and its spread.
+        int sibling_packs = 0;
+        double sibling_log_speedup = 0;
+        double sibling_spread = 0;
     };
     Prediction predict(const ForecastQuery& query);
     double predictedLogSpeedup(const ForecastQuery& query) { return predict(query).log_speedup; }

@@ -640,8 +640,18 @@ private Q_SLOTS:
             }
             return std::pair<double, std::vector<double>>{std::sqrt(e2 / static_cast<double>(pairs.size())), mu};
         };
-        const auto with = errors(*trained(true, 3));
+        const auto stacked = trained(true, 3);
+        const auto with = errors(*stacked);
         const auto without = errors(*trained(false, 3));
+        // The forecast says what it was stacked with: the three siblings and their mean S.
+        const auto said = stacked->predict(pairs.front());
+        QCOMPARE(said.sibling_packs, 3);
+        QVERIFY2(std::abs(said.sibling_log_speedup - truth.front()) < 0.05,
+                 std::to_string(said.sibling_log_speedup).c_str());
+        const auto result = stacked->forecast({pairs.front()}).at(0);
+        QVERIFY(result.forecast);
+        QVERIFY2(result.forecast->reasoning.find("with 3 sibling problems") != std::string::npos,
+                 result.forecast->reasoning.c_str());
         QVERIFY2(with.first < 0.5 * without.first,
                  qPrintable(QString("RMS error %1 with siblings, %2 without").arg(with.first).arg(without.first)));
         QVERIFY2(kendall(with.second, truth) > 0.8, qPrintable(QString::number(kendall(with.second, truth))));
