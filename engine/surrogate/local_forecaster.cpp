@@ -5,6 +5,7 @@
 #include "core/text_util.h"
 #include "engine/worker/worker_protocol.h"
 
+#include <Eigen/Dense>
 #include <xgboost/c_api.h>
 
 #include <algorithm>
@@ -923,30 +924,6 @@ std::pair<double, double> grid_search(const std::function<double(double, double)
     return {best_tau, best_b};
 }
 
-// x with m x = v (Cramer's rule); none when m is (nearly) singular.
-std::optional<std::array<double, 3>> solve3(const double (&m)[3][3], const double (&v)[3]) {
-    auto det = [](const double(&a)[3][3]) {
-        return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
-               a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
-    };
-    const double d = det(m);
-    double scale = 0;
-    for (const auto& row : m)
-        for (double x : row)
-            scale = std::max(scale, std::fabs(x));
-    if (!std::isfinite(d) || std::fabs(d) <= 1e-12 * scale * scale * scale)
-        return std::nullopt;
-    std::array<double, 3> x{};
-    for (int c = 0; c < 3; ++c) {
-        double a[3][3];
-        for (int i = 0; i < 3; ++i)
-            for (int k = 0; k < 3; ++k)
-                a[i][k] = k == c ? v[i] : m[i][k];
-        x[static_cast<size_t>(c)] = det(a) / d;
-    }
-    return x;
-}
-
 }  // namespace
 
 LocalForecasterOptions search_forecaster_options(uint64_t seed) {
@@ -1362,20 +1339,20 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
             for (double agree : {0.03, 0.06, 0.12, 0.25, 0.5, 1.0}) {
                 Model::Head::Stack fit = st;
                 fit.agree = agree;
-                double m[3][3] = {}, v[3] = {};
-                for (size_t r : with) {
-                    const double x[3] = {stage.oof[r], fit.trust(sib_of[r].spread) * sib_of[r].log_speedup, 1.0};
-                    for (int i = 0; i < 3; ++i) {
-                        for (int k = 0; k < 3; ++k)
-                            m[i][k] += weight_of(r) * x[i] * x[k];
-                        v[i] += weight_of(r) * x[i] * truth_of(r);
-                    }
+                Eigen::MatrixXd x(static_cast<Eigen::Index>(with.size()), 3);
+                Eigen::VectorXd y(x.rows());
+                for (Eigen::Index i = 0; i < x.rows(); ++i) {
+                    const size_t r = with[static_cast<size_t>(i)];
+                    const double root = std::sqrt(weight_of(r));
+                    x.row(i) << root * stage.oof[r], root * fit.trust(sib_of[r].spread) * sib_of[r].log_speedup, root;
+                    y(i) = root * truth_of(r);
                 }
-                const auto beta = solve3(m, v);
-                if (!beta)
-                    continue;
-                fit.raw_weight = std::clamp((*beta)[0], 0.0, 2.0);
-                fit.sib_weight = std::clamp((*beta)[1], 0.0, 2.0);
+                const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(x);
+                if (qr.rank() < 3)
+                    continue;  // mu and the siblings' log S move together: nothing tells their weights apart
+                const Eigen::Vector3d beta = qr.solve(y);
+                fit.raw_weight = std::clamp(beta(0), 0.0, 2.0);
+                fit.sib_weight = std::clamp(beta(1), 0.0, 2.0);
                 fit.shift = 0;
                 double sw = 0, se = 0;
                 for (size_t r : with) {
