@@ -724,8 +724,10 @@ struct LocalForecaster::Model {
     // and softmax differ by the same log time to a correlation of 0.92. A pair whose two configurations were measured
     // in sibling packs is forecast from the boosters' mu and the siblings' log S together (Head::stack). Built from
     // the learned programs (which the cache key covers), never saved; the boosters do not see it, so a pair without
-    // siblings is forecast as if there were none. A pack learned from a pair file can pose as a sibling as it can
-    // pose as any training data; the stack's weights are fitted out of fold, so siblings that mislead get less.
+    // siblings is forecast as if there were none. Only programs with tunables can be siblings: recordings (a Kernel
+    // Tuner cache imported as one included), never imported pair files, which carry none. A recording made to
+    // mislead misleads as any training data does; the stack's weights are fitted out of fold, and siblings that
+    // disagree widen sigma.
     std::shared_ptr<const Siblings> siblings;
     // Pair classes, whose errors differ by an order of magnitude: programs of different texts (0), or of one text
     // with 1, 2, or 3 and more tunables changed (what a parametric move or a crossover makes is 1 or 2).
