@@ -648,6 +648,8 @@ private Q_SLOTS:
         QCOMPARE(said.sibling_packs, 3);
         QVERIFY2(std::abs(said.sibling_log_speedup - truth.front()) < 0.05,
                  std::to_string(said.sibling_log_speedup).c_str());
+        // A learned problem is never its own sibling: a pair of sibling0 has the other two.
+        QCOMPARE(stacked->predict(family_pair("sibling0", false, 3, 5, 6, 2)).sibling_packs, 2);
         const auto result = stacked->forecast({pairs.front()}).at(0);
         QVERIFY(result.forecast);
         QVERIFY2(result.forecast->reasoning.find("with 3 sibling problems") != std::string::npos,
