@@ -909,8 +909,12 @@ struct LocalForecaster::TrainingStage {
 
 namespace {
 
-// The temperature and share of |mu| of sigma (LocalForecaster::calibrate()) with the least loss(tau, b) on a grid.
-std::pair<double, double> grid_search(const std::function<double(double, double)>& loss) {
+// The temperature and share of |mu| of sigma (LocalForecaster::calibrate()) with the least loss(tau, b) on a grid,
+// and that loss.
+struct GridFit {
+    double tau = 1.0, b = 0.0, loss = 0.0;
+};
+GridFit grid_search(const std::function<double(double, double)>& loss) {
     double best_tau = 1.0, best_b = 0.0, best = loss(1.0, 0.0);
     for (int g = 0; g <= 24; ++g) {
         const double tau = std::exp(std::log(0.05) + g * (std::log(3.0) - std::log(0.05)) / 24.0);
@@ -923,7 +927,7 @@ std::pair<double, double> grid_search(const std::function<double(double, double)
             }
         }
     }
-    return {best_tau, best_b};
+    return {best_tau, best_b, best};
 }
 
 }  // namespace
@@ -1207,6 +1211,11 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
     auto class_of = [&](size_t r) {
         return Model::pairClass(m_programs[stage.pairs[r].candidate], m_programs[stage.pairs[r].anchor]);
     };
+    // What the calibration minimises for one row: its pack-weighted Brier score plus ranked probability score.
+    auto score_of = [&](double mu, double sigma, int bin, const std::pair<double, double>& weight) {
+        const auto p = speedup_bins(mu, std::max(sigma, 1e-3), m_options.scheme, kFloor);
+        return weight.first * brier_score(p, bin) + weight.second * ranked_probability_score(p, bin);
+    };
     std::vector<Siblings::Match> sib_of(n);  // the sibling packs' log S of the rows that calibrate
     if (model.siblings)
         for (size_t r = 0; r < n; ++r)
@@ -1336,7 +1345,9 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
                     with.push_back(r);
             if (with.size() < kStackRows)
                 continue;
-            auto weight_of = [&](size_t r) { return pack_weight[m_programs[stage.pairs[r].anchor].pack].first; };
+            std::vector<std::pair<double, double>> weights;  // of the rows in `with`, as pack_weight gives them
+            for (size_t r : with)
+                weights.push_back(pack_weight[m_programs[stage.pairs[r].anchor].pack]);
             double least = std::numeric_limits<double>::infinity();
             for (double agree : {0.03, 0.06, 0.12, 0.25, 0.5, 1.0}) {
                 Model::Head::Stack fit = st;
@@ -1345,7 +1356,7 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
                 Eigen::VectorXd y(x.rows());
                 for (Eigen::Index i = 0; i < x.rows(); ++i) {
                     const size_t r = with[static_cast<size_t>(i)];
-                    const double root = std::sqrt(weight_of(r));
+                    const double root = std::sqrt(weights[static_cast<size_t>(i)].first);
                     x.row(i) << root * stage.oof[r], root * fit.trust(sib_of[r].spread) * sib_of[r].log_speedup, root;
                     y(i) = root * truth_of(r);
                 }
@@ -1355,17 +1366,18 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
                 const Eigen::Vector3d beta = qr.solve(y);
                 fit.raw_weight = std::clamp(beta(0), 0.0, 2.0);
                 fit.sib_weight = std::clamp(beta(1), 0.0, 2.0);
+                // The intercept again, for the weights as clamped.
                 fit.shift = 0;
                 double sw = 0, se = 0;
-                for (size_t r : with) {
-                    sw += weight_of(r);
-                    se += weight_of(r) * (truth_of(r) - fit.mu(stage.oof[r], sib_of[r]));
+                for (size_t i = 0; i < with.size(); ++i) {
+                    sw += weights[i].first;
+                    se += weights[i].first * (truth_of(with[i]) - fit.mu(stage.oof[with[i]], sib_of[with[i]]));
                 }
                 fit.shift = se / sw;
                 double sse = 0;
-                for (size_t r : with) {
-                    const double e = truth_of(r) - fit.mu(stage.oof[r], sib_of[r]);
-                    sse += weight_of(r) * e * e;
+                for (size_t i = 0; i < with.size(); ++i) {
+                    const double e = truth_of(with[i]) - fit.mu(stage.oof[with[i]], sib_of[with[i]]);
+                    sse += weights[i].first * e * e;
                 }
                 if (sse < least) {
                     least = sse;
@@ -1380,36 +1392,34 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
                 e2 += e * e;
             }
             st.rms = std::max(std::sqrt(e2 / static_cast<double>(with.size())), 1e-3);
-            if (with.size() > kStackCalibrationRows) {
-                std::vector<size_t> thin;
-                for (size_t i = 0; i < kStackCalibrationRows; ++i)
-                    thin.push_back(with[i * with.size() / kStackCalibrationRows]);
-                with = std::move(thin);
+            // At most kStackCalibrationRows rows, evenly spaced, for the spread's grid; what every point of it needs
+            // (mu, the true bin, the weights) is worked out once.
+            const size_t kept = std::min(with.size(), kStackCalibrationRows);
+            std::vector<double> mu(kept);
+            std::vector<int> bin(kept);
+            std::vector<size_t> at(kept);
+            for (size_t i = 0; i < kept; ++i) {
+                at[i] = i * with.size() / kept;
+                const size_t r = with[at[i]];
+                mu[i] = st.mu(stage.oof[r], sib_of[r]);
+                bin[i] = m_options.scheme.binOf(std::exp(truth_of(r)));
             }
             double best = std::numeric_limits<double>::infinity();
             for (double k : {0.0, 0.5, 1.0, 2.0}) {
                 Model::Head::Stack trial = st;
                 trial.spread_share = k;
-                auto loss = [&](double tau, double b) {
+                const GridFit fit = grid_search([&](double tau, double b) {
                     trial.temp = tau;
                     trial.change_share = b;
                     double total = 0;
-                    for (size_t r : with) {
-                        const double mu = trial.mu(stage.oof[r], sib_of[r]);
-                        const auto p =
-                            speedup_bins(mu, std::max(trial.sigma(mu, sib_of[r]), 1e-3), m_options.scheme, kFloor);
-                        const int bin = m_options.scheme.binOf(std::exp(truth_of(r)));
-                        const auto& w = pack_weight[m_programs[stage.pairs[r].anchor].pack];
-                        total += w.first * brier_score(p, bin) + w.second * ranked_probability_score(p, bin);
-                    }
+                    for (size_t i = 0; i < kept; ++i)
+                        total += score_of(mu[i], trial.sigma(mu[i], sib_of[with[at[i]]]), bin[i], weights[at[i]]);
                     return total;
-                };
-                const auto [tau, b] = grid_search(loss);
-                const double v = loss(tau, b);
-                if (v < best) {
-                    best = v;
-                    st.temp = tau;
-                    st.change_share = b;
+                });
+                if (fit.loss < best) {
+                    best = fit.loss;
+                    st.temp = fit.tau;
+                    st.change_share = fit.b;
                     st.spread_share = k;
                 }
             }
@@ -1435,19 +1445,15 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
             rms.push_back(std::isfinite(learned) ? learned : head.rms[known][class_of(r)]);
             truth_bin.push_back(m_options.scheme.binOf(std::exp(truth_of(r))));
         }
-        auto loss = [&](double tau, double b) {
+        const GridFit fit = grid_search([&](double tau, double b) {
             double total = 0;
-            for (size_t j = 0; j < rows.size(); ++j) {
-                const double sigma = std::sqrt(tau * tau * rms[j] * rms[j] + b * b * mu[j] * mu[j]);
-                const auto p = speedup_bins(mu[j], std::max(sigma, 1e-3), m_options.scheme, kFloor);
-                total += row_weight[j].first * brier_score(p, truth_bin[j]) +
-                         row_weight[j].second * ranked_probability_score(p, truth_bin[j]);
-            }
+            for (size_t j = 0; j < rows.size(); ++j)
+                total += score_of(mu[j], std::sqrt(tau * tau * rms[j] * rms[j] + b * b * mu[j] * mu[j]), truth_bin[j],
+                                  row_weight[j]);
             return total;
-        };
-        const auto [best_tau, best_b] = grid_search(loss);
-        head.temp[known] = best_tau;
-        head.change_share[known] = best_b;
+        });
+        head.temp[known] = fit.tau;
+        head.change_share[known] = fit.b;
     }
     if (!calibrated[0] && std::none_of(stage.seen.begin(), stage.seen.end(), [](char v) { return v == 0; })) {
         for (int move = 0; move < 2; ++move) {
@@ -1507,10 +1513,11 @@ LocalForecaster::Prediction LocalForecaster::predictLocked(const ForecastQuery& 
     // The correction (a search's own measurements on a frozen base) is learned on the pair head's errors and added to
     // either head's forecast.
     const double correction = correctionOf(c, a, nullptr);
-    const double raw = model.predictPair(head, c, a, &each) + correction;
+    const double base_raw = model.predictPair(head, c, a, &each);
+    const double raw = base_raw + correction;
     for (double& v : each)
         v += correction;
-    p.log_speedup = model.calibrated(head, raw - correction, correction, w, move, sib);
+    p.log_speedup = model.calibrated(head, base_raw, correction, w, move, sib);
     if (&head == &model.move) {
         // Half the move head for a new problem; less as the problem becomes known: the move head carries what
         // transfers between problems, a known problem's own measurements reach the forecast through the pair head
