@@ -398,10 +398,11 @@ int main(int argc, char** argv) {
                 set.push_back(s);
                 expected.push_back(f.log_mean ? *f.log_mean : f.expectedLogSpeedup(scheme));
                 if (verbose)
-                    std::fprintf(stderr, "%s\t%s -> %s\tmu %.3f sigma %.3f true %.3f bin %d/%d\n",
+                    std::fprintf(stderr, "%s\t%s -> %s\tmu %.3f sigma %.3f true %.3f bin %d/%d\t%s\n",
                                  held_out.problem.c_str(), pp.pairs[i].parent.label.c_str(),
                                  pp.pairs[i].child.label.c_str(), f.log_mean.value_or(NAN), f.log_sigma.value_or(NAN),
-                                 std::log(s.true_speedup), f.predicted_bin, scheme.binOf(s.true_speedup));
+                                 std::log(s.true_speedup), f.predicted_bin, scheme.binOf(s.true_speedup),
+                                 f.reasoning.c_str());
             }
             climatology[held_out.problem] = climatology_of(set, scheme);
             const Scored mine = score(set, expected, scheme);

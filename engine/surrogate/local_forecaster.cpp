@@ -754,6 +754,13 @@ struct LocalForecaster::Model {
         double shift[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
         double temp[2] = {1.0, 1.0};
         double change_share[2] = {0.0, 0.0};  // b: the share of |mu| added to sigma
+        // The training packs' climatology (the bin frequencies of their out-of-fold truths, every pack weighing the
+        // same), for a pack never seen [0] and a known one [1], and its share in a forecast's bins: fitted out of
+        // fold, each row mixed with the climatology of the packs other than its own. Where the boosters transfer
+        // badly to a problem (its landscape hangs on what no other problem shows) a sharp forecast is confidently
+        // wrong; the mixture keeps mass where the other problems' moves land.
+        std::array<double, kBinCount> climatology[2] = {};
+        double climatology_share[2] = {0.0, 0.0};
         // A pair with sibling packs, for a pack never seen [0] and a known one [1], of other pairs [.][0] and moves
         // [.][1]: mu = raw_weight * raw + sib_weight * trust * sib + shift, where sib is the sibling packs' mean log S
         // and trust = agree^2 / (agree^2 + spread^2) falls as they disagree (their spread foretells the sibling's
@@ -764,6 +771,7 @@ struct LocalForecaster::Model {
             bool fitted = false;
             double raw_weight = 1.0, sib_weight = 0.0, shift = 0.0, agree = 1.0;
             double rms = kPriorSigma, temp = 1.0, change_share = 0.0, spread_share = 0.0;
+            double climatology_share = 0.0;  // of the head's climatology, fitted on the stack's own rows
             double trust(double spread) const { return agree * agree / (agree * agree + spread * spread); }
             double mu(double raw, const Siblings::Match& sib) const {
                 return raw_weight * raw + sib_weight * trust(sib.spread) * sib.log_speedup + shift;
@@ -928,6 +936,21 @@ GridFit grid_search(const std::function<double(double, double)>& loss) {
         }
     }
     return {best_tau, best_b, best};
+}
+
+using Bins = std::array<double, kBinCount>;
+
+// The shares of the climatology in a forecast's bins that calibrate() tries (Model::Head::climatology_share).
+constexpr double kClimatologyShares[] = {0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5};
+
+// (1 - share) * p + share * climatology; p itself, bit for bit, at share 0.
+Bins mix(const Bins& p, const Bins& climatology, double share) {
+    if (share == 0)
+        return p;
+    Bins out;
+    for (size_t b = 0; b < kBinCount; ++b)
+        out[b] = (1 - share) * p[b] + share * climatology[b];
+    return out;
 }
 
 }  // namespace
@@ -1212,9 +1235,14 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
         return Model::pairClass(m_programs[stage.pairs[r].candidate], m_programs[stage.pairs[r].anchor]);
     };
     // What the calibration minimises for one row: its pack-weighted Brier score plus ranked probability score.
-    auto score_of = [&](double mu, double sigma, int bin, const std::pair<double, double>& weight) {
-        const auto p = speedup_bins(mu, std::max(sigma, 1e-3), m_options.scheme, kFloor);
+    auto bins_of = [&](double mu, double sigma) {
+        return speedup_bins(mu, std::max(sigma, 1e-3), m_options.scheme, kFloor);
+    };
+    auto score_of_bins = [](const Bins& p, int bin, const std::pair<double, double>& weight) {
         return weight.first * brier_score(p, bin) + weight.second * ranked_probability_score(p, bin);
+    };
+    auto score_of = [&](double mu, double sigma, int bin, const std::pair<double, double>& weight) {
+        return score_of_bins(bins_of(mu, sigma), bin, weight);
     };
     std::vector<Siblings::Match> sib_of(n);  // the sibling packs' log S of the rows that calibrate
     if (model.siblings)
@@ -1304,6 +1332,39 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
                                  1.0 / (pack_rows[pack] * std::max(rps, 0.005))};
         }
         calibrated[known] = true;
+        // The climatology of the packs and the share of it (Head::climatology) with the least loss on rows whose bins
+        // without it are `p`: each row is mixed with the climatology of the other packs, so that a pack's own truths
+        // never make its forecasts look better.
+        std::array<double, kBinCount> frequency_sum{};
+        for (const auto& [pack, f] : frequencies)
+            for (size_t b = 0; b < kBinCount; ++b)
+                frequency_sum[b] += f[b];
+        const double packs = static_cast<double>(frequencies.size());
+        for (size_t b = 0; b < kBinCount; ++b)
+            head.climatology[known][b] = frequency_sum[b] / packs;
+        auto climatology_share_of = [&](const std::vector<size_t>& at, const std::vector<Bins>& p,
+                                        const std::vector<int>& bins,
+                                        const std::vector<std::pair<double, double>>& weights) {
+            if (packs < 3)
+                return 0.0;
+            std::vector<Bins> others(at.size());
+            for (size_t j = 0; j < at.size(); ++j) {
+                const auto& own = frequencies.at(m_programs[stage.pairs[at[j]].anchor].pack);
+                for (size_t b = 0; b < kBinCount; ++b)
+                    others[j][b] = (frequency_sum[b] - own[b]) / (packs - 1);
+            }
+            double least = std::numeric_limits<double>::infinity(), share = 0;
+            for (double trial : kClimatologyShares) {
+                double total = 0;
+                for (size_t j = 0; j < at.size(); ++j)
+                    total += score_of_bins(mix(p[j], others[j], trial), bins[j], weights[j]);
+                if (total < least) {
+                    least = total;
+                    share = trial;
+                }
+            }
+            return share;
+        };
         double xy = 0, xx = 0;
         for (size_t r : rows) {
             xy += stage.oof[r] * truth_of(r);
@@ -1423,6 +1484,15 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
                     st.spread_share = k;
                 }
             }
+            std::vector<Bins> p(kept);
+            std::vector<size_t> kept_rows(kept);
+            std::vector<std::pair<double, double>> kept_weights(kept);
+            for (size_t i = 0; i < kept; ++i) {
+                kept_rows[i] = with[at[i]];
+                p[i] = bins_of(mu[i], st.sigma(mu[i], sib_of[kept_rows[i]]));
+                kept_weights[i] = weights[at[i]];
+            }
+            st.climatology_share = climatology_share_of(kept_rows, p, bin, kept_weights);
             st.fitted = true;
         }
         // At most kCalibrationRows rows, evenly spaced, keep the grid search cheap.
@@ -1454,6 +1524,10 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
         });
         head.temp[known] = fit.tau;
         head.change_share[known] = fit.b;
+        std::vector<Bins> p(rows.size());
+        for (size_t j = 0; j < rows.size(); ++j)
+            p[j] = bins_of(mu[j], std::sqrt(fit.tau * fit.tau * rms[j] * rms[j] + fit.b * fit.b * mu[j] * mu[j]));
+        head.climatology_share[known] = climatology_share_of(rows, p, truth_bin, row_weight);
     }
     if (!calibrated[0] && std::none_of(stage.seen.begin(), stage.seen.end(), [](char v) { return v == 0; })) {
         for (int move = 0; move < 2; ++move) {
@@ -1462,6 +1536,8 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
         }
         head.temp[0] = head.temp[1];
         head.change_share[0] = head.change_share[1];
+        head.climatology[0] = head.climatology[1];
+        head.climatology_share[0] = head.climatology_share[1];
         head.stack[0][0] = head.stack[1][0];
         head.stack[0][1] = head.stack[1][1];
     }
@@ -1537,6 +1613,9 @@ LocalForecaster::Prediction LocalForecaster::predictLocked(const ForecastQuery& 
     const double base = std::sqrt(w * seen_base * seen_base + (1 - w) * unseen_base * unseen_base);
     const double share = (w * head.change_share[1] + (1 - w) * head.change_share[0]) * p.log_speedup;
     p.sigma = std::max(std::sqrt(base * base + share * share), 1e-3);
+    for (size_t b = 0; b < kBinCount; ++b)
+        p.climatology[b] = w * head.climatology[1][b] + (1 - w) * head.climatology[0][b];
+    p.climatology_share = w * head.climatology_share[1] + (1 - w) * head.climatology_share[0];
     if (stack_of(head, 0) || stack_of(head, 1)) {
         // With sibling packs: each side's variance at the blended mu, mixed as the calibrations are.
         auto variance_of = [&](int known) {
@@ -1546,6 +1625,11 @@ LocalForecaster::Prediction LocalForecaster::predictLocked(const ForecastQuery& 
             return b * b + std::pow(head.change_share[known] * p.log_speedup, 2);
         };
         p.sigma = std::max(std::sqrt(w * variance_of(1) + (1 - w) * variance_of(0)), 1e-3);
+        auto share_of = [&](int known) {
+            const auto* st = stack_of(head, known);
+            return st ? st->climatology_share : head.climatology_share[known];
+        };
+        p.climatology_share = w * share_of(1) + (1 - w) * share_of(0);
     }
     return p;
 }
@@ -1566,7 +1650,8 @@ std::vector<ForecastResult> LocalForecaster::forecast(const std::vector<Forecast
         try {
             const ForecastQuery& q = queries[i];
             const Prediction p = predictLocked(q);
-            Forecast f = Forecast::fromRaw(speedup_bins(p.log_speedup, p.sigma, m_options.scheme, kFloor));
+            Forecast f = Forecast::fromRaw(mix(speedup_bins(p.log_speedup, p.sigma, m_options.scheme, kFloor),
+                                               p.climatology, p.climatology_share));
             f.surrogate_id = id();
             f.scheme_id = m_options.scheme.id();
             // The distribution itself, so that gating can compare candidates beyond the last bin edge.
@@ -1602,6 +1687,14 @@ std::vector<ForecastResult> LocalForecaster::forecast(const std::vector<Forecast
                               p.sibling_packs, std::exp(p.sibling_log_speedup), p.sibling_spread);
                 std::strncat(text, more, sizeof text - std::strlen(text) - 1);
             }
+            if (p.climatology_share > 0) {
+                char more[160];
+                std::snprintf(more, sizeof more,
+                              "; the bins mix in %.0f%% of the climatology of the problems learned (fitted out of "
+                              "fold)",
+                              100 * p.climatology_share);
+                std::strncat(text, more, sizeof text - std::strlen(text) - 1);
+            }
             f.reasoning = text;
             f.latency_ms =
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
@@ -1630,7 +1723,7 @@ constexpr size_t kShareMinPairs = 8;
 // benchmarks improve on taking the whole correction).
 constexpr double kShareFloor = 0.5;
 // Bump when what a cache file holds changes.
-constexpr int kCacheFormat = 3;
+constexpr int kCacheFormat = 4;
 // Cache files kept (the oldest beyond are removed); a base is a few megabytes.
 constexpr size_t kCacheFiles = 48;
 
@@ -1734,6 +1827,15 @@ void read_array(const nlohmann::json& j, double (&v)[N]) {
         throw Error("a calibration array has " + std::to_string(read.size()) + " values, expected " +
                     std::to_string(N));
     std::copy(read.begin(), read.end(), v);
+}
+Bins read_bins(const nlohmann::json& j) {
+    const auto read = j.get<std::vector<double>>();
+    if (read.size() != kBinCount)
+        throw Error("a climatology has " + std::to_string(read.size()) + " bins, expected " +
+                    std::to_string(kBinCount));
+    Bins v;
+    std::copy(read.begin(), read.end(), v.begin());
+    return v;
 }
 
 }  // namespace
@@ -1986,6 +2088,8 @@ nlohmann::json LocalForecaster::saveModel(const Model& m, const std::string& key
                             {"shift", {array_of(h.shift[0]), array_of(h.shift[1])}},
                             {"temp", array_of(h.temp)},
                             {"change_share", array_of(h.change_share)},
+                            {"climatology", {h.climatology[0], h.climatology[1]}},
+                            {"climatology_share", array_of(h.climatology_share)},
                             {"members", nlohmann::json::array()},
                             {"stack", nlohmann::json::array()},
                             {"scale", h.scale ? nlohmann::json(booster_bytes(h.scale)) : nlohmann::json()}};
@@ -2001,7 +2105,8 @@ nlohmann::json LocalForecaster::saveModel(const Model& m, const std::string& key
                                       {"spread_share", st.spread_share},
                                       {"rms", st.rms},
                                       {"temp", st.temp},
-                                      {"change_share", st.change_share}});
+                                      {"change_share", st.change_share},
+                                      {"climatology_share", st.climatology_share}});
         return j;
     };
     int major = 0, minor = 0, patch = 0;
@@ -2031,6 +2136,9 @@ std::unique_ptr<LocalForecaster::Model> LocalForecaster::loadModel(const nlohman
         }
         read_array(saved.at("temp"), h.temp);
         read_array(saved.at("change_share"), h.change_share);
+        for (int known = 0; known < 2; ++known)
+            h.climatology[known] = read_bins(saved.at("climatology").at(known));
+        read_array(saved.at("climatology_share"), h.climatology_share);
         for (const auto& b : saved.at("members"))
             h.members.push_back({booster_of(b.get<std::string>())});
         const auto& stack = saved.at("stack");
@@ -2047,6 +2155,7 @@ std::unique_ptr<LocalForecaster::Model> LocalForecaster::loadModel(const nlohman
             st.rms = stack[i].at("rms").get<double>();
             st.temp = stack[i].at("temp").get<double>();
             st.change_share = stack[i].at("change_share").get<double>();
+            st.climatology_share = stack[i].at("climatology_share").get<double>();
         }
         if (!saved.at("scale").is_null())
             h.scale = booster_of(saved.at("scale").get<std::string>());

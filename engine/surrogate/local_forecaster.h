@@ -45,6 +45,11 @@
 //    RMS of the pair class (different texts; one text with 1, 2, 3+ tunables changed); known and unknown packs mix
 //    with the weight m / (m + kSeenPrograms), m the programs learned of the query's pack. tau and b minimise the
 //    Brier score plus the ranked probability score of the out-of-fold true bins, the scores forecasts are judged by.
+//  - The bins are then mixed with the training packs' climatology (the bin frequencies of their out-of-fold truths,
+//    every pack weighing the same) by a share fitted on the same rows, each row mixed with the climatology of the
+//    packs other than its own. A problem whose landscape hangs on what no learned problem shows (a transpose's bank
+//    conflicts) gets sharp forecasts that are confidently wrong; the share keeps mass where other problems' moves
+//    land, and is zero where the boosters transfer. log_mean and log_sigma stay the logistic's (what gating uses).
 //
 // Identity. A candidate that is the anchor's program (same text and tunables) is forecast at S = 1 with the timing
 // noise as its spread: the RMS log speedup of the references timed against themselves in what was learned (else
@@ -221,6 +226,9 @@ public:
         int sibling_packs = 0;
         double sibling_log_speedup = 0;
         double sibling_spread = 0;
+        // The training packs' climatology and its share in the forecast's bins (none for the prior and the identity).
+        std::array<double, kBinCount> climatology{};
+        double climatology_share = 0;
     };
     Prediction predict(const ForecastQuery& query);
     double predictedLogSpeedup(const ForecastQuery& query) { return predict(query).log_speedup; }

@@ -3,12 +3,14 @@
 // synthetic examples whose relation to the speedup is known.
 #include "core/bins.h"
 #include "core/error.h"
+#include "core/metrics.h"
 #include "core/problem.h"
 #include "engine/replay/replay_device.h"
 #include "engine/surrogate/forecast_query.h"
 #include "engine/surrogate/local_forecaster.h"
 #include "tests/support/error_of.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
@@ -661,6 +663,93 @@ private Q_SLOTS:
         // boosters' alone.
         QCOMPARE(errors(*trained(true, 0)).second, errors(*trained(false, 0)).second);
         QCOMPARE(errors(*trained(true, 1)).second, errors(*trained(false, 1)).second);
+    }
+
+    void climatologyTempersANewProblemThatTransfersBadly() {
+        // Every problem of the family has a landscape of its own (the boosters learn nothing that transfers), or all
+        // share one (they learn it). Out of fold the first sharp forecasts are confidently wrong, so a share of the
+        // other problems' climatology goes into the bins; the second need none.
+        auto landscape = [](int pack, int64_t p, int64_t q) {
+            const double x = static_cast<double>(p), y = static_cast<double>(q), k = static_cast<double>(pack);
+            return pack < 0 ? 0.4 * std::sin(3.7 * x + 1.3 * y)
+                            : 0.5 * std::sin((1.1 + 0.9 * k) * x - (2.3 - 0.7 * k) * y + k);
+        };
+        auto trained = [&](bool shared) {
+            LocalForecasterOptions o = small_options();
+            o.siblings = false;
+            auto f = std::make_unique<LocalForecaster>(o);
+            for (int i = 0; i < 6; ++i) {
+                std::vector<LabelledExample> examples;
+                for (int64_t p = 1; p <= 8; ++p)
+                    for (int64_t q = 1; q <= 8; ++q)
+                        examples.push_back({family_query("pack" + std::to_string(i), i % 2 == 1, p, q),
+                                            std::exp(landscape(shared ? -1 : i, p, q))});
+                f->learn(examples);
+            }
+            return f;
+        };
+        const auto apart = trained(false);
+        const auto together = trained(true);
+        // A new problem with a landscape of its own; what a search asks: moves (one tunable changed) from its best
+        // configurations.
+        std::vector<std::pair<int64_t, int64_t>> best;
+        for (int64_t p = 1; p <= 8; ++p)
+            for (int64_t q = 1; q <= 8; ++q)
+                best.emplace_back(p, q);
+        std::sort(best.begin(), best.end(), [&](const auto& x, const auto& y) {
+            return landscape(7, x.first, x.second) > landscape(7, y.first, y.second);
+        });
+        best.resize(6);
+        std::vector<ForecastQuery> pairs;
+        std::vector<int> truth;
+        const BinScheme scheme = BinScheme::gfV2();
+        for (const auto& [ap, aq] : best)
+            for (int64_t v = 1; v <= 8; ++v)
+                for (const auto& [p, q] : {std::pair{v, aq}, std::pair{ap, v}}) {
+                    if (p == ap && q == aq)
+                        continue;
+                    ForecastQuery fq = family_pair("new", false, p, q, ap, aq);
+                    fq.anchor.speedup = std::exp(landscape(7, ap, aq));
+                    pairs.push_back(fq);
+                    truth.push_back(scheme.binOf(std::exp(landscape(7, p, q) - landscape(7, ap, aq))));
+                }
+        const auto said = apart->predict(pairs.front());
+        QVERIFY2(said.climatology_share > 0, std::to_string(said.climatology_share).c_str());
+        QCOMPARE(together->predict(pairs.front()).climatology_share, 0.0);
+        QVERIFY2(apart->forecast({pairs.front()}).at(0).forecast->reasoning.find("% of the climatology") !=
+                     std::string::npos,
+                 apart->forecast({pairs.front()}).at(0).forecast->reasoning.c_str());
+        // The forecast's bins are the logistic's mixed with the climatology, which is a distribution.
+        QVERIFY(std::abs(std::accumulate(said.climatology.begin(), said.climatology.end(), 0.0) - 1) < 1e-9);
+        double mixed = 0, sharp = 0;
+        const auto results = apart->forecast(pairs);
+        for (size_t i = 0; i < pairs.size(); ++i) {
+            QVERIFY(results[i].forecast);
+            const LocalForecaster::Prediction p = apart->predict(pairs[i]);
+            const auto alone = speedup_bins(p.log_speedup, p.sigma, scheme, LocalForecaster::kFloor);
+            for (size_t b = 0; b < kBinCount; ++b)
+                QVERIFY(std::abs(results[i].forecast->probabilities[b] -
+                                 ((1 - p.climatology_share) * alone[b] + p.climatology_share * p.climatology[b])) <
+                        1e-9);
+            mixed += brier_score(results[i].forecast->probabilities, truth[i]);
+            sharp += brier_score(alone, truth[i]);
+        }
+        // On the new problem, never learned, the mixture scores better than the sharp forecast.
+        const double n = static_cast<double>(pairs.size());
+        QVERIFY2(mixed < sharp, qPrintable(QString("Brier %1 mixed, %2 sharp").arg(mixed / n).arg(sharp / n)));
+        // A base read from the cache mixes as the trained one does.
+        QTemporaryDir dir;
+        const std::string cache = dir.filePath("forecaster").toStdString();
+        std::vector<std::array<double, kBinCount>> seen[2];
+        for (int run = 0; run < 2; ++run) {
+            const auto f = trained(false);
+            f->freezeBase(cache);
+            QCOMPARE(f->baseSource().rfind("cache ", 0) == 0, run == 1);
+            for (const auto& r : f->forecast(pairs))
+                seen[run].push_back(r.forecast.value().probabilities);
+        }
+        QCOMPARE(seen[1], seen[0]);
+        QCOMPARE(seen[0].front(), results.front().forecast->probabilities);
     }
 
     void probabilitiesAreADistribution() {
