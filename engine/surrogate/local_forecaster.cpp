@@ -1541,6 +1541,11 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
         head.stack[0][0] = head.stack[1][0];
         head.stack[0][1] = head.stack[1][1];
     }
+    // A side with too few rows of its own takes the other side's climatology, so that the blend of both sides in
+    // predictLocked() stays a distribution.
+    for (int known = 0; known < 2; ++known)
+        if (!calibrated[known] && calibrated[1 - known])
+            head.climatology[known] = head.climatology[1 - known];
 }
 
 LocalForecaster::Prediction LocalForecaster::predict(const ForecastQuery& query) {

@@ -752,6 +752,42 @@ private Q_SLOTS:
         QCOMPARE(seen[0].front(), results.front().forecast->probabilities);
     }
 
+    void climatologyIsADistributionWithFewHeldOutRows() {
+        // One large pack and two of a few programs: where the packs held out whole are the small ones, too few of
+        // their rows calibrate a pack never seen, and a half-known pack's forecast still mixes a whole distribution.
+        int mixed = 0;
+        for (uint64_t seed = 1; seed <= 8; ++seed) {
+            auto examples_of = [](const std::string& pack, size_t count, double scale) {
+                std::vector<LabelledExample> out;
+                for (const auto& [x, y] : synthetic_grid()) {
+                    if (out.size() == count)
+                        break;
+                    // Heavy tails: every seventh program is far off what its configuration says.
+                    const double noise = out.size() % 7 == 3 ? (out.size() % 2 ? 1.5 : -1.5) : 0.0;
+                    out.push_back({synthetic_query(x, y, pack), std::exp(scale * synthetic_log_speedup(x, y) + noise)});
+                }
+                return out;
+            };
+            LocalForecaster f(small_options(seed));
+            f.learn(examples_of("large a", 1000, 1.0));
+            f.learn(examples_of("large b", 1000, 0.7));
+            for (int i = 0; i < 6; ++i)
+                f.learn(examples_of("small " + std::to_string(i), 3, 0.5 + 0.3 * i));
+            ForecastQuery q = synthetic_query(32, 1, "large a");
+            q.anchor.tunables = {{"X", 64}, {"Y", 1}, {"Z", (64 * 7 + 1) % 5}};
+            q.anchor.launches = {LaunchShape{"k", {1024 / 64, 1, 1}, {64 * 4, 1, 1}, 0}};
+            q.anchor.speedup = std::exp(synthetic_log_speedup(64, 1));
+            const auto p = f.predict(q);
+            if (p.climatology_share == 0)
+                continue;
+            ++mixed;
+            const double sum = std::accumulate(p.climatology.begin(), p.climatology.end(), 0.0);
+            QVERIFY2(std::abs(sum - 1) < 1e-9,
+                     qPrintable(QString("seed %1: the climatology sums to %2").arg(seed).arg(sum)));
+        }
+        QVERIFY(mixed > 0);
+    }
+
     void probabilitiesAreADistribution() {
         LocalForecaster forecaster(small_options());
         forecaster.learn(synthetic_examples(synthetic_grid()));
