@@ -199,11 +199,12 @@ std::vector<double> local_features(const ForecastQuery& q) {
         // Occupancy of the largest launch: the threads an SM holds at once (threads, blocks, registers and shared
         // memory each limit it), as a share of what it can hold; and the share of the GPU's thread slots the launch
         // fills (a small grid leaves SMs idle). The limits are those of compute capability 8.0 to 9.0.
+        auto threads_of = [](const LaunchShape& l) {
+            return l.grid[0] * l.grid[1] * l.grid[2] * l.block[0] * l.block[1] * l.block[2];
+        };
         const LaunchShape* largest = &q.launches.front();
         for (const LaunchShape& l : q.launches)
-            if (l.grid[0] * l.grid[1] * l.grid[2] * l.block[0] * l.block[1] * l.block[2] >
-                largest->grid[0] * largest->grid[1] * largest->grid[2] * largest->block[0] * largest->block[1] *
-                    largest->block[2])
+            if (threads_of(l) > threads_of(*largest))
                 largest = &l;
         const double t = static_cast<double>(largest->block[0] * largest->block[1] * largest->block[2]);
         double regs = 0, static_smem = 0;
@@ -1515,18 +1516,20 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
             rms.push_back(std::isfinite(learned) ? learned : head.rms[known][class_of(r)]);
             truth_bin.push_back(m_options.scheme.binOf(std::exp(truth_of(r))));
         }
+        auto sigma_of = [&](size_t j, double tau, double b) {
+            return std::sqrt(tau * tau * rms[j] * rms[j] + b * b * mu[j] * mu[j]);
+        };
         const GridFit fit = grid_search([&](double tau, double b) {
             double total = 0;
             for (size_t j = 0; j < rows.size(); ++j)
-                total += score_of(mu[j], std::sqrt(tau * tau * rms[j] * rms[j] + b * b * mu[j] * mu[j]), truth_bin[j],
-                                  row_weight[j]);
+                total += score_of(mu[j], sigma_of(j, tau, b), truth_bin[j], row_weight[j]);
             return total;
         });
         head.temp[known] = fit.tau;
         head.change_share[known] = fit.b;
         std::vector<Bins> p(rows.size());
         for (size_t j = 0; j < rows.size(); ++j)
-            p[j] = bins_of(mu[j], std::sqrt(fit.tau * fit.tau * rms[j] * rms[j] + fit.b * fit.b * mu[j] * mu[j]));
+            p[j] = bins_of(mu[j], sigma_of(j, fit.tau, fit.b));
         head.climatology_share[known] = climatology_share_of(rows, p, truth_bin, row_weight);
     }
     if (!calibrated[0] && std::none_of(stage.seen.begin(), stage.seen.end(), [](char v) { return v == 0; })) {
@@ -1536,7 +1539,6 @@ void LocalForecaster::calibrate(Model& model, TrainingStage& stage, size_t cols)
         }
         head.temp[0] = head.temp[1];
         head.change_share[0] = head.change_share[1];
-        head.climatology[0] = head.climatology[1];
         head.climatology_share[0] = head.climatology_share[1];
         head.stack[0][0] = head.stack[1][0];
         head.stack[0][1] = head.stack[1][1];
@@ -1618,9 +1620,15 @@ LocalForecaster::Prediction LocalForecaster::predictLocked(const ForecastQuery& 
     const double base = std::sqrt(w * seen_base * seen_base + (1 - w) * unseen_base * unseen_base);
     const double share = (w * head.change_share[1] + (1 - w) * head.change_share[0]) * p.log_speedup;
     p.sigma = std::max(std::sqrt(base * base + share * share), 1e-3);
+    // Each side's climatology share (a stack's where the side forecasts from sibling packs), mixed as the calibrations
+    // are.
+    auto climatology_share_of = [&](int known) {
+        const auto* st = stack_of(head, known);
+        return st ? st->climatology_share : head.climatology_share[known];
+    };
+    p.climatology_share = w * climatology_share_of(1) + (1 - w) * climatology_share_of(0);
     for (size_t b = 0; b < kBinCount; ++b)
         p.climatology[b] = w * head.climatology[1][b] + (1 - w) * head.climatology[0][b];
-    p.climatology_share = w * head.climatology_share[1] + (1 - w) * head.climatology_share[0];
     if (stack_of(head, 0) || stack_of(head, 1)) {
         // With sibling packs: each side's variance at the blended mu, mixed as the calibrations are.
         auto variance_of = [&](int known) {
@@ -1630,11 +1638,6 @@ LocalForecaster::Prediction LocalForecaster::predictLocked(const ForecastQuery& 
             return b * b + std::pow(head.change_share[known] * p.log_speedup, 2);
         };
         p.sigma = std::max(std::sqrt(w * variance_of(1) + (1 - w) * variance_of(0)), 1e-3);
-        auto share_of = [&](int known) {
-            const auto* st = stack_of(head, known);
-            return st ? st->climatology_share : head.climatology_share[known];
-        };
-        p.climatology_share = w * share_of(1) + (1 - w) * share_of(0);
     }
     return p;
 }
