@@ -1836,14 +1836,31 @@ void read_array(const nlohmann::json& j, double (&v)[N]) {
                     std::to_string(N));
     std::copy(read.begin(), read.end(), v);
 }
-Bins read_bins(const nlohmann::json& j) {
+// A climatology as calibrate() writes it: kBinCount frequencies summing to 1, or all 0 (a side never calibrated).
+Bins read_climatology(const nlohmann::json& j) {
     const auto read = j.get<std::vector<double>>();
     if (read.size() != kBinCount)
         throw Error("a climatology has " + std::to_string(read.size()) + " bins, expected " +
                     std::to_string(kBinCount));
+    double sum = 0;
+    for (double v : read) {
+        if (!(v >= 0 && v <= 1))
+            throw Error("a climatology has a frequency of " + std::to_string(v));
+        sum += v;
+    }
+    if (sum != 0 && std::abs(sum - 1) > 1e-6)
+        throw Error("a climatology sums to " + std::to_string(sum) + ", not 1");
     Bins v;
     std::copy(read.begin(), read.end(), v.begin());
     return v;
+}
+// A climatology share as calibrate() writes it: one of kClimatologyShares' range.
+double read_climatology_share(const nlohmann::json& j) {
+    const double share = j.get<double>();
+    if (!(share >= 0 && share <= kClimatologyShares[std::size(kClimatologyShares) - 1]))
+        throw Error("a climatology share of " + std::to_string(share) + " is outside [0, " +
+                    std::to_string(kClimatologyShares[std::size(kClimatologyShares) - 1]) + "]");
+    return share;
 }
 
 }  // namespace
@@ -2144,9 +2161,12 @@ std::unique_ptr<LocalForecaster::Model> LocalForecaster::loadModel(const nlohman
         }
         read_array(saved.at("temp"), h.temp);
         read_array(saved.at("change_share"), h.change_share);
-        for (int known = 0; known < 2; ++known)
-            h.climatology[known] = read_bins(saved.at("climatology").at(known));
-        read_array(saved.at("climatology_share"), h.climatology_share);
+        if (saved.at("climatology").size() != 2 || saved.at("climatology_share").size() != 2)
+            throw Error("the climatologies or their shares are not one for each side");
+        for (int known = 0; known < 2; ++known) {
+            h.climatology[known] = read_climatology(saved.at("climatology").at(known));
+            h.climatology_share[known] = read_climatology_share(saved.at("climatology_share").at(known));
+        }
         for (const auto& b : saved.at("members"))
             h.members.push_back({booster_of(b.get<std::string>())});
         const auto& stack = saved.at("stack");
@@ -2163,7 +2183,7 @@ std::unique_ptr<LocalForecaster::Model> LocalForecaster::loadModel(const nlohman
             st.rms = stack[i].at("rms").get<double>();
             st.temp = stack[i].at("temp").get<double>();
             st.change_share = stack[i].at("change_share").get<double>();
-            st.climatology_share = stack[i].at("climatology_share").get<double>();
+            st.climatology_share = read_climatology_share(stack[i].at("climatology_share"));
         }
         if (!saved.at("scale").is_null())
             h.scale = booster_of(saved.at("scale").get<std::string>());

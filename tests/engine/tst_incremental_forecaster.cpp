@@ -4,6 +4,8 @@
 #include "core/error.h"
 #include "engine/surrogate/local_forecaster.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -258,6 +260,46 @@ private Q_SLOTS:
         again.learn(base_packs());
         again.freezeBase(cache);
         QVERIFY2(again.baseSource().rfind("cache ", 0) == 0, again.baseSource().c_str());
+    }
+
+    // A cache whose climatology is one no calibration writes (a share beyond the fitted range, frequencies that are
+    // not a distribution) is replaced too: forecasts from it would not be distributions, or would be only after a
+    // silent renormalisation.
+    void cacheWithADamagedClimatologyIsReplaced_data() {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("value");
+        QTest::newRow("share above the range") << "climatology_share"
+                                               << "[0.0, 7.0]";
+        QTest::newRow("negative share") << "climatology_share"
+                                        << "[-0.1, 0.1]";
+        QTest::newRow("share missing a side") << "climatology_share"
+                                              << "[0.1]";
+        QTest::newRow("negative frequency") << "climatology"
+                                            << "[[0.5, 0.5, 0, 0, 0, 0, 0, 0], [1.5, -0.5, 0, 0, 0, 0, 0, 0]]";
+        QTest::newRow("not summing to 1") << "climatology"
+                                          << "[[0.5, 0.5, 0, 0, 0, 0, 0, 0], [0.5, 0.4, 0, 0, 0, 0, 0, 0]]";
+        QTest::newRow("a bin short") << "climatology"
+                                     << "[[0.5, 0.5, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0, 0, 0]]";
+    }
+    void cacheWithADamagedClimatologyIsReplaced() {
+        QFETCH(QString, field);
+        QFETCH(QString, value);
+        QTemporaryDir dir;
+        const std::string cache = dir.filePath("forecaster").toStdString();
+        {
+            LocalForecaster f(options());
+            f.learn(base_packs());
+            f.freezeBase(cache);
+        }
+        const fs::path file = fs::directory_iterator(cache)->path();
+        nlohmann::json saved = nlohmann::json::parse(std::ifstream(file));
+        saved["pair"][field.toStdString()] = nlohmann::json::parse(value.toStdString());
+        std::ofstream(file, std::ios::trunc) << saved.dump();
+        LocalForecaster f(options());
+        f.learn(base_packs());
+        f.freezeBase(cache);
+        QVERIFY2(f.baseSource().find("unreadable, replaced") != std::string::npos, f.baseSource().c_str());
+        QVERIFY2(f.baseSource().find("climatolog") != std::string::npos, f.baseSource().c_str());
     }
 
     // Other options or other programs make another base: the cache does not answer for them.
