@@ -102,6 +102,7 @@ class Space:
         self.slug = None  # the replay device's folder name, from the cache's device_name
         self.cache_json = None  # the decompressed cache Kernel Tuner reads
         self.keys = self.restrictions = self.default = None
+        self.reference = None  # the configuration of the imported problem's reference (else the T1 default)
         self.truth = {}  # "v1,v2,..." -> time in ms, None for a configuration that failed
         self.optimum = self.compile_benchmark_ms = None
         self.sha256 = None
@@ -121,6 +122,7 @@ class Space:
         self.restrictions = [c["Expression"] for c in space.get("Conditions", [])]
         defaults = {p["Name"]: p.get("Default") for p in space["TuningParameters"]}
         self.default = ",".join(str(defaults[k]) for k in self.keys)
+        self.reference = self.default
         self.slug = re.sub(r"[^a-z0-9]+", "-", cache.get("device_name", self.gpu).lower()).strip("-")
         costs = []
         for key, e in cache["cache"].items():
@@ -347,10 +349,22 @@ def forecast_quality(rows):
 
 
 class KerncastSide:
-    def __init__(self, cli, workdir):
+    def __init__(self, cli, workdir, cli_id):
         self.cli, self.workdir = cli, workdir
-        self.problems = {}  # kernel -> (problem folder, problem name)
-        self.recordings = {}  # space id -> recording path
+        self.problems = {}  # (kernel, name or None) -> (problem folder, problem name)
+        self.recordings = {}  # (space id, problem name) -> recording path
+        # Imports are kept between runs of the benchmark, for the kerncast-cli that made them.
+        stamp = os.path.join(workdir, "IMPORTED_BY")
+        try:
+            with open(stamp) as f:
+                fresh = f.read() != cli_id
+        except OSError:
+            fresh = True
+        if fresh:
+            shutil.rmtree(workdir, ignore_errors=True)
+            os.makedirs(workdir)
+            with open(stamp, "w") as f:
+                f.write(cli_id)
         help_text = subprocess.run([cli, "--help"], capture_output=True, text=True).stdout
         self.resources_option = "--resources" in help_text
 
@@ -374,9 +388,12 @@ class KerncastSide:
         key = (space.kernel, name)
         if key not in self.problems:
             out = os.path.join(self.workdir, "problems", name or space.kernel)
-            shutil.rmtree(out, ignore_errors=True)
-            cmd = [self.cli, "import", "--t1", space.t1, "--out", out, "--kernel-file", space.kernel_file]
-            self._run(cmd + (["--name", name] if name else []), f"import of {space.t1}")
+            if not os.path.isfile(os.path.join(out, "problem.json")):
+                tmp = out + ".importing"
+                shutil.rmtree(tmp, ignore_errors=True)
+                cmd = [self.cli, "import", "--t1", space.t1, "--out", tmp, "--kernel-file", space.kernel_file]
+                self._run(cmd + (["--name", name] if name else []), f"import of {space.t1}")
+                os.replace(tmp, out)
             with open(os.path.join(out, "problem.json")) as f:
                 self.problems[key] = (out, json.load(f)["name"])
         return self.problems[key]
@@ -387,11 +404,35 @@ class KerncastSide:
         key = (space.id, problem_name)
         if key not in self.recordings:
             out = os.path.join(self.workdir, "recordings", space.slug, problem_name + ".jsonl")
-            os.makedirs(os.path.dirname(out), exist_ok=True)
-            self._run([self.cli, "import", "--kernel-tuner", space.cache_gz, "--problem", folder, "--out", out],
-                      f"import of {space.cache_gz}")
+            if not os.path.isfile(out):
+                os.makedirs(os.path.dirname(out), exist_ok=True)
+                self._run([self.cli, "import", "--kernel-tuner", space.cache_json, "--problem", folder, "--out",
+                           out + ".importing"], f"import of {space.cache_gz}")
+                os.replace(out + ".importing", out)
             self.recordings[key] = out
         return self.recordings[key]
+
+    def members(self, space, spaces, variant):
+        """(space, problem name or None) of every recording in the resources folder of `space`'s searches: the
+        replayed one, the other kernels on the same GPU, and for `transfer` the same kernel on the other GPUs under
+        a name of their own."""
+        out = [(space, None)] + [(s, None) for s in spaces if s.gpu == space.gpu and s.kernel != space.kernel]
+        if variant == "transfer":
+            out += [(s, f"{s.kernel}__from_{s.slug}") for s in spaces
+                    if s.kernel == space.kernel and s.gpu != space.gpu and s.slug != space.slug]
+        return out
+
+    def prepare(self, spaces, variants, jobs):
+        """Imports every problem and recording the layouts need, the recordings `jobs` at a time."""
+        import concurrent.futures
+
+        needed = {(s.id, name): (s, name) for space in spaces for v in variants
+                  for s, name in self.members(space, spaces, v)}
+        for s, name in needed.values():
+            self.problem(s, name)
+        with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+            for f in [pool.submit(self.recording, s, name) for s, name in needed.values()]:
+                f.result()
 
     def layout(self, space, spaces, variant):
         """The resources folder of one space's searches: problems/ and recordings/<slug>/ holding the replayed
@@ -401,19 +442,15 @@ class KerncastSide:
         os.makedirs(os.path.join(folder, "problems"))
         rec_dir = os.path.join(folder, "recordings", space.slug)
         os.makedirs(rec_dir)
-        members = [(space, None)]
-        members += [(s, None) for s in spaces if s.gpu == space.gpu and s.kernel != space.kernel]
-        if variant == "transfer":
-            members += [(s, f"{s.kernel}__from_{s.slug}") for s in spaces
-                        if s.kernel == space.kernel and s.gpu != space.gpu and s.slug != space.slug]
         learning, identity = {}, {}
-        for s, name in members:
+        for s, name in self.members(space, spaces, variant):
             problem_folder, problem_name = self.problem(s, name)
             dst = os.path.join(folder, "problems", problem_name)
             if not os.path.exists(dst):
-                os.symlink(os.path.abspath(problem_folder), dst)
+                os.symlink(os.path.relpath(problem_folder, os.path.dirname(dst)), dst)
             rec = self.recording(s, name)
-            os.symlink(os.path.abspath(rec), os.path.join(rec_dir, problem_name + ".jsonl"))
+            link = os.path.join(rec_dir, problem_name + ".jsonl")
+            os.symlink(os.path.relpath(rec, rec_dir), link)
             identity[problem_name] = vkt.sha256_file(rec)
             if s is not space:
                 with open(rec) as f:
@@ -499,6 +536,7 @@ def read_events(events, keys, default, truth, learning, problem, method):
     forecast_rows = {"measured": [], "all": []}
     last_forecast = {}  # candidate id -> (probabilities, log speedup, anchor id, measurements before it)
     leaks, reference_id, reference_ms = [], None, None
+    forecasts = explained = 0
     base_programs = sum(learning.values())
     for line in events.splitlines():
         e = json.loads(line)
@@ -514,7 +552,11 @@ def read_events(events, keys, default, truth, learning, problem, method):
         elif kind == "forecast":
             f = e["forecast"]
             cid = e["candidate_id"]
+            forecasts += 1
             m = REASONING.search(f.get("reasoning", ""))
+            if m or "nothing to learn from yet" in f.get("reasoning", "") or "same program as" in f.get(
+                    "reasoning", ""):
+                explained += 1
             if m:
                 programs, own = int(m.group(2)), int(m.group(3))
                 if m.group(4) == problem and own > len(measured):
@@ -569,6 +611,9 @@ def read_events(events, keys, default, truth, learning, problem, method):
             out.append((probs, bin_of(t_anchor / t), log_s, math.log(t_ref / t)))
         return out
 
+    if forecasts and not explained:
+        leaks.append(f"none of the {forecasts} forecasts' reasoning says what the model learned (expected "
+                     f"'... from N pairs of M programs, K of pack ...'): the leak check cannot be made")
     quality = {k: forecast_quality(rows(k)) for k in ("measured", "all")}
     return {"measured": measured, "leaks": leaks[:5], "leak_count": len(leaks), "forecast_quality": quality,
             "measurements": len(measured)}
@@ -591,7 +636,8 @@ def kt_values(space, result):
 
 
 def kc_values(space, result):
-    return [space.truth.get(c) for c in result["measured"]]
+    """A search's measurements as the cache's times; its reference is the problem's reference configuration."""
+    return [space.truth.get(space.reference if c == "reference" else c) for c in result["measured"]]
 
 
 def main(argv=None):
@@ -644,14 +690,14 @@ def main(argv=None):
     wanted = [s for s in a.spaces.split(",") if s]
     loaded = []
     for s in spaces:
-        if wanted and s.id not in wanted:
-            continue
         why = s.load(workdir)
         if why:
             notes.append(f"cachefiles/{s.kernel}/{s.gpu}.json.gz: left out: {why}")
         else:
             loaded.append(s)
-    spaces = loaded
+    # Every space is learning material for the others (layout); --spaces picks the ones searched and scored.
+    all_spaces = loaded
+    spaces = [s for s in loaded if not wanted or s.id in wanted]
     if not spaces:
         sys.exit("error: no NVIDIA space of a CUDA kernel to run:\n  " + "\n  ".join(notes))
 
@@ -662,7 +708,7 @@ def main(argv=None):
         kerncast_version = subprocess.run([a.kerncast_cli, "--version"], capture_output=True,
                                           text=True).stdout.strip()
         kerncast_sha = a.kerncast_id or vkt.sha256_file(a.kerncast_cli)
-        kc = KerncastSide(a.kerncast_cli, os.path.join(workdir, "kerncast"))
+        kc = KerncastSide(a.kerncast_cli, os.path.join(workdir, "kerncast"), kerncast_sha)
         kc_missing = kc.available()
     else:
         kc_missing = f"no {a.kerncast_cli} (build the kerncast-cli target)"
@@ -698,15 +744,22 @@ def main(argv=None):
     if kc and not kc_missing:
         kc_methods = [VARIANT_METHOD[v] for v in variants]
         try:
+            kc.prepare(all_spaces, variants, a.jobs)
+            for s in all_spaces:
+                # A T1 default that breaks a condition is replaced by the nearest valid configuration on import.
+                with open(os.path.join(kc.problem(s)[0], "problem.json")) as f:
+                    ref = json.load(f).get("reference_configuration") or {}
+                if all(k in ref for k in s.keys):
+                    s.reference = ",".join(str(ref[k]) for k in s.keys)
             for s in spaces:
                 for v in variants:
-                    resources, identity, learning = kc.layout(s, spaces, v)
+                    resources, identity, learning = kc.layout(s, all_spaces, v)
                     folder, name = kc.problem(s)
                     have = cache.load((s.kernel, s.gpu), VARIANT_METHOD[v], {
                         "kerncast_cli_id": kerncast_sha, "kerncast": kerncast_version, "recordings": identity,
                         "problem_family_sha256": _family_text(folder), "variant": v})
                     kc_tasks += [((s.kernel, s.gpu), VARIANT_METHOD[v], a.kerncast_cli, resources,
-                                  kc.resources_option, name, s.slug, max(budgets), seed, s.keys, s.default, s.truth,
+                                  kc.resources_option, name, s.slug, max(budgets), seed, s.keys, s.reference, s.truth,
                                   learning)
                                  for seed in range(1, kc_seeds + 1)
                                  if f"b{max(budgets)}-s{seed}" not in have and not a.skip_kerncast]
@@ -829,8 +882,8 @@ def report(a, spaces, strategies, kc_methods, budgets, kc_seeds, cache, notes, c
                             "python": platform.python_version()},
                "budgets": budgets, "seeds": a.seeds, "kerncast_seeds": kc_seeds,
                "spaces": {s.id: {"configurations": len(s.truth), "failed": sum(t is None for t in s.truth.values()),
-                                 "optimum_ms": s.optimum, "default": s.default,
-                                 "default_in_space": s.default in s.truth,
+                                 "optimum_ms": s.optimum, "t1_default": s.default,
+                                 "t1_default_in_space": s.default in s.truth, "reference": s.reference,
                                  "median_compile_plus_benchmark_ms": s.compile_benchmark_ms, "slug": s.slug}
                           for s in spaces},
                "left_out": notes, "cannot_run": cannot, "kerncast_missing": kc_missing,
