@@ -10,7 +10,7 @@
 namespace kerncast {
 
 struct Expr::Node {
-    enum class Kind { Number, Name, Unary, Binary, Call } kind = Kind::Number;
+    enum class Kind { Number, Name, Unary, Binary, Call, List } kind = Kind::Number;
     int64_t value = 0;
     std::string name;  // Name: the identifier; Unary/Binary: the operator; Call: the function
     std::vector<std::shared_ptr<const Node>> children;
@@ -83,9 +83,20 @@ private:
         return m_text.substr(m_pos, op.size()) == op;
     }
 
+    // A word operator (and, or, not, in) only where the word ends: `order` is a name, not `or` + `der`.
+    bool peekWord(std::string_view word) {
+        if (!peek(word))
+            return false;
+        const size_t after = m_pos + word.size();
+        return after >= m_text.size() || !is_ident_char(m_text[after]);
+    }
+
     bool isConditionOperatorAhead() {
         for (std::string_view op : {"<", ">", "==", "!=", "&&", "||", "!"})
             if (peek(op))
+                return true;
+        for (std::string_view word : {"and", "or", "not", "in"})
+            if (peekWord(word))
                 return true;
         return false;
     }
@@ -135,13 +146,113 @@ private:
         const Nesting nesting(*this);
         if (!m_conditions)
             return parseAdditive();
-        return parseLevel({"||"}, &Parser::parseAnd);
+        return parseLogical("||", "or", &Parser::parseAnd);
     }
-    NodePtr parseAnd() { return parseLevel({"&&"}, &Parser::parseEquality); }
-    NodePtr parseEquality() { return parseLevel({"==", "!="}, &Parser::parseRelational); }
-    NodePtr parseRelational() { return parseLevel({"<=", ">=", "<", ">"}, &Parser::parseAdditive); }
+    NodePtr parseAnd() { return parseLogical("&&", "and", &Parser::parseNot); }
+
+    // Python's `not` binds looser than comparisons (`not X == 1` is `!(X == 1)`); C's `!` binds tight.
+    NodePtr parseNot() {
+        skipSpace();
+        const size_t begin = m_pos;
+        if (!peekWord("not"))
+            return parseEquality();
+        m_pos += 3;
+        const Nesting nesting(*this);
+        auto operand = parseNot();
+        return make(Kind::Unary, "!", {operand}, begin, m_pos);
+    }
+
+    // `a || b` and Python's `a or b` (likewise && / and) are one operator.
+    NodePtr parseLogical(std::string_view symbol, std::string_view word, NodePtr (Parser::*next)()) {
+        skipSpace();
+        const size_t begin = m_pos;
+        auto lhs = (this->*next)();
+        for (;;) {
+            if (peek(symbol))
+                m_pos += symbol.size();
+            else if (peekWord(word))
+                m_pos += word.size();
+            else
+                return lhs;
+            auto rhs = (this->*next)();
+            lhs = make(Kind::Binary, std::string(symbol), {lhs, rhs}, begin, m_pos);
+        }
+    }
+
+    // Comparisons chain as in Python: `32 <= X * Y <= 1024` means `32 <= X * Y && X * Y <= 1024` (C would compare
+    // the 0 or 1 of the first comparison with 1024, which is never what a condition means). `in [a, b]` and
+    // `not in [a, b]` test membership in a list of expressions.
+    NodePtr parseComparisonChain(std::initializer_list<std::string_view> ops, NodePtr (Parser::*next)(),
+                                 bool membership) {
+        skipSpace();
+        const size_t begin = m_pos;
+        auto lhs = (this->*next)();
+        NodePtr chain;
+        for (;;) {
+            std::string matched;
+            for (auto op : ops)
+                if (peek(op)) {
+                    matched = op;
+                    break;
+                }
+            if (matched.empty() && membership) {
+                if (peekWord("in")) {
+                    matched = "in";
+                } else if (peekWord("not")) {
+                    const size_t save = m_pos;
+                    m_pos += 3;
+                    if (peekWord("in"))
+                        matched = "not in";
+                    m_pos = save;
+                }
+            }
+            if (matched.empty())
+                return chain ? chain : lhs;
+            if (matched == "not in") {
+                m_pos += 3;
+                skipSpace();
+                m_pos += 2;
+            } else {
+                m_pos += matched.size();
+            }
+            auto rhs = (matched == "in" || matched == "not in") ? parseList() : (this->*next)();
+            auto link = make(Kind::Binary, matched, {lhs, rhs}, begin, m_pos);
+            chain = chain ? make(Kind::Binary, "&&", {chain, link}, begin, m_pos) : link;
+            lhs = rhs;
+        }
+    }
+    NodePtr parseEquality() { return parseComparisonChain({"==", "!="}, &Parser::parseRelational, true); }
+    NodePtr parseRelational() { return parseComparisonChain({"<=", ">=", "<", ">"}, &Parser::parseAdditive, false); }
     NodePtr parseAdditive() { return parseLevel({"+", "-"}, &Parser::parseMultiplicative); }
-    NodePtr parseMultiplicative() { return parseLevel({"*", "/", "%"}, &Parser::parseUnary); }
+    // `//` is Python's floor division (rounds toward minus infinity); `/` truncates toward zero as in C.
+    NodePtr parseMultiplicative() { return parseLevel({"//", "*", "/", "%"}, &Parser::parseUnary); }
+
+    // `[a, b, ...]` or `(a, b, ...)`: the right side of `in`.
+    NodePtr parseList() {
+        skipSpace();
+        const size_t begin = m_pos;
+        char close = 0;
+        if (peek("["))
+            close = ']';
+        else if (peek("("))
+            close = ')';
+        else
+            fail("expected a list like [1, 2, 4] after 'in'");
+        ++m_pos;
+        std::vector<NodePtr> items;
+        skipSpace();
+        while (!peek(std::string_view(&close, 1))) {
+            items.push_back(parseOr());
+            skipSpace();
+            if (peek(","))
+                ++m_pos;
+            else if (!peek(std::string_view(&close, 1)))
+                fail(std::string("expected ',' or '") + close + "' in the list");
+            skipSpace();
+        }
+        ++m_pos;
+        return make(Kind::List, {}, std::move(items), begin, m_pos);
+    }
 
     NodePtr parseUnary() {
         skipSpace();
@@ -160,7 +271,20 @@ private:
             auto operand = parseUnary();
             return make(Kind::Unary, "!", {operand}, begin, m_pos);
         }
-        return parsePrimary();
+        return parsePower();
+    }
+
+    // `a ** b` (Python's power; right-associative, binds tighter than a sign on its left: -2 ** 2 is -4).
+    NodePtr parsePower() {
+        skipSpace();
+        const size_t begin = m_pos;
+        auto base = parsePrimary();
+        if (!peek("**"))
+            return base;
+        m_pos += 2;
+        const Nesting nesting(*this);
+        auto exponent = parseUnary();
+        return make(Kind::Binary, "**", {base, exponent}, begin, m_pos);
     }
 
     NodePtr parsePrimary() {
@@ -189,6 +313,8 @@ private:
             while (m_pos < m_text.size() && is_ident_char(m_text[m_pos]))
                 ++m_pos;
             std::string ident(m_text.substr(begin, m_pos - begin));
+            if (m_conditions && (ident == "True" || ident == "False"))
+                return make(Kind::Number, {}, {}, begin, m_pos, ident == "True" ? 1 : 0);
             skipSpace();
             if (m_pos < m_text.size() && m_text[m_pos] == '(') {
                 if (ident != "min" && ident != "max" && ident != "ceil_div") {
@@ -196,17 +322,24 @@ private:
                     fail("expected a function min, max or ceil_div, found '" + ident + "'");
                 }
                 ++m_pos;
-                auto a = parseOr();
-                skipSpace();
-                if (!peek(","))
-                    fail("expected ',' (" + ident + " takes two arguments)");
-                ++m_pos;
-                auto b = parseOr();
-                skipSpace();
+                // min and max take two or more arguments (as in Python); ceil_div exactly two.
+                std::vector<NodePtr> args{parseOr()};
+                for (;;) {
+                    skipSpace();
+                    if (!peek(","))
+                        break;
+                    ++m_pos;
+                    if (ident == "ceil_div" && args.size() == 2)
+                        fail("expected ')' (ceil_div takes two arguments)");
+                    args.push_back(parseOr());
+                }
+                if (args.size() < 2)
+                    fail("expected ',' (" + ident + " takes " + (ident == "ceil_div" ? "two" : "two or more") +
+                         " arguments)");
                 if (!peek(")"))
                     fail("expected ')' closing " + ident + "(");
                 ++m_pos;
-                return make(Kind::Call, ident, {a, b}, begin, m_pos);
+                return make(Kind::Call, ident, std::move(args), begin, m_pos);
             }
             return make(Kind::Name, ident, {}, begin, m_pos);
         }
@@ -266,13 +399,17 @@ struct Evaluator {
         }
         case Kind::Binary:
             return binary(n);
+        case Kind::List:
+            fail(n, "a list is only allowed after 'in'");
         case Kind::Call: {
+            if (n.name == "min" || n.name == "max") {
+                int64_t r = eval(*n.children[0]);
+                for (size_t i = 1; i < n.children.size(); ++i)
+                    r = n.name == "min" ? std::min(r, eval(*n.children[i])) : std::max(r, eval(*n.children[i]));
+                return r;
+            }
             const int64_t a = eval(*n.children[0]);
             const int64_t b = eval(*n.children[1]);
-            if (n.name == "min")
-                return std::min(a, b);
-            if (n.name == "max")
-                return std::max(a, b);
             // ceil_div: rounds the true quotient up, also for negative operands.
             if (b == 0)
                 fail(n, "division by zero");
@@ -294,9 +431,43 @@ struct Evaluator {
             return eval(*n.children[0]) != 0 && eval(*n.children[1]) != 0 ? 1 : 0;
         if (op == "||")
             return eval(*n.children[0]) != 0 || eval(*n.children[1]) != 0 ? 1 : 0;
+        if (op == "in" || op == "not in") {
+            const int64_t a = eval(*n.children[0]);
+            bool found = false;
+            for (const auto& item : n.children[1]->children)
+                if (eval(*item) == a) {
+                    found = true;
+                    break;
+                }
+            return found == (op == "in") ? 1 : 0;
+        }
         const int64_t a = eval(*n.children[0]);
         const int64_t b = eval(*n.children[1]);
         int64_t r = 0;
+        if (op == "**") {
+            if (b < 0)
+                fail(n, "negative exponent (expressions are integer-only)");
+            r = 1;
+            for (int64_t i = 0; i < b; ++i) {
+                if (__builtin_mul_overflow(r, a, &r))
+                    fail(n, "integer overflow");
+                if (r == 0 || r == 1)
+                    break;  // 0 and 1 stay what they are; -1 alternates, which the loop bound handles
+            }
+            if (a == -1)
+                r = (b % 2 == 0) ? 1 : -1;
+            return r;
+        }
+        if (op == "//") {
+            if (b == 0)
+                fail(n, "division by zero");
+            if (a == std::numeric_limits<int64_t>::min() && b == -1)
+                fail(n, "integer overflow");
+            int64_t q = a / b;
+            if (a % b != 0 && ((a < 0) != (b < 0)))
+                --q;
+            return q;
+        }
         if (op == "+") {
             if (__builtin_add_overflow(a, b, &r))
                 fail(n, "integer overflow");

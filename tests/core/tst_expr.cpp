@@ -68,6 +68,74 @@ private Q_SLOTS:
         QCOMPARE(Expr::parse(text.toStdString(), {}, true).eval(names), expected);
     }
 
+    // The conditions of T1 files (and Kernel Tuner's restrictions) are Python expressions; they read the same here.
+    void pythonConditions_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<qint64>("expected");
+        QTest::newRow("or") << "use_padding==0 or block_size_x % 32 != 0" << qint64(1);
+        QTest::newRow("and") << "BLOCK >= 64 and ROWS <= 2" << qint64(0);
+        QTest::newRow("not binds looser than ==") << "not ROWS == 4" << qint64(0);
+        QTest::newRow("not of a group") << "not (BLOCK == 256 and ROWS == 8)" << qint64(1);
+        QTest::newRow("chained comparison holds") << "32 <= BLOCK * ROWS <= 1024" << qint64(1);
+        QTest::newRow("chained comparison fails at the end") << "32 <= BLOCK * ROWS <= 512" << qint64(0);
+        QTest::newRow("chained comparison fails at the start") << "2048 <= BLOCK * ROWS <= 4096" << qint64(0);
+        QTest::newRow("chained equality") << "ROWS == 4 == 4" << qint64(1);
+        QTest::newRow("floor division") << "-7 // 2" << qint64(-4);
+        QTest::newRow("floor division positive") << "(262144 // BLOCK) // ROWS" << qint64(256);
+        QTest::newRow("power") << "2 ** ROWS" << qint64(16);
+        QTest::newRow("power is right associative") << "2 ** 3 ** 2" << qint64(512);
+        QTest::newRow("sign below power") << "-2 ** 2" << qint64(-4);
+        QTest::newRow("in a list") << "BLOCK in [64, 128, 256]" << qint64(1);
+        QTest::newRow("in a tuple") << "ROWS in (1, 2)" << qint64(0);
+        QTest::newRow("not in") << "ROWS not in [1, 2]" << qint64(1);
+        QTest::newRow("in with expressions") << "BLOCK in [ROWS * 64, 2 ** 8]" << qint64(1);
+        QTest::newRow("True and False") << "True and not False" << qint64(1);
+        QTest::newRow("min of three") << "min(BLOCK, ROWS, 3) == 3" << qint64(1);
+        QTest::newRow("max of three") << "max(1, ROWS, BLOCK // 2) == 128" << qint64(1);
+        QTest::newRow("a name that starts with a keyword") << "order + notes + index == 6" << qint64(1);
+        QTest::newRow("C and Python mixed") << "BLOCK > 0 && ROWS > 0 and !ZERO" << qint64(1);
+    }
+    void pythonConditions() {
+        QFETCH(QString, text);
+        QFETCH(qint64, expected);
+        const Bindings names{{"BLOCK", 256}, {"ROWS", 4},  {"ZERO", 0},        {"order", 1},
+                             {"notes", 2},   {"index", 3}, {"use_padding", 0}, {"block_size_x", 48}};
+        QCOMPARE(Expr::parse(text.toStdString(), {}, true).eval(names), expected);
+    }
+
+    void pythonErrors_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("in without a list") << "N in 4"
+                                           << "expected a list like [1, 2, 4] after 'in'";
+        QTest::newRow("unclosed list") << "N in [1, 2"
+                                       << "expected ',' or ']' in the list";
+        QTest::newRow("negative exponent") << "2 ** -1"
+                                           << "negative exponent";
+        QTest::newRow("power overflow") << "2 ** 64"
+                                        << "integer overflow";
+        QTest::newRow("floor division by zero") << "N // 0"
+                                                << "division by zero";
+        QTest::newRow("a list alone") << "[1, 2] == 1"
+                                      << "expected a number, a name or '('";
+    }
+    void pythonErrors() {
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        const std::string msg = errorOf([&] {
+            Expr::parse(text.toStdString(), {"t1.json", 5}, true).eval({{"N", 3}});
+        });
+        QVERIFY2(msg.rfind("t1.json:5: ", 0) == 0, msg.c_str());
+        QVERIFY2(msg.find(expected.toStdString()) != std::string::npos, msg.c_str());
+    }
+
+    void pythonWordsOnlyInConditions() {
+        QVERIFY_THROWS_EXCEPTION(Error, Expr::parse("N and 1"));
+        QVERIFY_THROWS_EXCEPTION(Error, Expr::parse("not N"));
+        // Floor division and powers are arithmetic: allowed in grid sizes too.
+        QCOMPARE(Expr::parse("N // 2 + 2 ** 3").eval({{"N", 7}}), int64_t{11});
+    }
+
     void conditionsOnlyInWhere() {
         const std::string msg = errorOf([] { Expr::parse("N < 4", {"k.cu", 3}); });
         QVERIFY2(msg.find("k.cu:3:") == 0, msg.c_str());
@@ -85,7 +153,9 @@ private Q_SLOTS:
         QTest::newRow("unknown function") << "floor(N)"
                                           << "expected a function min, max or ceil_div, found 'floor' at column 1";
         QTest::newRow("one argument") << "min(N)"
-                                      << "expected ',' (min takes two arguments) at column 6";
+                                      << "expected ',' (min takes two or more arguments) at column 6";
+        QTest::newRow("ceil_div three arguments") << "ceil_div(N, 2, 3)"
+                                                  << "expected ')' (ceil_div takes two arguments)";
         QTest::newRow("decimal") << "N * 1.5"
                                  << "integer-only";
         QTest::newRow("stray character") << "N $ 2"
