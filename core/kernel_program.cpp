@@ -14,7 +14,7 @@ namespace kerncast {
 
 namespace {
 
-constexpr const char* kDirectives = "launch, scratch, tunable";
+constexpr const char* kDirectives = "launch, scratch, constant, tunable";
 
 // A kernel program may come from an LLM: the parse is linear and its output bounded, far above what a real launch
 // plan needs.
@@ -226,6 +226,16 @@ ScratchSpec parse_scratch(LineReader& r, const SourceLocation& where) {
     return s;
 }
 
+ConstantSpec parse_constant(LineReader& r, const SourceLocation& where) {
+    ConstantSpec c;
+    c.line = where.line;
+    c.symbol = r.identifier("the name of a __constant__ variable after 'constant'");
+    c.buffer = r.identifier("the buffer that fills constant " + c.symbol + " (constant <symbol> <buffer>)");
+    if (!r.atEnd())
+        r.fail("expected the end of the line after the buffer name");
+    return c;
+}
+
 Tunable parse_tunable(LineReader& r, const SourceLocation& where) {
     Tunable t;
     t.line = where.line;
@@ -331,6 +341,33 @@ std::set<std::string> global_functions(const std::string& source) {
     return out;
 }
 
+// Names of variables declared __constant__ (`__constant__ float d_filter[33 * 33];`): the identifier before the
+// first '[', '=' or ';' after the keyword.
+std::set<std::string> constant_variables(const std::string& source) {
+    const std::string code = strip_comments(source);
+    std::set<std::string> out;
+    const std::string key = "__constant__";
+    for (size_t at = code.find(key); at != std::string::npos; at = code.find(key, at + key.size())) {
+        if ((at > 0 && is_ident_char(code[at - 1])) ||
+            (at + key.size() < code.size() && is_ident_char(code[at + key.size()])))
+            continue;
+        std::string last;
+        for (size_t i = at + key.size(); i < code.size() && code[i] != '[' && code[i] != '=' && code[i] != ';';) {
+            if (is_ident_start(code[i])) {
+                const size_t b = i;
+                while (i < code.size() && is_ident_char(code[i]))
+                    ++i;
+                last = code.substr(b, i - b);
+            } else {
+                ++i;
+            }
+        }
+        if (!last.empty())
+            out.insert(last);
+    }
+    return out;
+}
+
 void check_names(const Expr& e, const std::set<std::string>& allowed, const std::string& what, const char* allowed_desc,
                  int line, const std::string& file, std::vector<Error>& errors) {
     for (const auto& n : e.names())
@@ -388,6 +425,14 @@ KernelProgram KernelProgram::parse(const std::string& source, const std::string&
             if (!names.insert(s.name).second)
                 throw Error(where, "scratch " + s.name + ": the name is already declared by a scratch or tunable line");
             p.scratch.push_back(std::move(s));
+        } else if (directive == "constant") {
+            at_most(p.constants.size(), kMaxScratch, "constant");
+            auto c = parse_constant(r, where);
+            for (const auto& other : p.constants)
+                if (other.symbol == c.symbol)
+                    throw Error(where, "constant " + c.symbol + " is filled twice (also on line " +
+                                           std::to_string(other.line) + ")");
+            p.constants.push_back(std::move(c));
         } else if (directive == "tunable") {
             at_most(p.tunables.size(), kMaxTunables, "tunable");
             auto t = parse_tunable(r, where);
@@ -453,6 +498,22 @@ std::vector<Error> KernelProgram::validationErrors(const Problem& problem) const
     for (const auto& t : tunables)
         if (!t.where.empty())
             check_names(t.where, tunableNames, "tunable " + t.name + " where", "tunables", t.line, file, errors);
+
+    const auto constant_symbols = constant_variables(source);
+    for (const auto& c : constants) {
+        const BufferSpec* b = problem.buffer(c.buffer);
+        if (!b)
+            errors.emplace_back(SourceLocation{file, c.line}, "constant " + c.symbol + ": unknown buffer '" + c.buffer +
+                                                                  "'; expected one of " + join_names(buffers));
+        else if (b->role != Role::In)
+            errors.emplace_back(SourceLocation{file, c.line},
+                                "constant " + c.symbol + ": buffer " + c.buffer + " is an " + to_string(b->role) +
+                                    " buffer; constant memory is read-only, so only an input (role in) can fill it");
+        if (!constant_symbols.count(c.symbol))
+            errors.emplace_back(SourceLocation{file, c.line},
+                                "constant " + c.symbol + ": no __constant__ variable '" + c.symbol +
+                                    "' in the source (found: " + join_names(constant_symbols) + ")");
+    }
 
     const auto kernels = global_functions(source);
     for (const auto& l : launches) {

@@ -28,6 +28,15 @@ struct ScratchSpec {
     int line = 0;
 };
 
+// A `__constant__` symbol of the program filled from a problem buffer before every run (`// @kerncast constant
+// <symbol> <buffer>`): the worker copies the buffer's bytes into the module's symbol, so the kernel reads the same
+// values from constant memory that it may also get as a pointer argument.
+struct ConstantSpec {
+    std::string symbol;
+    std::string buffer;
+    int line = 0;
+};
+
 struct Tunable {
     std::string name;
     std::vector<int64_t> values;
@@ -65,6 +74,7 @@ struct KernelProgram {
     std::string source;  // the whole file, as compiled
     std::vector<LaunchSpec> launches;
     std::vector<ScratchSpec> scratch;
+    std::vector<ConstantSpec> constants;
     std::vector<Tunable> tunables;
 
     // Reads the @kerncast lines. Throws Error "file:line: ..." on syntax errors (unknown directive, bad expression

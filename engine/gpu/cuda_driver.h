@@ -37,6 +37,7 @@ namespace kerncast::cuda {
     X(cuModuleLoadData)                                                                                                \
     X(cuModuleUnload)                                                                                                  \
     X(cuModuleGetFunction)                                                                                             \
+    X(cuModuleGetGlobal_v2)                                                                                            \
     X(cuFuncSetAttribute)                                                                                              \
     X(cuFuncGetAttribute)                                                                                              \
     X(cuMemGetInfo_v2)                                                                                                 \

@@ -369,6 +369,15 @@ CUfunction GpuModule::function(const std::string& name) const {
 
 // ---- CaseBuffers ----------------------------------------------------------------------------------------------
 
+std::pair<CUdeviceptr, size_t> GpuModule::global(const std::string& name) const {
+    CUdeviceptr ptr = 0;
+    size_t bytes = 0;
+    const CUresult rc = cuda::api().cuModuleGetGlobal_v2(&ptr, &bytes, m_module, name.c_str());
+    if (rc != CUDA_SUCCESS)
+        throw LaunchError("variable '" + name + "' is not in " + m_what + " (" + cuda::error_name(rc) + ")");
+    return {ptr, bytes};
+}
+
 CaseBuffers::CaseBuffers(GpuSession& session, const Problem& problem, const Bindings& sizes)
     : m_session(session), m_problem(problem), m_sizes(sizes) {
     const auto& a = cuda::api();
@@ -673,6 +682,10 @@ void PreparedProgram::launch(CUstream stream) {
         stream = m_session.m_plan_stream;
     const auto& a = cuda::api();
     std::vector<void*> params;
+    // Constant memory is refilled from its buffer before every run, on the run's stream, so that it always holds
+    // the inputs of this run (inputs change between measurements); the copy is a few hundred bytes.
+    for (const Constant& c : m_constants)
+        check(a.cuMemcpyDtoDAsync_v2(c.symbol, c.buffer, c.bytes, stream), "filling constant memory");
     for (Launch& l : m_launches) {
         params.clear();
         for (uint64_t& slot : l.values)
@@ -929,6 +942,19 @@ std::unique_ptr<PreparedProgram> GpuSession::prepare(const GpuModule& module, co
             launch.values.push_back(slot);
         }
         prepared->m_launches.push_back(std::move(launch));
+    }
+
+    for (const ConstantSpec& c : program.constants) {
+        const std::string where = program.file + ":" + std::to_string(c.line) + ": constant " + c.symbol;
+        const BufferSpec* spec = problem.buffer(c.buffer);
+        if (!spec || spec->role != Role::In)
+            throw LaunchError(where + ": " + c.buffer + " is not an input buffer of the problem");
+        const auto [symbol, capacity] = module.global(c.symbol);
+        const size_t bytes = static_cast<size_t>(spec->bytes(buffers.sizes()));
+        if (bytes > capacity)
+            throw LaunchError(where + " holds " + std::to_string(capacity) + " bytes, but buffer " + c.buffer +
+                              " has " + std::to_string(bytes) + " at these sizes; declare the variable larger");
+        prepared->m_constants.push_back({symbol, buffers.pointer(c.buffer, side), bytes});
     }
     return prepared;
 }

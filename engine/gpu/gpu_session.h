@@ -48,6 +48,8 @@ public:
     CUmodule handle() const { return m_module; }
     // Throws LaunchError "kernel 'k' is not in <what>" when absent.
     CUfunction function(const std::string& name) const;
+    // The device address and size of a module-scope variable (a __constant__ symbol); throws LaunchError when absent.
+    std::pair<CUdeviceptr, size_t> global(const std::string& name) const;
 
 private:
     friend class GpuSession;
@@ -152,11 +154,16 @@ private:
         ResolvedScratch spec;
         CUdeviceptr ptr = 0;
     };
+    struct Constant {
+        CUdeviceptr symbol = 0, buffer = 0;
+        size_t bytes = 0;
+    };
     explicit PreparedProgram(GpuSession& session) : m_session(session) {}
     GpuSession& m_session;
     std::string m_file;
     std::vector<Launch> m_launches;
     std::vector<Scratch> m_scratch;
+    std::vector<Constant> m_constants;
 };
 
 class GpuSession {

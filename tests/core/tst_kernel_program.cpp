@@ -79,7 +79,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expected");
         QTest::newRow("unknown directive")
             << "unknown_directive.cu" << 2
-            << "unknown directive 'tuneable'; expected one of launch, scratch, tunable at column 14";
+            << "unknown directive 'tuneable'; expected one of launch, scratch, constant, tunable at column 14";
         QTest::newRow("bad expression")
             << "bad_expression.cu" << 2
             << "expected a number, a name or '(' but the expression ended at column 19 in 'ceil_div(N, 256) +'";
@@ -127,7 +127,7 @@ private Q_SLOTS:
             << "// @kerncast launch grid(1) block(32) args(y)"
             << "expected a kernel name after 'launch', found the clause grid(...) at column 21";
         QTest::newRow("no directive") << "// @kerncast"
-                                      << "expected a directive (launch, scratch, tunable)";
+                                      << "expected a directive (launch, scratch, constant, tunable)";
         QTest::newRow("scratch dtype")
             << "// @kerncast scratch tmp float (N)"
             << "scratch tmp: dtype: expected one of f32 f16 bf16 f64 i32 u8, found \"float\"";
@@ -200,6 +200,18 @@ private Q_SLOTS:
             << "// @kerncast launch k grid(1) block(32) args(y, t)\n// @kerncast scratch t f32 (K)\nextern \"C\" "
                "__global__ void k(float* y, float* t) {}"
             << 2 << "scratch t: unknown name 'K'";
+        QTest::newRow("constant from an unknown buffer")
+            << "// @kerncast launch k grid(1) block(32) args(y)\n// @kerncast constant w z\n__constant__ float w[8];\n"
+               "extern \"C\" __global__ void k(float* y) {}"
+            << 2 << "constant w: unknown buffer 'z'; expected one of x, y";
+        QTest::newRow("constant from an output")
+            << "// @kerncast launch k grid(1) block(32) args(y)\n// @kerncast constant w y\n__constant__ float w[8];\n"
+               "extern \"C\" __global__ void k(float* y) {}"
+            << 2 << "buffer y is an inout buffer; constant memory is read-only";
+        QTest::newRow("constant without a variable")
+            << "// @kerncast launch k grid(1) block(32) args(y)\n// @kerncast constant w x\n__device__ float w[8];\n"
+               "extern \"C\" __global__ void k(float* y) {}"
+            << 2 << "constant w: no __constant__ variable 'w' in the source (found: none)";
         QTest::newRow("no launch") << "extern \"C\" __global__ void k(float* y) {}" << 0
                                    << "expected at least one '// @kerncast launch";
         QTest::newRow("host function is not a kernel")
@@ -222,6 +234,26 @@ private Q_SLOTS:
         const std::string prefix = line > 0 ? file + ":" + std::to_string(line) + ": " : file + ": ";
         QVERIFY2(msg.rfind(prefix, 0) == 0, msg.c_str());
         QVERIFY2(msg.find(expected.toStdString()) != std::string::npos, msg.c_str());
+    }
+
+    void constantLines() {
+        const KernelProgram k =
+            KernelProgram::parse("// @kerncast launch k grid(1) block(32) args(y, x)\n// @kerncast constant taps x\n"
+                                 "__constant__ float taps[64] = {0};  // a comment naming __constant__ other\n"
+                                 "extern \"C\" __global__ void k(float* y, const float* x) {}\n",
+                                 "k.cu");
+        QCOMPARE(k.constants.size(), size_t{1});
+        QCOMPARE(k.constants[0].symbol, std::string("taps"));
+        QCOMPARE(k.constants[0].buffer, std::string("x"));
+        QCOMPARE(k.constants[0].line, 2);
+        k.validate(saxpy());
+        QVERIFY(errorOf([] {
+                    program("// @kerncast constant w x\n// @kerncast constant w x");
+                }).find("k.cu:2: constant w is filled twice (also on line 1)") != std::string::npos);
+        QVERIFY(errorOf([] { program("// @kerncast constant w"); }).find("expected the buffer that fills constant w") !=
+                std::string::npos);
+        QVERIFY(errorOf([] { program("// @kerncast constant w x y"); }).find("expected the end of the line") !=
+                std::string::npos);
     }
 
     void findsKernelsInRealisticDeclarations_data() {
