@@ -444,7 +444,7 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
     }
     c.onlyKeys(root, "",
                {"name", "description", "sizes", "buffers", "scalars", "tolerance", "flops", "bytes", "reference",
-                "pytorch", "kernelbench"});
+                "pytorch", "kernelbench", "reference_configuration"});
 
     c.check([&] {
         p.name = c.string(c.require(root, "", "name"), "/name");
@@ -464,6 +464,18 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
     c.check([&] {
         if (root.contains("pytorch"))
             p.pytorch = c.string(root["pytorch"], "/pytorch");
+    });
+    c.check([&] {
+        // The family configuration the reference program is (problems imported from a T1 file, whose reference is
+        // the file's default configuration): caches of the family give the reference's time from its entry.
+        if (!root.contains("reference_configuration"))
+            return;
+        const json& v = root["reference_configuration"];
+        if (!v.is_object() || v.empty())
+            throw FieldError{"/reference_configuration",
+                             "expected an object of tunable values like {\"BLOCK\": 256}, found " + describe(v)};
+        for (const auto& [name, value] : v.items())
+            p.reference_configuration[name] = c.integer(value, "/reference_configuration/" + name);
     });
     c.check([&] {
         // Documentation for readers comparing with KernelBench; only its form is checked.

@@ -67,7 +67,8 @@ struct Problem {
     Expr flops, bytes;
     std::string reference_file = "reference.cu";  // relative to dir
     std::string pytorch;                          // optional equivalent PyTorch eager expression
-    std::string json_text;                        // the original text (the worker re-parses it)
+    Bindings reference_configuration;  // the family configuration the reference is, when it is one (else empty)
+    std::string json_text;             // the original text (the worker re-parses it)
 
     // Parses and validates. Throws Error "file:line: what: expected ..., found ..." at the offending field.
     static Problem parse(const std::string& json_text, const std::string& file_name);

@@ -41,6 +41,15 @@ MainMenus createMainMenus(MainWindow* window, RunControlPanel* runControl, const
             window->openProblemFolder(dir);
     });
     open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    file->addAction(
+            MainWindow::tr("Open &T1 Problem..."), window,
+            [window] {
+        const QString path = QFileDialog::getOpenFileName(window, MainWindow::tr("Open T1 Problem"), QString(),
+                                                          MainWindow::tr("T1 problem files (*.json);;All files (*)"));
+        if (!path.isEmpty())
+            window->openT1Problem(path);
+            })
+        ->setObjectName(QStringLiteral("openT1ProblemAction"));
     file->addSeparator();
     file->addAction(MainWindow::tr("&Quit"), window, &QWidget::close)->setShortcut(QKeySequence::Quit);
 

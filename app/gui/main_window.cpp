@@ -13,6 +13,7 @@
 #include "app/gui/run_session.h"
 #include "app/gui/status_line.h"
 #include "app/gui/window_layout.h"
+#include "core/t1_problem.h"
 #include "widgets/device_list_model.h"
 #include "widgets/diff_view.h"
 #include "widgets/forecast_inspector.h"
@@ -28,6 +29,7 @@
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QSettings>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTimer>
 
@@ -264,6 +266,27 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 
 void MainWindow::reloadProblems() { m_problems->reload(); }
 void MainWindow::openProblemFolder(const QString& dir) { m_problems->openFolder(dir); }
+
+QString MainWindow::openT1Problem(const QString& t1File, const QString& outDir) {
+    try {
+        const T1Problem imported = import_t1(t1File.toStdString());
+        const QString name = QString::fromStdString(imported.name);
+        const QString dir = outDir.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+                                                   QStringLiteral("/t1-problems/") + name
+                                             : outDir;
+        write_t1_problem(imported, dir.toStdString());
+        openProblemFolder(dir);
+        statusBar()->showMessage(
+            tr("Imported %1 from %2 into %3: %n valid configurations", nullptr, int(imported.configurations))
+                .arg(name, QFileInfo(t1File).fileName(), dir),
+            15000);
+        return dir;
+    } catch (const std::exception& e) {
+        const auto [file, line] = EngineBridge::locationOf(QString::fromUtf8(e.what()));
+        showErrorDialog(tr("Cannot open the T1 problem"), QString::fromUtf8(e.what()), file, line);
+        return {};
+    }
+}
 void MainWindow::reloadDevices() { m_devices->reload(); }
 bool MainWindow::selectProblem(const QString& nameOrDir) { return m_problems->selectProblem(nameOrDir); }
 QString MainWindow::selectedProblemDir() const { return m_problems->selectedDir(); }
@@ -448,7 +471,8 @@ void MainWindow::showReadRun() {
     // The progress line as the run left it, and the settings it ran with.
     if (run.config)
         m_runControl->setConfig(*run.config);
-    m_runControl->showProgress(storedProgress(run, populationModel()->rows(), shownMetrics()));
+    m_runControl->showProgress(
+        storedProgress(run, populationModel()->rows(), shownMetrics(), populationModel()->scheme()), !run.evaluation);
     if (run.evaluation)
         m_plots->showReliability();
     refreshRunStatus();

@@ -63,6 +63,9 @@ public:
     void reloadProblems();
     // Adds a problem folder (or a folder of problem folders) and selects what it holds once loaded.
     void openProblemFolder(const QString& dir);
+    // Imports a T1 problem file (core/t1_problem.h) into outDir (default: the application's data folder,
+    // t1-problems/<name>) and opens it; returns the folder, or "" after showing the error.
+    QString openT1Problem(const QString& t1File, const QString& outDir = {});
     void reloadDevices();
 
     bool selectProblem(const QString& nameOrDir);

@@ -2,6 +2,7 @@
 // launch of a plan against fp64 CPU arithmetic, shared-memory limits and the device's ceilings.
 #include "core/kernel_program.h"
 #include "core/problem.h"
+#include "core/t1_problem.h"
 #include "engine/gpu/compiler.h"
 #include "engine/gpu/cuda_driver.h"
 #include "engine/gpu/gpu_session.h"
@@ -218,6 +219,59 @@ private Q_SLOTS:
         for (size_t i = 0; i < z.size(); ++i)
             worst = std::max(worst, std::abs(z[i] - (2.5 * x[i] + y[i])) / (std::abs(2.5 * x[i] + y[i]) + 1e-3));
         QVERIFY2(worst < 1e-6, qPrintable(QString::number(worst)));
+    }
+
+    // A T1 problem's constant-memory argument: the worker copies the buffer into the module's __constant__ variable
+    // before the run, so the kernel (which reads only the constant) computes with this run's values.
+    void constantMemoryIsFilledFromItsBuffer() {
+        const T1Problem t1 = import_t1(KERNCAST_TEST_DATA "/t1/blur/blur.json");
+        const Problem p = Problem::parse(t1.problem_json, "problem.json");
+        const KernelProgram family = KernelProgram::parse(t1.family, "family.cu");
+        const Bindings config{{"block_size_x", 64}, {"tile", 2}, {"use_ldg", 1}};
+        const auto cubin = compile(t1.family, "family.cu", config);
+        QVERIFY(!cubin.empty());
+        for (uint64_t seed : {uint64_t{5}, uint64_t{6}}) {
+            const RunOutput r = m_gpu->runOnce(p, family, cubin, p.benchmark, config, seed);
+            const auto& in = r.inputs_before.at("in");
+            const auto& w = r.inputs_before.at("weights");
+            const auto& out = r.buffers.at("out");
+            QCOMPARE(out.size(), size_t{10000});
+            double worst = 0;
+            for (size_t i = 0; i < out.size(); ++i) {
+                double want = 0;
+                for (size_t k = 0; k < 8; ++k)
+                    want += w[k] * in[i + k];
+                worst = std::max(worst, std::abs(out[i] - 0.5 * want));
+            }
+            QVERIFY2(worst < 1e-4, qPrintable(QString::number(worst)));
+        }
+    }
+
+    void constantMemoryErrorsAreLaunchErrors() {
+        const T1Problem t1 = import_t1(KERNCAST_TEST_DATA "/t1/blur/blur.json");
+        const Bindings config{{"block_size_x", 32}, {"tile", 1}, {"use_ldg", 0}};
+        const auto cubin = compile(t1.family, "family.cu", config);
+        // A buffer larger than the variable it fills.
+        std::string json = t1.problem_json;
+        json.replace(json.find("\"8\""), 3, "\"64\"");
+        const Problem big = Problem::parse(json, "problem.json");
+        try {
+            m_gpu->runOnce(big, KernelProgram::parse(t1.family, "family.cu"), cubin, big.benchmark, config, 1);
+            QFAIL("expected a LaunchError");
+        } catch (const LaunchError& e) {
+            QVERIFY2(QString(e.what()).contains("constant weights holds 64 bytes, but buffer weights has 256"),
+                     e.what());
+        }
+        // A symbol the module does not have.
+        std::string renamed = t1.family;
+        renamed.replace(renamed.find("@kerncast constant weights"), 26, "@kerncast constant missing");
+        const Problem p = Problem::parse(t1.problem_json, "problem.json");
+        try {
+            m_gpu->runOnce(p, KernelProgram::parse(renamed, "family.cu"), cubin, p.benchmark, config, 1);
+            QFAIL("expected a LaunchError");
+        } catch (const LaunchError& e) {
+            QVERIFY2(QString(e.what()).contains("variable 'missing' is not in"), e.what());
+        }
     }
 
     void ceilingsArePlausible() {

@@ -299,6 +299,32 @@ private Q_SLOTS:
         QCOMPARE(w->editor()->source(), readFile(dir + QStringLiteral("/reference.cu")));
     }
 
+    // File > Open T1 Problem...: the T1 file becomes a problem folder that the library lists and selects; a file
+    // that cannot be imported is an error dialog naming it, and nothing is written.
+    void openingAT1ProblemImportsAndSelectsIt() {
+        QTemporaryDir elsewhere;
+        const QString dir = elsewhere.filePath(QStringLiteral("blur"));
+        auto w = openWindow();
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        QVERIFY(w->findChild<QAction*>(QStringLiteral("openT1ProblemAction")));
+        QCOMPARE(w->openT1Problem(QStringLiteral(KERNCAST_TEST_DATA "/t1/blur/blur.json"), dir), dir);
+        QTRY_COMPARE_WITH_TIMEOUT(w->selectedProblemDir(), dir, 30000);
+        QVERIFY(QFileInfo::exists(dir + QStringLiteral("/family.cu")));
+        QVERIFY(w->editor()->source().contains(QStringLiteral("#define use_ldg 0")));  // the reference
+
+        QSignalSpy shown(w.get(), &MainWindow::errorShown);
+        const QString bad = elsewhere.filePath(QStringLiteral("bad.json"));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"ConfigurationSpace\": {}}");
+        f.close();
+        QCOMPARE(w->openT1Problem(bad, elsewhere.filePath(QStringLiteral("never"))), QString());
+        QCOMPARE(shown.count(), 1);
+        QVERIFY2(shown.front().front().toString().contains(QStringLiteral("KernelSpecification")),
+                 qPrintable(shown.front().front().toString()));
+        QVERIFY(!QFileInfo::exists(elsewhere.filePath(QStringLiteral("never"))));
+    }
+
     void selectionAndDeviceSurviveARestart() {
         {
             auto w = openWindow();
