@@ -1,15 +1,15 @@
 #include "core/kernel_tuner_cache.h"
 
 #include "core/error.h"
+#include "core/gzip_file.h"
 #include "core/untrusted_json.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <ctime>
 #include <set>
-#include <sstream>
 
 namespace kerncast {
 
@@ -18,8 +18,9 @@ namespace {
 constexpr const char* kErrorNames[] = {"CompilationFailedConfig", "RuntimeFailedConfig", "InvalidConfig",
                                        "ErrorConfig"};
 // Entry fields this module reads and writes itself; everything else is kept in `extra`.
-constexpr const char* kEntryFields[] = {"time",           "times",     "compile_time", "verification_time",
-                                        "benchmark_time", "timestamp", "__error__"};
+constexpr const char* kEntryFields[] = {"time",           "times",         "compile_time",   "verification_time",
+                                        "benchmark_time", "strategy_time", "framework_time", "timestamp",
+                                        "__error__"};
 
 bool is_error_name(const std::string& s) {
     return std::find(std::begin(kErrorNames), std::end(kErrorNames), s) != std::end(kErrorNames);
@@ -37,12 +38,32 @@ int line_of_offset(const std::string& text, size_t offset) {
     return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
 }
 
-// The line where a cache key is written ("\n"key": {"), or 0.
-int line_of_key(const std::string& text, const std::string& key) {
-    const std::string needle = "\"" + key + "\": {";
-    const auto at = text.find(needle);
-    return at == std::string::npos ? 0 : line_of_offset(text, at);
-}
+// The lines where cache keys are written ("key": {), looked up in file order: each search starts where the last
+// one ended and lines are counted once, so a hub cache of 11,000 entries (tens of MB) is read in one pass.
+class KeyLines {
+public:
+    explicit KeyLines(const std::string& text) : m_text(text) {}
+    int line(const std::string& key) {
+        const std::string needle = "\"" + key + "\": {";
+        auto at = m_text.find(needle, m_at);
+        if (at == std::string::npos) {  // out of file order (a repeated key): from the start
+            at = m_text.find(needle);
+            if (at == std::string::npos)
+                return 0;
+            m_at = 0;
+            m_line = 1;
+        }
+        m_line += static_cast<int>(std::count(m_text.begin() + static_cast<std::ptrdiff_t>(m_at),
+                                              m_text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+        m_at = at;
+        return m_line;
+    }
+
+private:
+    const std::string& m_text;
+    size_t m_at = 0;
+    int m_line = 1;
+};
 
 // Kernel Tuner's correct_open_cache(): a file without its closing brackets is closed (a trailing comma dropped).
 std::string close_open_cache(const std::string& text) {
@@ -192,12 +213,21 @@ std::string write_kernel_tuner_cache(const KernelTunerCache& cache) {
             j["__error__"] = e.error;
         if (!e.times_ms.empty())
             j["times"] = e.times_ms;
-        j["compile_time"] = e.compile_time_ms;
-        j["verification_time"] = e.verification_time_ms;
-        j["benchmark_time"] = e.benchmark_time_ms;
+        auto time = [&](const char* field, double ms) {
+            if (ms == 0 && !e.float_zero_times.count(field))
+                j[field] = 0;
+            else
+                j[field] = ms;
+        };
+        time("compile_time", e.compile_time_ms);
+        time("verification_time", e.verification_time_ms);
+        time("benchmark_time", e.benchmark_time_ms);
+        // Metrics and other fields, then the tuning loop's own, in the order Kernel Tuner's runner adds them.
         for (auto it = e.extra.begin(); it != e.extra.end(); ++it)
             if (!j.contains(it.key()))
                 j[it.key()] = it.value();
+        time("strategy_time", e.strategy_time_ms);
+        time("framework_time", e.framework_time_ms);
         if (!e.timestamp.empty())
             j["timestamp"] = e.timestamp;
         nlohmann::ordered_json line;
@@ -288,8 +318,10 @@ KernelTunerCache parse_kernel_tuner_cache(const std::string& text, const std::st
             cache.extra[it.key()] = it.value();
     const auto& entries = require(
         "cache", [](const auto& v) { return v.is_object(); }, "an object");
+    KeyLines key_lines(closed);
+    cache.entries.reserve(entries.size());
     for (auto it = entries.begin(); it != entries.end(); ++it) {
-        const SourceLocation at{file_name, line_of_key(closed, it.key())};
+        const SourceLocation at{file_name, key_lines.line(it.key())};
         const auto& j = it.value();
         if (!j.is_object())
             throw Error(at, "configuration \"" + it.key() + "\" must be an object");
@@ -324,9 +356,20 @@ KernelTunerCache parse_kernel_tuner_cache(const std::string& text, const std::st
             for (const auto& t : *ts)
                 if (t.is_number())
                     e.times_ms.push_back(t.get<double>());
-        e.compile_time_ms = j.value("compile_time", 0.0);
-        e.verification_time_ms = j.value("verification_time", 0.0);
-        e.benchmark_time_ms = j.value("benchmark_time", 0.0);
+        auto ms = [&](const char* field) {
+            const auto f = j.find(field);
+            if (f == j.end() || !f->is_number())
+                return 0.0;
+            const double v = f->template get<double>();
+            if (v == 0 && f->is_number_float())
+                e.float_zero_times.insert(field);
+            return v;
+        };
+        e.compile_time_ms = ms("compile_time");
+        e.verification_time_ms = ms("verification_time");
+        e.benchmark_time_ms = ms("benchmark_time");
+        e.strategy_time_ms = ms("strategy_time");
+        e.framework_time_ms = ms("framework_time");
         if (const auto ts = j.find("timestamp"); ts != j.end() && ts->is_string())
             e.timestamp = ts->get<std::string>();
         for (auto f = j.begin(); f != j.end(); ++f) {
@@ -343,12 +386,33 @@ KernelTunerCache parse_kernel_tuner_cache(const std::string& text, const std::st
 }
 
 KernelTunerCache load_kernel_tuner_cache(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(SourceLocation{path, 0}, "cannot open the Kernel Tuner cache for reading");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_kernel_tuner_cache(text.str(), path);
+    return parse_kernel_tuner_cache(read_maybe_gzipped_file(path, "the Kernel Tuner cache"), path);
+}
+
+std::string kernel_tuner_timestamp(double unix_seconds) {
+    const double whole = std::floor(unix_seconds);
+    const auto t = static_cast<std::time_t>(whole);
+    int micro = static_cast<int>(std::llround((unix_seconds - whole) * 1e6));
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    if (micro >= 1000000)
+        micro = 999999;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d:%02d.%06d+00:00", tm.tm_year + 1900, tm.tm_mon + 1,
+                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, micro);
+    return buf;
+}
+
+std::string kernel_tuner_timestamp_of_iso(const std::string& iso) {
+    // YYYY-MM-DDTHH:MM:SS[.fff...]Z
+    if (iso.size() < 20 || iso[10] != 'T' || iso.back() != 'Z')
+        return iso;
+    std::string date = iso.substr(0, 10), time = iso.substr(11, 8);
+    std::string fraction = iso.size() > 21 && iso[19] == '.' ? iso.substr(20, iso.size() - 21) : "";
+    if (!std::all_of(fraction.begin(), fraction.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return iso;
+    fraction.resize(6, '0');
+    return date + " " + time + "." + fraction + "+00:00";
 }
 
 }  // namespace kerncast

@@ -1,8 +1,9 @@
-// kerncast-cli export --run R --format F [--out FILE] [--run-id N], or export --recording FILE --format kernel-tuner:
-// a run (or a recording) as a dataset (ARCHITECTURE §8). pairs-jsonl: every measured candidate becomes an (anchor,
-// candidate, hardware, speedup) row of the GPU Forecasters eval set, the anchor being its measured parent, else the
-// reference (failed candidates are not rows there); events-jsonl: the run's log (candidates, forecasts, gating,
-// measurements, steering commands) in write order; kernel-tuner: the family configurations as a Kernel Tuner cache;
+// kerncast-cli export --run R --format F [--out FILE] [--run-id N], or export --recording FILE --format
+// kernel-tuner|t4: a run (or a recording) as a dataset (ARCHITECTURE §8). pairs-jsonl: every measured candidate becomes
+// an (anchor, candidate, hardware, speedup) row of the GPU Forecasters eval set, the anchor being its measured parent,
+// else the reference (failed candidates are not rows there); events-jsonl: the run's log (candidates, forecasts,
+// gating, measurements, steering commands) in write order; kernel-tuner: the family configurations as a Kernel Tuner
+// cache; t4: the same as T4 results (--out) and T4 metadata (--metadata, default <out>-metadata.json);
 // predictions-jsonl: the forecasts in the GPU Forecasters predictions shape; rewards-jsonl: the reward components of
 // each forecast for RL training.
 #include "engine/cli/cli.h"
@@ -13,6 +14,7 @@
 #include "core/error.h"
 #include "core/forecasters_import.h"
 #include "core/run_store.h"
+#include "core/t4_results.h"
 #include "core/text_util.h"
 #include "engine/atomic_file.h"
 #include "engine/unified_diff.h"
@@ -40,8 +42,27 @@ struct ExportArgs {
     std::string problem;
     std::string format;
     std::string out;
+    std::string metadata;  // t4: the metadata file
     int64_t run_id = 0;
 };
+
+// "results.json" -> "results-metadata.json", as Kernel Tuner's examples name the pair.
+std::string default_t4_metadata_path(const std::string& results) {
+    fs::path p(results);
+    std::string stem = p.filename().string();
+    if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0)
+        stem.resize(stem.size() - 5);
+    return (p.parent_path() / (stem + "-metadata.json")).string();
+}
+
+// The cache as T4 results, written where the command says, and its T4 metadata beside it.
+void write_t4(const KernelTunerCache& cache, const ExportArgs& a, std::ostream& text, nlohmann::json& summary) {
+    text << python_json_dumps(t4_results_json(cache));
+    const std::string metadata = a.metadata.empty() ? default_t4_metadata_path(a.out) : a.metadata;
+    write_file_atomically(metadata, t4_metadata_json(cache).dump(2) + "\n");
+    summary["metadata_file"] = metadata;
+    summary["results"] = cache.entries.size();
+}
 
 // Family configurations are compiled with -D defines; a pair must stand alone, so the values become #defines.
 std::string program_with_defines_of(const Candidate& c) { return program_with_defines(c.source, c.tunables); }
@@ -198,17 +219,25 @@ void export_events(RunStore& store, const RunInfo& run, std::ostream& out) {
 }
 
 void run_export(Context& ctx, const ExportArgs& a) {
+    if (a.format == "t4" && (a.out.empty() || a.out == "-"))
+        throw Error("--format t4 writes two files: give --out RESULTS.json (and --metadata FILE, default "
+                    "RESULTS-metadata.json)");
+    if (!a.metadata.empty() && a.format != "t4")
+        throw Error("--metadata goes with --format t4");
     std::ostringstream text;
     nlohmann::json summary = {{"ok", true}, {"format", a.format}};
     if (!a.recording.empty()) {
         if (!a.run.empty())
             throw Error("give --run or --recording, not both");
-        if (a.format != "kernel-tuner")
-            throw Error("--recording exports only --format kernel-tuner (a recording holds no forecasts)");
-        export_kernel_tuner_recording(a.recording, a.problem, text);
+        if (a.format != "kernel-tuner" && a.format != "t4")
+            throw Error("--recording exports only --format kernel-tuner or t4 (a recording holds no forecasts)");
+        if (a.format == "t4")
+            write_t4(kernel_tuner_cache_of_recording(a.recording, a.problem), a, text, summary);
+        else
+            export_kernel_tuner_recording(a.recording, a.problem, text);
     } else {
         if (a.run.empty())
-            throw Error("give --run RUN_FILE (or --recording FILE with --format kernel-tuner)");
+            throw Error("give --run RUN_FILE (or --recording FILE with --format kernel-tuner or t4)");
         if (!fs::exists(a.run))
             throw Error(SourceLocation{a.run, 0}, "no such run file");
         RunStore store = RunStore::openReadOnly(a.run);
@@ -236,6 +265,8 @@ void run_export(Context& ctx, const ExportArgs& a) {
             summary["forecasts_left_out"] = left_out;
             if (left_out && !ctx.json)
                 *ctx.err << left_out << " forecasts left out: their candidate failed or was never measured\n";
+        } else if (a.format == "t4") {
+            write_t4(kernel_tuner_cache_of_run(store, run), a, text, summary);
         } else {
             export_kernel_tuner_run(store, run, text);
         }
@@ -256,19 +287,22 @@ void run_export(Context& ctx, const ExportArgs& a) {
 
 void add_export_command(CLI::App& app, Context& ctx) {
     auto args = std::make_shared<ExportArgs>();
-    auto* cmd = app.add_subcommand(
-        "export", "Export a run or a recording (pair JSONL, search events, Kernel Tuner cache, predictions, rewards)");
+    auto* cmd = app.add_subcommand("export", "Export a run or a recording (pair JSONL, search events, Kernel Tuner "
+                                             "cache, T4 results, predictions, rewards)");
     cmd->add_option("--run", args->run, "Run store file");
     cmd->add_option("--recording", args->recording,
-                    "Recording (.jsonl) to export every family configuration of, with --format kernel-tuner");
+                    "Recording (.jsonl) to export every family configuration of, with --format kernel-tuner or t4");
     cmd->add_option("--problem", args->problem,
                     "With --recording: the problem folder or name (default: the "
                     "recording's problem among the resources)");
     cmd->add_option("--format", args->format,
-                    "pairs-jsonl, events-jsonl, kernel-tuner, predictions-jsonl or rewards-jsonl")
+                    "pairs-jsonl, events-jsonl, kernel-tuner, t4, predictions-jsonl or rewards-jsonl")
         ->required()
-        ->check(CLI::IsMember({"pairs-jsonl", "events-jsonl", "kernel-tuner", "predictions-jsonl", "rewards-jsonl"}));
-    cmd->add_option("--out", args->out, "Output file (default: standard output)");
+        ->check(
+            CLI::IsMember({"pairs-jsonl", "events-jsonl", "kernel-tuner", "t4", "predictions-jsonl", "rewards-jsonl"}));
+    cmd->add_option("--out", args->out, "Output file (default: standard output; t4: the results file, required)");
+    cmd->add_option("--metadata", args->metadata,
+                    "With --format t4: the T4 metadata file (default: the results file's name with -metadata.json)");
     cmd->add_option("--run-id", args->run_id, "Which run of the file (default: the last)");
     cmd->callback([&ctx, args] {
         try {

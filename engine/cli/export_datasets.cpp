@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <ostream>
 
 namespace fs = std::filesystem;
@@ -53,16 +54,24 @@ std::map<int64_t, ForecastSubject> forecast_subjects(RunStore& store, const RunI
 
 }  // namespace
 
-void export_kernel_tuner_run(RunStore& store, const RunInfo& run, std::ostream& out) {
+KernelTunerCache kernel_tuner_cache_of_run(RunStore& store, const RunInfo& run) {
     const ProblemBundle bundle = run_problem(store, run);
     if (!bundle.family)
         throw Error("problem '" + run.problem +
                     "' has no family.cu: a Kernel Tuner cache holds configurations of "
                     "a family's tunables");
     std::string device;
+    std::optional<DeviceFingerprint> fingerprint;
+    std::optional<double> reference_ms;
     std::vector<KernelTunerEntry> entries;
     const auto measurements = store.measurementsOfRun(run.id);
     for (const auto& c : store.candidates(run.id)) {
+        if (c.mutator == Mutator::Reference && !reference_ms)
+            if (const auto it = measurements.find(c.id); it != measurements.end() && !it->second.empty()) {
+                const Measurement& m = it->second.back().measurement;
+                if (m.status == Status::Ok && m.candidate && m.device_kind != "compiler")
+                    reference_ms = m.candidate->median_us / 1000.0;
+            }
         if (c.mutator != Mutator::Parametric || c.tunables.empty() ||
             c.source_hash != content_hash(bundle.family->source, c.tunables))
             continue;
@@ -72,21 +81,32 @@ void export_kernel_tuner_run(RunStore& store, const RunInfo& run, std::ostream& 
         const StoredMeasurement& last = it->second.back();
         if (last.measurement.status == Status::NotRecorded || last.measurement.device_kind == "compiler")
             continue;
-        if (device.empty())
+        if (device.empty()) {
             device = last.measurement.device.name;
-        entries.push_back(kernel_tuner_entry(*bundle.family, c.tunables, last.measurement, last.created_at));
+            fingerprint = last.measurement.device;
+        }
+        entries.push_back(kernel_tuner_entry(*bundle.family, c.tunables, last.measurement,
+                                             kernel_tuner_timestamp_of_iso(last.created_at)));
     }
     if (entries.empty())
         throw Error("the run measured no configuration of " + bundle.family->file +
                     ": a Kernel Tuner cache holds tunable configurations");
     KernelTunerCache cache = kernel_tuner_cache_header(bundle.problem, *bundle.family, device);
-    cache.extra["kerncast"] = {{"problem", run.problem}, {"run_id", run.id}};
+    nlohmann::ordered_json own = {{"problem", run.problem}, {"run_id", run.id}};
+    if (reference_ms)
+        own["reference_time"] = *reference_ms;
+    if (fingerprint)
+        own["device"] = nlohmann::ordered_json::parse(nlohmann::json(*fingerprint).dump());
+    cache.extra["kerncast"] = own;
     cache.entries = std::move(entries);
-    out << write_kernel_tuner_cache(cache);
+    return cache;
 }
 
-void export_kernel_tuner_recording(const std::string& recording_file, const std::string& problem_arg,
-                                   std::ostream& out) {
+void export_kernel_tuner_run(RunStore& store, const RunInfo& run, std::ostream& out) {
+    out << write_kernel_tuner_cache(kernel_tuner_cache_of_run(store, run));
+}
+
+KernelTunerCache kernel_tuner_cache_of_recording(const std::string& recording_file, const std::string& problem_arg) {
     if (!fs::exists(recording_file))
         throw Error(SourceLocation{recording_file, 0}, "no such recording");
     const Recording recording = Recording::load(recording_file);
@@ -99,7 +119,12 @@ void export_kernel_tuner_recording(const std::string& recording_file, const std:
         throw Error("problem '" + bundle.problem.name +
                     "' has no family.cu: a Kernel Tuner cache holds "
                     "configurations of a family's tunables");
-    out << write_kernel_tuner_cache(kernel_tuner_cache_from_recording(recording, bundle.problem, *bundle.family));
+    return kernel_tuner_cache_from_recording(recording, bundle.problem, *bundle.family);
+}
+
+void export_kernel_tuner_recording(const std::string& recording_file, const std::string& problem_arg,
+                                   std::ostream& out) {
+    out << write_kernel_tuner_cache(kernel_tuner_cache_of_recording(recording_file, problem_arg));
 }
 
 int export_predictions(RunStore& store, const RunInfo& run, std::ostream& out) {

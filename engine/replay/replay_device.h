@@ -64,7 +64,10 @@ public:
     std::string id() const override;  // "replay:<folder name>"
     DeviceFingerprint fingerprint() const override;
     // Looks the candidate up in <folder>/<problem name>.jsonl. not_recorded when the problem's definition is not the
-    // recorded one (problem_fingerprint). Throws Error (file:line) for a malformed recording.
+    // recorded one (problem_fingerprint). Throws Error (file:line) for a malformed recording. The answer is the
+    // recorded measurement, its recorded times included: compile_ms, verify_ms and time_ms are what compiling,
+    // verifying and benchmarking the program took on the recorded device (for an imported Kernel Tuner cache or
+    // T4 file, its compile_time, verification_time and benchmark_time), so time budgets can be compared.
     MeasureOutcome measure(const MeasureRequest& request, const ProgressFn& progress = {}) override;
     // The same look-up by the problem's name and the fingerprint of its definition (a replay worker gets problem.json's
     // text and the reference, not the folder); the fingerprint is asked for only when a recording exists.

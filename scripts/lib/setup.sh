@@ -9,7 +9,7 @@ KERNCAST_PACKAGES=(
     cmake ninja-build g++
     qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
     libqscintilla2-qt6-dev libqcustomplot-dev
-    nlohmann-json3-dev libdtl-dev libcli11-dev libcurl4-openssl-dev libsqlite3-dev libeigen3-dev libgl-dev
+    nlohmann-json3-dev libdtl-dev libcli11-dev libcurl4-openssl-dev libsqlite3-dev zlib1g-dev libeigen3-dev libgl-dev
     libxgboost-dev
     xvfb xauth clang-format
     openssh-server openssh-client munge slurmctld slurmd slurm-client

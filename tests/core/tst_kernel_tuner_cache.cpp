@@ -1,8 +1,14 @@
 #include "core/error.h"
+#include "core/gzip_file.h"
 #include "core/kernel_tuner_cache.h"
 #include "tests/support/fixture_text.h"
 
+#include <QTemporaryDir>
 #include <QTest>
+
+#include <chrono>
+#include <fstream>
+#include <regex>
 
 using namespace kerncast;
 
@@ -12,6 +18,8 @@ namespace {
 const std::string kClosed = KERNCAST_TEST_DATA "/kernel_tuner/saxpy_h200_cache.json";
 // The same writer, stopped before close_cache: what an interrupted tuning session leaves behind.
 const std::string kOpen = KERNCAST_TEST_DATA "/kernel_tuner/saxpy_h200_open_cache.json";
+// kClosed compressed with gzip -9n, as the benchmark hub ships its caches.
+const std::string kGzipped = KERNCAST_TEST_DATA "/kernel_tuner/saxpy_h200_cache.json.gz";
 
 std::string read(const std::string& path) {
     return test::fixtureText(QString::fromStdString(path).mid(int(std::string(KERNCAST_TEST_DATA "/").size())))
@@ -46,7 +54,125 @@ private Q_SLOTS:
         QCOMPARE(*e->time_ms, 0.631231);
         QCOMPARE(e->times_ms.size(), size_t(10));
         QCOMPARE(e->line, 35);  // the line Kernel Tuner wrote it on
-        QCOMPARE(e->extra["strategy_time"].get<int>(), 0);
+        QCOMPARE(e->strategy_time_ms, 0.0);
+        QCOMPARE(e->framework_time_ms, 0.0);
+        QCOMPARE(e->compile_time_ms, 275.113777);
+        QCOMPARE(e->benchmark_time_ms, 41.9232);
+        QCOMPARE(e->timestamp, std::string("2026-06-18 09:42:13.000000+00:00"));
+        QVERIFY(e->extra.empty());  // every field of this entry is one of Kernel Tuner's own
+    }
+
+    void readsAGzippedCache() {
+        // Told apart by its first bytes: the same cache, entry for entry, with the same line numbers.
+        const KernelTunerCache plain = load_kernel_tuner_cache(kClosed);
+        const KernelTunerCache gz = load_kernel_tuner_cache(kGzipped);
+        QCOMPARE(gz.entries.size(), plain.entries.size());
+        for (size_t i = 0; i < gz.entries.size(); ++i) {
+            QCOMPARE(gz.entries[i].key(), plain.entries[i].key());
+            QCOMPARE(*gz.entries[i].time_ms, *plain.entries[i].time_ms);
+            QCOMPARE(gz.entries[i].line, plain.entries[i].line);
+        }
+        // A damaged or cut file is an error that names it, not a parse of garbage.
+        std::ifstream in(kGzipped, std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        QTemporaryDir dir;
+        const std::string cut = dir.filePath("cut.json.gz").toStdString();
+        std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+        try {
+            load_kernel_tuner_cache(cut);
+            QFAIL("a truncated gzip file was read");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find(cut + ": the gzip stream is truncated") != std::string::npos, e.what());
+        }
+        std::string flipped = bytes;
+        flipped[20] = static_cast<char>(flipped[20] ^ 0x5a);
+        const std::string bad = dir.filePath("bad.json.gz").toStdString();
+        std::ofstream(bad, std::ios::binary) << flipped;
+        try {
+            load_kernel_tuner_cache(bad);
+            QFAIL("a damaged gzip file was read");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find(bad + ": ") == 0, e.what());
+        }
+        // Two gzip members one after the other decompress as one text, as gzip -d does.
+        QCOMPARE(gunzip(bytes + bytes, "twice.gz"), read(kClosed) + read(kClosed));
+    }
+
+    void readsTheHubsLayoutsWithTheirLines() {
+        // The benchmark hub's caches are written one configuration per line, all on one line, or indented: every
+        // layout reads, and each entry knows its line.
+        const std::string entry_a = "\"64,1\": {\"B\": 64, \"V\": 1, \"time\": 0.5}";
+        const std::string entry_b = "\"128,2\": {\"B\": 128, \"V\": 2, \"time\": \"RuntimeFailedConfig\"}";
+        const std::string header =
+            "\"device_name\": \"A100\", \"kernel_name\": \"k\", \"problem_size\": [1024], "
+            "\"tune_params_keys\": [\"B\", \"V\"], \"tune_params\": {\"B\": [64, 128], \"V\": [1, 2]}, "
+            "\"objective\": \"time\", \"cache\": ";
+        const auto one_line =
+            parse_kernel_tuner_cache("{" + header + "{" + entry_a + ", " + entry_b + "}}", "one.json");
+        QCOMPARE(one_line.entries.size(), size_t(2));
+        QCOMPARE(one_line.entries[1].line, 1);
+        QCOMPARE(one_line.entries[1].error, std::string("RuntimeFailedConfig"));
+        const auto indented = parse_kernel_tuner_cache(
+            "{\n  " + header + "{\n    " + entry_a + ",\n    " + entry_b + "\n  }\n}", "in.json");
+        QCOMPARE(indented.entries[0].line, 3);
+        QCOMPARE(indented.entries[1].line, 4);
+    }
+
+    void readsElevenThousandEntriesQuickly() {
+        // A hub cache holds up to 11,000 configurations (tens of MB): reading one is one pass over its text.
+        std::string entries;
+        std::string values;
+        const int n = 11000;
+        for (int i = 0; i < n; ++i) {
+            values += (i ? ", " : "") + std::to_string(i);
+            entries += std::string(i ? "," : "") + "\n\"" + std::to_string(i) + "\": {\"X\": " + std::to_string(i) +
+                       ", \"time\": 1.5, \"times\": [1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, "
+                       "1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5],"
+                       " \"compile_time\": 900.5, \"verification_time\": 0, \"benchmark_time\": 120.25, "
+                       "\"GFLOP/s\": 1948.2, \"strategy_time\": 0, \"framework_time\": 2.5, \"timestamp\": "
+                       "\"2023-12-22 09:54:05.502007+00:00\"}";
+        }
+        const std::string text = "{\n\"device_name\": \"A100\",\n\"kernel_name\": \"k\",\n\"tune_params_keys\": "
+                                 "[\n\"X\"\n],\n\"tune_params\": {\"X\": [" +
+                                 values + "]},\n\"cache\": {" + entries + "}\n}";
+        const auto t0 = std::chrono::steady_clock::now();
+        const KernelTunerCache c = parse_kernel_tuner_cache(text, "big.json");
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        QCOMPARE(c.entries.size(), size_t(n));
+        QCOMPARE(c.entries.back().line, 8 + n);
+        qInfo("%d entries (%.1f MB) read in %.2f s", n, text.size() / 1e6, s);
+        QVERIFY2(s < 10, "reading 11,000 entries took longer than 10 s");  // 0.3 s on the 2-core CI machine
+    }
+
+    void writesEveryFieldKernelTunersT4ConversionNeeds() {
+        // file_utils.get_t4_results reads compile_time, benchmark_time, framework_time, strategy_time and
+        // verification_time of every entry (a KeyError without one), and the timestamp when there is one.
+        const auto c = parse_kernel_tuner_cache(
+            small_cache("\n\"64,1\": {\"B\": 64, \"V\": 1, \"__error__\": \"CompilationFailedConfig\"},\n\"128,1\": "
+                        "{\"B\": 128, \"V\": 1, \"time\": 0.25, \"strategy_time\": 1.5, \"framework_time\": 0.5, "
+                        "\"timestamp\": \"2026-01-02 03:04:05.678000+00:00\"}"),
+            "small.json");
+        QCOMPARE(c.entries[1].strategy_time_ms, 1.5);
+        QCOMPARE(c.entries[1].framework_time_ms, 0.5);
+        const std::string out = write_kernel_tuner_cache(c);
+        QVERIFY2(out.find("\"64,1\": {\"B\": 64, \"V\": 1, \"__error__\": \"CompilationFailedConfig\", "
+                          "\"compile_time\": 0, \"verification_time\": 0, \"benchmark_time\": 0, "
+                          "\"strategy_time\": 0, \"framework_time\": 0}") != std::string::npos,
+                 out.c_str());
+        QVERIFY2(out.find("\"benchmark_time\": 0, \"strategy_time\": 1.5, \"framework_time\": 0.5, \"timestamp\": "
+                          "\"2026-01-02 03:04:05.678000+00:00\"}") != std::string::npos,
+                 out.c_str());
+    }
+
+    void timestampsAsKernelTunerWritesThem() {
+        // str(datetime.now(timezone.utc)) in Kernel Tuner's sequential runner.
+        QCOMPARE(kernel_tuner_timestamp(1703238845.502007), std::string("2023-12-22 09:54:05.502007+00:00"));
+        QCOMPARE(kernel_tuner_timestamp(0), std::string("1970-01-01 00:00:00.000000+00:00"));
+        QCOMPARE(kernel_tuner_timestamp_of_iso("2026-01-02T03:04:05.678Z"),
+                 std::string("2026-01-02 03:04:05.678000+00:00"));
+        QCOMPARE(kernel_tuner_timestamp_of_iso("2026-01-02T03:04:05Z"),
+                 std::string("2026-01-02 03:04:05.000000+00:00"));
+        QCOMPARE(kernel_tuner_timestamp_of_iso("yesterday"), std::string("yesterday"));
     }
 
     void writesByteForByteWhatKernelTunerWrote() {

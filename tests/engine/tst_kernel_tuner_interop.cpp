@@ -1,6 +1,8 @@
-// Kernel Tuner caches both ways: a recording exported as Kernel Tuner itself writes it, a Kernel Tuner cache imported
-// as a recording the replay device answers from, and (when its source is at hand) Kernel Tuner's own reader and
-// simulation runner on our export.
+// Kernel Tuner caches and T4 results both ways: a recording exported as Kernel Tuner itself writes it, a Kernel Tuner
+// cache (plain or gzip, as the benchmark hub ships them) or T4 results imported as a recording the replay device
+// answers from, with failures and the recorded compile and benchmark times kept, the reference's time from the
+// problem's reference configuration, and (when its source is at hand) Kernel Tuner's own reader and simulation
+// runner on our export.
 #include "tests/support/cli_runner.h"
 
 #include "core/candidate.h"
@@ -8,6 +10,7 @@
 #include "core/kernel_tuner_cache.h"
 #include "core/problem_library.h"
 #include "engine/cli/cli.h"
+#include "engine/gpu/statistics.h"
 #include "engine/replay/kernel_tuner_interop.h"
 #include "engine/replay/replay_device.h"
 
@@ -20,6 +23,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <sstream>
 
 using namespace kerncast;
 using kerncast::test::run_cli;
@@ -28,9 +33,48 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kKernelTunerWrote = KERNCAST_TEST_DATA "/kernel_tuner/saxpy_h200_cache.json";
+const std::string kKernelTunerWroteGz = KERNCAST_TEST_DATA "/kernel_tuner/saxpy_h200_cache.json.gz";
+// Five saxpy configurations, one failed to compile and one at run time (old style: the failure's name in "time"),
+// each with its compile, verification, benchmark, strategy and framework times; the same as hub-style T4 results.
+const std::string kFailures = KERNCAST_TEST_DATA "/kernel_tuner/saxpy_failures_cache.json";
+const std::string kFailuresT4Gz = KERNCAST_TEST_DATA "/kernel_tuner/saxpy_failures_T4.json.gz";
 
 std::string resources() { return cli::resources_dir(); }
 std::string saxpy_recording() { return resources() + "/recordings/nvidia-h200/saxpy.jsonl"; }
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// A copy of the saxpy problem whose problem.json names a reference configuration (as a T1 import writes it).
+std::string saxpy_with_reference_configuration(const QTemporaryDir& dir, const std::string& configuration) {
+    const fs::path folder = fs::path(dir.path().toStdString()) / "saxpy";
+    fs::remove_all(folder);
+    fs::copy(resources() + "/problems/saxpy", folder, fs::copy_options::recursive);
+    auto doc = nlohmann::ordered_json::parse(read_file((folder / "problem.json").string()));
+    doc["reference_configuration"] = nlohmann::ordered_json::parse(configuration);
+    std::ofstream(folder / "problem.json") << doc.dump(2);
+    return folder.string();
+}
+
+// The replay device's answer for one configuration of the saxpy family from the recordings in `folder`.
+Measurement replayed(const std::string& folder, const std::string& problem_dir, const Bindings& tunables) {
+    ReplayDevice replay(folder);
+    MeasureRequest req;
+    req.problem_dir = problem_dir;
+    req.candidate.source = load_problem_folder(problem_dir).family->source;
+    req.candidate.tunables = tunables;
+    return replay.measure(req).measurement;
+}
+
+Bindings saxpy_config(int64_t block, int64_t vec, int64_t items) {
+    return {{"BLOCK", block}, {"VEC", vec}, {"ITEMS", items}};
+}
+
+const std::regex kKernelTunerTimestamp(R"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}\+00:00)");
 
 }  // namespace
 
@@ -203,12 +247,348 @@ private Q_SLOTS:
         QCOMPARE(fromRun.kernel_name, std::string("saxpy_family"));
         QVERIFY(!fromRun.entries.empty());
         const KernelTunerCache all = load_kernel_tuner_cache(kKernelTunerWrote);
-        for (const auto& e : fromRun.entries)
+        for (const auto& e : fromRun.entries) {
             QCOMPARE(*e.time_ms, *all.find(e.values)->time_ms);
+            QVERIFY2(std::regex_match(e.timestamp, kKernelTunerTimestamp), e.timestamp.c_str());
+        }
+        QVERIFY(fromRun.extra["kerncast"]["reference_time"].is_number());  // the run measured the reference
+
+        // The same run as T4 results, which import back as the configurations it measured.
+        const std::string t4 = dir.filePath("run-t4.json").toStdString();
+        r = run_cli({"export", "--run", run, "--format", "t4", "--out", t4, "--metadata",
+                     dir.filePath("meta.json").toStdString()});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        QVERIFY(fs::exists(dir.filePath("meta.json").toStdString()));
+        r = run_cli(
+            {"--json", "import", "--t4", t4, "--problem", "saxpy", "--out", dir.filePath("run.jsonl").toStdString()});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        QCOMPARE(nlohmann::json::parse(r.out)["configurations"].get<size_t>(), fromRun.entries.size());
 
         r = run_cli({"import", "--kernel-tuner", kKernelTunerWrote, "--problem", "saxpy"});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.find("--out") != std::string::npos, r.err.c_str());
+    }
+
+    void gzippedCacheImportsWithEveryRecordedTime() {
+        // The benchmark hub ships its caches as .json.gz: the import reads them as they are, and each
+        // configuration's recorded compile, verification and benchmark times reach the replay device's answer.
+        QTemporaryDir dir;
+        const std::string folder = dir.filePath("kt-h200").toStdString();
+        fs::create_directories(folder);
+        auto r = run_cli({"--json", "import", "--kernel-tuner", kKernelTunerWroteGz, "--problem", "saxpy", "--out",
+                          folder + "/saxpy.jsonl", "--reference-ms", "1.25"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        const auto j = nlohmann::json::parse(r.out);
+        QCOMPARE(j["configurations"].get<int>(), 70);
+        const KernelTunerCache cache = load_kernel_tuner_cache(kKernelTunerWrote);
+        std::vector<double> compile, benchmark;
+        for (const auto& e : cache.entries) {
+            compile.push_back(e.compile_time_ms);
+            benchmark.push_back(e.benchmark_time_ms);
+        }
+        // 70 configurations: the median is the mean of the 35th and 36th.
+        auto median = [](std::vector<double> v) {
+            std::sort(v.begin(), v.end());
+            return (v[34] + v[35]) / 2;
+        };
+        QCOMPARE(j["median_compile_ms"].get<double>(), median(compile));
+        QCOMPARE(j["median_benchmark_ms"].get<double>(), median(benchmark));
+        QCOMPARE(j["reference_from"].get<std::string>(), std::string("given"));
+        const std::string problem = resources() + "/problems/saxpy";
+        for (const auto& e : cache.entries) {
+            const Measurement m = replayed(folder, problem, saxpy_config(e.values[0], e.values[1], e.values[2]));
+            QCOMPARE(m.status, Status::Ok);
+            QCOMPARE(m.compile_ms, e.compile_time_ms);
+            QCOMPARE(m.verify_ms, e.verification_time_ms);
+            QCOMPARE(m.time_ms, e.benchmark_time_ms);
+        }
+        // The summary a person reads names the medians.
+        r = run_cli({"import", "--kernel-tuner", kKernelTunerWroteGz, "--problem", "saxpy", "--out",
+                     folder + "/again.jsonl", "--reference-ms", "1.25"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        QVERIFY2(r.out.find("Recorded time per configuration: median compile ") != std::string::npos, r.out.c_str());
+    }
+
+    void failuresAreKeptApartWithTheirTimes() {
+        QTemporaryDir dir;
+        const std::string folder = dir.filePath("kt-h200").toStdString();
+        fs::create_directories(folder);
+        const auto r = run_cli({"--json", "import", "--kernel-tuner", kFailures, "--problem", "saxpy", "--out",
+                                folder + "/saxpy.jsonl", "--reference-ms", "1.0"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        const auto j = nlohmann::json::parse(r.out);
+        QCOMPARE(j["configurations"].get<int>(), 5);
+        QCOMPARE(j["failed"].get<int>(), 2);
+        QCOMPARE(j["compile_failed"].get<int>(), 1);
+        QCOMPARE(j["runtime_failed"].get<int>(), 1);
+        QCOMPARE(j["median_compile_ms"].get<double>(), 300.25);  // of 275.5, 301, 812, 300.25, 250
+        QCOMPARE(j["median_benchmark_ms"].get<double>(), 30.5);  // of 41.5, 30.5, 0, 0.75, 33
+        const std::string problem = resources() + "/problems/saxpy";
+        const Measurement compile = replayed(folder, problem, saxpy_config(256, 4, 8));
+        QCOMPARE(compile.status, Status::CompileError);
+        QCOMPARE(compile.compile_ms, 812.0);
+        QVERIFY(!compile.candidate);
+        const Measurement runtime = replayed(folder, problem, saxpy_config(512, 1, 16));
+        QCOMPARE(runtime.status, Status::LaunchError);
+        QCOMPARE(runtime.compile_ms, 300.25);
+        QCOMPARE(runtime.time_ms, 0.75);
+        const Measurement ok = replayed(folder, problem, saxpy_config(128, 2, 4));
+        QCOMPARE(ok.status, Status::Ok);
+        QCOMPARE(ok.candidate->samples_us.size(), size_t(3));
+        QCOMPARE(ok.compile_ms, 301.0);
+        QCOMPARE(ok.verify_ms, 19.0);
+        QCOMPARE(ok.time_ms, 30.5);
+    }
+
+    void t4ImportKeepsFailuresApartWithTheirTimes() {
+        // The hub's T4 files (.json.gz, Kernel Tuner before 1.1: no times.benchmark): the same failures as the
+        // cache, compile and run time apart, and the benchmark time is what the runs add up to.
+        QTemporaryDir dir;
+        const std::string folder = dir.filePath("t4").toStdString();
+        fs::create_directories(folder);
+        auto r = run_cli({"--json", "import", "--t4", kFailuresT4Gz, "--problem", "saxpy", "--out",
+                          folder + "/saxpy.jsonl", "--reference-ms", "1.0"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        auto j = nlohmann::json::parse(r.out);
+        QCOMPARE(j["configurations"].get<int>(), 5);
+        QCOMPARE(j["compile_failed"].get<int>(), 1);
+        QCOMPARE(j["runtime_failed"].get<int>(), 1);
+        QCOMPARE(j["benchmark_from_runtimes"].get<int>(), 5);
+        QCOMPARE(j["device"].get<std::string>(), std::string("saxpy_failures"));  // the file's name, less _T4
+        const std::string problem = resources() + "/problems/saxpy";
+        const Measurement compile = replayed(folder, problem, saxpy_config(256, 4, 8));
+        QCOMPARE(compile.status, Status::CompileError);
+        QCOMPARE(compile.compile_ms, 812.0);
+        QCOMPARE(replayed(folder, problem, saxpy_config(512, 1, 16)).status, Status::LaunchError);
+        const Measurement ok = replayed(folder, problem, saxpy_config(64, 1, 1));
+        QCOMPARE(ok.status, Status::Ok);
+        QCOMPARE(ok.candidate->median_us, 631.231);
+        QCOMPARE(ok.compile_ms, 275.5);
+        QCOMPARE(ok.verify_ms, 20.25);
+        QCOMPARE(ok.time_ms, 0.631199 + 0.631231 + 0.632031);
+        QCOMPARE(ok.device.name, std::string("saxpy_failures"));
+
+        r = run_cli({"import", "--t4", kFailuresT4Gz, "--problem", "saxpy", "--out", folder + "/saxpy.jsonl",
+                     "--reference-ms", "1.0", "--device-name", "NVIDIA A100-PCIE-40GB"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        QVERIFY2(r.out.find("on NVIDIA A100-PCIE-40GB (2 failed: 1 to compile, 1 at run time)") != std::string::npos,
+                 r.out.c_str());
+        QVERIFY2(r.out.find("5 results have no times.benchmark") != std::string::npos, r.out.c_str());
+        r = run_cli({"import", "--t4", kFailuresT4Gz, "--kernel-tuner", kFailures, "--problem", "saxpy", "--out",
+                     folder + "/x.jsonl"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.find("not both") != std::string::npos, r.err.c_str());
+    }
+
+    void aCacheThatNamesNoDeviceTakesTheFilesName() {
+        // Some of the hub's caches have an empty device_name (MI250X.json.gz): the device is the file's name, or
+        // --device-name.
+        std::string text = read_file(kFailures);
+        text.replace(text.find("\"NVIDIA H200\""), 13, "\"\"");
+        QTemporaryDir dir;
+        const std::string cache = dir.filePath("MI250X.json").toStdString();
+        std::ofstream(cache) << text;
+        auto r = run_cli({"--json", "import", "--kernel-tuner", cache, "--problem", "saxpy", "--out",
+                          dir.filePath("a.jsonl").toStdString(), "--reference-ms", "1"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        QCOMPARE(nlohmann::json::parse(r.out)["device"].get<std::string>(), std::string("MI250X"));
+        QCOMPARE(Recording::load(dir.filePath("a.jsonl").toStdString()).header.device.name, std::string("MI250X"));
+        r = run_cli({"--json", "import", "--kernel-tuner", cache, "--problem", "saxpy", "--out",
+                     dir.filePath("a.jsonl").toStdString(), "--reference-ms", "1", "--device-name", "AMD MI250X"});
+        QCOMPARE(nlohmann::json::parse(r.out)["device"].get<std::string>(), std::string("AMD MI250X"));
+    }
+
+    void referenceTimeFromTheReferenceConfiguration() {
+        // A T1-imported problem's reference is the family at the T1 defaults: with no "kerncast" header and no
+        // --reference-ms, its time and samples are that configuration's entry in the cache.
+        QTemporaryDir dir;
+        const std::string problem = saxpy_with_reference_configuration(dir, R"({"BLOCK": 128, "VEC": 2, "ITEMS": 4})");
+        const std::string folder = dir.filePath("kt").toStdString();
+        fs::create_directories(folder);
+        auto r = run_cli(
+            {"--json", "import", "--kernel-tuner", kFailures, "--problem", problem, "--out", folder + "/saxpy.jsonl"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        const auto j = nlohmann::json::parse(r.out);
+        QCOMPARE(j["reference_ms"].get<double>(), 0.25);
+        QVERIFY2(j["reference_from"].get<std::string>().find("BLOCK=128 VEC=2 ITEMS=4") != std::string::npos,
+                 r.out.c_str());
+        const Recording rec = Recording::load(folder + "/saxpy.jsonl");
+        const RecordingEntry* ref = rec.find(content_hash(load_problem_folder(problem).reference.source, {}));
+        QVERIFY(ref);
+        QCOMPARE(ref->measurement.candidate->median_us, 250.0);
+        QCOMPARE(ref->measurement.candidate->samples_us.size(), size_t(3));  // the entry's runs
+        QCOMPARE(ref->measurement.compile_ms, 301.0);
+        const Measurement m = replayed(folder, problem, saxpy_config(64, 1, 1));
+        QVERIFY(std::abs(m.speedup - 0.25 / 0.631231) < 1e-12);
+        // The same from T4 results.
+        r = run_cli({"--json", "import", "--t4", kFailuresT4Gz, "--problem", problem, "--out", folder + "/t4.jsonl"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        QCOMPARE(nlohmann::json::parse(r.out)["reference_ms"].get<double>(), 0.25);
+        // --reference-ms still wins.
+        r = run_cli({"--json", "import", "--kernel-tuner", kFailures, "--problem", problem, "--out",
+                     folder + "/saxpy.jsonl", "--reference-ms", "2"});
+        QCOMPARE(nlohmann::json::parse(r.out)["reference_ms"].get<double>(), 2.0);
+    }
+
+    void referenceConfigurationErrors_data() {
+        QTest::addColumn<QString>("configuration");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("failed") << R"({"BLOCK": 256, "VEC": 4, "ITEMS": 8})"
+                                << "saxpy_failures_cache.json:37: the reference configuration (BLOCK=256 VEC=4 "
+                                   "ITEMS=8, problem.json's reference_configuration) failed in the cache "
+                                   "(CompilationFailedConfig): there is no reference time";
+        QTest::newRow("not in the cache") << R"({"BLOCK": 64, "VEC": 2, "ITEMS": 2})"
+                                          << "the cache has no entry for saxpy's reference configuration (BLOCK=64 "
+                                             "VEC=2 ITEMS=2, problem.json's reference_configuration)";
+        QTest::newRow("a tunable missing") << R"({"BLOCK": 64})"
+                                           << "reference_configuration gives no value for "
+                                              "tunable VEC";
+        QTest::newRow("not a tunable") << R"({"BLOCK": 64, "VEC": 1, "ITEMS": 1, "TILE": 2})"
+                                       << "reference_configuration names TILE, which the cache";
+    }
+
+    void referenceConfigurationErrors() {
+        QFETCH(QString, configuration);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        const std::string problem = saxpy_with_reference_configuration(dir, configuration.toStdString());
+        const auto r = run_cli({"import", "--kernel-tuner", kFailures, "--problem", problem, "--out",
+                                dir.filePath("x.jsonl").toStdString()});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.find(expected.toStdString()) != std::string::npos, r.err.c_str());
+        QVERIFY(!fs::exists(dir.filePath("x.jsonl").toStdString()));
+    }
+
+    void aConfigurationTheFamilyRulesOutNamesItsCondition() {
+        // Hub caches were made under the same conditions as the family's: one that is not names the
+        // configuration and the condition it fails.
+        std::string text = read_file(kFailures);
+        const std::string entry = R"("64,4,16": {"BLOCK": 64, "VEC": 4, "ITEMS": 16, "time": 0.5},)";
+        text.insert(text.find("\"64,1,1\""), entry + "\n");
+        QTemporaryDir dir;
+        const std::string cache = dir.filePath("ruled_out.json").toStdString();
+        std::ofstream(cache) << text;
+        const auto r = run_cli({"import", "--kernel-tuner", cache, "--problem", "saxpy", "--out",
+                                dir.filePath("x.jsonl").toStdString(), "--reference-ms", "1"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.find(cache + ":35: configuration \"64,4,16\" (BLOCK=64 VEC=4 ITEMS=16) is not a valid "
+                                    "configuration of ") != std::string::npos,
+                 r.err.c_str());
+        QVERIFY2(r.err.find("the condition `where VEC * ITEMS <= 32` of tunable ITEMS (") != std::string::npos,
+                 r.err.c_str());
+        QVERIFY2(r.err.find("family.cu:7) does not hold") != std::string::npos, r.err.c_str());
+    }
+
+    void exportWritesEveryKernelTunerField() {
+        // Kernel Tuner's get_t4_results reads compile_time, benchmark_time, framework_time, strategy_time and
+        // verification_time of each entry (KeyError: 'framework_time' without them); entries carry a timestamp.
+        QTemporaryDir dir;
+        const std::string cache = dir.filePath("saxpy.json").toStdString();
+        const auto r =
+            run_cli({"export", "--recording", saxpy_recording(), "--format", "kernel-tuner", "--out", cache});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        const auto doc = nlohmann::json::parse(read_file(cache));
+        QCOMPARE(doc["cache"].size(), size_t(70));
+        for (const auto& [key, e] : doc["cache"].items()) {
+            for (const char* field : {"time", "times", "compile_time", "verification_time", "benchmark_time",
+                                      "strategy_time", "framework_time"})
+                QVERIFY2(e.contains(field) && (e[field].is_number() || e[field].is_array()),
+                         (key + " " + field).c_str());
+            QVERIFY2(std::regex_match(e["timestamp"].get<std::string>(), kKernelTunerTimestamp), key.c_str());
+        }
+    }
+
+    void t4ExportAndImportGiveBackTheRecording() {
+        // A recording with failures -> T4 results and metadata -> import --t4: the same configurations, times and
+        // failures, and the reference and device from Kerncast's own metadata.
+        QTemporaryDir dir;
+        const std::string folder = dir.filePath("h200").toStdString();
+        fs::create_directories(folder);
+        auto r = run_cli({"import", "--kernel-tuner", kFailures, "--problem", "saxpy", "--out", folder + "/saxpy.jsonl",
+                          "--reference-ms", "1.5"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        const std::string results = dir.filePath("saxpy-t4.json").toStdString();
+        r = run_cli({"--json", "export", "--recording", folder + "/saxpy.jsonl", "--format", "t4", "--out", results});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        const std::string metadata = dir.filePath("saxpy-t4-metadata.json").toStdString();
+        QCOMPARE(nlohmann::json::parse(r.out)["metadata_file"].get<std::string>(), metadata);
+
+        const auto t4 = nlohmann::json::parse(read_file(results));
+        QCOMPARE(t4["schema_version"].get<std::string>(), std::string("1.0.0"));
+        QCOMPARE(t4["metadata"]["timeunit"].get<std::string>(), std::string("milliseconds"));
+        QCOMPARE(t4["results"].size(), size_t(5));
+        std::map<std::string, int> invalidity;
+        for (const auto& res : t4["results"]) {
+            for (const char* field :
+                 {"timestamp", "configuration", "times", "invalidity", "correctness", "measurements", "objectives"})
+                QVERIFY2(res.contains(field), field);
+            for (const char* field : {"compilation", "benchmark", "framework", "search_algorithm", "validation"})
+                QVERIFY2(res["times"][field].is_number(), field);
+            QVERIFY(res["times"]["runtimes"].is_array());
+            QVERIFY(std::regex_match(res["timestamp"].get<std::string>(), kKernelTunerTimestamp));
+            QCOMPARE(res["configuration"].size(), size_t(3));
+            ++invalidity[res["invalidity"].get<std::string>()];
+        }
+        QCOMPARE(invalidity, (std::map<std::string, int>{{"compile", 1}, {"correct", 3}, {"runtime", 1}}));
+        const auto meta = nlohmann::json::parse(read_file(metadata));
+        QCOMPARE(meta["schema_version"].get<std::string>(), std::string("1.0.0"));
+        QCOMPARE(meta["metadata"]["hardware"]["hardware_description"][0]["product"].get<std::string>(),
+                 std::string("NVIDIA H200"));
+
+        const std::string back_folder = dir.filePath("back").toStdString();
+        fs::create_directories(back_folder);
+        r = run_cli({"--json", "import", "--t4", results, "--problem", "saxpy", "--out", back_folder + "/saxpy.jsonl"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        QCOMPARE(nlohmann::json::parse(r.out)["benchmark_from_runtimes"].get<int>(), 0);
+        const Recording original = Recording::load(folder + "/saxpy.jsonl");
+        const Recording back = Recording::load(back_folder + "/saxpy.jsonl");
+        QCOMPARE(back.header.device.name, original.header.device.name);
+        QCOMPARE(back.entries.size(), original.entries.size());
+        for (const auto& e : original.entries) {
+            const RecordingEntry* b = back.find(e.source_hash);
+            QVERIFY2(b, e.label.c_str());
+            QCOMPARE(b->label, e.label);
+            const Measurement& m = e.measurement;
+            const Measurement& n = b->measurement;
+            QCOMPARE(n.status, m.status);
+            QCOMPARE(n.compile_ms, m.compile_ms);
+            QCOMPARE(n.verify_ms, m.verify_ms);
+            QCOMPARE(n.time_ms, m.time_ms);
+            QCOMPARE(bool(n.candidate), bool(m.candidate));
+            if (m.candidate) {
+                QCOMPARE(n.candidate->median_us, m.candidate->median_us);
+                QCOMPARE(n.candidate->samples_us, m.candidate->samples_us);
+                QCOMPARE(n.speedup, m.speedup);
+            }
+        }
+
+        r = run_cli({"export", "--recording", folder + "/saxpy.jsonl", "--format", "t4"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.find("--format t4 writes two files") != std::string::npos, r.err.c_str());
+    }
+
+    void recordedRunsSummarizeAsTheGpuWorkerSummarizes() {
+        // The import's faster summary gives stats::summarize's numbers to the last bit: runs with ties, one run,
+        // odd and even counts, Kernel Tuner's 7 and 32 runs.
+        uint64_t state = 12345;
+        auto next = [&] {
+            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+            return static_cast<double>(state >> 11) / static_cast<double>(1ULL << 53);
+        };
+        for (size_t n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 16, 31, 32, 33, 64, 100})
+            for (int round = 0; round < 5; ++round) {
+                std::vector<double> us;
+                for (size_t i = 0; i < n; ++i)
+                    us.push_back(round % 2 ? std::floor(next() * 4) * 10 + 100 : 100 + next() * 5);  // ties: odd
+                const TimingStats want = stats::summarize(us);
+                const TimingStats got = summarize_recorded_runs(us);
+                const std::string what = std::to_string(n) + " runs, round " + std::to_string(round);
+                QVERIFY2(got.median_us == want.median_us && got.mean_us == want.mean_us && got.p10_us == want.p10_us &&
+                             got.p90_us == want.p90_us && got.rel_std_error == want.rel_std_error && got.n == want.n &&
+                             got.samples_us == want.samples_us && got.events_median_us == want.events_median_us,
+                         what.c_str());
+                QVERIFY2(got.ci_low_us == want.ci_low_us && got.ci_high_us == want.ci_high_us, what.c_str());
+            }
     }
 
     void kernelTunersOwnCodeReadsAndSimulatesOurExport() {
