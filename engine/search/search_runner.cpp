@@ -20,6 +20,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -436,7 +437,13 @@ private:
     ForecastQuery queryFor(const Cand& c) const;
     std::optional<ForecastAnchor> anchorOf(const Cand& c) const;
     MutationExample exampleOf(int64_t id) const;
-    void staticReport(Cand& c);
+    struct ReportJob {
+        std::optional<std::vector<StaticReport>> recorded;  // the replay device's, when it knows the program
+        std::string error;                                  // the program did not parse
+        std::shared_future<CompileResult> compile;          // else the compile in flight
+    };
+    ReportJob startStaticReport(const Candidate& c);
+    void finishStaticReport(Cand& c, ReportJob& job);
     void noteMeasured(int64_t id, bool restoring);
     bool admit(int64_t id, const Measurement& m);
     void noteNewBest(int64_t id, double speedup);
@@ -521,25 +528,41 @@ MutationExample Loop::exampleOf(int64_t id) const {
 }
 
 // The static report: the recording's (made by the real compiler on the recording machine) when the replay device
-// knows the program, else a real NVRTC/nvJitLink compile here.
-void Loop::staticReport(Cand& c) {
-    if (auto recorded = s.device->recordedStaticReport(s.bundle.problem.name, c.c.source_hash)) {
-        c.report = std::move(*recorded);
-        return;
+// knows the program, else a real NVRTC/nvJitLink compile here. Started for every child of a batch before any is
+// stored, so that the compiles run in parallel on the compiler's pool (one compile of a large kernel takes about a
+// second, and a gated batch has dozens of children); the results are then taken in order, as before.
+Loop::ReportJob Loop::startStaticReport(const Candidate& c) {
+    ReportJob job;
+    if (auto recorded = s.device->recordedStaticReport(s.bundle.problem.name, c.source_hash)) {
+        job.recorded = std::move(*recorded);
+        return job;
     }
     if (!s.compiler)
         s.compiler = std::make_unique<Compiler>();
     CompileRequest req;
-    req.source = c.c.source;
-    req.file_name = c.c.label.rfind("seed:", 0) == 0 ? c.c.label.substr(5) : "candidate.cu";
-    req.defines = c.c.tunables;
+    req.source = c.source;
+    req.file_name = c.label.rfind("seed:", 0) == 0 ? c.label.substr(5) : "candidate.cu";
+    req.defines = c.tunables;
     try {
-        req.kernel_names = KernelProgram::parse(c.c.source, req.file_name).kernelNames();
+        req.kernel_names = KernelProgram::parse(c.source, req.file_name).kernelNames();
     } catch (const Error& e) {
-        c.compile_error = e.what();
+        job.error = e.what();
+        return job;
+    }
+    job.compile = s.compiler->compileAsync(std::move(req));
+    return job;
+}
+
+void Loop::finishStaticReport(Cand& c, ReportJob& job) {
+    if (job.recorded) {
+        c.report = std::move(*job.recorded);
         return;
     }
-    CompileResult r = s.compiler->compile(req);
+    if (!job.error.empty()) {
+        c.compile_error = job.error;
+        return;
+    }
+    const CompileResult& r = job.compile.get();
     if (!r.ok) {
         c.compile_error = r.log.empty() ? "compilation failed" : r.log;
         return;
@@ -550,12 +573,18 @@ void Loop::staticReport(Cand& c) {
 std::vector<int64_t> Loop::addChildren(std::vector<Candidate> children) {
     std::vector<int64_t> ids;
     s.last_added.clear();
+    std::vector<ReportJob> reports;
+    reports.reserve(children.size());
     for (auto& child : children) {
         if (child.source_hash.empty())
             child.source_hash = content_hash(child.source, child.tunables);
+        reports.push_back(startStaticReport(child));
+    }
+    for (size_t i = 0; i < children.size(); ++i) {
+        const Candidate& child = children[i];
         Cand c;
         c.c = child;
-        staticReport(c);
+        finishStaticReport(c, reports[i]);
         {
             auto tx = s.store->transaction();
             s.store->addCandidate(s.run_id, c.c);
