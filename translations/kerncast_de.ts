@@ -581,6 +581,29 @@
         <translation>&amp;Problemordner öffnen...</translation>
     </message>
     <message>
+        <source>Open &amp;T1 Problem...</source>
+        <translation>&amp;T1-Problem öffnen...</translation>
+    </message>
+    <message>
+        <source>Open T1 Problem</source>
+        <translation>T1-Problem öffnen</translation>
+    </message>
+    <message>
+        <source>T1 problem files (*.json);;All files (*)</source>
+        <translation>T1-Problemdateien (*.json);;Alle Dateien (*)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Imported %1 from %2 into %3: %n valid configurations</source>
+        <translation>
+            <numerusform>%1 aus %2 nach %3 importiert: %n gültige Konfiguration</numerusform>
+            <numerusform>%1 aus %2 nach %3 importiert: %n gültige Konfigurationen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cannot open the T1 problem</source>
+        <translation>Das T1-Problem kann nicht geöffnet werden</translation>
+    </message>
+    <message>
         <source>Open Problem Folder</source>
         <translation>Problemordner öffnen</translation>
     </message>
