@@ -11,6 +11,11 @@
 //
 // --round K: the gated search measures in rounds of K (SearchConfig::round); --top-k K: it gates with top-k (K
 // children measured per parent) instead of selective gating.
+//
+// audited/run: the median count of the gated search's epsilon-audited candidates, the sample its audited calibration
+// is computed on; "accuracy measured / audited": the surrogate's accuracy pooled over the seeds on every measured
+// candidate (mostly chosen by the gate) and on the audited ones alone (a random share of the trusted), with their
+// count.
 
 #include "core/fast_p.h"
 #include "engine/cli/cli.h"
@@ -50,6 +55,9 @@ struct Pair {
     double baseline_best = 0, gated_best = 0;
     double ratio = std::numeric_limits<double>::infinity();  // inf: the gated search never reached the baseline
     int64_t gated_forecasts = 0;
+    int64_t gated_audited = 0;  // the gated search's audited candidates its audited calibration is computed on
+    int64_t gated_scored = 0;   // ... and all its measured candidates with a forecast
+    double gated_hits = 0, gated_audited_hits = 0;  // forecasts whose most likely bin was right, of each set
     double seconds = 0;
     std::string error;
 };
@@ -236,6 +244,13 @@ int main(int argc, char** argv) {
                 pr.baseline_best = base.best_speedup;
                 pr.gated_best = gated.best_speedup;
                 pr.gated_forecasts = gated.progress.forecasts;
+                pr.gated_audited = gated.calibration_audited.value("n", int64_t{0});
+                pr.gated_scored = gated.calibration.value("n", int64_t{0});
+                const auto accuracy = [](const nlohmann::json& c) {
+                    return c.contains("metrics") ? c["metrics"].value("accuracy", 0.0) : 0.0;
+                };
+                pr.gated_hits = accuracy(gated.calibration) * static_cast<double>(pr.gated_scored);
+                pr.gated_audited_hits = accuracy(gated.calibration_audited) * static_cast<double>(pr.gated_audited);
                 for (const auto& t : gated.trajectory)
                     if (t.best_speedup >= base.best_speedup * (1 - 1e-12)) {
                         pr.ratio = static_cast<double>(t.measurements) / static_cast<double>(budget);
@@ -272,14 +287,15 @@ int main(int argc, char** argv) {
     std::printf("ratio = measurements the gated search needed to reach the baseline's final best / budget "
                 "(a pair that never reached it counts as not reached, above every ratio).\n\n");
     std::printf("| problem | pairs | median ratio | reached | median gated best | median baseline best | gated >= "
-                "baseline | forecasts/run | s/pair |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|\n");
+                "baseline | forecasts/run | audited/run | accuracy measured / audited | s/pair |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
     std::vector<double> all_ratios;
     bool every_problem_ok = true;
     nlohmann::json out = nlohmann::json::object();
     for (const auto& p : problems) {
-        std::vector<double> ratios, gb, bb, fc, secs;
+        std::vector<double> ratios, gb, bb, fc, au, secs;
         int reached = 0, not_worse = 0, n = 0;
+        double scored = 0, hits = 0, audited = 0, audited_hits = 0;  // pooled over the seeds
         for (const auto& pr : pairs) {
             if (pr.problem != p)
                 continue;
@@ -293,20 +309,33 @@ int main(int argc, char** argv) {
             gb.push_back(pr.gated_best);
             bb.push_back(pr.baseline_best);
             fc.push_back(static_cast<double>(pr.gated_forecasts));
+            au.push_back(static_cast<double>(pr.gated_audited));
+            scored += static_cast<double>(pr.gated_scored);
+            hits += pr.gated_hits;
+            audited += static_cast<double>(pr.gated_audited);
+            audited_hits += pr.gated_audited_hits;
             secs.push_back(pr.seconds);
             reached += std::isfinite(pr.ratio);
             not_worse += pr.gated_best >= pr.baseline_best * (1 - 1e-12);
         }
         const double mg = median(gb), mb = median(bb);
         every_problem_ok = every_problem_ok && mg >= mb;
-        std::printf("| %s | %d | %s | %d/%d | %s | %s | %d/%d | %.0f | %.1f |\n", p.c_str(), n,
+        // Accuracy pooled over the seeds' forecasts: on every measured candidate (mostly chosen by the gate for an
+        // unsure or promising forecast) and on the audited ones alone (a random share of the trusted).
+        const double acc_all = scored > 0 ? hits / scored : std::nan(""),
+                     acc_aud = audited > 0 ? audited_hits / audited : std::nan("");
+        std::printf("| %s | %d | %s | %d/%d | %s | %s | %d/%d | %.0f | %.1f | %s / %s (%.0f) | %.1f |\n", p.c_str(), n,
                     fmt(median(ratios)).c_str(), reached, n, fmt(mg).c_str(), fmt(mb).c_str(), not_worse, n, median(fc),
-                    median(secs));
+                    median(au), fmt(acc_all, "%.2f").c_str(), fmt(acc_aud, "%.2f").c_str(), audited, median(secs));
         out[p] = {{"median_ratio", std::isfinite(median(ratios)) ? nlohmann::json(median(ratios)) : nlohmann::json()},
                   {"reached", reached},
                   {"pairs", n},
                   {"median_gated_best", mg},
-                  {"median_baseline_best", mb}};
+                  {"median_baseline_best", mb},
+                  {"median_audited", median(au)},
+                  {"audited", audited},
+                  {"accuracy_measured", std::isfinite(acc_all) ? nlohmann::json(acc_all) : nlohmann::json()},
+                  {"accuracy_audited", std::isfinite(acc_aud) ? nlohmann::json(acc_aud) : nlohmann::json()}};
     }
     print_fast_p(problems, pairs, device, out);
     const double overall = median(all_ratios);

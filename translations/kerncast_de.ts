@@ -898,6 +898,17 @@
             <numerusform>%n gemessene Prognosen: Genauigkeit %1 (häufigste Klasse %2), um eins daneben %3, ECE %4, AURC %5, Kendall τ-b %6; Brier %7 (Klimatologie %8, Skill %9), CRPS %10 (Klimatologie %11, Skill %12)</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Audited (a random share of the trusted): no audited candidates yet.</source>
+        <translation>Geprüft (zufällig aus den vertrauten gezogen): noch keine geprüften Kandidaten.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n audited forecast(s) (a random share of the trusted): accuracy %1 (majority bin %2), ECE %3, AURC %4; Brier skill %5, CRPS skill %6</source>
+        <translation>
+            <numerusform>%n geprüfte Prognose (zufällig aus den vertrauten gezogen): Genauigkeit %1 (häufigste Klasse %2), ECE %3, AURC %4; Brier-Skill %5, CRPS-Skill %6</numerusform>
+            <numerusform>%n geprüfte Prognosen (zufällig aus den vertrauten gezogen): Genauigkeit %1 (häufigste Klasse %2), ECE %3, AURC %4; Brier-Skill %5, CRPS-Skill %6</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>kerncast::PopulationModel</name>
@@ -1706,6 +1717,22 @@ Erwartete Beschleunigung %4× %5</translation>
     <message>
         <source>Surrogate on %1 measured: accuracy %2 (majority bin %3), skill over climatology: Brier %4, CRPS %5; ECE %6, AURC %7</source>
         <translation>Surrogatmodell auf %1 gemessenen Kandidaten: Genauigkeit %2 (häufigste Klasse %3), Skill gegenüber Klimatologie: Brier %4, CRPS %5; ECE %6, AURC %7</translation>
+    </message>
+    <message>
+        <source>On %1 audited (a random share of the trusted): accuracy %2 (majority bin %3), skill over climatology: Brier %4, CRPS %5; ECE %6, AURC %7</source>
+        <translation>Auf %1 geprüften Kandidaten (zufällig aus den vertrauten gezogen): Genauigkeit %2 (häufigste Klasse %3), Skill gegenüber Klimatologie: Brier %4, CRPS %5; ECE %6, AURC %7</translation>
+    </message>
+    <message>
+        <source>Audited (a random share of the trusted): no audited candidates yet</source>
+        <translation>Geprüft (zufällig aus den vertrauten gezogen): noch keine geprüften Kandidaten</translation>
+    </message>
+    <message>
+        <source>Calibration on every measured candidate with a forecast. In a gated search most of them were measured because their forecast was unsure or promising, so this sample is not representative of the forecasts the search trusted.</source>
+        <translation>Kalibrierung auf allen gemessenen Kandidaten mit Prognose. In einer Suche mit Gating wurden die meisten gemessen, weil ihre Prognose unsicher oder vielversprechend war; diese Stichprobe steht daher nicht für die Prognosen, denen die Suche vertraut hat.</translation>
+    </message>
+    <message>
+        <source>Calibration on the ε-audited candidates alone: drawn at random from those the gate trusted and measured anyway, an unbiased sample of the forecasts the search acts on without measuring.</source>
+        <translation>Kalibrierung nur auf den ε-geprüften Kandidaten: zufällig aus denen gezogen, denen das Gating vertraut hat, und trotzdem gemessen – eine unverzerrte Stichprobe der Prognosen, nach denen die Suche ohne Messung handelt.</translation>
     </message>
 
     <message>

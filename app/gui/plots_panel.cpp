@@ -12,6 +12,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace kerncast {
 
 PlotsPanel::PlotsPanel(QWidget* parent) : QWidget(parent) {
@@ -63,6 +65,7 @@ void PlotsPanel::clear() {
     m_riskCoverage->clear();
     m_progressPlot->clear();
     m_metrics = ForecastMetrics{};
+    m_auditedMetrics = ForecastMetrics{};
     m_metricsLabel->setText(tr("No run shown. Start a search (F5), or open a run or evaluate a pair set from the "
                                "File menu."));
 }
@@ -72,6 +75,13 @@ void PlotsPanel::refresh(const std::vector<CandidateRow>& rows, const BinScheme&
     m_scatter->setPoints(forecastPoints(rows));
     m_progressPlot->setProgress(progress, measured);
     std::vector<ScoredForecast> scored = scoredForecasts(rows, pack);
+    std::vector<ScoredForecast> audited = auditedForecasts(rows, pack);
+    // A run whose gate trusted nothing (measure-all, a pair-set evaluation) measured every forecast: no sample of
+    // it is the gate's choice, and no audit line is shown.
+    const bool gated = std::any_of(rows.begin(), rows.end(), [](const CandidateRow& r) {
+        return r.decision == GatingDecision::Trust || r.decision == GatingDecision::Discard ||
+               r.decision == GatingDecision::Audit;
+    });
     const auto compute = [scheme](const std::vector<ScoredForecast>& s) {
         try {
             return compute_metrics(s, scheme);
@@ -82,21 +92,37 @@ void PlotsPanel::refresh(const std::vector<CandidateRow>& rows, const BinScheme&
     const bool anyRows = !rows.empty();
     if (static_cast<int>(rows.size()) <= kBackgroundMetricsRows) {
         m_metricsJob.discard();
-        showMetrics(compute(scored), anyRows);
+        showMetrics({compute(scored), compute(audited), gated}, anyRows);
         return;
     }
     // Calibration over tens of thousands of forecasts takes a while: worked out off the GUI thread, shown unless a
     // newer refresh has started meanwhile.
-    m_metricsJob.start([compute, scored = std::move(scored)] { return compute(scored); },
-                       [this, anyRows](const ForecastMetrics& metrics) { showMetrics(metrics, anyRows); });
+    m_metricsJob.start(
+        [compute, gated, scored = std::move(scored), audited = std::move(audited)] {
+        return Metrics{compute(scored), compute(audited), gated};
+        },
+        [this, anyRows](const Metrics& metrics) { showMetrics(metrics, anyRows); });
 }
 
 void PlotsPanel::setSelected(qint64 candidateId) { m_scatter->setSelected(candidateId); }
 
 void PlotsPanel::showReliability() { m_tabs->setCurrentWidget(m_reliability); }
 
-void PlotsPanel::showMetrics(const ForecastMetrics& metrics, bool anyRows) {
-    m_metrics = metrics;
+QString PlotsPanel::auditedText(const QLocale& locale) const {
+    const ForecastMetrics& m = m_auditedMetrics;
+    if (m.n == 0)
+        return tr("Audited (a random share of the trusted): no audited candidates yet.");
+    return tr("%n audited forecast(s) (a random share of the trusted): accuracy %1 (majority bin %2), ECE %3, "
+              "AURC %4; Brier skill %5, CRPS skill %6",
+              nullptr, static_cast<int>(m.n))
+        .arg(locale.toString(m.accuracy, 'f', 3), locale.toString(m.majority_accuracy, 'f', 3),
+             locale.toString(m.ece, 'f', 3), locale.toString(m.aurc, 'f', 3), skillText(m.brier_skill, locale),
+             skillText(m.crps_skill, locale));
+}
+
+void PlotsPanel::showMetrics(const Metrics& metrics, bool anyRows) {
+    m_metrics = metrics.all;
+    m_auditedMetrics = metrics.audited;
     m_reliability->setMetrics(m_metrics);
     m_riskCoverage->setMetrics(m_metrics);
     const QLocale locale;
@@ -112,7 +138,8 @@ void PlotsPanel::showMetrics(const ForecastMetrics& metrics, bool anyRows) {
                      locale.toString(m_metrics.brier, 'f', 3), locale.toString(m_metrics.brier_climatology, 'f', 3),
                      skillText(m_metrics.brier_skill, locale))
                 .arg(locale.toString(m_metrics.crps, 'f', 4), locale.toString(m_metrics.crps_climatology, 'f', 4),
-                     skillText(m_metrics.crps_skill, locale)));
+                     skillText(m_metrics.crps_skill, locale)) +
+            (metrics.gated ? QLatin1Char('\n') + auditedText(locale) : QString()));
     else
         m_metricsLabel->setText(anyRows ? tr("No measured candidate with a forecast yet.") : tr("No candidates yet."));
     Q_EMIT metricsShown(m_metrics);

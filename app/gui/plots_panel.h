@@ -14,6 +14,7 @@
 #include <vector>
 
 class QLabel;
+class QLocale;
 class QTabWidget;
 
 namespace kerncast {
@@ -38,6 +39,9 @@ public:
     QLabel* metricsLabel() const { return m_metricsLabel; }
     // The metrics of the shown run's measured forecasts, as the plots show them.
     const ForecastMetrics& metrics() const { return m_metrics; }
+    // The same on the ε-audited candidates alone (a random share of those the gate trusted), shown in the line
+    // under the plots beside the first: the plots' sample is the gate's choice, biased towards unsure forecasts.
+    const ForecastMetrics& auditedMetrics() const { return m_auditedMetrics; }
 
     // No run shown.
     void clear();
@@ -54,7 +58,12 @@ Q_SIGNALS:
     void metricsShown(const kerncast::ForecastMetrics& metrics);
 
 private:
-    void showMetrics(const ForecastMetrics& metrics, bool anyRows);
+    struct Metrics {
+        ForecastMetrics all, audited;
+        bool gated = false;  // the gate trusted some candidate: the audit line is shown
+    };
+    void showMetrics(const Metrics& metrics, bool anyRows);
+    QString auditedText(const QLocale& locale) const;
 
     QTabWidget* m_tabs = nullptr;
     ForecastScatterPlot* m_scatter = nullptr;
@@ -63,7 +72,8 @@ private:
     SearchProgressPlot* m_progressPlot = nullptr;
     QLabel* m_metricsLabel = nullptr;
     ForecastMetrics m_metrics;
-    LatestResult<ForecastMetrics> m_metricsJob{this};
+    ForecastMetrics m_auditedMetrics;
+    LatestResult<Metrics> m_metricsJob{this};
 };
 
 }  // namespace kerncast

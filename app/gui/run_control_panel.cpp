@@ -313,13 +313,24 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     m_best = new QLabel(this);
     m_best->setObjectName(QStringLiteral("bestLabel"));
     m_calibration = new QLabel(this);
+    m_calibration->setObjectName(QStringLiteral("calibrationLabel"));
     m_calibration->setWordWrap(true);
+    m_calibration->setToolTip(tr("Calibration on every measured candidate with a forecast. In a gated search most "
+                                 "of them were measured because their forecast was unsure or promising, so this "
+                                 "sample is not representative of the forecasts the search trusted."));
+    m_calibrationAudited = new QLabel(this);
+    m_calibrationAudited->setObjectName(QStringLiteral("auditedCalibrationLabel"));
+    m_calibrationAudited->setWordWrap(true);
+    m_calibrationAudited->setToolTip(tr("Calibration on the ε-audited candidates alone: drawn at random from those "
+                                        "the gate trusted and measured anyway, an unbiased sample of the forecasts "
+                                        "the search acts on without measuring."));
     numbers->addWidget(m_measurements, 0, 0);
     numbers->addWidget(m_forecasts, 0, 1);
     numbers->addWidget(m_tokens, 1, 0);
     numbers->addWidget(m_elapsed, 1, 1);
     numbers->addWidget(m_best, 2, 0, 1, 2);
     numbers->addWidget(m_calibration, 3, 0, 1, 2);
+    numbers->addWidget(m_calibrationAudited, 4, 0, 1, 2);
     top->addLayout(numbers);
 
     m_setupFields = {m_problem,
@@ -557,7 +568,7 @@ void RunControlPanel::setRunState(EngineBridge::State state) {
     updateSurrogateFields();
 }
 
-void RunControlPanel::showProgress(const SearchProgress& p) {
+void RunControlPanel::showProgress(const SearchProgress& p, bool gated) {
     const QLocale locale;
     m_progress->setRange(0, static_cast<int>(std::max<int64_t>(1, p.budget_measurements)));
     m_progress->setValue(static_cast<int>(std::min(p.measurements, std::max<int64_t>(1, p.budget_measurements))));
@@ -588,6 +599,22 @@ void RunControlPanel::showProgress(const SearchProgress& p) {
                        skillText(p.calibration_brier_skill, locale), skillText(p.calibration_crps_skill, locale),
                        locale.toString(p.calibration_ece, 'f', 3), locale.toString(p.calibration_aurc, 'f', 3))
             : QString());
+    // The figure on the audited candidates alone; with none audited yet the line says so instead of a number.
+    if (p.calibration_audited_n > 0)
+        m_calibrationAudited->setText(
+            tr("On %1 audited (a random share of the trusted): accuracy %2 (majority bin %3), skill over "
+               "climatology: Brier %4, CRPS %5; ECE %6, AURC %7")
+                .arg(p.calibration_audited_n)
+                .arg(locale.toString(p.calibration_audited_accuracy, 'f', 2),
+                     locale.toString(p.calibration_audited_majority_accuracy, 'f', 2),
+                     skillText(p.calibration_audited_brier_skill, locale),
+                     skillText(p.calibration_audited_crps_skill, locale),
+                     locale.toString(p.calibration_audited_ece, 'f', 3),
+                     locale.toString(p.calibration_audited_aurc, 'f', 3)));
+    else if (p.calibration_n > 0 && gated && gating().kind != GatingKind::MeasureAll)
+        m_calibrationAudited->setText(tr("Audited (a random share of the trusted): no audited candidates yet"));
+    else
+        m_calibrationAudited->clear();
 }
 
 void RunControlPanel::clearProgress() {

@@ -60,7 +60,10 @@ public:
 
     // Enables the actions and fields for a state of the bridge. canResumeRun: an opened run can be continued.
     void setRunState(EngineBridge::State state);
-    void showProgress(const SearchProgress& progress);
+    // gated: the run's forecasts went through the gate (false for a pair-set evaluation, whose every pair comes
+    // measured); with the policy shown here other than measure-all, the audited calibration's line then says so when
+    // no candidate is audited yet.
+    void showProgress(const SearchProgress& progress, bool gated = true);
     void clearProgress();
 
     void readSettings(const QSettings& settings);
@@ -81,6 +84,10 @@ public:
     QLabel* bestLabel() const { return m_best; }
     QLabel* tokensLabel() const { return m_tokens; }
     QLabel* elapsedLabel() const { return m_elapsed; }
+    // The surrogate's calibration on every measured candidate, and on the ε-audited ones alone (a random share of
+    // those the gate trusted: the sample the first line's, chosen by the gate, is not).
+    QLabel* calibrationLabel() const { return m_calibration; }
+    QLabel* auditedCalibrationLabel() const { return m_calibrationAudited; }
 
 Q_SIGNALS:
     // The gating fields changed (debounced).
@@ -140,6 +147,7 @@ private:
     QLabel* m_elapsed = nullptr;
     QLabel* m_best = nullptr;
     QLabel* m_calibration = nullptr;
+    QLabel* m_calibrationAudited = nullptr;
     QTimer* m_gatingDebounce = nullptr;
     EngineBridge::State m_state = EngineBridge::State::Idle;
 };

@@ -115,10 +115,11 @@ QString skillText(double skill, const QLocale& locale) {
     return (skill >= 0 ? QStringLiteral("+") : QString()) + locale.toString(skill, 'f', 3);
 }
 
-SearchProgress storedProgress(const LoadedRun& run, const std::vector<CandidateRow>& rows,
-                              const ForecastMetrics& shown) {
+SearchProgress storedProgress(const LoadedRun& run, const std::vector<CandidateRow>& rows, const ForecastMetrics& shown,
+                              const BinScheme& scheme) {
     SearchProgress p;
     p.setCalibration(shown);
+    p.setAuditedCalibration(auditedMetrics(rows, scheme));
     p.state = run.endState.value_or(RunState::Idle);
     p.candidates = static_cast<int64_t>(rows.size());
     p.measurements = run.measurements;
@@ -149,11 +150,16 @@ std::vector<ForecastPoint> forecastPoints(const std::vector<CandidateRow>& rows)
     return points;
 }
 
-std::vector<ScoredForecast> scoredForecasts(const std::vector<CandidateRow>& rows, const std::string& pack) {
+namespace {
+
+std::vector<ScoredForecast> scoredRows(const std::vector<CandidateRow>& rows, const std::string& pack,
+                                       bool auditedOnly) {
     std::vector<ScoredForecast> scored;
     for (const CandidateRow& r : rows) {
         if (!r.hasForecast() || !r.measured_speedup || !(*r.measured_speedup > 0) ||
             !std::isfinite(*r.measured_speedup))
+            continue;
+        if (auditedOnly && r.decision != GatingDecision::Audit)
             continue;
         ScoredForecast s;
         s.probabilities = r.probabilities;
@@ -162,6 +168,24 @@ std::vector<ScoredForecast> scoredForecasts(const std::vector<CandidateRow>& row
         scored.push_back(s);
     }
     return scored;
+}
+
+}  // namespace
+
+std::vector<ScoredForecast> scoredForecasts(const std::vector<CandidateRow>& rows, const std::string& pack) {
+    return scoredRows(rows, pack, false);
+}
+
+std::vector<ScoredForecast> auditedForecasts(const std::vector<CandidateRow>& rows, const std::string& pack) {
+    return scoredRows(rows, pack, true);
+}
+
+ForecastMetrics auditedMetrics(const std::vector<CandidateRow>& rows, const BinScheme& scheme) {
+    try {
+        return compute_metrics(auditedForecasts(rows), scheme);
+    } catch (const std::exception&) {
+        return ForecastMetrics{};
+    }
 }
 
 }  // namespace kerncast

@@ -56,9 +56,9 @@ LoadedRun loadRun(const QString& path);
 
 // The progress line of a stored run as it was left: its counters (measurements against the budget of its last
 // session, forecasts, tokens and cost, elapsed time) and the best of its rows; calibration from `shown`, the metrics
-// the plots show for the same rows.
-SearchProgress storedProgress(const LoadedRun& run, const std::vector<CandidateRow>& rows,
-                              const ForecastMetrics& shown);
+// the plots show for the same rows, and the audited calibration from the rows the epsilon audit chose.
+SearchProgress storedProgress(const LoadedRun& run, const std::vector<CandidateRow>& rows, const ForecastMetrics& shown,
+                              const BinScheme& scheme = BinScheme::gfV2());
 
 // The best measured speedup after each device measurement of a run, in measurement order; compile failures (found
 // by the compiler, not the device) do not count. total: the run's device measurements.
@@ -68,5 +68,10 @@ std::vector<ProgressPoint> progressFromStore(RunStore& store, int64_t runId, int
 // the (forecast, outcome) pairs that calibration and risk-coverage are computed from.
 std::vector<ForecastPoint> forecastPoints(const std::vector<CandidateRow>& rows);
 std::vector<ScoredForecast> scoredForecasts(const std::vector<CandidateRow>& rows, const std::string& pack = {});
+// The same for the rows whose gating decision was Audit: the epsilon share measured at random among the candidates
+// the gate trusted, the unbiased sample of a gated search (the others were measured because the gate chose them).
+std::vector<ScoredForecast> auditedForecasts(const std::vector<CandidateRow>& rows, const std::string& pack = {});
+// compute_metrics of auditedForecasts, or no metrics (n 0) when they cannot be scored.
+ForecastMetrics auditedMetrics(const std::vector<CandidateRow>& rows, const BinScheme& scheme = BinScheme::gfV2());
 
 }  // namespace kerncast

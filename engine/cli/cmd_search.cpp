@@ -289,6 +289,24 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
                           mm.value("ece", 0.0), mm.value("aurc", 0.0));
             *ctx.out << buf;
         }
+        // In a gated search the line above is of the candidates the gate chose to measure, mostly those whose
+        // forecast was unsure or promising; the audited ones are a random share of those it trusted.
+        if (s.calibration.value("n", 0) > 0 || s.calibration_audited.value("n", 0) > 0) {
+            const int n = s.calibration_audited.value("n", 0);
+            if (n == 0) {
+                *ctx.out << "surrogate on audited candidates (a random share of the trusted ones): no audited "
+                            "candidates yet\n";
+            } else {
+                const auto& mm = s.calibration_audited["metrics"];
+                std::snprintf(buf, sizeof buf,
+                              "surrogate on audited candidates (a random share of the trusted ones, n=%d): accuracy "
+                              "%.2f (majority bin %.2f), brier skill %s, crps skill %s, ECE %.3f, AURC %.3f\n",
+                              n, mm.value("accuracy", 0.0), mm.value("majority_accuracy", 0.0),
+                              skill_text(mm["brier_skill"]).c_str(), skill_text(mm["crps_skill"]).c_str(),
+                              mm.value("ece", 0.0), mm.value("aurc", 0.0));
+                *ctx.out << buf;
+            }
+        }
     }
     ctx.exit_code = s.state == RunState::Finished ? 0 : 1;
     if (s.state != RunState::Finished && !ctx.json)
@@ -369,7 +387,10 @@ void add_search_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--pi", args->pi, "selective: measure when P(S > best) >= pi")
         ->check(CLI::Range(0.0, 1.0))
         ->capture_default_str();
-    cmd->add_option("--epsilon", args->epsilon, "Share of trusted candidates measured anyway")
+    cmd->add_option("--epsilon", args->epsilon,
+                    "Audit share: trusted candidates measured anyway, drawn at random. Their calibration "
+                    "(calibration_audited) is reported beside that of every measured candidate, which the gate's "
+                    "choice of unsure and promising children skews; 0 turns auditing off")
         ->check(CLI::Range(0.0, 1.0))
         ->capture_default_str();
     add_llm_options(cmd, args->llm);

@@ -47,6 +47,17 @@ struct SearchProgress {
     double calibration_brier_skill = 0;
     double calibration_crps_skill = 0;
 
+    // The same figures on the epsilon-audited candidates alone (decision Audit, measured correct, with a forecast).
+    // The gate measures most candidates because their forecast was unsure or promising, so the calibration above
+    // is of a biased sample; the audited ones are drawn at random from those it trusted. n 0: none audited yet.
+    int64_t calibration_audited_n = 0;
+    double calibration_audited_accuracy = 0;
+    double calibration_audited_ece = 0;
+    double calibration_audited_aurc = 0;
+    double calibration_audited_majority_accuracy = 0;
+    double calibration_audited_brier_skill = 0;
+    double calibration_audited_crps_skill = 0;
+
     // The calibration fields from the metrics of a set of scored forecasts.
     void setCalibration(const ForecastMetrics& m) {
         calibration_n = m.n;
@@ -56,6 +67,15 @@ struct SearchProgress {
         calibration_majority_accuracy = m.majority_accuracy;
         calibration_brier_skill = m.brier_skill;
         calibration_crps_skill = m.crps_skill;
+    }
+    void setAuditedCalibration(const ForecastMetrics& m) {
+        calibration_audited_n = m.n;
+        calibration_audited_accuracy = m.accuracy;
+        calibration_audited_ece = m.ece;
+        calibration_audited_aurc = m.aurc;
+        calibration_audited_majority_accuracy = m.majority_accuracy;
+        calibration_audited_brier_skill = m.brier_skill;
+        calibration_audited_crps_skill = m.crps_skill;
     }
 };
 

@@ -212,7 +212,8 @@ nlohmann::json summary_json(const SearchSummary& s) {
         {"duplicates", s.progress.duplicates},
         {"elapsed_s", s.progress.elapsed_s},
         {"trajectory", traj},
-        {"calibration", s.calibration}};
+        {"calibration", s.calibration},
+        {"calibration_audited", s.calibration_audited}};
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -260,6 +261,7 @@ struct SearchRunner::State {
     std::optional<double> reference_us;
     std::vector<StaticReport> reference_report;  // the reference candidate's, for every forecast query
     std::vector<ScoredForecast> scored;
+    std::vector<ScoredForecast> scored_audited;  // the part of `scored` the epsilon audit chose (decision Audit)
     std::vector<TrajectoryPoint> trajectory;
     // An overlapped search (SearchConfig::overlap): the batch chosen by the last iteration, queued on the device and
     // applied by the next one. Its candidates count against the measurement budget.
@@ -1072,9 +1074,10 @@ void Loop::applyMeasurement(int64_t id, MeasureOutcome& out) {
 }
 
 void Loop::updateCalibration() {
-    if (s.scored.empty())
-        return;
-    s.progress.setCalibration(compute_metrics(s.scored, s.scheme));
+    if (!s.scored.empty())
+        s.progress.setCalibration(compute_metrics(s.scored, s.scheme));
+    if (!s.scored_audited.empty())
+        s.progress.setAuditedCalibration(compute_metrics(s.scored_audited, s.scheme));
 }
 
 // Book-keeping after a measurement (also when a resumed run replays its stored ones).
@@ -1123,6 +1126,10 @@ bool Loop::admit(int64_t id, const Measurement& m) {
         sf.true_speedup = m.speedup / c.forecast->anchor_speedup;
         sf.pack = s.bundle.problem.name;
         s.scored.push_back(sf);
+        // The audit share is a random sample of the candidates the gate trusted: the calibration it gives is not
+        // skewed towards the unsure and promising ones that the gate chose to measure.
+        if (c.decision == GatingDecision::Audit)
+            s.scored_audited.push_back(sf);
         updateCalibration();
     }
     if (s.surrogate) {
@@ -1808,6 +1815,8 @@ SearchSummary SearchRunner::runHere() {
     out.progress = s.progress;
     out.trajectory = s.trajectory;
     out.calibration = s.scored.empty() ? nlohmann::json{{"n", 0}} : metrics_json(compute_metrics(s.scored, s.scheme));
+    out.calibration_audited =
+        s.scored_audited.empty() ? nlohmann::json{{"n", 0}} : metrics_json(compute_metrics(s.scored_audited, s.scheme));
     SearchEvent e;
     e.kind = out.state == RunState::Finished ? SearchEvent::Kind::Finished : SearchEvent::Kind::Failed;
     e.run_id = s.run_id;

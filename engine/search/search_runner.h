@@ -125,6 +125,9 @@ struct SearchSummary {
     SearchProgress progress;
     std::vector<TrajectoryPoint> trajectory;                // after each device measurement
     nlohmann::json calibration = nlohmann::json::object();  // metrics_json of forecasts vs measurements
+    // The same on the epsilon-audited candidates alone (GatingDecision::Audit: drawn at random from those the gate
+    // trusted), the unbiased figure in a gated search; {"n": 0} while none is audited.
+    nlohmann::json calibration_audited = nlohmann::json::object();
 };
 nlohmann::json summary_json(const SearchSummary& s);
 

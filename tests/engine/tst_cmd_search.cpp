@@ -18,6 +18,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
@@ -92,6 +93,68 @@ private slots:
         QVERIFY2(r.err.find("--resume") != std::string::npos, r.err.c_str());
         r = run_cli({"search", "--problem", "transpose", "--gating", "sometimes", "--run", run});
         QVERIFY(r.code != 0);
+    }
+
+    // Beside "calibration" (on every measured candidate, mostly those the gate chose because their forecast was
+    // unsure or promising) the summary has "calibration_audited": the same metrics and baselines on the epsilon-audited
+    // candidates alone, with their count; with none audited only the count 0, never a number, and the
+    // human-readable summary says so.
+    void summaryHasTheAuditedCalibration() {
+        QTemporaryDir dir;
+        const std::string run = dir.filePath("a.sqlite").toStdString();
+        auto r = run_cli({"search", "--problem", "softmax", "--device", "replay:nvidia-h200", "--surrogate", "local",
+                          "--gating", "selective", "--epsilon", "0.2", "--budget", "24", "--seed", "2", "--run", run,
+                          "--json"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        const auto j = nlohmann::json::parse(r.out);
+        QVERIFY(j.contains("calibration_audited"));
+        const auto& audited = j["calibration_audited"];
+        const int n = audited.value("n", -1);
+        QVERIFY2(n > 0, audited.dump().c_str());
+        QVERIFY(n < j["calibration"]["n"].get<int>());
+        for (const auto& [key, value] : j["calibration"]["metrics"].items())
+            QVERIFY2(audited["metrics"].contains(key), key.c_str());
+        for (const char* key : {"accuracy", "majority_accuracy", "brier_skill", "crps_skill", "ece", "aurc"})
+            QVERIFY2(audited["metrics"].contains(key), key);
+        // n counts the measured candidates the audit chose, as the run file stores their decisions.
+        {
+            RunStore store = RunStore::open(run);
+            const int64_t id = store.runs().back().id;
+            std::map<int64_t, std::string> decision;
+            for (const auto& e : store.events(id))
+                if (e.kind == "gating")
+                    decision[e.payload.value("candidate", int64_t{0})] = e.payload.value("decision", "");
+            const auto forecasts = store.forecastsOfRun(id);
+            int stored = 0;
+            for (const auto& [cid, ms] : store.measurementsOfRun(id))
+                stored +=
+                    decision[cid] == "audit" && ms.back().measurement.status == Status::Ok && forecasts.count(cid) > 0;
+            QCOMPARE(stored, n);
+        }
+
+        // The human-readable summary: a line for each, the audited one with its count.
+        r = run_cli({"search", "--problem", "softmax", "--device", "replay:nvidia-h200", "--surrogate", "local",
+                     "--gating", "selective", "--epsilon", "0.2", "--budget", "24", "--seed", "2", "--run",
+                     dir.filePath("b.sqlite").toStdString(), "--quiet"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        QVERIFY2(r.out.find("surrogate on measured candidates") != std::string::npos, r.out.c_str());
+        QVERIFY2(r.out.find("surrogate on audited candidates (a random share of the trusted ones, n=" +
+                            std::to_string(n) + "): accuracy") != std::string::npos,
+                 r.out.c_str());
+
+        // No audit share: no audited candidate, said so plainly.
+        r = run_cli({"search", "--problem", "softmax", "--device", "replay:nvidia-h200", "--surrogate", "local",
+                     "--gating", "selective", "--epsilon", "0", "--budget", "12", "--seed", "2", "--run",
+                     dir.filePath("c.sqlite").toStdString(), "--json"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        QCOMPARE(nlohmann::json::parse(r.out)["calibration_audited"], nlohmann::json({{"n", 0}}));
+        r = run_cli({"search", "--problem", "softmax", "--device", "replay:nvidia-h200", "--surrogate", "local",
+                     "--gating", "selective", "--epsilon", "0", "--budget", "12", "--seed", "2", "--run",
+                     dir.filePath("d.sqlite").toStdString(), "--quiet"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        QVERIFY2(r.out.find("surrogate on audited candidates (a random share of the trusted ones): no audited "
+                            "candidates yet") != std::string::npos,
+                 r.out.c_str());
     }
 
     void killedSearchResumesWithNothingLost() {

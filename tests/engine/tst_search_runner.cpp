@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <set>
@@ -167,6 +168,133 @@ private slots:
         for (const auto& e : store.events(s.run_id))
             stored += e.kind == "gating";
         QCOMPARE(stored, int(rec.count(SearchEvent::Kind::Gating)));
+    }
+
+    // The calibration a selective search shows is of the candidates its gate chose to measure, mostly those whose
+    // forecast was unsure or promising. Beside it the runner reports the calibration on the epsilon-audited
+    // candidates alone (drawn at random from those the gate trusted): exactly the measured candidates whose decision
+    // was Audit, scored like the others, live in the progress and in the summary, and again after a resume.
+    void auditedCalibrationCountsOnlyTheAuditedCandidates() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        SearchConfig cfg = config("softmax", GatingKind::Selective, "local", 30);
+        cfg.gating.epsilon = 0.2;  // enough audits in 30 measurements to compare against a hand computation
+        auto runner = make_search_runner(cfg, cli::resources_dir(), path, false);
+        Recorder rec;
+        runner->setEventCallback(rec.fn());
+        const SearchSummary s = runner->runHere();
+        QCOMPARE(s.state, RunState::Finished);
+
+        // By hand from the events: the last decision and forecast of each candidate, and its measured speedup.
+        std::map<int64_t, GatingDecision> decision;
+        std::map<int64_t, Forecast> forecast;
+        std::vector<std::pair<int64_t, double>> measured;  // in measurement order, correct ones only
+        int audits_measured = 0;
+        for (const auto& e : rec.events) {
+            if (e.kind == SearchEvent::Kind::Gating)
+                decision[e.candidate_id] = *e.decision;
+            else if (e.kind == SearchEvent::Kind::Forecast && e.forecast)
+                forecast[e.candidate_id] = *e.forecast;
+            else if (e.kind == SearchEvent::Kind::Measured) {
+                audits_measured += decision.count(e.candidate_id) && decision[e.candidate_id] == GatingDecision::Audit;
+                if (e.speedup > 0)
+                    measured.push_back({e.candidate_id, e.speedup});
+            }
+        }
+        const BinScheme scheme = BinScheme::gfV2();
+        std::vector<ScoredForecast> audited;
+        int64_t all_scored = 0;
+        int hits = 0;
+        std::map<int, int> true_bins;
+        for (const auto& [id, speedup] : measured) {
+            const auto f = forecast.find(id);
+            if (f == forecast.end())
+                continue;
+            ++all_scored;
+            if (decision.at(id) != GatingDecision::Audit)
+                continue;
+            ScoredForecast sf;
+            sf.probabilities = f->second.probabilities;
+            sf.true_speedup = speedup / f->second.anchor_speedup;  // S against the forecast's anchor
+            audited.push_back(sf);
+            const auto& p = sf.probabilities;
+            const int predicted = int(std::max_element(p.begin(), p.end()) - p.begin()) + 1;  // ties to the lower bin
+            const int truth = scheme.binOf(sf.true_speedup);
+            hits += predicted == truth;
+            ++true_bins[truth];
+        }
+        QVERIFY2(audited.size() >= 3, std::to_string(audited.size()).c_str());
+        QVERIFY2(int64_t(audited.size()) < all_scored, "the audited candidates are a part of the measured ones");
+        QVERIFY(int(audited.size()) <= audits_measured);  // an audited candidate that failed has no speedup to score
+        const int64_t n = int64_t(audited.size());
+        QCOMPARE(s.calibration.value("n", int64_t{0}), all_scored);
+
+        // The summary (what `search --json` prints) and the last live progress agree with the hand computation.
+        QCOMPARE(s.calibration_audited.value("n", int64_t{0}), n);
+        const auto& m = s.calibration_audited.at("metrics");
+        const double accuracy = double(hits) / double(n);
+        int most = 0;
+        for (const auto& [bin, count] : true_bins)
+            most = std::max(most, count);
+        QCOMPARE(m.at("accuracy").get<double>(), accuracy);
+        QCOMPARE(m.at("majority_accuracy").get<double>(), double(most) / double(n));
+        const ForecastMetrics expected = compute_metrics(audited, scheme);
+        QCOMPARE(nlohmann::json(m), metrics_json(expected).at("metrics"));
+        const SearchProgress& live = rec.events.back().progress;
+        QCOMPARE(live.calibration_audited_n, n);
+        QCOMPARE(live.calibration_audited_accuracy, accuracy);
+        QCOMPARE(live.calibration_audited_majority_accuracy, expected.majority_accuracy);
+        QCOMPARE(live.calibration_audited_ece, expected.ece);
+        QCOMPARE(live.calibration_audited_aurc, expected.aurc);
+        QCOMPARE(std::isnan(live.calibration_audited_brier_skill), std::isnan(expected.brier_skill));
+        if (!std::isnan(expected.brier_skill))
+            QCOMPARE(live.calibration_audited_brier_skill, expected.brier_skill);
+        summary_json(s).at("calibration_audited");  // in the JSON summary beside "calibration"
+
+        // The decisions are stored: the store alone gives the same audited candidates (what an opened run shows).
+        {
+            RunStore store = RunStore::open(path);
+            std::map<int64_t, std::string> stored_decision;
+            for (const auto& e : store.events(s.run_id))
+                if (e.kind == "gating")
+                    stored_decision[e.payload.value("candidate", int64_t{0})] = e.payload.value("decision", "");
+            const auto measurements = store.measurementsOfRun(s.run_id);
+            const auto forecasts = store.forecastsOfRun(s.run_id);
+            int64_t stored_audited = 0;
+            for (const auto& [id, ms] : measurements)
+                stored_audited +=
+                    stored_decision[id] == "audit" && ms.back().measurement.status == Status::Ok && forecasts.count(id);
+            QCOMPARE(stored_audited, n);
+        }
+
+        // A resumed run rebuilds the same figure from the store before it goes on.
+        runner.reset();
+        auto resumed = make_search_runner(cfg, cli::resources_dir(), path, true);
+        Recorder again;
+        resumed->setEventCallback(again.fn());
+        const SearchSummary r = resumed->runHere();
+        QCOMPARE(r.progress.measurements, int64_t(30));
+        QCOMPARE(r.calibration_audited, s.calibration_audited);
+        QCOMPARE(again.events.back().progress.calibration_audited_n, n);
+    }
+
+    // With no audit share nothing is audited: the figure is absent (n 0, no metrics), never a number.
+    void noAuditShareGivesNoAuditedFigure() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        SearchConfig cfg = config("softmax", GatingKind::Selective, "local", 16);
+        cfg.gating.epsilon = 0;
+        Recorder rec;
+        auto runner = make_search_runner(cfg, cli::resources_dir(), path, false);
+        runner->setEventCallback(rec.fn());
+        const SearchSummary s = runner->runHere();
+        QCOMPARE(s.state, RunState::Finished);
+        QVERIFY(s.calibration.value("n", 0) > 0);
+        QCOMPARE(s.calibration_audited, nlohmann::json({{"n", 0}}));
+        for (const auto& e : rec.events) {
+            QVERIFY(!(e.decision && *e.decision == GatingDecision::Audit));
+            QCOMPARE(e.progress.calibration_audited_n, int64_t(0));
+        }
     }
 
     // ARCHITECTURE §4: a child of a measured parent is forecast against that parent (S = t_parent / t_child); the

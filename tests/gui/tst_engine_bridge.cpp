@@ -24,6 +24,7 @@
 #include <QAction>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -31,6 +32,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -536,6 +538,55 @@ private Q_SLOTS:
         QCOMPARE(measurements, 10);
         // The rows read from the file and those the resumed search added are one population.
         QCOMPARE(w.populationModel()->rowCount(), static_cast<int>(storedCandidates()));
+    }
+
+    // The run control's audited line, live and for the same run opened from its file: the calibration on the
+    // candidates the epsilon audit measured (their decisions are stored as gating events), with their count.
+    void runControlShowsTheAuditedCalibration() {
+        MainWindow w({kResources, false});
+        w.show();
+        QTRY_VERIFY_WITH_TIMEOUT(w.isReady(), 60000);
+        QVERIFY(w.runControl()->setProblemDir(kResources + QStringLiteral("/problems/softmax")));
+        QVERIFY(w.runControl()->setDeviceId(kDevice));
+        w.runControl()->setSurrogate(QStringLiteral("local"));
+        GatingConfig g;
+        g.kind = GatingKind::Selective;
+        g.epsilon = 0.3;  // audits enough for a figure in a short search
+        w.runControl()->setGating(g);
+        w.runControl()->setBudget(20);
+        QSignalSpy ended(&w, &MainWindow::searchEnded);
+        const QString path = runPath(QStringLiteral("audited.sqlite"));
+        QVERIFY(w.startSearch(path));
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 240000);
+        QCOMPARE(ended.front().front().toBool(), true);
+
+        int64_t audited = 0;
+        {
+            RunStore store = RunStore::open(path.toStdString());
+            const int64_t runId = store.runs().back().id;
+            std::map<int64_t, std::string> decision;
+            for (const RunEvent& e : store.events(runId))
+                if (e.kind == "gating")
+                    decision[e.payload.value("candidate", int64_t{0})] = e.payload.value("decision", "");
+            const auto forecasts = store.forecastsOfRun(runId);
+            for (const auto& [id, ms] : store.measurementsOfRun(runId))
+                audited += decision[id] == "audit" && ms.back().measurement.status == Status::Ok && forecasts.count(id);
+        }
+        QVERIFY(audited > 0);
+        QLabel* line = w.runControl()->auditedCalibrationLabel();
+        const QString live = line->text();
+        QVERIFY2(
+            live.startsWith(QStringLiteral("On %1 audited (a random share of the trusted): accuracy ").arg(audited)),
+            qPrintable(live));
+        QVERIFY2(w.metricsLabel()->text().contains(QStringLiteral("\n%1 audited forecast").arg(audited)),
+                 qPrintable(w.metricsLabel()->text()));
+
+        // Opened from its file, the run shows the same line.
+        line->clear();
+        QSignalSpy loaded(&w, &MainWindow::runLoaded);
+        w.openRun(path);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QCOMPARE(line->text(), live);
     }
 
     void closingTheBridgeStopsTheSearchAndKeepsItsData() {

@@ -1,6 +1,8 @@
 // The run panel's LLM fields: filled from the settings file (~/.config/kerncast/llm.json), and what a search started
 // from the panel gets: the file's settings under the panel's fields, prices and profile included, never the key.
+// Its progress lines: the calibration on every measured candidate, and beside it on the audited ones alone.
 #include "app/gui/run_control_panel.h"
+#include "app/gui/translations.h"
 #include "engine/llm/llm_client.h"
 #include "widgets/device_list_model.h"
 #include "widgets/problem_list_model.h"
@@ -8,14 +10,18 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QLabel>
 #include <QLineEdit>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 using namespace kerncast;
 
@@ -70,6 +76,81 @@ private Q_SLOTS:
         endpoint->setText(QStringLiteral("http://other:9000/v1"));
         c = panel.config();
         QCOMPARE(c.llm["endpoint"].get<std::string>(), std::string("http://other:9000/v1"));
+    }
+
+    // A selective search's calibration line is of the candidates its gate chose to measure; the line under it gives
+    // the same figures on the epsilon-audited ones (a random share of those it trusted), or says plainly that none is
+    // audited yet: never a number on no candidate.
+    void showsTheAuditedCalibrationBesideTheMeasuredOne() {
+        ProblemListModel problems;
+        DeviceListModel devices;
+        RunControlPanel panel(&problems, &devices);
+        QLabel* measured = panel.calibrationLabel();
+        QLabel* audited = panel.auditedCalibrationLabel();
+        QVERIFY(measured && audited);
+        QCOMPARE(panel.findChild<QLabel*>(QStringLiteral("auditedCalibrationLabel")), audited);
+        GatingConfig g;
+        g.kind = GatingKind::Selective;
+        panel.setGating(g);
+
+        SearchProgress p;
+        p.budget_measurements = 40;
+        panel.showProgress(p);  // nothing measured yet: neither line
+        QCOMPARE(measured->text(), QString());
+        QCOMPARE(audited->text(), QString());
+
+        ForecastMetrics all;
+        all.n = 31;
+        all.accuracy = 0.71;
+        all.majority_accuracy = 0.45;
+        all.brier_skill = 0.3;
+        all.crps_skill = 0.4;
+        p.setCalibration(all);
+        panel.showProgress(p);
+        QVERIFY(measured->text().startsWith(QStringLiteral("Surrogate on 31 measured: accuracy 0.71")));
+        QCOMPARE(audited->text(), QStringLiteral("Audited (a random share of the trusted): no audited candidates yet"));
+
+        ForecastMetrics some;
+        some.n = 7;
+        some.accuracy = 4.0 / 7.0;
+        some.majority_accuracy = 3.0 / 7.0;
+        some.brier_skill = 0.25;
+        some.crps_skill = std::numeric_limits<double>::quiet_NaN();  // every audited outcome in one bin
+        some.ece = 0.1234;
+        some.aurc = 0.2;
+        p.setAuditedCalibration(some);
+        panel.showProgress(p);
+        QCOMPARE(audited->text(),
+                 QStringLiteral("On 7 audited (a random share of the trusted): accuracy 0.57 (majority "
+                                "bin 0.43), skill over climatology: Brier +0.250, CRPS n/a; ECE "
+                                "0.123, AURC 0.200"));
+        QVERIFY(measured->text().startsWith(QStringLiteral("Surrogate on 31 measured")));
+
+        // Measure-all measures every candidate, and a pair-set evaluation comes measured: no audit line for them.
+        p.setAuditedCalibration(ForecastMetrics{});
+        panel.showProgress(p, false);
+        QCOMPARE(audited->text(), QString());
+        g.kind = GatingKind::MeasureAll;
+        panel.setGating(g);
+        panel.showProgress(p);
+        QCOMPARE(audited->text(), QString());
+        panel.clearProgress();
+        QCOMPARE(audited->text(), QString());
+
+        // In German, numbers in the German way.
+        QVERIFY(install_translations(QLocale(QLocale::German, QLocale::Germany)));
+        const auto restoreEnglish =
+            qScopeGuard([] { install_translations(QLocale(QLocale::English, QLocale::UnitedStates)); });
+        RunControlPanel german(&problems, &devices);
+        german.setGating(GatingConfig{});
+        german.showProgress(p);
+        QCOMPARE(german.auditedCalibrationLabel()->text(),
+                 QStringLiteral("Geprüft (zufällig aus den vertrauten gezogen): noch keine geprüften Kandidaten"));
+        p.setAuditedCalibration(some);
+        german.showProgress(p);
+        QVERIFY2(german.auditedCalibrationLabel()->text().startsWith(QStringLiteral(
+                     "Auf 7 geprüften Kandidaten (zufällig aus den vertrauten gezogen): Genauigkeit 0,57")),
+                 qPrintable(german.auditedCalibrationLabel()->text()));
     }
 };
 
