@@ -1,5 +1,6 @@
 #include "core/expr.h"
 
+#include "core/expr_tree.h"
 #include "core/untrusted_json.h"
 
 #include <algorithm>
@@ -540,6 +541,29 @@ int64_t Expr::eval(const Bindings& names) const {
     if (!m_root)
         throw Error(m_where, "expected an expression, but none was given");
     return Evaluator{m_text, m_where, names}.eval(*m_root);
+}
+
+namespace {
+
+ExprTree to_tree(const Expr::Node& n) {
+    static_assert(static_cast<int>(ExprTree::Kind::List) == static_cast<int>(Kind::List));
+    ExprTree t;
+    t.kind = static_cast<ExprTree::Kind>(n.kind);
+    t.value = n.value;
+    t.name = n.name;
+    for (const auto& c : n.children)
+        t.children.push_back(to_tree(*c));
+    return t;
+}
+
+}  // namespace
+
+// An Expr does not remember whether it was parsed as a condition; parsing its text again as one gives the same tree
+// for every expression (an arithmetic expression has no condition operators to read differently).
+ExprTree expr_tree(const Expr& e) {
+    if (e.empty())
+        throw Error(e.where(), "expected an expression, but none was given");
+    return to_tree(*Parser(e.text(), e.where(), true).parseAll());
 }
 
 std::set<std::string> Expr::names() const {
