@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/metrics.h"
 #include "core/text_util.h"
+#include "engine/surrogate/boosters.h"
 #include "engine/worker/worker_protocol.h"
 
 #include <Eigen/Dense>
@@ -36,47 +37,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-void check(int rc, const char* what) {
-    if (rc != 0)
-        throw Error(std::string("XGBoost: ") + what + ": " + XGBGetLastError());
-}
-
-// XGBoost prints warnings on stderr by default; a surrogate reports through its results instead.
-void quiet_xgboost() {
-    static std::once_flag once;
-    std::call_once(once, [] { XGBSetGlobalConfig(R"({"verbosity": 0})"); });
-}
-
-struct DMatrix {
-    DMatrixHandle handle = nullptr;
-    DMatrix(const std::vector<float>& data, size_t rows, size_t cols) {
-        check(XGDMatrixCreateFromMat(data.data(), rows, cols, std::numeric_limits<float>::quiet_NaN(), &handle),
-              "creating a data matrix");
-    }
-    ~DMatrix() {
-        if (handle)
-            XGDMatrixFree(handle);
-    }
-    DMatrix(const DMatrix&) = delete;
-    DMatrix& operator=(const DMatrix&) = delete;
-};
-
-struct BoosterDeleter {
-    void operator()(void* handle) const {
-        if (handle)
-            XGBoosterFree(handle);
-    }
-};
-using Booster = std::unique_ptr<void, BoosterDeleter>;
-
-std::vector<float> predict_rows(const Booster& booster, const std::vector<float>& data, size_t rows, size_t cols) {
-    DMatrix m(data, rows, cols);
-    bst_ulong len = 0;
-    const float* out = nullptr;
-    check(XGBoosterPredict(booster.get(), m.handle, 0, 0, 0, &len, &out), "predicting");
-    return std::vector<float>(out, out + len);
-}
 
 bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
@@ -660,34 +620,13 @@ namespace {
 Booster train_booster(const std::vector<float>& data, const std::vector<float>& labels,
                       const std::vector<float>& weights, size_t cols, const LocalForecasterOptions& o, uint64_t seed,
                       int rounds) {
-    DMatrix train(data, labels.size(), cols);
-    check(XGDMatrixSetFloatInfo(train.handle, "label", labels.data(), labels.size()), "setting labels");
-    if (!weights.empty())
-        check(XGDMatrixSetFloatInfo(train.handle, "weight", weights.data(), weights.size()), "setting weights");
-    BoosterHandle handle = nullptr;
-    check(XGBoosterCreate(&train.handle, 1, &handle), "creating a booster");
-    Booster booster(handle);
-    const double base = labels.empty() ? 0.0 : std::accumulate(labels.begin(), labels.end(), 0.0) / labels.size();
-    const std::vector<std::pair<std::string, std::string>> params = {
-        {"booster", "gbtree"},
-        {"objective", "reg:squarederror"},
-        {"tree_method", "hist"},
-        {"nthread", "1"},
-        {"verbosity", "0"},
-        {"seed", std::to_string(seed)},
-        {"base_score", std::to_string(base)},
-        {"max_depth", std::to_string(o.max_depth)},
-        {"eta", std::to_string(o.eta)},
-        {"subsample", std::to_string(o.subsample)},
-        {"colsample_bytree", std::to_string(o.colsample)},
-        {"min_child_weight", std::to_string(o.min_child_weight)},
-        {"lambda", std::to_string(o.lambda)},
-    };
-    for (const auto& [name, value] : params)
-        check(XGBoosterSetParam(handle, name.c_str(), value.c_str()), name.c_str());
-    for (int round = 0; round < rounds; ++round)
-        check(XGBoosterUpdateOneIter(handle, round, train.handle), "boosting");
-    return booster;
+    return train_squared_error_booster(data, labels, weights, cols, seed, rounds,
+                                       {{"max_depth", std::to_string(o.max_depth)},
+                                        {"eta", std::to_string(o.eta)},
+                                        {"subsample", std::to_string(o.subsample)},
+                                        {"colsample_bytree", std::to_string(o.colsample)},
+                                        {"min_child_weight", std::to_string(o.min_child_weight)},
+                                        {"lambda", std::to_string(o.lambda)}});
 }
 
 // fn(0) ... fn(count - 1), on up to `threads` threads at once (each job on one thread: the results do not depend on
@@ -1763,17 +1702,17 @@ struct KeyHash {
 std::string booster_bytes(const Booster& booster) {
     bst_ulong len = 0;
     const char* out = nullptr;
-    check(XGBoosterSaveModelToBuffer(booster.get(), R"({"format": "ubj"})", &len, &out), "saving a booster");
+    check_xgboost(XGBoosterSaveModelToBuffer(booster.get(), R"({"format": "ubj"})", &len, &out), "saving a booster");
     return base64_encode(std::string_view(out, len));
 }
 
 Booster booster_of(const std::string& b64) {
     const std::vector<char> bytes = base64_decode(b64);
     BoosterHandle handle = nullptr;
-    check(XGBoosterCreate(nullptr, 0, &handle), "creating a booster");
+    check_xgboost(XGBoosterCreate(nullptr, 0, &handle), "creating a booster");
     Booster booster(handle);
-    check(XGBoosterLoadModelFromBuffer(handle, bytes.data(), bytes.size()), "loading a booster");
-    check(XGBoosterSetParam(handle, "nthread", "1"), "nthread");
+    check_xgboost(XGBoosterLoadModelFromBuffer(handle, bytes.data(), bytes.size()), "loading a booster");
+    check_xgboost(XGBoosterSetParam(handle, "nthread", "1"), "nthread");
     return booster;
 }
 
