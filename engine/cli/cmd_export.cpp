@@ -5,9 +5,11 @@
 // gating, measurements, steering commands) in write order; kernel-tuner: the family configurations as a Kernel Tuner
 // cache; t4: the same as T4 results (--out) and T4 metadata (--metadata, default <out>-metadata.json);
 // predictions-jsonl: the forecasts in the GPU Forecasters predictions shape; rewards-jsonl: the reward components of
-// each forecast for RL training.
+// each forecast for RL training. cuda and torch: a candidate (or a kernel file with its tunables) as code a project
+// can use, written into the folder --out (engine/cli/export_kernel.h).
 #include "engine/cli/cli.h"
 #include "engine/cli/export_datasets.h"
+#include "engine/cli/export_kernel.h"
 #include "engine/cli/problem_arg.h"
 
 #include "core/bins.h"
@@ -29,6 +31,7 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -44,6 +47,12 @@ struct ExportArgs {
     std::string out;
     std::string metadata;  // t4: the metadata file
     int64_t run_id = 0;
+    // cuda and torch
+    std::string candidate;
+    std::string kernel;
+    std::vector<std::string> tunables;
+    std::string name_space;
+    std::string unit;
 };
 
 // "results.json" -> "results-metadata.json", as Kernel Tuner's examples name the pair.
@@ -218,7 +227,24 @@ void export_events(RunStore& store, const RunInfo& run, std::ostream& out) {
         out << l.j.dump() << "\n";
 }
 
+void run_kernel_export(Context& ctx, const ExportArgs& a) {
+    if (!a.recording.empty() || !a.metadata.empty())
+        throw Error("--format " + a.format + " exports a candidate of a run or a kernel file, not a recording");
+    const nlohmann::json summary = export_kernel(
+        {a.format, a.run, a.run_id, a.candidate, a.problem, a.kernel, a.tunables, a.out, a.name_space, a.unit});
+    if (ctx.json) {
+        *ctx.out << summary.dump() << "\n";
+        return;
+    }
+    for (const auto& f : summary["files"])
+        *ctx.out << "wrote " << f.get<std::string>() << "\n";
+}
+
 void run_export(Context& ctx, const ExportArgs& a) {
+    if (a.format == "cuda" || a.format == "torch")
+        return run_kernel_export(ctx, a);
+    if (!a.candidate.empty() || !a.kernel.empty() || !a.tunables.empty() || !a.name_space.empty() || !a.unit.empty())
+        throw Error("--candidate, --kernel, --tunable, --namespace and --unit go with --format cuda or torch");
     if (a.format == "t4" && (a.out.empty() || a.out == "-"))
         throw Error("--format t4 writes two files: give --out RESULTS.json (and --metadata FILE, default "
                     "RESULTS-metadata.json)");
@@ -238,19 +264,8 @@ void run_export(Context& ctx, const ExportArgs& a) {
     } else {
         if (a.run.empty())
             throw Error("give --run RUN_FILE (or --recording FILE with --format kernel-tuner or t4)");
-        if (!fs::exists(a.run))
-            throw Error(SourceLocation{a.run, 0}, "no such run file");
-        RunStore store = RunStore::openReadOnly(a.run);
-        const auto runs = store.runs();
-        if (runs.empty())
-            throw Error(SourceLocation{a.run, 0}, "the file holds no run");
-        RunInfo run = runs.back();
-        if (a.run_id) {
-            auto r = store.run(a.run_id);
-            if (!r)
-                throw Error(SourceLocation{a.run, 0}, "no run with id " + std::to_string(a.run_id));
-            run = *r;
-        }
+        RunStore store = open_run_store(a.run);
+        const RunInfo run = select_run(store, a.run, a.run_id);
         if (a.format == "pairs-jsonl") {
             const int failed = export_pairs(store, run, a.run, text);
             summary["failed_candidates_left_out"] = failed;
@@ -288,19 +303,31 @@ void run_export(Context& ctx, const ExportArgs& a) {
 void add_export_command(CLI::App& app, Context& ctx) {
     auto args = std::make_shared<ExportArgs>();
     auto* cmd = app.add_subcommand("export", "Export a run or a recording (pair JSONL, search events, Kernel Tuner "
-                                             "cache, T4 results, predictions, rewards)");
+                                             "cache, T4 results, predictions, rewards), or a kernel as CUDA or PyTorch "
+                                             "code");
     cmd->add_option("--run", args->run, "Run store file");
     cmd->add_option("--recording", args->recording,
                     "Recording (.jsonl) to export every family configuration of, with --format kernel-tuner or t4");
     cmd->add_option("--problem", args->problem,
                     "With --recording: the problem folder or name (default: the "
-                    "recording's problem among the resources)");
+                    "recording's problem among the resources); with --format cuda|torch and --kernel: the problem");
     cmd->add_option("--format", args->format,
-                    "pairs-jsonl, events-jsonl, kernel-tuner, t4, predictions-jsonl or rewards-jsonl")
+                    "pairs-jsonl, events-jsonl, kernel-tuner, t4, predictions-jsonl, rewards-jsonl, cuda (a CUDA unit "
+                    "with a host launch function) or torch (that and a PyTorch extension with its test)")
         ->required()
-        ->check(
-            CLI::IsMember({"pairs-jsonl", "events-jsonl", "kernel-tuner", "t4", "predictions-jsonl", "rewards-jsonl"}));
-    cmd->add_option("--out", args->out, "Output file (default: standard output; t4: the results file, required)");
+        ->check(CLI::IsMember({"pairs-jsonl", "events-jsonl", "kernel-tuner", "t4", "predictions-jsonl",
+                               "rewards-jsonl", "cuda", "torch"}));
+    cmd->add_option("--out", args->out,
+                    "Output file (default: standard output; t4: the results file, required; cuda, torch: the folder, "
+                    "required)");
+    cmd->add_option("--candidate", args->candidate,
+                    "With --format cuda|torch and --run: the candidate id, or best (the fastest measured correct)");
+    cmd->add_option("--kernel", args->kernel, "With --format cuda|torch: a kernel program file instead of a run");
+    cmd->add_option("--tunable", args->tunables, "With --kernel: NAME=VALUE for each tunable the program declares");
+    cmd->add_option("--namespace", args->name_space,
+                    "With --format cuda|torch: the C++ namespace of the unit (default kerncast_<problem>), so that "
+                    "several exported kernels compile into one program");
+    cmd->add_option("--unit", args->unit, "With --format cuda|torch: the files' name (default: the problem's)");
     cmd->add_option("--metadata", args->metadata,
                     "With --format t4: the T4 metadata file (default: the results file's name with -metadata.json)");
     cmd->add_option("--run-id", args->run_id, "Which run of the file (default: the last)");

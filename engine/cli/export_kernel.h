@@ -1,0 +1,39 @@
+#pragma once
+// export --format cuda|torch: a run's candidate, or a kernel file with its tunables, as code a project can use
+// (core/kernel_export.h).
+
+#include "engine/cli/cli.h"
+
+#include "core/run_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kerncast::cli {
+
+struct KernelExportArgs {
+    std::string format;                 // "cuda" or "torch"
+    std::string run;                    // a run file, with candidate
+    int64_t run_id = 0;                 // 0: the file's last run
+    std::string candidate;              // a candidate id or "best"
+    std::string problem;                // without a run: the problem (name or folder) ...
+    std::string kernel;                 // ... and the kernel program file
+    std::vector<std::string> tunables;  // NAME=VALUE
+    std::string out;                    // the folder to write into
+    std::string name_space;
+    std::string unit;
+};
+
+// The run file, read-only unless `writable`; throws Error naming it when it does not exist.
+RunStore open_run_store(const std::string& file, bool writable = false);
+// The run of that id in the file, the file's last run when run_id is 0; throws Error naming the file.
+RunInfo select_run(RunStore& store, const std::string& file, int64_t run_id);
+
+// Writes the unit's files into args.out (created when missing) and returns the summary ({"files": [...], ...}).
+// Throws Error with what is wrong (no such candidate, a failed candidate, no pytorch expression for torch, ...).
+nlohmann::json export_kernel(const KernelExportArgs& args);
+
+}  // namespace kerncast::cli

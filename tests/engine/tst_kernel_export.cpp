@@ -1,0 +1,233 @@
+// Exported kernels (core/kernel_export.h, export --format cuda|torch): every family configuration of three problems
+// compiles with nvcc for sm_90 as exported (the launch plan's expressions of sizes in conv2d, scratch buffers in
+// mse_loss, several launches with a scratch buffer sized from N in prefix_sum), all configurations of a problem in
+// one nvcc run, each unit in its own namespace, as a project embedding several kernels would have them. And the
+// export of a run's candidate: the best one, its README naming where it came from, the errors a user meets.
+#include "core/kernel_export.h"
+#include "core/kernel_program.h"
+#include "core/problem.h"
+#include "core/problem_fingerprint.h"
+#include "core/run_store.h"
+#include "core/text_util.h"
+#include "tests/support/cli_runner.h"
+
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace kerncast;
+using namespace kerncast::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kProblems = std::string(KERNCAST_TEST_DATA) + "/../../resources/problems";
+
+QString find_nvcc() {
+    QString nvcc = QStandardPaths::findExecutable("nvcc");
+    if (nvcc.isEmpty())
+        nvcc =
+            QStandardPaths::findExecutable("nvcc", {qEnvironmentVariable("CUDA_HOME") + "/bin", "/usr/local/cuda/bin"});
+    return nvcc;
+}
+
+void write(const fs::path& path, const std::string& text) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+}
+
+std::string read(const fs::path& path) { return read_text_file(path.string()); }
+
+}  // namespace
+
+class TestKernelExport : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void everyConfigurationCompiles_data() {
+        QTest::addColumn<QString>("problem_name");
+        QTest::newRow("conv2d: grid expressions of sizes") << "conv2d";
+        QTest::newRow("mse_loss: scratch, two launches") << "mse_loss";
+        QTest::newRow("prefix_sum: scratch sized by N, two launches") << "prefix_sum";
+    }
+    void everyConfigurationCompiles() {
+        QFETCH(QString, problem_name);
+        const QString nvcc = find_nvcc();
+        if (nvcc.isEmpty())
+            QSKIP("nvcc is not installed (not on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin): the exported units "
+                  "cannot be compiled");
+        const std::string dir = kProblems + "/" + problem_name.toStdString();
+        const Problem problem = Problem::load(dir);
+        const KernelProgram family = KernelProgram::load(dir + "/family.cu");
+        const auto configurations = family.configurations();
+        QVERIFY(configurations.size() > 10);
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const fs::path root = tmp.path().toStdString();
+        // Two translation units, one per core, each including half of the units.
+        std::ostringstream all[2];
+        for (size_t i = 0; i < configurations.size(); ++i) {
+            KernelExportOptions options;
+            options.name_space = "config_" + std::to_string(i);
+            options.unit = "unit";
+            const auto files = export_cuda(problem, family, configurations[i], options);
+            QCOMPARE(files.size(), size_t{3});
+            for (const auto& f : files)
+                write(root / options.name_space / f.path, f.text);
+            all[i % 2] << "#include \"" << options.name_space << "/unit.cu\"\n";
+        }
+        QProcess compilers[2];
+        for (int k = 0; k < 2; ++k) {
+            const fs::path tu = root / ("all_" + std::to_string(k) + ".cu");
+            write(tu, all[k].str());
+            compilers[k].setWorkingDirectory(tmp.path());
+            compilers[k].start(nvcc, {"-std=c++17", "-arch=sm_90", "-Werror", "all-warnings", "-c",
+                                      QString::fromStdString(tu.string()), "-o",
+                                      QString::fromStdString((root / ("all_" + std::to_string(k) + ".o")).string())});
+        }
+        bool finished[2];
+        for (int k = 0; k < 2; ++k)
+            finished[k] = compilers[k].waitForFinished(280000);
+        for (int k = 0; k < 2; ++k) {
+            QVERIFY(finished[k]);
+            QVERIFY2(compilers[k].exitCode() == 0, compilers[k].readAllStandardError().left(6000).constData());
+        }
+    }
+
+    // The exported unit is the kernel with its tunables fixed and a launch function that takes the problem's
+    // buffers, sizes and scalars, and names the plan's expressions.
+    void unitHoldsThePlan() {
+        const std::string dir = kProblems + "/prefix_sum";
+        const auto files = export_cuda(Problem::load(dir), KernelProgram::load(dir + "/family.cu"),
+                                       {{"BLOCK", 512}, {"ITEMS", 4}, {"PAD", 0}, {"DIRECT", 1}}, {});
+        QCOMPARE(files[0].path, std::string("prefix_sum.h"));
+        QCOMPARE(files[1].path, std::string("prefix_sum.cu"));
+        const std::string& h = files[0].text;
+        const std::string& cu = files[1].text;
+        QVERIFY2(h.find("cudaError_t launch(const int32_t* x, int32_t* y, int64_t N, cudaStream_t stream = nullptr, "
+                        "void* workspace = nullptr, const char** message = nullptr);") != std::string::npos,
+                 h.c_str());
+        QVERIFY(h.find("inline constexpr int64_t BLOCK = 512;") != std::string::npos);
+        QVERIFY(h.find("size_t workspace_bytes(int64_t N") != std::string::npos);
+        QVERIFY(cu.find("#define BLOCK 512\n") != std::string::npos);
+        QVERIFY(cu.find("#undef BLOCK\n") != std::string::npos);
+        QVERIFY(cu.find("#undef TILE\n") != std::string::npos);  // the kernel's own macros
+        QVERIFY(cu.find("// ceil_div(ceil_div(N, BLOCK * ITEMS), 256)") != std::string::npos);
+        QVERIFY(cu.find("scan_init<<<") < cu.find("scan_family<<<"));
+        QVERIFY(cu.find("cudaMallocAsync") != std::string::npos);
+    }
+
+    void exportErrors_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        const QString family = QString::fromStdString(kProblems + "/softmax/family.cu");
+        QTest::newRow("missing tunable") << QStringList{"--problem", "softmax",   "--kernel",
+                                                        family,      "--tunable", "TPR=128"}
+                                         << "tunables without a value: ROWS, VEC, ITEMS";
+        QTest::newRow("invalid configuration")
+            << QStringList{"--problem", "softmax", "--kernel",  family,  "--tunable", "TPR=32",
+                           "--tunable", "ROWS=1",  "--tunable", "VEC=1", "--tunable", "ITEMS=1"}
+            << "not a valid configuration";
+        QTest::newRow("no out folder") << QStringList{"--problem", "softmax", "--kernel", family, "--out", "-"}
+                                       << "give --out DIR";
+        QTest::newRow("bad namespace") << QStringList{"--problem",
+                                                      "saxpy",
+                                                      "--kernel",
+                                                      QString::fromStdString(kProblems + "/saxpy/reference.cu"),
+                                                      "--namespace",
+                                                      "my-kernels"}
+                                       << "is not a C++ identifier";
+    }
+    void exportErrors() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        QTemporaryDir tmp;
+        std::vector<std::string> a = {"export", "--format", "cuda"};
+        if (!args.contains("--out"))
+            a.insert(a.end(), {"--out", tmp.filePath("out").toStdString()});
+        for (const auto& s : args)
+            a.push_back(s.toStdString());
+        const CliResult r = run_cli(a);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.find(message.toStdString()) != std::string::npos, r.err.c_str());
+    }
+
+    // --candidate best is the fastest candidate measured correct on a device; its README says where it came from.
+    void exportsTheBestCandidateOfARun() {
+        QTemporaryDir tmp;
+        const std::string run_file = tmp.filePath("run.kcrun").toStdString();
+        const std::string dir = kProblems + "/softmax";
+        const std::string family = read(dir + "/family.cu");
+        {
+            RunStore store = RunStore::create(run_file);
+            RunInfo run;
+            run.problem = "softmax";
+            run.device = "cuda:0";
+            store.addRun(run);
+            ProblemRecord pr;
+            pr.name = "softmax";
+            pr.dir = dir;
+            store.addProblem(pr);
+            auto add = [&](std::map<std::string, int64_t> t, Status status, double speedup) {
+                Candidate c;
+                c.mutator = Mutator::Parametric;
+                c.source = family;
+                c.tunables = t;
+                c.label = "family";
+                for (const auto& [k, v] : t)
+                    c.label += " " + k + "=" + std::to_string(v);
+                store.addCandidate(run.id, c);
+                Measurement m;
+                m.status = status;
+                m.speedup = speedup;
+                m.device.name = "NVIDIA H100 80GB HBM3";
+                m.device_kind = "cuda";
+                m.candidate = TimingStats{};
+                m.candidate->median_us = 100.0 / std::max(speedup, 0.01);
+                m.reference = TimingStats{};
+                m.reference->median_us = 100.0;
+                store.addMeasurement(c.id, m);
+                return c.id;
+            };
+            add({{"TPR", 128}, {"ROWS", 1}, {"VEC", 4}, {"ITEMS", 2}}, Status::Ok, 1.5);
+            add({{"TPR", 256}, {"ROWS", 1}, {"VEC", 4}, {"ITEMS", 1}}, Status::Incorrect, 0);
+            add({{"TPR", 64}, {"ROWS", 2}, {"VEC", 2}, {"ITEMS", 4}}, Status::Ok, 2.25);
+        }
+        const std::string out = tmp.filePath("best").toStdString();
+        const CliResult r =
+            run_cli({"--json", "export", "--run", run_file, "--candidate", "best", "--format", "cuda", "--out", out});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        const auto summary = nlohmann::json::parse(r.out);
+        QCOMPARE(summary["candidate"].get<int64_t>(), int64_t{3});
+        QCOMPARE(summary["tunables"]["TPR"].get<int64_t>(), int64_t{64});
+        const std::string readme = read(fs::path(out) / "README.md");
+        QVERIFY2(readme.find("candidate 3 (family ITEMS=4 ROWS=2 TPR=64 VEC=2) of run 1 in run.kcrun") !=
+                     std::string::npos,
+                 readme.c_str());
+        QVERIFY(readme.find("2.250x") != std::string::npos);
+        QVERIFY(readme.find("NVIDIA H100 80GB HBM3") != std::string::npos);
+        QVERIFY(readme.find(problem_fingerprint(dir)) != std::string::npos);
+        QVERIFY(read(fs::path(out) / "softmax.h").find("inline constexpr int64_t TPR = 64;") != std::string::npos);
+
+        // A failed candidate exports too (by id), without a speedup; an unknown one is an error.
+        const CliResult failed = run_cli({"export", "--run", run_file, "--candidate", "2", "--format", "cuda", "--out",
+                                          tmp.filePath("two").toStdString()});
+        QVERIFY2(failed.code == 0, failed.err.c_str());
+        QVERIFY(read(tmp.filePath("two/README.md").toStdString()).find("none: not measured correct") !=
+                std::string::npos);
+        const CliResult unknown = run_cli({"export", "--run", run_file, "--candidate", "9", "--format", "cuda", "--out",
+                                           tmp.filePath("nine").toStdString()});
+        QCOMPARE(unknown.code, 1);
+        QVERIFY2(unknown.err.find("has no candidate 9") != std::string::npos, unknown.err.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKernelExport)
+#include "tst_kernel_export.moc"
