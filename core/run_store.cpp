@@ -260,6 +260,7 @@ struct RunStore::Impl {
     sqlite::Database db;
     std::function<void(const StoreChange&)> observer;
     bool in_transaction = false;       // an explicit Transaction is open
+    bool viewer = false;               // opened by openReadOnly: never checkpoints by itself
     std::vector<StoreChange> pending;  // rows written in the open transaction, announced after its commit
 
     explicit Impl(sqlite::Database database) : db(std::move(database)) {}
@@ -452,6 +453,15 @@ sqlite::Database open_database_read_only(const std::string& path) {
                                                         "it) to bring it up to date"));
     };
     try {
+        // Opened for writing where the file is writable, with every write refused (query_only): a read-only
+        // connection cannot remove the -wal and -shm files SQLite creates beside the file, so every look at a run
+        // (the GUI's views, an export) left them there. As the last connection this one removes them on close.
+        sqlite::Database database(path, SQLITE_OPEN_READWRITE);
+        database.exec("PRAGMA query_only = 1", "opening the run store for reading");
+        check_header(database);
+        return database;
+    } catch (const Error&) {}
+    try {
         sqlite::Database database(path, SQLITE_OPEN_READONLY);
         check_header(database);
         return database;
@@ -470,15 +480,24 @@ sqlite::Database open_database_read_only(const std::string& path) {
 int RunStore::schemaVersion() { return kLatestVersion; }
 
 RunStore RunStore::openReadOnly(const std::string& path) {
-    return RunStore(std::make_unique<Impl>(open_database_read_only(path)));
+    auto impl = std::make_unique<Impl>(open_database_read_only(path));
+    impl->viewer = true;
+    return RunStore(std::move(impl));
 }
 
 RunStore::RunStore(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 RunStore::RunStore(RunStore&&) noexcept = default;
 RunStore& RunStore::operator=(RunStore&&) noexcept = default;
 RunStore::~RunStore() {
-    if (m_impl)
-        m_impl->rollbackQuietly();
+    if (!m_impl)
+        return;
+    m_impl->rollbackQuietly();
+    // Everything goes into the main file before the connection closes: a reader that outlives this writer (the
+    // GUI's, another process's) would otherwise keep SQLite from checkpointing on close, and the .sqlite copied or
+    // mailed alone would lack what only the -wal beside it holds. TRUNCATE also leaves that -wal empty.
+    sqlite3* db = m_impl->db.handle();
+    if (db && !m_impl->viewer && sqlite3_db_readonly(db, "main") == 0)
+        sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
 }
 
 RunStore RunStore::open(const std::string& path) {

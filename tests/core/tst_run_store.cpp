@@ -12,8 +12,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -642,9 +644,9 @@ private Q_SLOTS:
         }
         QCOMPARE(bytes(), before);
 
-        // SQLite leaves the (empty) WAL files of a reader beside the file; a directory takes the index's place.
-        QFile::remove(QString::fromStdString(file + "-wal"));
-        QFile::remove(QString::fromStdString(file + "-shm"));
+        // A reader leaves no WAL files beside the file; a directory takes the index's place.
+        QVERIFY(!QFile::exists(QString::fromStdString(file + "-wal")));
+        QVERIFY(!QFile::exists(QString::fromStdString(file + "-shm")));
         QVERIFY(QDir().mkpath(QString::fromStdString(file + "-shm")));
         QVERIFY_THROWS_EXCEPTION(Error, RunStore::open(file));
         {
@@ -657,6 +659,38 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(Error, RunStore::openReadOnly(path("no-such-run.sqlite")));
         std::ofstream(path("not-a-store.sqlite")) << "hello";
         QVERIFY_THROWS_EXCEPTION(Error, RunStore::openReadOnly(path("not-a-store.sqlite")));
+    }
+
+    // After a clean close the .sqlite alone holds everything, also when a reader (the GUI's views, an export) was
+    // open while the writer closed, and no -wal or -shm file stays beside it: the file can be copied or mailed alone.
+    void wholeAfterACleanCloseWithAReaderOpen() {
+        const auto file = path("whole.sqlite");
+        const auto copy = path("whole-copy.sqlite");
+        int64_t run_id = 0;
+        constexpr int kCandidates = 300;
+        std::optional<RunStore> reader;
+        {
+            auto store = RunStore::create(file);
+            RunInfo run;
+            run.name = "whole";
+            run_id = store.addRun(run);
+            reader.emplace(RunStore::openReadOnly(file));
+            for (int i = 0; i < kCandidates; ++i) {
+                Candidate c = make_candidate("c" + std::to_string(i));
+                store.addCandidate(run_id, c);
+                store.addEvent(run_id, "note", {{"i", i}});
+            }
+            QCOMPARE(reader->candidates(run_id).size(), size_t{kCandidates});
+        }
+        QVERIFY(std::filesystem::copy_file(file, copy));
+        {
+            auto alone = RunStore::openReadOnly(copy);
+            QCOMPARE(alone.candidates(run_id).size(), size_t{kCandidates});
+            QCOMPARE(alone.events(run_id).size(), size_t{kCandidates});
+        }
+        reader.reset();
+        for (const char* suffix : {"-wal", "-shm"})
+            QVERIFY2(!std::filesystem::exists(file + suffix), suffix);
     }
 
     void llmCallsRoundTripAndSum() {
