@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <future>
 #include <iomanip>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <thread>
@@ -134,7 +135,41 @@ std::vector<std::string> expand_paths(const ProblemsOptions& opt,
 // NVRTC compile checks for a folder whose formats are valid: the reference, every seed and the family's
 // configurations (all of them up to 64, else a sample holding every value of every tunable, so that a
 // static_assert failing at one corner is found). Compiles run on the compiler's pool, overlapping one another.
-void compile_checks(Compiler& compiler, const ProblemBundle& b, const std::string& arch, std::vector<Error>& errors) {
+// The kernel programs of a folder that parse, whatever else is wrong with it: a broken problem.json or a launch
+// line naming an unknown argument does not hide the compile errors of the other programs.
+ProblemBundle parsed_programs(const std::string& dir, bool& has_reference) {
+    std::vector<Error> ignored;  // validate_problem_folder reported them
+    ProblemBundle b;
+    b.problem = Problem::load(dir, ignored);
+    const fs::path folder = b.problem.dir.empty() ? fs::path(dir) : fs::path(b.problem.dir);
+    auto load = [](const fs::path& path) -> std::optional<KernelProgram> {
+        try {
+            return KernelProgram::load(path.string());
+        } catch (const Error&) {
+            return std::nullopt;  // its parse error is reported already
+        }
+    };
+    const auto reference =
+        load(folder / (b.problem.reference_file.empty() ? "reference.cu" : b.problem.reference_file));
+    has_reference = reference.has_value();
+    if (reference)
+        b.reference = *reference;
+    std::error_code ec;
+    std::vector<fs::path> seeds;
+    for (const auto& entry : fs::directory_iterator(folder / "seeds", ec))
+        if (entry.is_regular_file() && entry.path().extension() == ".cu")
+            seeds.push_back(entry.path());
+    std::sort(seeds.begin(), seeds.end());
+    for (const auto& path : seeds)
+        if (auto k = load(path))
+            b.seeds.push_back(std::move(*k));
+    if (fs::exists(folder / "family.cu", ec))
+        b.family = load(folder / "family.cu");
+    return b;
+}
+
+void compile_checks(Compiler& compiler, const ProblemBundle& b, const std::string& arch, std::vector<Error>& errors,
+                    bool has_reference = true) {
     struct Job {
         std::string file;
         std::string label;
@@ -150,7 +185,8 @@ void compile_checks(Compiler& compiler, const ProblemBundle& b, const std::strin
         req.kernel_names = k.kernelNames();
         jobs.push_back({k.file, label, compiler.compileAsync(std::move(req))});
     };
-    submit(b.reference, {}, "");
+    if (has_reference)
+        submit(b.reference, {}, "");
     for (const auto& s : b.seeds)
         submit(s, s.configurations(1).empty() ? Bindings{} : s.configurations(1).front(), "");
     if (b.family) {
@@ -210,6 +246,20 @@ void run_validate(Context& ctx, const ProblemsOptions& opt) {
                 compile_checks(*compiler, bundle, opt.arch, errors);
             } catch (const Error& e) {
                 errors.push_back(e);
+            }
+        } else if (compiler) {
+            // Every error of the folder in one pass: the programs that parse are compiled too.
+            try {
+                bool has_reference = false;
+                const auto programs = parsed_programs(dir, has_reference);
+                if (!programs.problem.name.empty())
+                    name = programs.problem.name;
+                compile_checks(*compiler, programs, opt.arch, errors, has_reference);
+            } catch (const Error& e) {
+                // e.g. a family too large to enumerate, which validation has reported already
+                if (std::none_of(errors.begin(), errors.end(),
+                                 [&](const Error& known) { return std::string(known.what()) == e.what(); }))
+                    errors.push_back(e);
             }
         }
         nlohmann::json list = nlohmann::json::array();

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -94,6 +95,31 @@ private Q_SLOTS:
 
     // 10^7 combinations and no condition that prunes early: `list` and `validate` answer at once with the file,
     // the line and what to change.
+    // validate reports every error of a folder in one pass: a broken problem.json, a launch line and the compile
+    // errors of the other programs, not only the first kind found.
+    void validateReportsEveryErrorOfAFolder() {
+        QTemporaryDir dir;
+        const std::string folder = dir.filePath(QStringLiteral("many_errors")).toStdString();
+        std::filesystem::copy(kFixture, folder, std::filesystem::copy_options::recursive);
+        // A compile error in the family and one in a seed, beside a tolerance that is not a number.
+        std::string json = read(folder + "/problem.json");
+        const auto rtol = json.find("\"rtol\"");
+        QVERIFY(rtol != std::string::npos);
+        json.replace(json.find(':', rtol) + 1, 0, " \"x\", \"rtol_was\":");
+        std::ofstream(folder + "/problem.json") << json;
+        std::string seed = read(folder + "/seeds/grid_stride.cu");
+        seed += "\nstatic_assert(false, \"the seed's own mistake\");\n";
+        std::ofstream(folder + "/seeds/grid_stride.cu") << seed;
+        std::string fam = read(folder + "/family.cu");
+        fam += "\nstatic_assert(false, \"the family's own mistake\");\n";
+        std::ofstream(folder + "/family.cu") << fam;
+        const auto r = run_cli({"problems", "validate", folder});
+        QCOMPARE(r.code, 1);
+        for (const char* part :
+             {"rtol", "grid_stride.cu", "the seed's own mistake", "family.cu", "the family's own mistake"})
+            QVERIFY2(r.out.find(part) != std::string::npos, (std::string(part) + " missing in:\n" + r.out).c_str());
+    }
+
     void hugeFamilyIsAClearError() {
         QTemporaryDir dir;
         std::string tunables;
