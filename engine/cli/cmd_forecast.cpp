@@ -12,6 +12,7 @@
 #include "core/problem_library.h"
 #include "engine/gpu/compiler.h"
 #include "engine/llm/llm_forecaster.h"
+#include "engine/replay/replay_device.h"
 #include "engine/surrogate/forecast_query.h"
 #include "engine/surrogate/local_forecaster.h"
 
@@ -20,6 +21,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -39,6 +41,39 @@ struct ForecastArgs {
     bool abstain = false;
     bool show_prompt = false;
 };
+
+// The speedups bin b holds, e.g. "1.00-1.41x", "<= 0.25x", "> 4.00x": a bin number or name alone says too little.
+std::string bin_range(const BinScheme& scheme, int b) {
+    char buf[64];
+    const double lo = scheme.lowerEdge(b), hi = scheme.upperEdge(b);
+    if (lo <= 0)
+        std::snprintf(buf, sizeof buf, "<= %.2fx", hi);
+    else if (!std::isfinite(hi))
+        std::snprintf(buf, sizeof buf, "> %.2fx", lo);
+    else
+        std::snprintf(buf, sizeof buf, "%.2f-%.2fx", lo, hi);
+    return buf;
+}
+
+// What the default recordings measured for this very program, to hold the forecast against.
+std::optional<double> recorded_speedup(const std::string& problem, const std::string& source,
+                                       const std::map<std::string, int64_t>& tunables, std::string& where) {
+    const std::string folder = default_recordings_folder(resources_dir());
+    const fs::path file = fs::path(folder) / (problem + ".jsonl");
+    std::error_code ec;
+    if (folder.empty() || !fs::is_regular_file(file, ec))
+        return std::nullopt;
+    try {
+        const Recording rec = Recording::load(file.string());
+        const RecordingEntry* entry = rec.find(content_hash(source, tunables));
+        if (!entry || entry->measurement.status != Status::Ok || !(entry->measurement.speedup > 0))
+            return std::nullopt;
+        where = rec.header.device.name.empty() ? fs::path(folder).filename().string() : rec.header.device.name;
+        return entry->measurement.speedup;
+    } catch (const Error&) {
+        return std::nullopt;  // a broken recording is `record`'s and `search`'s to report
+    }
+}
 
 void run_forecast(Context& ctx, const ForecastArgs& a) {
     const std::string dir = resolve_problem_dir(a.problem);
@@ -126,6 +161,8 @@ void run_forecast(Context& ctx, const ForecastArgs& a) {
         return;
     }
     const Forecast& f = *result.forecast;
+    std::string recorded_on;
+    const auto recorded = recorded_speedup(bundle.problem.name, source, tunables, recorded_on);
     if (ctx.json) {
         nlohmann::json j = {{"ok", true},
                             {"surrogate", surrogate_id},
@@ -135,7 +172,10 @@ void run_forecast(Context& ctx, const ForecastArgs& a) {
                             {"expected_speedup", std::exp(f.expectedLogSpeedup(scheme))},
                             {"static_report", compiled.kernels}};
         for (int b = 1; b <= kBinCount; ++b)
-            j["bins"].push_back({{"bin", b}, {"name", scheme.name(b)}, {"p", f.probabilities[b - 1]}});
+            j["bins"].push_back(
+                {{"bin", b}, {"name", scheme.name(b)}, {"range", bin_range(scheme, b)}, {"p", f.probabilities[b - 1]}});
+        if (recorded)
+            j["recorded"] = {{"speedup", *recorded}, {"bin", scheme.binOf(*recorded)}, {"device", recorded_on}};
         if (a.show_prompt)
             j["prompt"] = prompt;
         if (!model_reasoning.empty())
@@ -148,14 +188,22 @@ void run_forecast(Context& ctx, const ForecastArgs& a) {
     for (int b = 1; b <= kBinCount; ++b) {
         char buf[160];
         const double p = f.probabilities[b - 1];
-        std::snprintf(buf, sizeof buf, "%s %-22s %5.1f%% %s\n", b == f.predicted_bin ? ">" : " ",
-                      scheme.name(b).c_str(), 100 * p, std::string(static_cast<size_t>(p * 40 + 0.5), '#').c_str());
+        std::snprintf(buf, sizeof buf, "%s %d %-22s %-12s %5.1f%% %s\n", b == f.predicted_bin ? ">" : " ", b,
+                      scheme.name(b).c_str(), bin_range(scheme, b).c_str(), 100 * p,
+                      std::string(static_cast<size_t>(p * 40 + 0.5), '#').c_str());
         out << buf;
     }
     char buf[200];
-    std::snprintf(buf, sizeof buf, "predicted  %s (confidence %.2f), expected speedup %.2fx\n",
-                  scheme.name(f.predicted_bin).c_str(), f.maxProbability(), std::exp(f.expectedLogSpeedup(scheme)));
+    std::snprintf(buf, sizeof buf, "predicted  bin %d %s (%s, confidence %.2f), expected speedup %.2fx\n",
+                  f.predicted_bin, scheme.name(f.predicted_bin).c_str(), bin_range(scheme, f.predicted_bin).c_str(),
+                  f.maxProbability(), std::exp(f.expectedLogSpeedup(scheme)));
     out << buf;
+    if (recorded) {
+        const int bin = scheme.binOf(*recorded);
+        std::snprintf(buf, sizeof buf, "recorded   %.2fx on %s: bin %d %s (%s)\n", *recorded, recorded_on.c_str(), bin,
+                      scheme.name(bin).c_str(), bin_range(scheme, bin).c_str());
+        out << buf;
+    }
     if (!f.reasoning.empty())
         out << "reasoning  " << f.reasoning << "\n";
     if (a.show_prompt && !prompt.empty())

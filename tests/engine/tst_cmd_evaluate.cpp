@@ -70,6 +70,13 @@ private slots:
             QVERIFY2(j["metrics"].contains(key) && (j["metrics"][key].is_number() || j["metrics"][key].is_null()), key);
         QVERIFY(j["per_pack"].contains("saxpy"));
         QCOMPARE(j["per_pack"]["saxpy"]["n"].get<int>(), 12);
+        // Why these numbers are not a search's calibration line on the same pairs: that surrogate learned from the
+        // run's measurements while it forecast; this one learns nothing from the pairs.
+        QVERIFY(j.value("compared_with_the_search", std::string()).find("learns nothing from these pairs") !=
+                std::string::npos);
+        const auto text = run_cli({"evaluate", "--pairs", m_pairs, "--surrogate", "local", "--store",
+                                   m_dir.filePath("local-eval-text.sqlite").toStdString()});
+        QVERIFY2(text.out.find("compared with the search: ") != std::string::npos, text.out.c_str());
         for (const char* f :
              {"metrics.json", "reliability.csv", "reliability.json", "risk_coverage.csv", "risk_coverage.json"})
             QVERIFY2(std::filesystem::file_size(report + "/" + f) > 0, f);
