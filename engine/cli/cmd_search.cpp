@@ -260,7 +260,12 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
         if (a.resume)
             j["ignored_flags"] = ignored;
         j["fast_p"] = search_fast_p(cfg, s, a.run);
+        if (!spend_warning.empty())
+            j["spend_warning"] = spend_warning;
         *ctx.out << j.dump(2) << "\n";
+    } else if (s.state == RunState::Failed && s.progress.candidates == 0) {
+        // Stopped before the search began (e.g. a problem the replay device has no recording of): no best to speak of.
+        *ctx.out << to_string(s.state) << ": " << s.reason << "\n";
     } else {
         char buf[512];
         std::snprintf(buf, sizeof buf,

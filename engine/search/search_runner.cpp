@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/metrics.h"
+#include "core/problem_fingerprint.h"
 #include "core/suspect_review.h"
 #include "core/untrusted_json.h"
 #include "engine/gpu/compiler.h"
@@ -371,6 +372,8 @@ private:
 
     void openStore();
     void startFresh();
+    void requireRecording() const;
+    bool deviceCanMeasure(int64_t id);
     void storeProblem();
     void restore();
     void seedPopulation();
@@ -1175,6 +1178,7 @@ void Loop::review(const SearchCommand& c) {
 
 void Loop::startFresh() {
     s.bundle = load_problem_folder(cfg.problem_dir);
+    requireRecording();
     RunInfo info;
     info.name = s.bundle.problem.name + " on " + s.device->id();
     info.problem = s.bundle.problem.name;
@@ -1193,6 +1197,45 @@ void Loop::startFresh() {
     checkpoint();  // before the seeding: a run killed during it resumes from here
     emitSimple(SearchEvent::Kind::RunStarted, info.name);
     seedPopulation();
+}
+
+// A device that answers from recordings answers nothing for a problem it has no recording of (or of another
+// definition of it): every measurement would be not_recorded while the budget is spent, so the search stops before
+// the first one.
+void Loop::requireRecording() const {
+    const std::string folder = s.device->recordingsFolder();
+    if (folder.empty())
+        return;
+    const std::string& name = s.bundle.problem.name;
+    const auto rec = s.device->recording(name);
+    const std::string todo = "; record it on a GPU (kerncast-cli record --problem " + cfg.problem_dir +
+                             " --device cuda:0) or choose a device that has its recording";
+    if (!rec)
+        throw Error(SourceLocation{cfg.problem_dir, 0}, "problem '" + name + "' has no recording on " + s.device->id() +
+                                                            " (no " + name + ".jsonl in " + folder +
+                                                            "): the replay device could measure nothing" + todo);
+    if (rec->header.problem_fingerprint != problem_fingerprint(cfg.problem_dir))
+        throw Error(SourceLocation{cfg.problem_dir, 0},
+                    "problem '" + name + "' is not the definition recorded on " + s.device->id() + " (" + rec->file +
+                        " measured problem fingerprint '" + rec->header.problem_fingerprint +
+                        "'; problem.json or the reference changed since): the replay device could measure nothing" +
+                        todo);
+}
+
+// A device that answers from recordings cannot measure a program it has no recording of (a kernel edited by hand):
+// asking would only spend a measurement on not_recorded. The candidate says why instead.
+bool Loop::deviceCanMeasure(int64_t id) {
+    if (s.device->recordingsFolder().empty())
+        return true;
+    const Cand& c = s.cands.at(id);
+    const auto rec = s.device->recording(s.bundle.problem.name);
+    if (rec && rec->find(content_hash(c.c.source, c.c.tunables)))
+        return true;
+    recordGating(id, GatingDecision::Discard,
+                 "not measured: " + s.device->id() +
+                     " answers only the programs recorded on a GPU, and this one is not among them (no measurement "
+                     "was spent); measure it on a GPU");
+    return false;
 }
 
 void Loop::storeProblem() {
@@ -1708,7 +1751,20 @@ void Loop::applyCommand(const SearchCommand& c) {
         child.tunables = c.tunables;
         child.parent_id = s.cands.count(c.candidate_id) ? c.candidate_id : 0;
         child.generation = child.parent_id ? s.cands.at(child.parent_id).c.generation + 1 : 0;
-        forecastAndGate(addChildren({child}), false);
+        // A kernel a person wrote is forecast (for the record) and measured whatever the gate says of it: the gate
+        // chooses among the search's own children, not for the person.
+        const std::vector<int64_t> ids = addChildren({child});
+        std::vector<int64_t> chosen = gate(ids, false);
+        for (int64_t id : ids)
+            if (std::find(chosen.begin(), chosen.end(), id) == chosen.end()) {
+                recordGating(id, GatingDecision::Forced, "submitted by hand: measured whatever its forecast");
+                chosen.push_back(id);
+            }
+        std::vector<int64_t> measurable;
+        for (int64_t id : chosen)
+            if (deviceCanMeasure(id))
+                measurable.push_back(id);
+        measureInOrder(measurable);
         return;
     }
     if (c.kind == K::ForceMeasure) {
@@ -1723,7 +1779,7 @@ void Loop::applyCommand(const SearchCommand& c) {
         s.store->addEvent(s.run_id, to_string(c.kind), payload);
         emitSimple(SearchEvent::Kind::Command, message);
         recordGating(c.candidate_id, GatingDecision::Forced, "forced by a person");
-        if (measurementsLeft())
+        if (measurementsLeft() && deviceCanMeasure(c.candidate_id))
             measure(c.candidate_id);
         return;
     }
@@ -1748,7 +1804,10 @@ void Loop::applyCommands() {
                 if (!s.paused || s.steps_allowed > 0 || s.stop_requested)
                     return;
                 s.progress.state = RunState::Paused;
+                const auto paused_at = std::chrono::steady_clock::now();
                 s.cv.wait(lock, [&] { return !s.commands.empty(); });
+                // Time spent paused is not search time: the elapsed time and the wall-time budget leave it out.
+                s.started += std::chrono::steady_clock::now() - paused_at;
             }
             batch.swap(s.commands);
         }

@@ -413,6 +413,42 @@ private slots:
         QCOMPARE(nlohmann::json::parse(r.out)["measurements"].get<int>(), 6);
     }
 
+    // The replay device answers only recorded programs of the recorded definition: a problem it has no recording of
+    // (or an edited one) stops the search before its first measurement, with the reason and exit code 1, instead of
+    // spending the budget on not_recorded answers and reporting a best of 0x.
+    void anUnrecordedProblemStopsBeforeMeasuring_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("edit");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("no recording") << "row_sum_copy"
+                                      << ""
+                                      << "has no recording on replay:nvidia-h200";
+        QTest::newRow("another definition") << "row_sum"
+                                            << "\"rtol\": 1e-3"
+                                            << "is not the definition recorded";
+    }
+    void anUnrecordedProblemStopsBeforeMeasuring() {
+        QFETCH(QString, name);
+        QFETCH(QString, edit);
+        QFETCH(QString, says);
+        QTemporaryDir dir;
+        const std::filesystem::path problem = dir.filePath(name).toStdString();
+        std::filesystem::copy(std::string(KERNCAST_SOURCE_DIR "/resources/problems/row_sum"), problem,
+                              std::filesystem::copy_options::recursive);
+        std::string json = read((problem / "problem.json").string());
+        json.replace(json.find("\"row_sum\""), 9, "\"" + name.toStdString() + "\"");
+        if (!edit.isEmpty())
+            json.replace(json.find("\"rtol\": 1e-4"), std::string("\"rtol\": 1e-4").size(), edit.toStdString());
+        std::ofstream(problem / "problem.json") << json;
+        const std::string run = dir.filePath("unrecorded.sqlite").toStdString();
+        const auto r = run_cli({"search", "--problem", problem.string(), "--device", "replay:nvidia-h200",
+                                "--surrogate", "none", "--gating", "measure-all", "--budget", "6", "--run", run});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.find(says.toStdString()) != std::string::npos, r.err.c_str());
+        QVERIFY2(r.out.find("best 0.000x") == std::string::npos, r.out.c_str());
+        QCOMPARE(measured_count(run), int64_t{0});
+    }
+
     void exportsTheRunAsDatasets() {
         QTemporaryDir dir;
         const std::string run = dir.filePath("e.sqlite").toStdString();

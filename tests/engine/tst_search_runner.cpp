@@ -474,7 +474,10 @@ private slots:
             std::lock_guard<std::mutex> lock(m);
             if (e.kind == SearchEvent::Kind::Command && e.message == "pause")
                 paused_seen = true;
-            if (e.kind == SearchEvent::Kind::Gating && !is_measured(*e.decision))
+            // A candidate the screening left unmeasured (not the hand-written kernel, which the replay device cannot
+            // measure at all).
+            if (e.kind == SearchEvent::Kind::Gating && !is_measured(*e.decision) &&
+                e.message.rfind("not measured", 0) != 0)
                 unmeasured = e.candidate_id;
             cv.notify_all();
         });
@@ -537,16 +540,15 @@ private slots:
         QCOMPARE(kinds.count("step"), size_t(3));
         QCOMPARE(kinds.count("stop"), size_t(1));
         // The hand-written kernel is a candidate like any other: compiled here with NVRTC (the recording does not
-        // know it), and on the replay device it is not_recorded, never invented.
+        // know it) and forecast; the replay device, which could only answer not_recorded, is not asked, and no
+        // measurement is spent on it.
         bool human = false;
         for (const auto& cand : store.candidates(s.run_id)) {
             if (cand.mutator != Mutator::Human)
                 continue;
             human = true;
             QVERIFY(!store.staticReportsFor(cand.id).empty());
-            const auto ms = store.measurementsFor(cand.id);
-            if (!ms.empty())
-                QCOMPARE(ms[0].measurement.status, Status::NotRecorded);
+            QVERIFY(store.measurementsFor(cand.id).empty());
         }
         QVERIFY(human);
         {
