@@ -124,6 +124,72 @@ private Q_SLOTS:
         QVERIFY(cu.find("cudaMallocAsync") != std::string::npos);
     }
 
+    // forward() takes the problem's inputs as the pytorch expression does: sizes from the input shapes, a size no
+    // shape gives as a keyword, scalars as keywords with the problem's values; a reduction's one element as 0-dim.
+    void torchWrapper_data() {
+        QTest::addColumn<QString>("problem_name");
+        QTest::addColumn<QString>("signature");
+        QTest::addColumn<QString>("call");
+        QTest::newRow("softmax") << "softmax"
+                                 << "def forward(x):"
+                                 << "extension().forward([x], [int(x.shape[0]), int(x.shape[1])], [])";
+        QTest::newRow("saxpy: scalar, inout") << "saxpy"
+                                              << "def forward(x, y, *, a=2.5):"
+                                              << "extension().forward([x, y], [int(x.shape[0])], [float(a)])";
+        QTest::newRow("groupnorm: G from no shape") << "groupnorm"
+                                                    << "def forward(x, w, b, *, G=None, eps=1e-05):"
+                                                    << "[int(x.shape[0]), int(x.shape[1]), int(G), int(x.shape[2]), "
+                                                       "int(x.shape[3])], [float(eps)])";
+        QTest::newRow("cross_entropy: 0-dim loss") << "cross_entropy"
+                                                   << "def forward(logits, labels):"
+                                                   << "outputs[0] = outputs[0].reshape(())";
+    }
+    void torchWrapper() {
+        QFETCH(QString, problem_name);
+        QFETCH(QString, signature);
+        QFETCH(QString, call);
+        const std::string dir = kProblems + "/" + problem_name.toStdString();
+        const KernelProgram family = KernelProgram::load(dir + "/family.cu");
+        const auto files = export_torch(Problem::load(dir), family, family.configurations(1).front(), {});
+        std::map<std::string, std::string> by_path;
+        for (const auto& f : files)
+            by_path[f.path] = f.text;
+        const std::string unit = problem_name.toStdString();
+        for (const auto& name : {unit + ".h", unit + ".cu", unit + "_op.cu", unit + ".py", "test_" + unit + ".py",
+                                 std::string("problem.json"), std::string("README.md")})
+            QVERIFY2(by_path.count(name), name.c_str());
+        const std::string& py = by_path[unit + ".py"];
+        QVERIFY2(py.find(signature.toStdString()) != std::string::npos, py.c_str());
+        QVERIFY2(py.find(call.toStdString()) != std::string::npos, py.c_str());
+        QVERIFY(by_path["test_" + unit + ".py"].find("import " + unit + " as op") != std::string::npos);
+        QVERIFY(by_path[unit + "_op.cu"].find("#include \"" + unit + ".cu\"") != std::string::npos);
+        // The Python files are valid Python.
+        const QString python = QStandardPaths::findExecutable("python3");
+        if (python.isEmpty())
+            return;
+        for (const auto& name : {unit + ".py", "test_" + unit + ".py"}) {
+            QProcess check;
+            check.start(python, {"-c", "import ast, sys; ast.parse(sys.stdin.read())"});
+            check.write(QByteArray::fromStdString(by_path[name]));
+            check.closeWriteChannel();
+            QVERIFY(check.waitForFinished(30000));
+            QVERIFY2(check.exitCode() == 0, check.readAllStandardError().constData());
+        }
+    }
+
+    void torchNeedsAPytorchExpression() {
+        const std::string dir = std::string(KERNCAST_TEST_DATA) + "/problems/saxpy_fixture";
+        Problem problem = Problem::load(dir);
+        problem.pytorch.clear();
+        const KernelProgram reference = KernelProgram::load(problem.referencePath());
+        try {
+            export_torch(problem, reference, {}, {});
+            QFAIL("exported without a pytorch expression");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("no \"pytorch\" expression") != std::string::npos, e.what());
+        }
+    }
+
     void exportErrors_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
