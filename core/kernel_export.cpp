@@ -441,6 +441,8 @@ struct Unit {
     }
 };
 
+}  // namespace
+
 void check_configuration(const KernelProgram& program, const Bindings& tunables) {
     for (const auto& [name, value] : tunables)
         if (!program.tunable(name))
@@ -457,8 +459,6 @@ void check_configuration(const KernelProgram& program, const Bindings& tunables)
                                                          " are not a valid configuration of the program (a value is "
                                                          "not among the allowed ones, or a where condition fails)");
 }
-
-}  // namespace
 
 std::string cpp_identifier(const std::string& name) {
     std::string out;

@@ -54,6 +54,10 @@ std::vector<ExportedFile> export_cuda(const Problem& problem, const KernelProgra
 std::vector<ExportedFile> export_torch(const Problem& problem, const KernelProgram& program, const Bindings& tunables,
                                        KernelExportOptions options);
 
+// Checks that the tunables are a configuration of the program: every tunable given, none unknown, each value allowed
+// and every where condition true. Throws Error naming what is wrong.
+void check_configuration(const KernelProgram& program, const Bindings& tunables);
+
 // A C++ identifier from a problem or file name ("log-softmax 2" -> "log_softmax_2").
 std::string cpp_identifier(const std::string& name);
 

@@ -66,6 +66,7 @@ int run(int argc, char** argv, std::ostream* out, std::ostream* err) {
     add_import_command(app, ctx);
     add_selftest_command(app, ctx);
     add_review_command(app, ctx);
+    add_sweep_command(app, ctx);
 
     // The first word that is not an option names the command; CLI11 alone would only say that one is required.
     for (int i = 1; i < argc; ++i) {

@@ -19,11 +19,6 @@ namespace kerncast::cli {
 
 namespace {
 
-struct Chosen {
-    Candidate candidate;
-    std::optional<Measurement> measurement;  // its last measurement on a device, when it was measured ok
-};
-
 std::optional<Measurement> last_ok_measurement(const std::vector<StoredMeasurement>& ms) {
     for (auto it = ms.rbegin(); it != ms.rend(); ++it) {
         const Measurement& m = it->measurement;
@@ -36,7 +31,10 @@ std::optional<Measurement> last_ok_measurement(const std::vector<StoredMeasureme
     return std::nullopt;
 }
 
-Chosen choose_candidate(RunStore& store, const RunInfo& run, const std::string& which, const std::string& file) {
+}  // namespace
+
+ChosenCandidate choose_candidate(RunStore& store, const RunInfo& run, const std::string& which,
+                                 const std::string& file) {
     const auto candidates = store.candidates(run.id);
     const auto measurements = store.measurementsOfRun(run.id);
     auto measured = [&](const Candidate& c) -> std::optional<Measurement> {
@@ -44,10 +42,10 @@ Chosen choose_candidate(RunStore& store, const RunInfo& run, const std::string& 
         return it == measurements.end() ? std::nullopt : last_ok_measurement(it->second);
     };
     if (which == "best") {
-        std::optional<Chosen> best;
+        std::optional<ChosenCandidate> best;
         for (const auto& c : candidates)
             if (const auto m = measured(c); m && (!best || m->speedup > best->measurement->speedup))
-                best = Chosen{c, m};
+                best = ChosenCandidate{c, m};
         if (!best)
             throw Error(SourceLocation{file, 0}, "run " + std::to_string(run.id) +
                                                      " has no candidate measured correct on a device: nothing to "
@@ -65,7 +63,7 @@ Chosen choose_candidate(RunStore& store, const RunInfo& run, const std::string& 
     }
     for (const auto& c : candidates)
         if (c.id == id)
-            return Chosen{c, measured(c)};
+            return ChosenCandidate{c, measured(c)};
     throw Error(SourceLocation{file, 0}, "run " + std::to_string(run.id) + " has no candidate " + which);
 }
 
@@ -75,8 +73,6 @@ std::string problem_dir_of_run(RunStore& store, const RunInfo& run) {
             return p.dir;
     return resolve_problem_dir(run.problem);
 }
-
-}  // namespace
 
 RunStore open_run_store(const std::string& file, bool writable) {
     if (!fs::exists(file))
@@ -111,7 +107,7 @@ nlohmann::json export_kernel(const KernelExportArgs& a) {
             throw Error("give --run with --candidate, or --problem with --kernel and --tunable, not both");
         RunStore store = open_run_store(a.run);
         const RunInfo run = select_run(store, a.run, a.run_id);
-        const Chosen chosen = choose_candidate(store, run, a.candidate.empty() ? "best" : a.candidate, a.run);
+        const ChosenCandidate chosen = choose_candidate(store, run, a.candidate.empty() ? "best" : a.candidate, a.run);
         problem_dir = a.problem.empty() ? problem_dir_of_run(store, run) : resolve_problem_dir(a.problem);
         source = chosen.candidate.source;
         file = chosen.candidate.label.empty() ? "candidate.cu" : chosen.candidate.label;

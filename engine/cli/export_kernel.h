@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,16 @@ struct KernelExportArgs {
 RunStore open_run_store(const std::string& file, bool writable = false);
 // The run of that id in the file, the file's last run when run_id is 0; throws Error naming the file.
 RunInfo select_run(RunStore& store, const std::string& file, int64_t run_id);
+
+struct ChosenCandidate {
+    Candidate candidate;
+    std::optional<Measurement> measurement;  // its last measurement on a device, when that was correct
+};
+// A candidate of the run by id, or "best": the fastest measured correct on a device. Throws Error naming the file.
+ChosenCandidate choose_candidate(RunStore& store, const RunInfo& run, const std::string& which,
+                                 const std::string& file);
+// The run's problem folder: where the run found it when it is still there, else the name among the resources.
+std::string problem_dir_of_run(RunStore& store, const RunInfo& run);
 
 // Writes the unit's files into args.out (created when missing) and returns the summary ({"files": [...], ...}).
 // Throws Error with what is wrong (no such candidate, a failed candidate, no pytorch expression for torch, ...).
