@@ -6,6 +6,7 @@
 #include "engine/cli/problem_arg.h"
 #include "engine/device.h"
 #include "engine/llm/llm_client.h"
+#include "engine/llm/llm_spend.h"
 #include "engine/replay/replay_device.h"
 #include "engine/search/search_runner.h"
 #include "engine/surrogate/forecast_query.h"
@@ -47,6 +48,7 @@ struct SearchArgs {
     std::string run;
     LlmOptionArgs llm;
     int samples = 1;
+    double llm_per_measurement = LlmPacing{}.per_measurement;
     bool abstain = false;
     bool overlap = false;
     int round = 1;
@@ -72,11 +74,21 @@ void progress_line(std::ostream& err, const SearchProgress& p) {
         p.budget_measurements > 0 ? std::min(1.0, double(p.measurements) / double(p.budget_measurements)) : 0;
     const int filled = static_cast<int>(frac * width + 0.5);
     char buf[256];
-    std::snprintf(buf, sizeof buf, "\r[%-*s] %lld/%lld measured, %lld forecast, %lld proposed, best %.3fx, %.0f s   ",
+    std::snprintf(buf, sizeof buf, "\r[%-*s] %lld/%lld measured, %lld forecast, %lld proposed, best %.3fx, %.0f s",
                   width, std::string(static_cast<size_t>(filled), '#').c_str(), (long long)p.measurements,
                   (long long)p.budget_measurements, (long long)p.forecasts, (long long)p.candidates, p.best_speedup,
                   p.elapsed_s);
-    err << buf << std::flush;
+    std::string line = buf;
+    if (p.llm_calls > 0) {
+        // What the LLM costs per measurement, the number a budget is planned with.
+        std::snprintf(buf, sizeof buf, ", %.1fk tokens/measurement", p.tokensPerMeasurement() / 1000);
+        line += buf;
+        if (p.cost_usd > 0) {
+            std::snprintf(buf, sizeof buf, " ($%.3f)", p.costPerMeasurement());
+            line += buf;
+        }
+    }
+    err << line << "   " << std::flush;
 }
 
 // --device (repeatable), --workers, --launcher ...: one device measured in-process as before, or a pool.
@@ -97,7 +109,7 @@ std::vector<std::string> ignored_with_resume(const CLI::App& cmd, const SearchAr
     std::vector<std::string> ignored;
     for (const char* flag : {"--problem", "--device", "--surrogate", "--gating", "--strategy", "--mutator", "--seed",
                              "--batch", "--overlap", "--round", "--measure-per-parent", "--top-k", "--tau", "--pi",
-                             "--epsilon", "--endpoint", "--model"})
+                             "--epsilon", "--endpoint", "--model", "--llm-per-measurement", "--max-prompt-tokens"})
         if (cmd.count(flag) > 0)
             ignored.push_back(flag);
     SearchBudgets given = stored;
@@ -194,6 +206,7 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
     cfg.batch = a.batch;
     cfg.measure_per_parent = a.measure_per_parent;
     cfg.samples = a.samples;
+    cfg.llm_pacing.per_measurement = a.llm_per_measurement;
     cfg.abstain = a.abstain;
     cfg.overlap = a.overlap;
     cfg.round = a.round;
@@ -202,6 +215,15 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
     // The settings file, then the command line; the run stores the result (never the key).
     if (uses_llm && !a.resume)
         cfg.llm = LlmConfig::loadSettings(llm_overrides(a.llm));
+    // Said before the search starts: what its LLM settings may spend against its budgets (the defaults included).
+    std::string spend_warning;
+    if (uses_llm && !a.resume) {
+        SearchConfig planned = cfg;
+        planned.budgets = default_llm_budgets(cfg);
+        spend_warning = llm_spend_warning(planned, estimate_llm_spend(planned));
+        if (!spend_warning.empty() && !ctx.json)
+            *ctx.err << "kerncast-cli search: warning: " << spend_warning << "\n";
+    }
     if (stored_budgets) {
         // Only the budget flags given extend the run; the defaults of the others must not.
         const SearchBudgets given = cfg.budgets;
@@ -232,7 +254,7 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
     runner->setEventCallback([&](const SearchEvent& e) {
         if (e.kind == SearchEvent::Kind::NewBest && !ctx.json && !a.quiet) {
             if (bar)
-                err << "\r" << std::string(110, ' ') << "\r";
+                err << "\r" << std::string(150, ' ') << "\r";
             char buf[128];
             std::snprintf(buf, sizeof buf, "new best %.3fx: candidate #%lld after %lld measurements\n", e.speedup,
                           (long long)e.candidate_id, (long long)e.progress.measurements);
@@ -240,7 +262,7 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
         }
         if (e.kind == SearchEvent::Kind::Pool && !e.message.empty() && !ctx.json && !a.quiet) {
             if (bar)
-                err << "\r" << std::string(110, ' ') << "\r";
+                err << "\r" << std::string(150, ' ') << "\r";
             err << "pool: " << e.message << "\n";
         }
         if (!bar)
@@ -282,6 +304,19 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
                           (long long)s.progress.llm_calls, (long long)s.progress.tokens, s.progress.cost_usd,
                           (long long)s.progress.llm_truncated, (long long)s.progress.abstained,
                           (long long)s.progress.duplicates);
+            *ctx.out << buf;
+            std::string per_kind;
+            for (const auto& [name, spend] :
+                 {std::pair{"forecasts", s.progress.llm_forecast}, std::pair{"rewrites", s.progress.llm_rewrite},
+                  std::pair{"diffs", s.progress.llm_diff}}) {
+                if (spend.calls == 0)
+                    continue;
+                std::snprintf(buf, sizeof buf, "%s%s %lld calls, %lld tokens", per_kind.empty() ? "" : "; ", name,
+                              (long long)spend.calls, (long long)spend.tokens);
+                per_kind += buf;
+            }
+            std::snprintf(buf, sizeof buf, "per measurement: %.0f tokens, $%.4f (%s)\n",
+                          s.progress.tokensPerMeasurement(), s.progress.costPerMeasurement(), per_kind.c_str());
             *ctx.out << buf;
         }
         if (s.calibration.value("n", 0) > 0) {
@@ -372,8 +407,12 @@ void add_search_command(CLI::App& app, Context& ctx) {
         ->capture_default_str();
     cmd->add_option("--forecast-budget", args->forecasts, "Forecasts (0: 100 per measurement)")
         ->check(CLI::NonNegativeNumber);
-    cmd->add_option("--token-budget", args->tokens, "LLM tokens (0: no limit)")->check(CLI::NonNegativeNumber);
-    cmd->add_option("--cost-budget", args->cost, "LLM cost in USD (0: no limit)")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--token-budget", args->tokens,
+                    "LLM tokens (0: 40,000 per measurement of --budget when the search uses an LLM)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--cost-budget", args->cost,
+                    "LLM cost in USD (0: $0.10 per measurement of --budget when prices are set, else no limit)")
+        ->check(CLI::NonNegativeNumber);
     cmd->add_option("--time-budget", args->wall, "Wall time in seconds (0: no limit)")->check(CLI::NonNegativeNumber);
     cmd->add_option("--seed", args->seed, "Random seed (deterministic on the replay device)")->capture_default_str();
     cmd->add_option("--batch", args->batch, "Children proposed per parent (0: 8 for measure-all, 24 when gated)")
@@ -401,6 +440,11 @@ void add_search_command(CLI::App& app, Context& ctx) {
     add_llm_options(cmd, args->llm);
     cmd->add_option("--samples", args->samples, "LLM forecaster: requests per candidate, averaged")
         ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    cmd->add_option("--llm-per-measurement", args->llm_per_measurement,
+                    "LLM mutators: proposals earned by each measurement (the LLM is asked only for the best parents, "
+                    "and no more for a parent whose answers repeat programs; 0: unpaced)")
+        ->check(CLI::Range(0.0, 1000.0))
         ->capture_default_str();
     cmd->add_flag("--abstain", args->abstain,
                   "LLM forecaster: predict or defer (a second tool lets the model ask for a measurement instead)");

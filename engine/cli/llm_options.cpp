@@ -17,6 +17,10 @@ void add_llm_options(CLI::App* cmd, LlmOptionArgs& a) {
     cmd->add_option("--price-in", a.price_in, "USD per million prompt tokens (for cost and --cost-budget)")
         ->check(CLI::Range(0.0, 1e6));
     cmd->add_option("--price-out", a.price_out, "USD per million completion tokens")->check(CLI::Range(0.0, 1e6));
+    cmd->add_option("--max-prompt-tokens", a.max_prompt_tokens,
+                    "Longest mutation prompt in tokens (about 4 characters each): inspirations are left out, then the "
+                    "reference cut, each saying so (default 6000; 0: no limit)")
+        ->check(CLI::Range(0, 10000000));
 }
 
 nlohmann::json llm_overrides(const LlmOptionArgs& a) {
@@ -39,6 +43,8 @@ nlohmann::json llm_overrides(const LlmOptionArgs& a) {
         j["price_in_per_mtok"] = *a.price_in;
     if (a.price_out)
         j["price_out_per_mtok"] = *a.price_out;
+    if (a.max_prompt_tokens)
+        j["max_prompt_tokens"] = *a.max_prompt_tokens;
     return j;
 }
 

@@ -21,9 +21,11 @@ struct LlmOptionArgs {
     std::optional<int> concurrency;
     std::optional<double> price_in;
     std::optional<double> price_out;
+    std::optional<int> max_prompt_tokens;
 };
 
-// --endpoint, --model, --llm-profile, --temperature, --max-tokens, --timeout, --concurrency, --price-in, --price-out.
+// --endpoint, --model, --llm-profile, --temperature, --max-tokens, --timeout, --concurrency, --price-in, --price-out,
+// --max-prompt-tokens.
 void add_llm_options(CLI::App* cmd, LlmOptionArgs& args);
 
 // The given options as LlmConfig fields (for LlmConfig::loadSettings(overrides)).

@@ -505,6 +505,7 @@ void to_json(json& j, const LlmConfig& c) {
          {"concurrency", c.concurrency},
          {"temperature", c.temperature},
          {"max_tokens", c.max_tokens},
+         {"max_prompt_tokens", c.max_prompt_tokens},
          {"price_in_per_mtok", c.price_in_per_mtok},
          {"price_out_per_mtok", c.price_out_per_mtok},
          {"cache_dir", c.cache_dir},
@@ -528,6 +529,7 @@ void from_json(const json& j, LlmConfig& c) {
     readField(j, "concurrency", c.concurrency);
     readField(j, "temperature", c.temperature);
     readField(j, "max_tokens", c.max_tokens);
+    readField(j, "max_prompt_tokens", c.max_prompt_tokens);
     readField(j, "price_in_per_mtok", c.price_in_per_mtok);
     readField(j, "price_out_per_mtok", c.price_out_per_mtok);
     readField(j, "cache_dir", c.cache_dir);
@@ -597,6 +599,9 @@ LlmClient::LlmClient(LlmConfig config) : m_config(std::move(config)), m_shapes(s
         throw Error("LLM timeout must be positive, found " + std::to_string(m_config.timeout_s) + " s");
     if (m_config.concurrency < 1)
         throw Error("LLM concurrency must be at least 1, found " + std::to_string(m_config.concurrency));
+    if (m_config.max_prompt_tokens < 0)
+        throw Error("LLM max_prompt_tokens must not be negative (0: no limit), found " +
+                    std::to_string(m_config.max_prompt_tokens));
     if (m_config.max_tokens < 1)
         throw Error("LLM max_tokens must be at least 1, found " + std::to_string(m_config.max_tokens));
     if (m_config.max_retries < 0)
@@ -674,7 +679,7 @@ nlohmann::ordered_json LlmClient::requestBody(const ChatRequest& request, const 
     }
     ojson body = {{"model", m_config.model}, {"messages", messages}};
     if (shape.temperature)
-        body["temperature"] = m_config.temperature;
+        body["temperature"] = request.temperature.value_or(m_config.temperature);
     body[shape.max_completion_tokens ? "max_completion_tokens" : "max_tokens"] = m_config.max_tokens;
     body["stream"] = false;
     if (hasTools && !inContent) {

@@ -86,6 +86,9 @@ struct LlmConfig {
     int concurrency = 8;     // requests in flight at once
     double temperature = 1.0;
     int max_tokens = 16384;
+    // The longest prompt a mutation may send, in tokens (about 4 characters each): longer parts are cut, each cut
+    // saying what it left out. 0: no limit.
+    int max_prompt_tokens = 6000;
     double price_in_per_mtok = 0;   // USD per million prompt tokens
     double price_out_per_mtok = 0;  // USD per million completion tokens
     std::string cache_dir;          // where answers persist between runs; empty: memory only
@@ -128,6 +131,9 @@ struct ChatRequest {
     // Which of several samples of the same request this is: samples drawn at a temperature are distinct answers,
     // so the index is part of the cache key (it is not sent).
     int sample_index = 0;
+    // A temperature for this request instead of the configured one (a question asked again after duplicate
+    // answers is asked hotter); sent only where the request shape sends a temperature.
+    std::optional<double> temperature;
 };
 
 struct ToolCall {

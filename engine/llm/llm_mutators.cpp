@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <limits>
+#include <map>
 #include <sstream>
 
 namespace kerncast {
@@ -47,7 +49,7 @@ std::string example_text(const MutationExample& e) {
     if (!t.empty())
         out += "tunable values:" + t + "\n";
     if (!e.failure.empty())
-        out += "failure: " + e.failure.substr(0, 1500) + "\n";
+        out += "failure: " + e.failure.substr(0, 800) + (e.failure.size() > 800 ? "\n(cut)" : "") + "\n";
     out += "static report:\n" + report_text(e.static_report);
     out += "```cuda\n" + e.candidate.source +
            (e.candidate.source.empty() || e.candidate.source.back() == '\n' ? "" : "\n") + "```\n";
@@ -130,24 +132,98 @@ LlmMutator::~LlmMutator() = default;
 
 bool LlmMutator::canExpand(const Candidate& candidate, const ProblemBundle&) const { return !candidate.source.empty(); }
 
-std::pair<std::string, std::string> LlmMutator::renderPrompt(const MutationContext& ctx) const {
-    std::string system = read_template(m_templates_dir, "mutate_system.txt");
-    std::string user =
+namespace {
+
+// A text cut to `limit` characters at a line end, saying how much it left out.
+std::string cut_text(const std::string& text, size_t limit, const char* what) {
+    if (text.size() <= limit)
+        return text;
+    size_t at = text.rfind('\n', limit);
+    if (at == std::string::npos || at < limit / 2)
+        at = limit;
+    return text.substr(0, at) + "\n... (" + std::to_string(text.size() - at) + " more characters of the " + what +
+           " cut to keep the prompt within max_prompt_tokens)\n";
+}
+
+}  // namespace
+
+MutationPrompt LlmMutator::buildPrompt(const MutationContext& ctx) const {
+    const std::string system_template = read_template(m_templates_dir, "mutate_system.txt");
+    const std::string user_template =
         read_template(m_templates_dir, m_mode == Mode::Rewrite ? "mutate_rewrite.txt" : "mutate_diff.txt");
     const Problem& p = ctx.problem->problem;
-    std::string inspirations;
+    // A question asked again after duplicate answers shows other inspirations first.
+    std::vector<const MutationExample*> order;
     for (const auto& e : ctx.inspirations)
-        inspirations += example_text(e) + "\n";
-    for (std::string* t : {&system, &user}) {
-        replace_all(*t, "{{problem_name}}", p.name);
-        replace_all(*t, "{{problem}}", p.description);
-        replace_all(*t, "{{problem_json}}", p.json_text);
-        replace_all(*t, "{{reference_code}}", ctx.problem->reference.source);
-        replace_all(*t, "{{parent}}", example_text(ctx.parent));
-        replace_all(*t, "{{parent_code}}", ctx.parent.candidate.source);
-        replace_all(*t, "{{inspirations}}", inspirations.empty() ? "(none yet)\n" : inspirations);
+        order.push_back(&e);
+    if (!order.empty() && ctx.duplicate_streak > 0)
+        std::rotate(order.begin(), order.begin() + ctx.duplicate_streak % static_cast<int>(order.size()), order.end());
+    // A program shown once is not shown again: family configurations differ only in their tunable values.
+    std::vector<std::string> shown_examples;
+    std::map<std::string, std::string> shown_sources = {{ctx.parent.candidate.source, "the parent"}};
+    for (const MutationExample* e : order) {
+        if (auto same = shown_sources.find(e->candidate.source); same != shown_sources.end()) {
+            MutationExample brief = *e;
+            brief.candidate.source.clear();
+            std::string text = example_text(brief);
+            const size_t code = text.rfind("```cuda\n");
+            text = text.substr(0, code) + "(the same program as " + same->second + ", with these tunable values)\n";
+            shown_examples.push_back(text);
+        } else {
+            shown_sources.emplace(e->candidate.source, e->candidate.label);
+            shown_examples.push_back(example_text(*e));
+        }
     }
-    return {system, user};
+    MutationPrompt out;
+    std::string reference = ctx.problem->reference.source;
+    const std::string parent = example_text(ctx.parent);
+    const auto render = [&](size_t examples) {
+        std::string inspirations;
+        for (size_t i = 0; i < examples; ++i)
+            inspirations += shown_examples[i] + "\n";
+        if (examples < shown_examples.size())
+            inspirations += "(" + std::to_string(shown_examples.size() - examples) +
+                            " more measured programs left out to keep the prompt within max_prompt_tokens)\n";
+        std::string system = system_template, user = user_template;
+        for (std::string* t : {&system, &user}) {
+            replace_all(*t, "{{problem_name}}", p.name);
+            replace_all(*t, "{{problem}}", p.description);
+            replace_all(*t, "{{problem_json}}", p.json_text);
+            replace_all(*t, "{{reference_code}}", reference);
+            replace_all(*t, "{{parent}}", parent);
+            replace_all(*t, "{{parent_code}}", ctx.parent.candidate.source);
+            replace_all(*t, "{{inspirations}}", inspirations.empty() ? "(none yet)\n" : inspirations);
+        }
+        out.system = std::move(system);
+        out.user = std::move(user);
+        out.sections = {{"instructions", system_template.size() + user_template.size()},
+                        {"problem", p.description.size() + p.json_text.size()},
+                        {"reference", reference.size()},
+                        {"parent", parent.size()},
+                        {"inspirations", inspirations.size()}};
+        return out.system.size() + out.user.size();
+    };
+    const size_t limit = m_client->config().max_prompt_tokens > 0
+                             ? static_cast<size_t>(m_client->config().max_prompt_tokens) * kCharsPerToken
+                             : std::numeric_limits<size_t>::max();
+    size_t examples = shown_examples.size();
+    size_t size = render(examples);
+    // Over the limit: the inspirations go first (the last shown first), then the reference is cut. The parent is
+    // never cut: an edit must quote it.
+    while (size > limit && examples > 0)
+        size = render(--examples);
+    if (size > limit) {
+        const size_t over = size - limit;
+        reference = cut_text(reference, reference.size() > over + 200 ? reference.size() - over : 200, "reference");
+        size = render(examples);
+    }
+    out.over_limit = size > limit;
+    return out;
+}
+
+std::pair<std::string, std::string> LlmMutator::renderPrompt(const MutationContext& ctx) const {
+    MutationPrompt prompt = buildPrompt(ctx);
+    return {std::move(prompt.system), std::move(prompt.user)};
 }
 
 std::vector<Proposal> LlmMutator::propose(const MutationContext& ctx, int count, SplitMix& rng) {
@@ -160,18 +236,27 @@ std::vector<Proposal> LlmMutator::propose(const MutationContext& ctx, int count,
     for (int i = 0; i < count; ++i) {
         ChatRequest r;
         r.messages = {{"system", system}, {"user", user}};
-        r.sample_index = ctx.generation * 1000 + i;  // distinct answers per child, still cacheable
+        // Each proposal for a parent is a new sample: asking again never returns the cached answer to an earlier
+        // question (a certain duplicate), while the same request of a resumed run still comes from the cache.
+        r.sample_index = ctx.asked_before + i;
+        if (ctx.duplicate_streak > 0)
+            r.temperature = std::min(2.0, m_client->config().temperature + 0.2 * ctx.duplicate_streak);
         requests.push_back(std::move(r));
     }
     const std::vector<ChatResult> results = m_client->complete(requests);
     for (const ChatResult& r : results) {
         Proposal p;
-        p.tokens_in = r.tokens_in;
-        p.tokens_out = r.tokens_out;
-        p.cost_usd = r.cost_usd;
         p.raw_reply = r.content;
         LlmCall call =
             llm_call_from(r, m_mode == Mode::Rewrite ? "mutate_rewrite" : "mutate_diff", m_client->config().model);
+        if (r.from_cache) {
+            // Paid for when it was first received: an answer from the cache spends nothing again.
+            call.tokens_in = call.tokens_out = 0;
+            call.cost_usd = 0;
+        }
+        p.tokens_in = call.tokens_in;
+        p.tokens_out = call.tokens_out;
+        p.cost_usd = call.cost_usd;
         try {
             if (r.truncated)
                 throw Error(r.error);

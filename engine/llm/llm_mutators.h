@@ -13,6 +13,17 @@
 
 namespace kerncast {
 
+// Prompt sizes are estimated at this many characters per token (code and English).
+inline constexpr size_t kCharsPerToken = 4;
+
+// A mutation prompt and what it is made of: characters per section (instructions, problem, reference, parent,
+// inspirations), for the inspector and the benchmark.
+struct MutationPrompt {
+    std::string system, user;
+    std::vector<std::pair<std::string, size_t>> sections;
+    bool over_limit = false;  // the parent alone is longer than max_prompt_tokens allows (never cut)
+};
+
 class LlmMutator : public CandidateMutator {
 public:
     enum class Mode { Rewrite, Diff };
@@ -24,7 +35,11 @@ public:
     bool canExpand(const Candidate& candidate, const ProblemBundle& problem) const override;
     std::vector<Proposal> propose(const MutationContext& ctx, int count, SplitMix& rng) override;
 
-    // The two prompt messages for a context (the system text, then the user text).
+    // The two prompt messages for a context (the system text, then the user text). A program already shown (the
+    // parent's, or an inspiration's: family configurations share one) is named, not repeated; a prompt over
+    // LlmConfig::max_prompt_tokens leaves out inspirations (the last first), then cuts the reference, each saying so.
+    // After duplicate answers (ctx.duplicate_streak) the inspirations are shown in another order.
+    MutationPrompt buildPrompt(const MutationContext& ctx) const;
     std::pair<std::string, std::string> renderPrompt(const MutationContext& ctx) const;
     LlmClient& client() { return *m_client; }
 

@@ -1,9 +1,88 @@
 #include "engine/search/mutators.h"
 
+#include "core/error.h"
+
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace kerncast {
+
+void to_json(nlohmann::json& j, const LlmPacing& p) {
+    j = {{"per_measurement", p.per_measurement},
+         {"initial", p.initial},
+         {"per_parent", p.per_parent},
+         {"elite_parents", p.elite_parents},
+         {"duplicate_streak", p.duplicate_streak}};
+}
+
+LlmPacing llm_pacing_from_json(const nlohmann::json& j) {
+    LlmPacing p;
+    try {
+        p.per_measurement = j.value("per_measurement", p.per_measurement);
+        p.initial = j.value("initial", p.initial);
+        p.per_parent = j.value("per_parent", p.per_parent);
+        p.elite_parents = j.value("elite_parents", p.elite_parents);
+        p.duplicate_streak = j.value("duplicate_streak", p.duplicate_streak);
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(std::string("llm_pacing: ") + e.what());
+    }
+    if (!(p.per_measurement >= 0) || p.initial < 0 || p.per_parent < 1 || p.elite_parents < 0 || p.duplicate_streak < 1)
+        throw Error("llm_pacing: per_measurement, initial and elite_parents must not be negative, per_parent and "
+                    "duplicate_streak must be at least 1; got " +
+                    j.dump());
+    return p;
+}
+
+int LlmProposalLedger::allowance(int64_t parent, int64_t measurements) const {
+    if (retired(parent))
+        return 0;
+    int64_t left = m_pacing.per_parent;
+    if (m_pacing.per_measurement > 0) {
+        const auto earned = static_cast<int64_t>(
+            std::floor(m_pacing.initial + m_pacing.per_measurement * static_cast<double>(measurements)));
+        left = std::min(left, earned - m_spent);
+    }
+    left = std::min<int64_t>(left, m_pacing.duplicate_streak - streak(parent));
+    return static_cast<int>(std::max<int64_t>(left, 0));
+}
+
+bool LlmProposalLedger::retired(int64_t parent) const { return streak(parent) >= m_pacing.duplicate_streak; }
+
+void LlmProposalLedger::note(int64_t parent, Answer answer) {
+    Parent& p = m_parents[parent];
+    ++p.asked;
+    if (answer == Answer::Duplicate)
+        ++p.streak;
+    else if (answer == Answer::NewProgram)
+        p.streak = 0;
+    ++m_spent;
+}
+
+int LlmProposalLedger::asked(int64_t parent) const {
+    auto it = m_parents.find(parent);
+    return it == m_parents.end() ? 0 : it->second.asked;
+}
+
+int LlmProposalLedger::streak(int64_t parent) const {
+    auto it = m_parents.find(parent);
+    return it == m_parents.end() ? 0 : it->second.streak;
+}
+
+nlohmann::json LlmProposalLedger::state() const {
+    nlohmann::json parents = nlohmann::json::array();
+    for (const auto& [id, p] : m_parents)
+        parents.push_back({id, p.asked, p.streak});
+    return {{"spent", m_spent}, {"parents", parents}};
+}
+
+void LlmProposalLedger::restore(const nlohmann::json& state) {
+    m_spent = state.value("spent", int64_t{0});
+    m_parents.clear();
+    for (const auto& p : state.value("parents", nlohmann::json::array()))
+        if (p.is_array() && p.size() == 3)
+            m_parents[p[0].get<int64_t>()] = {p[1].get<int>(), p[2].get<int>()};
+}
 
 Candidate family_candidate(const ProblemBundle& problem, const std::map<std::string, int64_t>& tunables) {
     Candidate c;

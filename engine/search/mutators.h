@@ -9,8 +9,11 @@
 #include "core/run_store.h"
 #include "core/static_report.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -33,6 +36,11 @@ struct MutationContext {
     std::vector<MutationExample> inspirations;    // a few elites and recent failures
     const std::set<std::string>* seen = nullptr;  // source hashes already in the run: do not propose them again
     int generation = 0;                           // the children's generation
+    // LLM mutators: how many LLM proposals this parent had before (each new one is a new sample, never the cached
+    // answer to an earlier one), and how many of the last ones in a row came back as programs already seen: the
+    // question is then asked differently (other inspirations, a higher temperature).
+    int asked_before = 0;
+    int duplicate_streak = 0;
 };
 
 // A proposal: the child (source, tunables, label, mutator) plus what the mutator spent and any failure to parse.
@@ -54,6 +62,54 @@ public:
     // Up to `count` proposals. The parametric mutator returns no child whose source hash is in ctx.seen; an LLM
     // may repeat a kernel, which the runner then records as a duplicate of the original.
     virtual std::vector<Proposal> propose(const MutationContext& ctx, int count, SplitMix& rng) = 0;
+};
+
+// How a search spends LLM proposals (SearchConfig::llm_pacing; docs/llm.md "What a search costs"). Every LLM proposal
+// is a call whose prompt holds the problem, the parent and inspirations, while a gated search measures a few children
+// of dozens proposed: unpaced, the LLM mutators asked for about 500,000 tokens per measurement. So LLM proposals are
+// earned by measurements, go to the best parents, and stop for a parent whose answers keep repeating programs.
+struct LlmPacing {
+    double per_measurement = 2;  // LLM proposals earned by each device measurement; 0: no limit
+    int initial = 4;             // earned before any measurement
+    int per_parent = 2;          // most LLM proposals for one parent in one expansion
+    int elite_parents = 4;       // LLM children only for the best N measured parents (and kernels without a family
+                                 // mutator); 0: any parent
+    int duplicate_streak = 2;    // a parent whose last N programs from an LLM were programs already seen (answers
+                                 // without a program in between aside) is not asked again
+};
+void to_json(nlohmann::json& j, const LlmPacing& p);
+// Throws kerncast::Error naming a field out of range.
+LlmPacing llm_pacing_from_json(const nlohmann::json& j);
+
+// The search's account of LLM proposals: what has been earned and spent, and per parent how often it was asked and
+// how many of its last answers were duplicates. Kept in the search's checkpoints (state()).
+class LlmProposalLedger {
+public:
+    explicit LlmProposalLedger(LlmPacing pacing = {}) : m_pacing(pacing) {}
+    const LlmPacing& pacing() const { return m_pacing; }
+    // LLM proposals the parent may get now, after `measurements` device measurements: what is earned and not spent,
+    // at most per_parent, and no more than the parent's duplicate streak leaves (so that no parent gets more than
+    // duplicate_streak duplicate answers in a row); 0 for a retired parent.
+    int allowance(int64_t parent, int64_t measurements) const;
+    bool retired(int64_t parent) const;
+    // One LLM proposal for the parent and what its answer was. An answer without a program (prose, an edit that
+    // does not apply) neither lengthens nor ends the parent's streak of duplicates: the streak counts the answers
+    // since its last new program.
+    enum class Answer { NewProgram, Duplicate, NoProgram };
+    void note(int64_t parent, Answer answer);
+    int asked(int64_t parent) const;
+    int streak(int64_t parent) const;
+    int64_t spent() const { return m_spent; }
+    nlohmann::json state() const;
+    void restore(const nlohmann::json& state);
+
+private:
+    struct Parent {
+        int asked = 0, streak = 0;
+    };
+    LlmPacing m_pacing;
+    int64_t m_spent = 0;
+    std::map<int64_t, Parent> m_parents;
 };
 
 // Moves one or two tunables of a family configuration to neighbouring (sometimes random) allowed values, and

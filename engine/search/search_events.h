@@ -20,6 +20,14 @@
 
 namespace kerncast {
 
+// What one kind of LLM call spent in a search (forecasts, rewrites or diffs).
+struct LlmSpend {
+    int64_t calls = 0;
+    int64_t tokens = 0;  // prompt and completion
+    double cost_usd = 0;
+    int64_t duplicates = 0;  // mutations: answers that were programs already seen
+};
+
 // Counters and live calibration after an event.
 struct SearchProgress {
     RunState state = RunState::Idle;
@@ -33,6 +41,11 @@ struct SearchProgress {
     int64_t llm_truncated = 0;  // answers cut by the token limit
     int64_t abstained = 0;      // forecasts the surrogate declined (predict-or-defer): measurement requests
     int64_t duplicates = 0;     // proposed children identical to a candidate of the run (not forecast, not measured)
+    LlmSpend llm_forecast, llm_rewrite, llm_diff;  // the tokens above, by the kind of call
+    int64_t budget_tokens = 0;                     // the run's token budget (0: none)
+    double budget_cost_usd = 0;                    // the run's cost budget (0: none)
+    double tokensPerMeasurement() const { return measurements > 0 ? double(tokens) / double(measurements) : 0; }
+    double costPerMeasurement() const { return measurements > 0 ? cost_usd / double(measurements) : 0; }
     double elapsed_s = 0;
     double best_speedup = 0;  // best measured correct speedup (0 before any)
     int64_t best_candidate = 0;

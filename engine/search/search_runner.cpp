@@ -83,7 +83,8 @@ void to_json(nlohmann::json& j, const SearchConfig& c) {
          {"inspirations", c.inspirations},
          {"llm", c.llm},
          {"samples", c.samples},
-         {"abstain", c.abstain}};
+         {"abstain", c.abstain},
+         {"llm_pacing", c.llm_pacing}};
     if (c.overlap)
         j["overlap"] = true;
     if (c.round != 1)
@@ -118,6 +119,8 @@ SearchConfig search_config_from_json(const nlohmann::json& j) {
             c.pool = pool_config_from_json(j["pool"]);
         c.samples = j.value("samples", c.samples);
         c.abstain = j.value("abstain", c.abstain);
+        if (j.contains("llm_pacing"))
+            c.llm_pacing = llm_pacing_from_json(j["llm_pacing"]);
         c.overlap = j.value("overlap", c.overlap);
         c.round = j.value("round", c.round);
         if (c.round < 1)
@@ -129,6 +132,39 @@ SearchConfig search_config_from_json(const nlohmann::json& j) {
     }
     return c;
 }
+
+bool search_uses_llm(const SearchConfig& c) {
+    return c.surrogate == "llm" || std::any_of(c.mutators.begin(), c.mutators.end(),
+                                               [](const std::string& m) { return m.rfind("llm-", 0) == 0; });
+}
+
+SearchBudgets default_llm_budgets(const SearchConfig& c) {
+    SearchBudgets b = c.budgets;
+    if (!search_uses_llm(c))
+        return b;
+    const double measurements = static_cast<double>(b.measurements);
+    if (b.tokens == 0)
+        b.tokens = kLlmTokensPerMeasurement * b.measurements;
+    const bool priced =
+        c.llm.is_object() && (c.llm.value("price_in_per_mtok", 0.0) > 0 || c.llm.value("price_out_per_mtok", 0.0) > 0);
+    if (b.cost_usd == 0 && priced)
+        b.cost_usd = kLlmUsdPerMeasurement * measurements;
+    return b;
+}
+
+namespace {
+
+nlohmann::json spend_json(const LlmSpend& spend, int64_t measurements) {
+    const double m = static_cast<double>(std::max<int64_t>(measurements, 1));
+    return {{"calls", spend.calls},
+            {"tokens", spend.tokens},
+            {"cost_usd", spend.cost_usd},
+            {"duplicates", spend.duplicates},
+            {"tokens_per_measurement", static_cast<double>(spend.tokens) / m},
+            {"cost_per_measurement", spend.cost_usd / m}};
+}
+
+}  // namespace
 
 const char* to_string(SearchCommand::Kind kind) {
     using K = SearchCommand::Kind;
@@ -211,6 +247,14 @@ nlohmann::json summary_json(const SearchSummary& s) {
         {"abstained", s.progress.abstained},
         {"abstain_rate", s.progress.forecasts > 0 ? double(s.progress.abstained) / double(s.progress.forecasts) : 0.0},
         {"duplicates", s.progress.duplicates},
+        {"tokens_per_measurement", s.progress.tokensPerMeasurement()},
+        {"cost_per_measurement", s.progress.costPerMeasurement()},
+        {"llm",
+         {{"forecast", spend_json(s.progress.llm_forecast, s.progress.measurements)},
+          {"mutate_rewrite", spend_json(s.progress.llm_rewrite, s.progress.measurements)},
+          {"mutate_diff", spend_json(s.progress.llm_diff, s.progress.measurements)},
+          {"budget_tokens", s.progress.budget_tokens},
+          {"budget_cost_usd", s.progress.budget_cost_usd}}},
         {"elapsed_s", s.progress.elapsed_s},
         {"trajectory", traj},
         {"calibration", s.calibration},
@@ -257,6 +301,13 @@ struct SearchRunner::State {
     std::map<std::string, int64_t> by_normalized;  // normalized_hash -> the first candidate with it
     std::vector<int64_t> last_added;               // the ids addChildren gave, in order (compile failures included)
     std::shared_ptr<RequestShapeMemory> shapes;    // null: no LLM client learns shapes in this run
+    LlmProposalLedger llm_ledger;                  // LLM proposals earned and spent (SearchConfig::llm_pacing)
+    // The largest LLM spend of one mutation call and of one iteration so far: what the next must still fit in the
+    // token and cost budgets.
+    struct Spend {
+        int64_t tokens = 0;
+        double cost_usd = 0;
+    } llm_call_max, llm_step_max, llm_step_start;
     std::vector<int64_t> recent_failures;
     std::set<int64_t> accepted_suspects;  // suspect results a person accepted: they enter the archive
     std::optional<double> reference_us;
@@ -458,12 +509,18 @@ private:
     // request shapes the clients learned meanwhile.
     void recordLlmCalls(std::vector<LlmCall> calls, int64_t candidate_id);
     void noteRequestShapes();
+    void noteSpend(const LlmCall& call);  // by kind, and the largest mutation call
     void restoreLlmAccounting();
     // Children whose normalized source and tunables match a candidate of the run (or an earlier child) are not
     // added: each is logged as a "duplicate" event pointing at the original, with its LLM call (outcome
     // "duplicate"). The others are returned with their calls.
     std::vector<Candidate> dropDuplicates(std::vector<Candidate> children, std::vector<std::optional<LlmCall>>& calls,
-                                          int64_t parent);
+                                          int64_t parent, std::vector<bool>* dropped = nullptr);
+    // LLM proposals for the parent in this expansion (SearchConfig::llm_pacing); -1 when, with nothing else to
+    // propose, a waiting candidate was measured instead to earn one.
+    int llmShare(int64_t parent, bool only_llm);
+    // Whether an iteration as large as the largest so far still fits the token and cost budgets.
+    bool nextStepFits(std::string& why) const;
 
     SearchRunner::State& s;
     SearchConfig& cfg;
@@ -673,8 +730,23 @@ void Loop::recordLlmCalls(std::vector<LlmCall> calls, int64_t candidate_id) {
         s.progress.tokens += call.tokens_in + call.tokens_out;
         s.progress.cost_usd += call.cost_usd;
         s.progress.llm_truncated += call.outcome == "truncated";
+        noteSpend(call);
     }
     noteRequestShapes();
+}
+
+void Loop::noteSpend(const LlmCall& call) {
+    LlmSpend& spend = call.kind == "forecast"         ? s.progress.llm_forecast
+                      : call.kind == "mutate_rewrite" ? s.progress.llm_rewrite
+                                                      : s.progress.llm_diff;
+    ++spend.calls;
+    spend.tokens += call.tokens_in + call.tokens_out;
+    spend.cost_usd += call.cost_usd;
+    spend.duplicates += call.outcome == "duplicate";
+    if (call.kind != "forecast") {
+        s.llm_call_max.tokens = std::max(s.llm_call_max.tokens, call.tokens_in + call.tokens_out);
+        s.llm_call_max.cost_usd = std::max(s.llm_call_max.cost_usd, call.cost_usd);
+    }
 }
 
 void Loop::noteRequestShapes() {
@@ -698,10 +770,14 @@ void Loop::restoreLlmAccounting() {
     s.progress.llm_truncated = totals.truncated;
     s.progress.abstained = totals.deferred;
     s.progress.forecasts += totals.deferred;  // asked, though no forecast row was stored for them
+    for (const LlmCall& call : s.store->llmCalls(s.run_id))
+        noteSpend(call);
 }
 
 std::vector<Candidate> Loop::dropDuplicates(std::vector<Candidate> children, std::vector<std::optional<LlmCall>>& calls,
-                                            int64_t parent) {
+                                            int64_t parent, std::vector<bool>* dropped) {
+    if (dropped)
+        dropped->assign(children.size(), false);
     std::vector<Candidate> kept;
     std::vector<std::optional<LlmCall>> kept_calls;
     std::map<std::string, size_t> batch;  // normalized hash -> index in kept
@@ -717,6 +793,8 @@ std::vector<Candidate> Loop::dropDuplicates(std::vector<Candidate> children, std
             continue;
         }
         ++s.progress.duplicates;
+        if (dropped)
+            (*dropped)[i] = true;
         nlohmann::json payload = {{"parent", parent},
                                   {"mutator", to_string(children[i].mutator)},
                                   {"label", children[i].label},
@@ -1188,6 +1266,8 @@ void Loop::startFresh() {
     info.seed = static_cast<int64_t>(cfg.seed);
     if (cfg.measure_per_parent == 0)
         cfg.measure_per_parent = kMeasurePerParent;  // stored as a number, so the run keeps it if the default moves
+    cfg.budgets = default_llm_budgets(cfg);          // stored as numbers too: a resumed run keeps them
+    s.llm_ledger = LlmProposalLedger(cfg.llm_pacing);
     info.config = cfg;
     s.run_id = s.store->addRun(info);
     storeProblem();
@@ -1332,6 +1412,7 @@ void Loop::restore() {
     std::map<int64_t, GatingDecision> decisions;
     nlohmann::json surrogate_state;
     nlohmann::json in_flight;  // an overlapped search's batch queued at the checkpoint
+    nlohmann::json llm_state;  // LLM proposals earned and spent, the largest iteration's spend
     for (const RunEvent& ev : s.store->events(s.run_id)) {
         const auto& p = ev.payload;
         if (ev.kind == "gating")
@@ -1344,6 +1425,7 @@ void Loop::restore() {
             s.seeded = p.value("seeded", true);
             surrogate_state = p.value("surrogate", nlohmann::json());
             in_flight = p.value("in_flight", nlohmann::json());
+            llm_state = p.value("llm", nlohmann::json());
         } else if (ev.kind == "forecast_failed" && p.value("asked", false))
             ++s.progress.forecasts;
         else if (ev.kind == "gating_changed")
@@ -1411,6 +1493,11 @@ void Loop::restore() {
     }
     if (s.surrogate && !surrogate_state.is_null())
         s.surrogate->restoreState(surrogate_state);
+    s.llm_ledger = LlmProposalLedger(cfg.llm_pacing);
+    if (llm_state.is_object()) {
+        s.llm_ledger.restore(llm_state.value("ledger", nlohmann::json::object()));
+        s.llm_step_max = {llm_state.value("step_tokens", int64_t{0}), llm_state.value("step_cost_usd", 0.0)};
+    }
 
     std::vector<int64_t> pending;  // chosen for a measurement when the budget ran out: a larger budget measures them
     for (const auto& [id, c] : s.cands)
@@ -1452,6 +1539,62 @@ void Loop::restore() {
     checkpoint();
 }
 
+// A search ends within its token and cost budgets: once what is left is less than the largest iteration so far
+// spent, it stops before the next one rather than after it.
+bool Loop::nextStepFits(std::string& why) const {
+    // The reason is the one of a spent budget; the event says what was left.
+    if (cfg.budgets.tokens > 0 && s.llm_step_max.tokens > 0 &&
+        s.progress.tokens + s.llm_step_max.tokens > cfg.budgets.tokens) {
+        s.store->addEvent(s.run_id, "budget_ends_before_step",
+                          {{"tokens", s.progress.tokens},
+                           {"budget_tokens", cfg.budgets.tokens},
+                           {"step_tokens", s.llm_step_max.tokens}});
+        why = "token budget spent";
+        return false;
+    }
+    if (cfg.budgets.cost_usd > 0 && s.llm_step_max.cost_usd > 0 &&
+        s.progress.cost_usd + s.llm_step_max.cost_usd > cfg.budgets.cost_usd) {
+        s.store->addEvent(s.run_id, "budget_ends_before_step",
+                          {{"cost_usd", s.progress.cost_usd},
+                           {"budget_cost_usd", cfg.budgets.cost_usd},
+                           {"step_cost_usd", s.llm_step_max.cost_usd}});
+        why = "cost budget spent";
+        return false;
+    }
+    return true;
+}
+
+// LlmPacing: the best measured parents get LLM proposals, as many as measurements have earned (never so many that the
+// parent's duplicate streak could pass its limit), within what the token and cost budgets leave for calls as large as
+// the largest so far. A parent only an LLM can expand, whose proposals are not earned yet, waits: a candidate that
+// gating trusted is measured instead (rescue), or, with none waiting, the parent gets one proposal.
+int Loop::llmShare(int64_t parent, bool only_llm) {
+    const LlmPacing& pace = cfg.llm_pacing;
+    if (s.llm_ledger.retired(parent))
+        return 0;
+    if (pace.elite_parents > 0) {
+        const auto elites = s.strategy.elites(static_cast<size_t>(pace.elite_parents));
+        if (std::find(elites.begin(), elites.end(), parent) == elites.end())
+            return 0;
+    }
+    int64_t n = s.llm_ledger.allowance(parent, s.progress.measurements);
+    if (n == 0 && only_llm) {
+        if (rescue())
+            return -1;
+        n = 1;
+    }
+    const int64_t call_tokens =
+        s.llm_call_max.tokens > 0
+            ? s.llm_call_max.tokens
+            : int64_t{2000} + (cfg.llm.is_object() ? cfg.llm.value("max_prompt_tokens", int64_t{6000}) : 6000);
+    if (cfg.budgets.tokens > 0)
+        n = std::min(n, std::max<int64_t>(cfg.budgets.tokens - s.progress.tokens, 0) / call_tokens);
+    if (cfg.budgets.cost_usd > 0 && s.llm_call_max.cost_usd > 0)
+        n = std::min(n, static_cast<int64_t>(std::max(cfg.budgets.cost_usd - s.progress.cost_usd, 0.0) /
+                                             s.llm_call_max.cost_usd));
+    return static_cast<int>(std::max<int64_t>(n, 0));
+}
+
 bool Loop::budgetLeft(std::string& why) const {
     if (!measurementsLeft()) {
         why = "measurement budget spent (" + std::to_string(cfg.budgets.measurements) + ")";
@@ -1469,6 +1612,8 @@ bool Loop::budgetLeft(std::string& why) const {
         why = "cost budget spent";
         return false;
     }
+    if (!nextStepFits(why))
+        return false;
     if (cfg.budgets.wall_s > 0 && s.elapsed_before + seconds_since(s.started) >= cfg.budgets.wall_s) {
         why = "wall-time budget spent";
         return false;
@@ -1488,6 +1633,11 @@ void Loop::checkpoint() {
         {"seeded", s.seeded}};
     if (s.in_flight)
         payload["in_flight"] = {{"parent", s.in_flight->parent}, {"candidates", s.in_flight->ids}};
+    if (search_uses_llm(cfg))
+        payload["llm"] = {
+            {"ledger", s.llm_ledger.state()},
+            {"step_tokens", std::max(s.llm_step_max.tokens, s.progress.tokens - s.llm_step_start.tokens)},
+            {"step_cost_usd", std::max(s.llm_step_max.cost_usd, s.progress.cost_usd - s.llm_step_start.cost_usd)}};
     if (s.surrogate)
         if (nlohmann::json state = s.surrogate->checkpointState(); !state.is_null())
             payload["surrogate"] = std::move(state);
@@ -1532,10 +1682,32 @@ void Loop::iterate() {
         if (mu->canExpand(ctx.parent.candidate, s.bundle))
             able.push_back(mu.get());
     const int batch = cfg.batch > 0 ? cfg.batch : (s.gating.kind == GatingKind::MeasureAll ? 8 : 24);
-    for (size_t k = 0; k < able.size(); ++k) {
-        const int share = batch / static_cast<int>(able.size()) +
-                          (static_cast<int>(k) < batch % static_cast<int>(able.size()) ? 1 : 0);
-        for (Proposal& p : able[k]->propose(ctx, std::max(share, 1), s.rng)) {
+    const auto is_llm = [](const CandidateMutator* mu) {
+        return mu->kind() == Mutator::LlmRewrite || mu->kind() == Mutator::LlmDiff;
+    };
+    const size_t llm_able = static_cast<size_t>(std::count_if(able.begin(), able.end(), is_llm));
+    // The LLM mutators share what the pacing allows; the other mutators share the rest of the batch.
+    const int llm_total = llm_able ? llmShare(*parent, llm_able == able.size()) : 0;
+    if (llm_total < 0) {
+        emitSimple(SearchEvent::Kind::Progress);
+        return;
+    }
+    const int other_total = llm_able == able.size() ? 0 : std::max(batch - std::min(llm_total, batch / 2), 1);
+    ctx.asked_before = s.llm_ledger.asked(*parent);
+    ctx.duplicate_streak = s.llm_ledger.streak(*parent);
+    std::vector<int> llm_proposal;  // per LLM proposal in order: its index in children, or -1 (no child)
+    size_t llm_k = 0, other_k = 0;
+    for (CandidateMutator* mu : able) {
+        const bool llm = is_llm(mu);
+        const size_t group = llm ? llm_able : able.size() - llm_able;
+        const int total = llm ? llm_total : other_total;
+        const size_t k = llm ? llm_k++ : other_k++;
+        const int share = total / static_cast<int>(group) + (static_cast<int>(k) < total % static_cast<int>(group));
+        if (share <= 0)
+            continue;
+        for (Proposal& p : mu->propose(ctx, share, s.rng)) {
+            if (llm)
+                llm_proposal.push_back(p.child ? static_cast<int>(children.size()) : -1);
             if (!p.call) {
                 s.progress.tokens += p.tokens_in + p.tokens_out;
                 s.progress.cost_usd += p.cost_usd;
@@ -1550,13 +1722,18 @@ void Loop::iterate() {
                     recordLlmCalls({*p.call}, 0);
                 s.store->addEvent(s.run_id, "mutation_failed",
                                   {{"parent", *parent},
-                                   {"mutator", to_string(able[k]->kind())},
+                                   {"mutator", to_string(mu->kind())},
                                    {"error", p.failure},
                                    {"reply", p.raw_reply.substr(0, 4000)}});
             }
         }
     }
-    children = dropDuplicates(std::move(children), child_calls, *parent);
+    std::vector<bool> dropped;
+    children = dropDuplicates(std::move(children), child_calls, *parent, &dropped);
+    for (int at : llm_proposal)
+        s.llm_ledger.note(*parent, at < 0                             ? LlmProposalLedger::Answer::NoProgram
+                                   : dropped[static_cast<size_t>(at)] ? LlmProposalLedger::Answer::Duplicate
+                                                                      : LlmProposalLedger::Answer::NewProgram);
     if (children.empty()) {
         s.strategy.markExhausted(*parent);
         s.store->addEvent(s.run_id, "exhausted", {{"parent", *parent}});
@@ -1828,6 +2005,15 @@ void Loop::run() {
     else
         startFresh();
     s.progress.budget_measurements = cfg.budgets.measurements;
+    s.progress.budget_tokens = cfg.budgets.tokens;
+    s.progress.budget_cost_usd = cfg.budgets.cost_usd;
+    // Before its first iteration, an LLM surrogate's step is judged by its forecasts so far: a gated batch asks
+    // for one per child.
+    if (const LlmSpend& f = s.progress.llm_forecast; f.calls > 0) {
+        const int batch = cfg.batch > 0 ? cfg.batch : (s.gating.kind == GatingKind::MeasureAll ? 8 : 24);
+        s.llm_step_max.tokens = std::max(s.llm_step_max.tokens, f.tokens / f.calls * batch);
+        s.llm_step_max.cost_usd = std::max(s.llm_step_max.cost_usd, f.cost_usd / double(f.calls) * batch);
+    }
     while (true) {
         applyCommands();
         if (s.stop_requested)
@@ -1839,7 +2025,10 @@ void Loop::run() {
         }
         if (s.paused && s.steps_allowed > 0)
             --s.steps_allowed;
+        s.llm_step_start = {s.progress.tokens, s.progress.cost_usd};
         iterate();
+        s.llm_step_max.tokens = std::max(s.llm_step_max.tokens, s.progress.tokens - s.llm_step_start.tokens);
+        s.llm_step_max.cost_usd = std::max(s.llm_step_max.cost_usd, s.progress.cost_usd - s.llm_step_start.cost_usd);
         if (s.stop_requested)
             break;
     }

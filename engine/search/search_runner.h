@@ -80,11 +80,25 @@ struct SearchConfig {
     // (the reference and the seeds) is filled with random family configurations. A search setting, not the pool's
     // size: the same search with 1 or N workers. 1: every batch as the gate chose it.
     int round = 1;
+    // LLM mutators: how proposals are earned by measurements and spread over parents (mutators.h). A search that
+    // uses an LLM and gives no token budget gets kLlmTokensPerMeasurement per measurement of its budget (and, with
+    // prices known, kLlmUsdPerMeasurement), stored with the run as numbers.
+    LlmPacing llm_pacing;
     int samples = 1;       // LLM forecaster: requests per candidate, averaged
     bool abstain = false;  // LLM forecaster: predict or defer (a deferral is measured)
 };
 void to_json(nlohmann::json& j, const SearchConfig& c);
 SearchConfig search_config_from_json(const nlohmann::json& j);
+// The default LLM budgets of a search, per measurement of its budget (docs/llm.md "What a search costs"): the paced
+// LLM mutators spend about 10,000 tokens per measurement on the softmax search of bench/llm_cost.py, so the token
+// budget ends only a search whose replies or prompts run far longer than that.
+inline constexpr int64_t kLlmTokensPerMeasurement = 40000;
+inline constexpr double kLlmUsdPerMeasurement = 0.10;
+// Whether a config asks a language model for anything (the LLM surrogate or an LLM mutator).
+bool search_uses_llm(const SearchConfig& c);
+// The budgets a new search runs with: those given, and where it uses an LLM and gives none, the default token
+// budget (and the default cost budget when the endpoint's prices are known).
+SearchBudgets default_llm_budgets(const SearchConfig& c);
 
 struct SearchCommand {
     enum class Kind {
