@@ -258,6 +258,68 @@
     </message>
 </context>
 <context>
+    <name>kerncast::ExportKernelDialog</name>
+    <message>
+        <source>Export Kernel #%1</source>
+        <translation>Kernel #%1 exportieren</translation>
+    </message>
+    <message>
+        <source>The run&apos;s sweeps cannot be read: %1</source>
+        <translation>Die Größenreihen des Laufs lassen sich nicht lesen: %1</translation>
+    </message>
+    <message>
+        <source>CUDA unit (kernel, header with a launch function)</source>
+        <translation>CUDA-Einheit (Kernel, Header mit Startfunktion)</translation>
+    </message>
+    <message>
+        <source>PyTorch extension (and the CUDA unit, with a test script)</source>
+        <translation>PyTorch-Erweiterung (und die CUDA-Einheit, mit Testskript)</translation>
+    </message>
+    <message>
+        <source>Format:</source>
+        <translation>Format:</translation>
+    </message>
+    <message>
+        <source>Browse...</source>
+        <translation>Durchsuchen...</translation>
+    </message>
+    <message>
+        <source>Export Into</source>
+        <translation>Exportieren nach</translation>
+    </message>
+    <message>
+        <source>Folder:</source>
+        <translation>Ordner:</translation>
+    </message>
+    <message>
+        <source>kerncast_&lt;problem&gt;</source>
+        <translation>kerncast_&lt;Problem&gt;</translation>
+    </message>
+    <message>
+        <source>The C++ namespace of the unit, so that several exported kernels compile into one program</source>
+        <translation>Der C++-Namensraum der Einheit, damit mehrere exportierte Kernel in ein Programm kompiliert werden können</translation>
+    </message>
+    <message>
+        <source>Namespace:</source>
+        <translation>Namensraum:</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>Exportieren</translation>
+    </message>
+    <message numerus="yes">
+        <source>Wrote %n file(s) into %1: build with nvcc as its README.md says.</source>
+        <translation>
+            <numerusform>%n Datei nach %1 geschrieben: Bauen mit nvcc, wie ihre README.md beschreibt.</numerusform>
+            <numerusform>%n Dateien nach %1 geschrieben: Bauen mit nvcc, wie ihre README.md beschreibt.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Not exported: %1</source>
+        <translation>Nicht exportiert: %1</translation>
+    </message>
+</context>
+<context>
     <name>kerncast::ForecastDistributionPlot</name>
     <message>
         <source>Probability</source>
@@ -745,6 +807,18 @@
     <message>
         <source>#%1 %2</source>
         <translation>#%1 %2</translation>
+    </message>
+    <message>
+        <source>E&amp;xport Kernel...</source>
+        <translation>Kernel e&amp;xportieren...</translation>
+    </message>
+    <message>
+        <source>Export Kernel</source>
+        <translation>Kernel exportieren</translation>
+    </message>
+    <message>
+        <source>Pick a candidate of a run in the population first.</source>
+        <translation>Wählen Sie zuerst einen Kandidaten eines Laufs in der Population.</translation>
     </message>
 </context>
 <context>
@@ -2042,6 +2116,44 @@ Erwartete Beschleunigung %4× %5</translation>
     <message>
         <source>Surrogate: local</source>
         <translation>Surrogatmodell: lokal</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::SweepPlot</name>
+    <message>
+        <source>Reference (1x)</source>
+        <translation>Referenz (1x)</translation>
+    </message>
+    <message>
+        <source>Speedup</source>
+        <translation>Beschleunigung</translation>
+    </message>
+    <message>
+        <source>Failed at this size</source>
+        <translation>Bei dieser Größe fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>No sweep of this candidate yet (kerncast-cli sweep --run ...)</source>
+        <translation>Noch keine Größenreihe dieses Kandidaten (kerncast-cli sweep --run ...)</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>Größe</translation>
+    </message>
+    <message>
+        <source>Speedup over the reference</source>
+        <translation>Beschleunigung gegenüber der Referenz</translation>
+    </message>
+    <message numerus="yes">
+        <source>Speedup across %n size(s)</source>
+        <translation>
+            <numerusform>Beschleunigung über %n Größe</numerusform>
+            <numerusform>Beschleunigung über %n Größen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Speedup across sizes</source>
+        <translation>Beschleunigung über die Größen</translation>
     </message>
 </context>
 <context>

@@ -1,6 +1,7 @@
 #include "app/gui/main_menus.h"
 
 #include "app/gui/evaluate_dialog.h"
+#include "app/gui/export_kernel_dialog.h"
 #include "app/gui/main_window.h"
 #include "app/gui/run_control_panel.h"
 #include "app/gui/window_layout.h"
@@ -33,6 +34,18 @@ MainMenus createMainMenus(MainWindow* window, RunControlPanel* runControl, const
         if (dialog.exec() == QDialog::Accepted && !dialog.options().pairs.empty())
             window->evaluatePairs(dialog.options());
     });
+    // The candidate on show as code a project can use, beside its sweep across sizes.
+    file->addAction(
+            MainWindow::tr("E&xport Kernel..."), window,
+            [window] {
+        if (window->selectedCandidate() == 0 || window->shownRunPath().isEmpty()) {
+            QMessageBox::information(window, MainWindow::tr("Export Kernel"),
+                                     MainWindow::tr("Pick a candidate of a run in the population first."));
+            return;
+        }
+        ExportKernelDialog(window->shownRunPath(), window->selectedCandidate(), window).exec();
+            })
+        ->setObjectName(QStringLiteral("exportKernelAction"));
     file->addSeparator();
     auto* open = file->addAction(MainWindow::tr("Open &Problem Folder..."), window, [window] {
         const QString dir = QFileDialog::getExistingDirectory(window, MainWindow::tr("Open Problem Folder"),
