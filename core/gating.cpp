@@ -190,8 +190,12 @@ std::vector<GatingOutcome> decide_gating(const GatingConfig& config, const std::
                 const Forecast& f = *batch[i].forecast;
                 const double expected = std::exp(f.expectedLogSpeedupOverReference(scheme));
                 o.decision = expected <= best_speedup ? GatingDecision::Discard : GatingDecision::Trust;
-                std::snprintf(buf, sizeof buf, "trusted: confidence %.2f, P(S > best %.3g) = %.2f < pi %.2f",
-                              o.confidence, best_speedup, o.p_above_best, config.pi);
+                // Every number the decision rests on, so that a discarded candidate says why against tau and pi.
+                std::snprintf(buf, sizeof buf,
+                              "trusted: confidence %.2f >= tau %.2f, P(S > best %.3g) = %.2f < pi %.2f, expected "
+                              "%.3gx%s",
+                              o.confidence, config.tau, best_speedup, o.p_above_best, config.pi, expected,
+                              o.decision == GatingDecision::Discard ? " <= best" : "");
                 o.reason = buf;
                 audit(o);
             }

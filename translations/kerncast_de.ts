@@ -82,12 +82,79 @@
         <translation>Keine Prognose</translation>
     </message>
     <message>
-        <source>Bin %1 (%2): %3</source>
-        <translation>Klasse %1 (%2): %3</translation>
-    </message>
-    <message>
         <source>The measured speedup is in this bin</source>
         <translation>Die gemessene Beschleunigung liegt in dieser Klasse</translation>
+    </message>
+    <message>
+        <source>Bin %1: %2</source>
+        <translation>Klasse %1: %2</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::CandidateView</name>
+    <message>
+        <source>Could not read the model calls of candidate #%1: %2</source>
+        <translation>Die Modellaufrufe von Kandidat #%1 konnten nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>Could not read candidate #%1: %2</source>
+        <translation>Kandidat #%1 konnte nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Candidate #%1&lt;/b&gt; · %2 · generation %3 · %4</source>
+        <translation>&lt;b&gt;Kandidat #%1&lt;/b&gt; · %2 · Generation %3 · %4</translation>
+    </message>
+    <message>
+        <source>#%1 %2</source>
+        <translation>#%1 %2</translation>
+    </message>
+    <message>
+        <source>anchor of the pair</source>
+        <translation>Anker des Paares</translation>
+    </message>
+    <message>
+        <source>reference</source>
+        <translation>Referenz</translation>
+    </message>
+    <message>
+        <source>parent</source>
+        <translation>Elternteil</translation>
+    </message>
+    <message>
+        <source>(no parent)</source>
+        <translation>(kein Elternteil)</translation>
+    </message>
+    <message>
+        <source>Kernel submitted to the search as a child of #%1</source>
+        <translation>Kernel als Nachkomme von #%1 an die Suche übergeben</translation>
+    </message>
+    <message>
+        <source>Kernel submitted to the search</source>
+        <translation>Kernel an die Suche übergeben</translation>
+    </message>
+    <message>
+        <source>Submitted kernel is candidate #%1: it is forecast and measured</source>
+        <translation>Der übergebene Kernel ist Kandidat #%1: Er wird prognostiziert und gemessen</translation>
+    </message>
+    <message>
+        <source>Submitted kernel (candidate #%1) does not compile: the errors are marked on their lines</source>
+        <translation>Der übergebene Kernel (Kandidat #%1) lässt sich nicht kompilieren: Die Fehler sind in ihren Zeilen markiert</translation>
+    </message>
+    <message>
+        <source>Submitting a kernel needs a running search: your edit is kept; resume the run (Run › Resume Opened Run) and submit it again.</source>
+        <translation>Das Übergeben eines Kernels erfordert eine laufende Suche: Ihre Änderung bleibt erhalten; setzen Sie den Lauf fort (Lauf › Geöffneten Lauf fortsetzen) und übergeben Sie sie erneut.</translation>
+    </message>
+    <message>
+        <source>#%1 · %2×</source>
+        <translation>#%1 · %2×</translation>
+    </message>
+    <message>
+        <source>#%1 · %2</source>
+        <translation>#%1 · %2</translation>
+    </message>
+    <message>
+        <source>Diff: #%1 against #%2</source>
+        <translation>Diff: #%1 gegenüber #%2</translation>
     </message>
 </context>
 <context>
@@ -208,6 +275,132 @@
     <message>
         <source>+%1 −%2 lines</source>
         <translation>+%1 −%2 Zeilen</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::EngineText</name>
+    <message>
+        <source>severe slowdown</source>
+        <translation>starke Verlangsamung</translation>
+    </message>
+    <message>
+        <source>significant slowdown</source>
+        <translation>deutliche Verlangsamung</translation>
+    </message>
+    <message>
+        <source>moderate slowdown</source>
+        <translation>mäßige Verlangsamung</translation>
+    </message>
+    <message>
+        <source>minor slowdown</source>
+        <translation>leichte Verlangsamung</translation>
+    </message>
+    <message>
+        <source>minor speedup</source>
+        <translation>leichte Beschleunigung</translation>
+    </message>
+    <message>
+        <source>significant speedup</source>
+        <translation>deutliche Beschleunigung</translation>
+    </message>
+    <message>
+        <source>high speedup</source>
+        <translation>hohe Beschleunigung</translation>
+    </message>
+    <message>
+        <source>extreme speedup</source>
+        <translation>extreme Beschleunigung</translation>
+    </message>
+    <message>
+        <source>failure</source>
+        <translation>Fehlschlag</translation>
+    </message>
+    <message>
+        <source>measurement budget spent (%1)</source>
+        <translation>Messbudget aufgebraucht (%1)</translation>
+    </message>
+    <message>
+        <source>forecast budget spent (%1)</source>
+        <translation>Prognosebudget aufgebraucht (%1)</translation>
+    </message>
+    <message>
+        <source>token budget spent</source>
+        <translation>Tokenbudget aufgebraucht</translation>
+    </message>
+    <message>
+        <source>cost budget spent</source>
+        <translation>Kostenbudget aufgebraucht</translation>
+    </message>
+    <message>
+        <source>wall-time budget spent</source>
+        <translation>Zeitbudget aufgebraucht</translation>
+    </message>
+    <message>
+        <source>stopped by request</source>
+        <translation>auf Wunsch angehalten</translation>
+    </message>
+    <message>
+        <source>search space exhausted: no parent left to expand</source>
+        <translation>Suchraum erschöpft: kein Elternkandidat mehr zu erweitern</translation>
+    </message>
+    <message>
+        <source>no forecast</source>
+        <translation>keine Prognose</translation>
+    </message>
+    <message>
+        <source>measure-all</source>
+        <translation>alles messen</translation>
+    </message>
+    <message>
+        <source>unsure: confidence %1 &lt; τ %2</source>
+        <translation>unsicher: Konfidenz %1 &lt; τ %2</translation>
+    </message>
+    <message>
+        <source>promising: P(S &gt; best %1×) = %2 ≥ π %3</source>
+        <translation>vielversprechend: P(S &gt; Bestwert %1×) = %2 ≥ π %3</translation>
+    </message>
+    <message>
+        <source>sure and unpromising: confidence %1 ≥ τ %2, P(S &gt; best %3×) = %4 &lt; π %5, expected %6× ≤ the best</source>
+        <translation>sicher und wenig versprechend: Konfidenz %1 ≥ τ %2, P(S &gt; Bestwert %3×) = %4 &lt; π %5, erwartet %6× ≤ Bestwert</translation>
+    </message>
+    <message>
+        <source>trusted: confidence %1 ≥ τ %2, P(S &gt; best %3×) = %4 &lt; π %5, expected %6×</source>
+        <translation>vertraut: Konfidenz %1 ≥ τ %2, P(S &gt; Bestwert %3×) = %4 &lt; π %5, erwartet %6×</translation>
+    </message>
+    <message>
+        <source>trusted: confidence %1, P(S &gt; best %2×) = %3 &lt; π %4</source>
+        <translation>vertraut: Konfidenz %1, P(S &gt; Bestwert %2×) = %3 &lt; π %4</translation>
+    </message>
+    <message>
+        <source>; picked for the audit share</source>
+        <translation>; für den Prüfanteil gezogen</translation>
+    </message>
+    <message>
+        <source>(crossover with #%1)</source>
+        <translation>(Kreuzung mit #%1)</translation>
+    </message>
+    <message>
+        <source>(move)</source>
+        <translation>(Schritt)</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::ErrorDialog</name>
+    <message>
+        <source>In %1, line %2.</source>
+        <translation>In %1, Zeile %2.</translation>
+    </message>
+    <message>
+        <source>In %1.</source>
+        <translation>In %1.</translation>
+    </message>
+    <message>
+        <source>Show the File</source>
+        <translation>Datei anzeigen</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Schließen</translation>
     </message>
 </context>
 <context>
@@ -447,24 +640,12 @@
         <translation>%1 (Gating: %2)</translation>
     </message>
     <message>
-        <source>%1 — %2</source>
-        <translation>%1 — %2</translation>
-    </message>
-    <message>
         <source>%1× %2 (expected bin %3)</source>
         <translation>%1× %2 (erwartete Klasse %3)</translation>
     </message>
     <message>
         <source>no forecast yet</source>
         <translation>noch keine Prognose</translation>
-    </message>
-    <message>
-        <source>%1× %2 — bin %3 (%4); %5× over the reference</source>
-        <translation>%1× %2 — Klasse %3 (%4); %5× gegenüber der Referenz</translation>
-    </message>
-    <message>
-        <source>%1× %2 — bin %3 (%4)</source>
-        <translation>%1× %2 — Klasse %3 (%4)</translation>
     </message>
     <message>
         <source>not measured</source>
@@ -481,6 +662,18 @@
     <message>
         <source>Measure this candidate on the device whatever its forecast says.</source>
         <translation>Diesen Kandidaten unabhängig von seiner Prognose auf dem Gerät messen.</translation>
+    </message>
+    <message>
+        <source>%1× %2 — bin %3</source>
+        <translation>%1× %2 — Klasse %3</translation>
+    </message>
+    <message>
+        <source>%1× %2 — bin %3; %4× over the reference</source>
+        <translation>%1× %2 — Klasse %3; %4× gegenüber der Referenz</translation>
+    </message>
+    <message>
+        <source>Measurement</source>
+        <translation>Messung</translation>
     </message>
 </context>
 <context>
@@ -534,10 +727,6 @@
     <message>
         <source>(candidate of the run)</source>
         <translation>(Kandidat des Laufs)</translation>
-    </message>
-    <message>
-        <source>Could not read the model calls of candidate #%1: %2</source>
-        <translation>Die Modellaufrufe von Kandidat #%1 konnten nicht gelesen werden: %2</translation>
     </message>
     <message>
         <source>%1 (reference)</source>
@@ -629,10 +818,6 @@
     <message>
         <source>Open Run</source>
         <translation>Lauf öffnen</translation>
-    </message>
-    <message>
-        <source>Run files (*.sqlite *.db);;All files (*)</source>
-        <translation>Laufdateien (*.sqlite *.db);;Alle Dateien (*)</translation>
     </message>
     <message>
         <source>&amp;Evaluate Pair Set...</source>
@@ -805,8 +990,39 @@
         <translation>Auswertung: %1 %2 von %3</translation>
     </message>
     <message>
-        <source>#%1 %2</source>
-        <translation>#%1 %2</translation>
+        <source>Run files (*.kerncast *.kcrun *.sqlite *.db);;All files (*)</source>
+        <translation>Laufdateien (*.kerncast *.kcrun *.sqlite *.db);;Alle Dateien (*)</translation>
+    </message>
+    <message numerus="yes">
+        <source>The problem folder has %n error(s)</source>
+        <translation>
+            <numerusform>Der Problemordner hat %n Fehler</numerusform>
+            <numerusform>Der Problemordner hat %n Fehler</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 (%2) cannot be searched until these are fixed:
+
+%3</source>
+        <translation>%1 (%2) kann erst durchsucht werden, wenn diese Fehler behoben sind:
+
+%3</translation>
+    </message>
+    <message>
+        <source>Open Re&amp;cent</source>
+        <translation>&amp;Zuletzt geöffnet</translation>
+    </message>
+    <message>
+        <source>(no runs yet)</source>
+        <translation>(noch keine Läufe)</translation>
+    </message>
+    <message>
+        <source>Reset &amp;Layout</source>
+        <translation>&amp;Anordnung zurücksetzen</translation>
+    </message>
+    <message>
+        <source>Layout reset</source>
+        <translation>Anordnung zurückgesetzt</translation>
     </message>
     <message>
         <source>E&amp;xport Kernel...</source>
@@ -819,6 +1035,154 @@
     <message>
         <source>Pick a candidate of a run in the population first.</source>
         <translation>Wählen Sie zuerst einen Kandidaten eines Laufs in der Population.</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::MeasurementPanel</name>
+    <message>
+        <source>&lt;i&gt;Not measured yet.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;Noch nicht gemessen.&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <source>%1 µs</source>
+        <translation>%1 µs</translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation>Ergebnis</translation>
+    </message>
+    <message>
+        <source>Median</source>
+        <translation>Median</translation>
+    </message>
+    <message>
+        <source>%1 (95% CI %2 – %3)</source>
+        <translation>%1 (95-%-KI %2 – %3)</translation>
+    </message>
+    <message>
+        <source>Spread</source>
+        <translation>Streuung</translation>
+    </message>
+    <message>
+        <source>p10 %1, p90 %2, mean %3, relative standard error %4%</source>
+        <translation>p10 %1, p90 %2, Mittel %3, relativer Standardfehler %4 %</translation>
+    </message>
+    <message numerus="yes">
+        <source>Samples (%n)</source>
+        <translation>
+            <numerusform>Messwert (%n)</numerusform>
+            <numerusform>Messwerte (%n)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>CUDA events</source>
+        <translation>CUDA-Events</translation>
+    </message>
+    <message>
+        <source>median %1 (cross-check)</source>
+        <translation>Median %1 (Gegenprobe)</translation>
+    </message>
+    <message>
+        <source>Reference</source>
+        <translation>Referenz</translation>
+    </message>
+    <message>
+        <source>Speedup</source>
+        <translation>Beschleunigung</translation>
+    </message>
+    <message>
+        <source>%1× over the reference</source>
+        <translation>%1× gegenüber der Referenz</translation>
+    </message>
+    <message>
+        <source>Roofline</source>
+        <translation>Roofline</translation>
+    </message>
+    <message>
+        <source>floor %1: the median reaches %2% of the roofline</source>
+        <translation>Untergrenze %1: Der Median erreicht %2 % der Roofline</translation>
+    </message>
+    <message>
+        <source>Correctness</source>
+        <translation>Korrektheit</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n seed(s) checked, largest error %1 absolute, %2 relative</source>
+        <translation>
+            <numerusform>%n Seed geprüft, größter Fehler %1 absolut, %2 relativ</numerusform>
+            <numerusform>%n Seeds geprüft, größter Fehler %1 absolut, %2 relativ</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Guard</source>
+        <translation>Schutz</translation>
+    </message>
+    <message>
+        <source>verified again (a speedup above 10×)</source>
+        <translation>erneut geprüft (eine Beschleunigung über 10×)</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>Gerät</translation>
+    </message>
+    <message>
+        <source>Clocks</source>
+        <translation>Takte</translation>
+    </message>
+    <message>
+        <source>SM %1 → %2 MHz, memory %3 MHz, %4 → %5 °C</source>
+        <translation>SM %1 → %2 MHz, Speicher %3 MHz, %4 → %5 °C</translation>
+    </message>
+    <message>
+        <source>Time taken</source>
+        <translation>Zeitaufwand</translation>
+    </message>
+    <message>
+        <source>compile %1 ms, verify %2 ms, benchmark %3 ms</source>
+        <translation>Kompilieren %1 ms, Prüfen %2 ms, Messen %3 ms</translation>
+    </message>
+    <message>
+        <source>Static report</source>
+        <translation>Statischer Bericht</translation>
+    </message>
+    <message>
+        <source>%1 registers, %2 B shared, %3 B stack, spills %4 B stored / %5 B loaded</source>
+        <translation>%1 Register, %2 B Shared, %3 B Stack, Spills %4 B geschrieben / %5 B gelesen</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::ParameterPlot</name>
+    <message>
+        <source>Time per value of a tunable</source>
+        <translation>Zeit je Wert eines Tunables</translation>
+    </message>
+    <message>
+        <source>Tunable value</source>
+        <translation>Wert des Tunables</translation>
+    </message>
+    <message>
+        <source>Median time (µs)</source>
+        <translation>Medianzeit (µs)</translation>
+    </message>
+    <message>
+        <source>Forecast (expected time)</source>
+        <translation>Prognose (erwartete Zeit)</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>Gemessen</translation>
+    </message>
+    <message>
+        <source>No family configurations with tunables in this run.</source>
+        <translation>Keine Familienkonfigurationen mit Tunables in diesem Lauf.</translation>
+    </message>
+    <message>
+        <source>The tunable on the horizontal axis</source>
+        <translation>Das Tunable auf der waagrechten Achse</translation>
+    </message>
+    <message>
+        <source>Time per value of %1: %2 measured, %3 forecast</source>
+        <translation>Zeit je Wert von %1: %2 gemessen, %3 prognostiziert</translation>
     </message>
 </context>
 <context>
@@ -983,6 +1347,127 @@
             <numerusform>%n geprüfte Prognosen (zufällig aus den vertrauten gezogen): Genauigkeit %1 (häufigste Klasse %2), ECE %3, AURC %4; Brier-Skill %5, CRPS-Skill %6</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Tunables</source>
+        <translation>Tunables</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::PoolModel</name>
+    <message>
+        <source>Worker</source>
+        <translation>Prozess</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>Rechner</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>Gerät</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Zustand</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>Gemessen</translation>
+    </message>
+    <message>
+        <source>measuring #%1</source>
+        <translation>misst #%1</translation>
+    </message>
+    <message>
+        <source>measuring</source>
+        <translation>misst</translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation>frei</translation>
+    </message>
+    <message>
+        <source>restarting</source>
+        <translation>startet neu</translation>
+    </message>
+    <message>
+        <source>retired</source>
+        <translation>ausgemustert</translation>
+    </message>
+    <message>
+        <source>starting</source>
+        <translation>startet</translation>
+    </message>
+    <message>
+        <source>Queue: %1 · in flight: %2 · measured: %3</source>
+        <translation>Warteschlange: %1 · in Arbeit: %2 · gemessen: %3</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::PoolSettingsWidget</name>
+    <message>
+        <source>e.g. cuda:1, cuda:all@ssh:gpu-b</source>
+        <translation>z. B. cuda:1, cuda:all@ssh:gpu-b</translation>
+    </message>
+    <message>
+        <source>More devices for the same search, separated by commas: cuda:N, cuda:all or replay:&lt;recordings&gt;, each optionally followed by @ssh:HOST or @slurm.</source>
+        <translation>Weitere Geräte für dieselbe Suche, durch Kommas getrennt: cuda:N, cuda:all oder replay:&lt;Aufzeichnungen&gt;, jeweils wahlweise gefolgt von @ssh:HOST oder @slurm.</translation>
+    </message>
+    <message>
+        <source>Worker processes per device; a gated batch is measured on all of them at once.</source>
+        <translation>Worker-Prozesse je Gerät; ein gefilterter Stapel wird auf allen zugleich gemessen.</translation>
+    </message>
+    <message>
+        <source>local, ssh:HOST or slurm[:srun options]</source>
+        <translation>local, ssh:HOST oder slurm[:srun-Optionen]</translation>
+    </message>
+    <message>
+        <source>How workers start: here, over ssh on HOST, or as Slurm job steps (srun) inside your allocation.</source>
+        <translation>Wie Worker starten: hier, über ssh auf HOST oder als Slurm-Job-Schritte (srun) in Ihrer Zuteilung.</translation>
+    </message>
+    <message>
+        <source>Allow different GPU models</source>
+        <translation>Verschiedene GPU-Modelle erlauben</translation>
+    </message>
+    <message>
+        <source>Choose the next batch while one is measured</source>
+        <translation>Nächsten Stapel wählen, während einer gemessen wird</translation>
+    </message>
+    <message>
+        <source>Keeps the workers busy: forecasting and retraining overlap the measurements. The search learns from a batch one iteration later; a seed still gives the same search with any number of workers.</source>
+        <translation>Hält die Worker beschäftigt: Vorhersagen und Nachtrainieren überlappen die Messungen. Die Suche lernt aus einem Stapel eine Iteration später; ein Seed ergibt weiterhin dieselbe Suche mit beliebig vielen Workern.</translation>
+    </message>
+    <message>
+        <source>More devices:</source>
+        <translation>Weitere Geräte:</translation>
+    </message>
+    <message>
+        <source>Workers per device:</source>
+        <translation>Worker je Gerät:</translation>
+    </message>
+    <message>
+        <source>Measure in rounds of:</source>
+        <translation>In Runden messen zu:</translation>
+    </message>
+    <message>
+        <source>Each batch is topped up to a multiple of this with the candidates gating passed over, the most promising first (never past the budget), so that this many workers measure full rounds. A search setting: the same search with any number of workers; 1: batches as gating chose them.</source>
+        <translation>Jeder Stapel wird mit den Kandidaten, die das Gating übergangen hat, auf ein Vielfaches davon aufgefüllt, die vielversprechendsten zuerst (nie über das Budget hinaus), damit so viele Worker volle Runden messen. Eine Sucheinstellung: dieselbe Suche mit beliebig vielen Workern; 1: Stapel so, wie das Gating sie gewählt hat.</translation>
+    </message>
+    <message>
+        <source>Launcher:</source>
+        <translation>Start über:</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::PoolView</name>
+    <message>
+        <source>&lt;b&gt;Measurement pool&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Mess-Pool&lt;/b&gt;</translation>
+    </message>
 </context>
 <context>
     <name>kerncast::PopulationModel</name>
@@ -1016,12 +1501,6 @@
     <message>
         <source>No forecast yet</source>
         <translation>Noch keine Prognose</translation>
-    </message>
-    <message>
-        <source>Predicted bin %1 (%2) with probability %3%
-Expected speedup %4× %5</source>
-        <translation>Vorhergesagte Klasse %1 (%2) mit Wahrscheinlichkeit %3 %
-Erwartete Beschleunigung %4× %5</translation>
     </message>
     <message>
         <source>The surrogate&apos;s most likely speedup bin and its probability</source>
@@ -1187,6 +1666,24 @@ Erwartete Beschleunigung %4× %5</translation>
         <source>measurement requested by hand</source>
         <translation>Messung von Hand angefordert</translation>
     </message>
+    <message>
+        <source>Predicted bin %1 with probability %2%
+Expected speedup %3× %4</source>
+        <translation>Vorhergesagte Klasse %1 mit Wahrscheinlichkeit %2%
+Erwartete Beschleunigung %3× %4</translation>
+    </message>
+    <message>
+        <source>Pinned as a parent: the search expands it first.</source>
+        <translation>Als Elternteil angeheftet: Die Suche erweitert ihn zuerst.</translation>
+    </message>
+    <message>
+        <source>Banned as a parent: the search never expands it.</source>
+        <translation>Als Elternteil gesperrt: Die Suche erweitert ihn nie.</translation>
+    </message>
+    <message>
+        <source>Tunable %1 of the family configuration</source>
+        <translation>Tunable %1 der Familienkonfiguration</translation>
+    </message>
 </context>
 <context>
     <name>kerncast::PopulationPanel</name>
@@ -1221,6 +1718,38 @@ Erwartete Beschleunigung %4× %5</translation>
     <message>
         <source>Reject Suspect Result</source>
         <translation>Verdächtiges Ergebnis verwerfen</translation>
+    </message>
+    <message>
+        <source>Unpin as Parent</source>
+        <translation>Als Elternteil lösen</translation>
+    </message>
+    <message>
+        <source>Unban as Parent</source>
+        <translation>Sperre als Elternteil aufheben</translation>
+    </message>
+    <message>
+        <source>Candidate #%1 pinned as a parent: the search expands it first</source>
+        <translation>Kandidat #%1 als Elternteil angeheftet: Die Suche erweitert ihn zuerst</translation>
+    </message>
+    <message>
+        <source>Candidate #%1 banned as a parent: the search never expands it</source>
+        <translation>Kandidat #%1 als Elternteil gesperrt: Die Suche erweitert ihn nie</translation>
+    </message>
+    <message>
+        <source>Candidate #%1 unpinned: the search chooses its parents again</source>
+        <translation>Kandidat #%1 gelöst: Die Suche wählt ihre Eltern wieder selbst</translation>
+    </message>
+    <message>
+        <source>Candidate #%1 unbanned: it can be a parent again</source>
+        <translation>Sperre von Kandidat #%1 aufgehoben: Er kann wieder Elternteil sein</translation>
+    </message>
+    <message>
+        <source>Compare with #%1</source>
+        <translation>Mit #%1 vergleichen</translation>
+    </message>
+    <message>
+        <source>Compare with the Shown Candidate</source>
+        <translation>Mit dem angezeigten Kandidaten vergleichen</translation>
     </message>
 </context>
 <context>
@@ -1521,7 +2050,7 @@ Erwartete Beschleunigung %4× %5</translation>
         <translation>Wie Anfragen gebaut werden: Werkzeugaufruf, JSON in der Antwort, max_tokens oder max_completion_tokens, Temperatur. Automatisch wechselt einmal, wenn der Endpunkt etwas ablehnt.</translation>
     </message>
     <message>
-        <source>USD per million prompt tokens: the run's cost and its cost budget count with it.</source>
+        <source>USD per million prompt tokens: the run&apos;s cost and its cost budget count with it.</source>
         <translation>USD je Million Prompt-Token: damit rechnen die Kosten des Laufs und sein Kostenbudget.</translation>
     </message>
     <message>
@@ -1808,7 +2337,6 @@ Erwartete Beschleunigung %4× %5</translation>
         <source>Calibration on the ε-audited candidates alone: drawn at random from those the gate trusted and measured anyway, an unbiased sample of the forecasts the search acts on without measuring.</source>
         <translation>Kalibrierung nur auf den ε-geprüften Kandidaten: zufällig aus denen gezogen, denen das Gating vertraut hat, und trotzdem gemessen – eine unverzerrte Stichprobe der Prognosen, nach denen die Suche ohne Messung handelt.</translation>
     </message>
-
     <message>
         <source>Choose a problem to search.</source>
         <translation>Wählen Sie ein Problem für die Suche.</translation>
@@ -1920,170 +2448,6 @@ Erwartete Beschleunigung %4× %5</translation>
     </message>
 </context>
 <context>
-    <name>kerncast::PoolModel</name>
-    <message>
-        <source>Worker</source>
-        <translation>Prozess</translation>
-    </message>
-    <message>
-        <source>Host</source>
-        <translation>Rechner</translation>
-    </message>
-    <message>
-        <source>Device</source>
-        <translation>Gerät</translation>
-    </message>
-    <message>
-        <source>GPU</source>
-        <translation>GPU</translation>
-    </message>
-    <message>
-        <source>State</source>
-        <translation>Zustand</translation>
-    </message>
-    <message>
-        <source>Measured</source>
-        <translation>Gemessen</translation>
-    </message>
-    <message>
-        <source>measuring #%1</source>
-        <translation>misst #%1</translation>
-    </message>
-    <message>
-        <source>measuring</source>
-        <translation>misst</translation>
-    </message>
-    <message>
-        <source>idle</source>
-        <translation>frei</translation>
-    </message>
-    <message>
-        <source>restarting</source>
-        <translation>startet neu</translation>
-    </message>
-    <message>
-        <source>retired</source>
-        <translation>ausgemustert</translation>
-    </message>
-    <message>
-        <source>starting</source>
-        <translation>startet</translation>
-    </message>
-    <message>
-        <source>Queue: %1 · in flight: %2 · measured: %3</source>
-        <translation>Warteschlange: %1 · in Arbeit: %2 · gemessen: %3</translation>
-    </message>
-</context>
-<context>
-    <name>kerncast::PoolSettingsWidget</name>
-    <message>
-        <source>e.g. cuda:1, cuda:all@ssh:gpu-b</source>
-        <translation>z. B. cuda:1, cuda:all@ssh:gpu-b</translation>
-    </message>
-    <message>
-        <source>More devices for the same search, separated by commas: cuda:N, cuda:all or replay:&lt;recordings&gt;, each optionally followed by @ssh:HOST or @slurm.</source>
-        <translation>Weitere Geräte für dieselbe Suche, durch Kommas getrennt: cuda:N, cuda:all oder replay:&lt;Aufzeichnungen&gt;, jeweils wahlweise gefolgt von @ssh:HOST oder @slurm.</translation>
-    </message>
-    <message>
-        <source>Worker processes per device; a gated batch is measured on all of them at once.</source>
-        <translation>Worker-Prozesse je Gerät; ein gefilterter Stapel wird auf allen zugleich gemessen.</translation>
-    </message>
-    <message>
-        <source>local, ssh:HOST or slurm[:srun options]</source>
-        <translation>local, ssh:HOST oder slurm[:srun-Optionen]</translation>
-    </message>
-    <message>
-        <source>How workers start: here, over ssh on HOST, or as Slurm job steps (srun) inside your allocation.</source>
-        <translation>Wie Worker starten: hier, über ssh auf HOST oder als Slurm-Job-Schritte (srun) in Ihrer Zuteilung.</translation>
-    </message>
-    <message>
-        <source>Allow different GPU models</source>
-        <translation>Verschiedene GPU-Modelle erlauben</translation>
-    </message>
-    <message>
-        <source>Choose the next batch while one is measured</source>
-        <translation>Nächsten Stapel wählen, während einer gemessen wird</translation>
-    </message>
-    <message>
-        <source>Keeps the workers busy: forecasting and retraining overlap the measurements. The search learns from a batch one iteration later; a seed still gives the same search with any number of workers.</source>
-        <translation>Hält die Worker beschäftigt: Vorhersagen und Nachtrainieren überlappen die Messungen. Die Suche lernt aus einem Stapel eine Iteration später; ein Seed ergibt weiterhin dieselbe Suche mit beliebig vielen Workern.</translation>
-    </message>
-    <message>
-        <source>More devices:</source>
-        <translation>Weitere Geräte:</translation>
-    </message>
-    <message>
-        <source>Workers per device:</source>
-        <translation>Worker je Gerät:</translation>
-    </message>
-    <message>
-        <source>Measure in rounds of:</source>
-        <translation>In Runden messen zu:</translation>
-    </message>
-    <message>
-        <source>Each batch is topped up to a multiple of this with the candidates gating passed over, the most promising first (never past the budget), so that this many workers measure full rounds. A search setting: the same search with any number of workers; 1: batches as gating chose them.</source>
-        <translation>Jeder Stapel wird mit den Kandidaten, die das Gating übergangen hat, auf ein Vielfaches davon aufgefüllt, die vielversprechendsten zuerst (nie über das Budget hinaus), damit so viele Worker volle Runden messen. Eine Sucheinstellung: dieselbe Suche mit beliebig vielen Workern; 1: Stapel so, wie das Gating sie gewählt hat.</translation>
-    </message>
-    <message>
-        <source>Launcher:</source>
-        <translation>Start über:</translation>
-    </message>
-</context>
-<context>
-    <name>kerncast::PoolView</name>
-    <message>
-        <source>&lt;b&gt;Measurement pool&lt;/b&gt;</source>
-        <translation>&lt;b&gt;Mess-Pool&lt;/b&gt;</translation>
-    </message>
-</context>
-<context>
-    <name>kerncast::CandidateView</name>
-    <message>
-        <source>Could not read the model calls of candidate #%1: %2</source>
-        <translation>Die Modellaufrufe von Kandidat #%1 konnten nicht gelesen werden: %2</translation>
-    </message>
-    <message>
-        <source>Could not read candidate #%1: %2</source>
-        <translation>Kandidat #%1 konnte nicht gelesen werden: %2</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;Candidate #%1&lt;/b&gt; · %2 · generation %3 · %4</source>
-        <translation>&lt;b&gt;Kandidat #%1&lt;/b&gt; · %2 · Generation %3 · %4</translation>
-    </message>
-    <message>
-        <source>#%1 %2</source>
-        <translation>#%1 %2</translation>
-    </message>
-    <message>
-        <source>anchor of the pair</source>
-        <translation>Anker des Paares</translation>
-    </message>
-    <message>
-        <source>reference</source>
-        <translation>Referenz</translation>
-    </message>
-    <message>
-        <source>parent</source>
-        <translation>Elternteil</translation>
-    </message>
-    <message>
-        <source>(no parent)</source>
-        <translation>(kein Elternteil)</translation>
-    </message>
-    <message>
-        <source>Submitting a kernel needs a running search.</source>
-        <translation>Das Übergeben eines Kernels erfordert eine laufende Suche.</translation>
-    </message>
-    <message>
-        <source>Kernel submitted to the search as a child of #%1</source>
-        <translation>Kernel als Nachkomme von #%1 an die Suche übergeben</translation>
-    </message>
-    <message>
-        <source>Kernel submitted to the search</source>
-        <translation>Kernel an die Suche übergeben</translation>
-    </message>
-</context>
-<context>
     <name>kerncast::StatusLine</name>
     <message>
         <source>Device: looking for devices...</source>
@@ -2154,21 +2518,6 @@ Erwartete Beschleunigung %4× %5</translation>
     <message>
         <source>Speedup across sizes</source>
         <translation>Beschleunigung über die Größen</translation>
-    </message>
-</context>
-<context>
-    <name>kerncast::ErrorDialog</name>
-    <message>
-        <source>In %1, line %2.</source>
-        <translation>In %1, Zeile %2.</translation>
-    </message>
-    <message>
-        <source>In %1.</source>
-        <translation>In %1.</translation>
-    </message>
-    <message>
-        <source>Show the File</source>
-        <translation>Datei anzeigen</translation>
     </message>
 </context>
 </TS>

@@ -97,6 +97,7 @@ void applyCandidate(CandidateRow& row, int64_t runId, const Candidate& candidate
     row.parent_id = candidate.parent_id;
     row.mutator = candidate.mutator;
     row.label = QString::fromStdString(candidate.label);
+    row.tunables = candidate.tunables;
     row.source_hash = QString::fromStdString(candidate.source_hash);
 }
 

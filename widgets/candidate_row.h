@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -73,6 +74,7 @@ struct CandidateRow {
     int smem_bytes = 0;
     int spills = 0;
     QString source_hash;
+    std::map<std::string, int64_t> tunables;  // the family configuration's values (-D defines); empty for others
 
     bool hasForecast() const { return predicted_bin > 0; }
     // The measured S against the forecast's anchor (measured speedup / anchor_speedup), when measured.

@@ -1,5 +1,8 @@
 #include "widgets/forecast_inspector.h"
 
+#include "widgets/engine_text.h"
+#include "widgets/measurement_panel.h"
+
 #include "core/error.h"
 #include "widgets/population_model.h"
 
@@ -146,9 +149,8 @@ bool BinDistributionWidget::event(QEvent* event) {
             event->ignore();
             return true;
         }
-        QString tip = tr("Bin %1 (%2): %3")
-                          .arg(bin)
-                          .arg(bin <= m_names.size() ? m_names[bin - 1] : QString())
+        QString tip = tr("Bin %1: %2")
+                          .arg(bin <= m_names.size() ? m_names[bin - 1] : QString::number(bin))
                           .arg(percent(m_probabilities[bin - 1]));
         if (bin == m_measuredBin)
             tip += QLatin1Char('\n') + tr("The measured speedup is in this bin");
@@ -206,6 +208,8 @@ ForecastInspector::ForecastInspector(QWidget* parent) : QWidget(parent) {
     m_calls->setReadOnly(true);
     m_calls->setPlaceholderText(tr("No language model was asked about this candidate."));
     m_tabs->addTab(m_calls, tr("Model calls"));
+    m_measurement = new MeasurementPanel(this);
+    m_tabs->addTab(m_measurement, tr("Measurement"));
 
     m_measureButton = new QPushButton(tr("Measure on the device"), this);
     m_measureButton->setObjectName(QStringLiteral("measureButton"));
@@ -236,6 +240,7 @@ void ForecastInspector::clear() {
     m_reasoning->clear();
     m_prompt->clear();
     m_calls->clear();
+    m_measurement->clear();
     m_measureButton->setEnabled(false);
     m_measureButton->setToolTip({});
 }
@@ -281,11 +286,15 @@ void ForecastInspector::setCandidate(const CandidateRow& row, const std::optiona
                         .arg(PopulationModel::mutatorText(row.mutator))
                         .arg(row.generation);
     if (!row.label.isEmpty())
-        title += QLatin1Char('\n') + row.label;
+        title += QLatin1Char('\n') + EngineText::message(row.label);
     m_title->setText(title);
     QString status = PopulationModel::statusText(row.status);
-    if (row.decision)
+    if (row.decision) {
         status = tr("%1 (gating: %2)").arg(status, PopulationModel::decisionText(*row.decision));
+        // Why, with the numbers against tau and pi; a measurement's own reason replaces it.
+        if (!row.reason.isEmpty() && !row.isMeasured())
+            status += QLatin1Char('\n') + EngineText::message(row.reason);
+    }
     m_status->setText(status);
 
     std::optional<Forecast> f = forecast;
@@ -308,12 +317,11 @@ void ForecastInspector::setCandidate(const CandidateRow& row, const std::optiona
         QStringList names;
         QList<double> probabilities;
         for (int bin = 1; bin <= kBinCount; ++bin) {
-            names << QString::fromStdString(m_scheme.name(bin));
+            names << EngineText::binLabel(m_scheme, bin);
             probabilities << f->probabilities[static_cast<size_t>(bin - 1)];
         }
         m_distribution->setDistribution(probabilities, measuredBin, names);
-        m_predicted->setText(
-            tr("%1 — %2").arg(f->predicted_bin).arg(QString::fromStdString(m_scheme.name(f->predicted_bin))));
+        m_predicted->setText(EngineText::binLabel(m_scheme, f->predicted_bin));
         m_maxProbability->setText(locale.toString(f->maxProbability(), 'f', 2));
         m_entropyConfidence->setText(locale.toString(f->normalizedEntropyConfidence(), 'f', 2));
         m_top2Margin->setText(locale.toString(f->top2Margin(), 'f', 2));
@@ -330,18 +338,16 @@ void ForecastInspector::setCandidate(const CandidateRow& row, const std::optiona
 
     const bool againstParent = (f ? f->anchor_id : row.anchor_id) > 0;
     if (row.measured_speedup && !againstParent) {
-        m_measured->setText(tr("%1× %2 — bin %3 (%4)")
+        m_measured->setText(tr("%1× %2 — bin %3")
                                 .arg(locale.toString(measuredS ? *measuredS : *row.measured_speedup, 'f', 2))
                                 .arg(against)
-                                .arg(measuredBin)
-                                .arg(QString::fromStdString(m_scheme.name(measuredBin))));
+                                .arg(EngineText::binLabel(m_scheme, measuredBin)));
     } else if (row.measured_speedup) {
         // Against a parent, the speedup over the reference is what the population and the best are about.
-        m_measured->setText(tr("%1× %2 — bin %3 (%4); %5× over the reference")
+        m_measured->setText(tr("%1× %2 — bin %3; %4× over the reference")
                                 .arg(locale.toString(measuredS ? *measuredS : *row.measured_speedup, 'f', 2))
                                 .arg(against)
-                                .arg(measuredBin)
-                                .arg(QString::fromStdString(m_scheme.name(measuredBin)))
+                                .arg(EngineText::binLabel(m_scheme, measuredBin))
                                 .arg(locale.toString(*row.measured_speedup, 'f', 2)));
     } else if (row.isMeasured()) {
         QString text = PopulationModel::statusText(row.status);

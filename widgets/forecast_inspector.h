@@ -20,6 +20,8 @@ class QTabWidget;
 
 namespace kerncast {
 
+class MeasurementPanel;
+
 // Bars of a distribution over the bins, drawn with QPainter. A plot class may replace it; its API stays.
 class BinDistributionWidget : public QWidget {
     Q_OBJECT
@@ -80,6 +82,8 @@ public:
     void setLlmCalls(const std::vector<LlmCall>& calls);
 
     int64_t candidateId() const { return m_candidateId; }
+    // The Measurement tab: what the device said about the candidate (its caller fills it from the run file).
+    MeasurementPanel* measurementPanel() const { return m_measurement; }
     BinDistributionWidget* distribution() const { return m_distribution; }
 
 Q_SIGNALS:
@@ -102,6 +106,7 @@ private:
     QPlainTextEdit* m_reasoning = nullptr;
     QPlainTextEdit* m_prompt = nullptr;
     QPlainTextEdit* m_calls = nullptr;
+    MeasurementPanel* m_measurement = nullptr;
     QPushButton* m_measureButton = nullptr;
 };
 

@@ -207,6 +207,7 @@ void KernelEditor::setSource(const QString& text, const QString& fileName) {
     m_editor->setReadOnly(readOnly);
     m_editor->SendScintilla(QsciScintillaBase::SCI_EMPTYUNDOBUFFER);
     m_editor->setModified(false);
+    m_markedModified = false;
     m_editor->setCursorPosition(0, 0);
     updateLineNumberMargin();
     updateSubmitAction();
@@ -224,7 +225,14 @@ void KernelEditor::setReadOnly(bool readOnly) {
 
 bool KernelEditor::isReadOnly() const { return m_editor->isReadOnly(); }
 
-bool KernelEditor::isModified() const { return m_editor->isModified(); }
+bool KernelEditor::isModified() const { return m_markedModified || m_editor->isModified(); }
+
+void KernelEditor::setModified(bool modified) {
+    // QScintilla can only clear its modified state: a draft shown again is marked here.
+    m_markedModified = modified;
+    if (!modified)
+        m_editor->setModified(false);
+}
 
 void KernelEditor::setDiagnostics(const QList<EditorDiagnostic>& diagnostics) {
     m_diagnostics = diagnostics;

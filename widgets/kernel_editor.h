@@ -41,6 +41,8 @@ public:
     void setReadOnly(bool readOnly);
     bool isReadOnly() const;
     bool isModified() const;
+    // Marks the text as changed by a person (a draft shown again) or not.
+    void setModified(bool modified);
 
     // Marks each diagnostic's line in the margin and shows its message below the line. Lines outside the file are
     // ignored (a stale message must not point at the wrong code).
@@ -99,6 +101,7 @@ private:
     int m_markBackground[4] = {-1, -1, -1, -1};  // per LineMark
     int m_markSymbol[4] = {-1, -1, -1, -1};
     bool m_labelled = false;
+    bool m_markedModified = false;  // setModified(true): QScintilla keeps no such state itself
 
     QsciScintilla* m_editor = nullptr;
     QsciLexerCPP* m_lexer = nullptr;

@@ -52,7 +52,7 @@ void PopulationFilterProxy::updateKeys(int first, int last) {
     if (m_keys.size() < rows.size())
         m_keys.resize(rows.size());
     for (int row = first; row <= last; ++row)
-        m_keys[static_cast<size_t>(row)] = PopulationModel::sortKey(rows[static_cast<size_t>(row)], m_keyColumn);
+        m_keys[static_cast<size_t>(row)] = m_population->sortKeyOf(rows[static_cast<size_t>(row)], m_keyColumn);
 }
 
 void PopulationFilterProxy::changeFilter(const std::function<void()>& change) {

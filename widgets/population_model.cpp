@@ -1,6 +1,12 @@
 #include "widgets/population_model.h"
 
+#include "widgets/engine_text.h"
+
+#include <QFont>
+#include <QIcon>
 #include <QLocale>
+#include <QPainter>
+#include <QPixmap>
 #include <QSet>
 
 #include <algorithm>
@@ -8,6 +14,31 @@
 #include <limits>
 
 namespace kerncast {
+
+namespace {
+
+// A marker that does not rest on colour alone: a pin head for pinned, a crossed circle for banned.
+QIcon steeringIcon(PopulationModel::Steering steering) {
+    QPixmap pixmap(14, 14);
+    pixmap.fill(Qt::transparent);
+    QPainter p(&pixmap);
+    p.setRenderHint(QPainter::Antialiasing);
+    if (steering == PopulationModel::Steering::Pinned) {
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor(0x1f, 0x6f, 0xd1));
+        p.drawEllipse(QRectF(2, 1, 10, 10));
+        p.setPen(QPen(QColor(0x1f, 0x6f, 0xd1), 2));
+        p.drawLine(QPointF(7, 10), QPointF(7, 14));
+    } else {
+        p.setPen(QPen(QColor(0xc6, 0x28, 0x28), 2));
+        p.setBrush(Qt::NoBrush);
+        p.drawEllipse(QRectF(2, 2, 10, 10));
+        p.drawLine(QPointF(4, 4), QPointF(10, 10));
+    }
+    return QIcon(pixmap);
+}
+
+}  // namespace
 
 PopulationModel::PopulationModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -17,7 +48,7 @@ PopulationModel::PopulationModel(const BinScheme& scheme, QObject* parent)
 // The proxy asks for two indexes per comparison while sorting; this skips the virtual rowCount()/columnCount() calls
 // that QAbstractTableModel::index() makes.
 QModelIndex PopulationModel::index(int row, int column, const QModelIndex& parent) const {
-    if (parent.isValid() || row < 0 || column < 0 || row >= static_cast<int>(m_rows.size()) || column >= ColumnCount)
+    if (parent.isValid() || row < 0 || column < 0 || row >= static_cast<int>(m_rows.size()) || column >= columnCount())
         return {};
     return createIndex(row, column);
 }
@@ -26,7 +57,39 @@ int PopulationModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }
 
-int PopulationModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int PopulationModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount + static_cast<int>(m_tunableNames.size());
+}
+
+QString PopulationModel::tunableOf(int column) const {
+    const int i = column - ColumnCount;
+    return i >= 0 && i < m_tunableNames.size() ? m_tunableNames[i] : QString();
+}
+
+void PopulationModel::addTunableColumns(const std::vector<CandidateRow>& rows, bool announce) {
+    QStringList added;
+    for (const CandidateRow& r : rows)
+        for (const auto& [name, value] : r.tunables) {
+            const QString n = QString::fromStdString(name);
+            if (!m_tunableNames.contains(n) && !added.contains(n))
+                added << n;
+        }
+    if (added.isEmpty())
+        return;
+    const int first = columnCount();
+    if (announce)
+        beginInsertColumns({}, first, first + static_cast<int>(added.size()) - 1);
+    m_tunableNames << added;
+    if (announce)
+        endInsertColumns();
+}
+
+double PopulationModel::sortKeyOf(const CandidateRow& row, int column) const {
+    if (column < ColumnCount)
+        return sortKey(row, column);
+    const auto it = row.tunables.find(tunableOf(column).toStdString());
+    return it == row.tunables.end() ? std::numeric_limits<double>::infinity() : static_cast<double>(it->second);
+}
 
 QVariant PopulationModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
@@ -42,7 +105,7 @@ QVariant PopulationModel::cellData(int rowIndex, int column, int role) const {
     case CandidateIdRole:
         return static_cast<qlonglong>(r.id);
     case SortRole:
-        return sortKey(r, column);
+        return sortKeyOf(r, column);
     case StatusRole:
         return r.status;
     case ParentIdRole:
@@ -59,6 +122,21 @@ QVariant PopulationModel::cellData(int rowIndex, int column, int role) const {
         return r.source_hash;
     case LabelRole:
         return r.label;
+    case SteeringRole:
+        return static_cast<int>(steering(r.id));
+    case Qt::DecorationRole:
+        if (column == IdColumn && steering(r.id) != Steering::None)
+            return steeringIcon(steering(r.id));
+        return {};
+    case Qt::FontRole:
+        if (steering(r.id) == Steering::None)
+            return {};
+        {
+            QFont font;
+            font.setBold(steering(r.id) == Steering::Pinned);
+            font.setStrikeOut(steering(r.id) == Steering::Banned && column == IdColumn);
+            return font;
+        }
     case Qt::BackgroundRole: {
         const QColor c = statusBackground(r.status);
         return c.isValid() ? QVariant(c) : QVariant();
@@ -73,14 +151,20 @@ QVariant PopulationModel::cellData(int rowIndex, int column, int role) const {
         return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
     case Qt::ToolTipRole:
         switch (column) {
-        case IdColumn:
-            return r.label;
+        case IdColumn: {
+            QString tip = EngineText::message(r.label);
+            if (steering(r.id) == Steering::Pinned)
+                tip += QLatin1Char('\n') + tr("Pinned as a parent: the search expands it first.");
+            else if (steering(r.id) == Steering::Banned)
+                tip += QLatin1Char('\n') + tr("Banned as a parent: the search never expands it.");
+            return tip;
+        }
         case StatusColumn: {
             QString tip = statusText(r.status);
             if (r.decision)
                 tip += QLatin1Char('\n') + tr("Gating: %1").arg(decisionText(*r.decision));
             if (!r.reason.isEmpty())
-                tip += QLatin1Char('\n') + r.reason;
+                tip += QLatin1Char('\n') + EngineText::message(r.reason);
             return tip;
         }
         case ForecastColumn:
@@ -91,6 +175,10 @@ QVariant PopulationModel::cellData(int rowIndex, int column, int role) const {
         return {};
     case Qt::DisplayRole: {
         const QLocale locale;
+        if (column >= ColumnCount) {
+            const auto it = r.tunables.find(tunableOf(column).toStdString());
+            return it == r.tunables.end() ? QVariant() : QVariant(static_cast<qlonglong>(it->second));
+        }
         switch (column) {
         case IdColumn:
             return static_cast<qlonglong>(r.id);
@@ -131,9 +219,8 @@ QString PopulationModel::forecastToolTip(const CandidateRow& r) const {
     if (!r.hasForecast())
         return tr("No forecast yet");
     const QLocale locale;
-    return tr("Predicted bin %1 (%2) with probability %3%\nExpected speedup %4× %5")
-        .arg(r.predicted_bin)
-        .arg(QString::fromStdString(scheme().name(r.predicted_bin)))
+    return tr("Predicted bin %1 with probability %2%\nExpected speedup %3× %4")
+        .arg(EngineText::binLabel(scheme(), r.predicted_bin))
         .arg(locale.toString(r.confidence * 100, 'f', 1))
         .arg(locale.toString(std::exp(r.expected_log_speedup), 'f', 2))
         .arg(anchorText(r.anchor_id));
@@ -142,6 +229,13 @@ QString PopulationModel::forecastToolTip(const CandidateRow& r) const {
 QVariant PopulationModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal)
         return {};
+    if (section >= ColumnCount) {
+        if (role == Qt::DisplayRole)
+            return tunableOf(section);
+        if (role == Qt::ToolTipRole)
+            return tr("Tunable %1 of the family configuration").arg(tunableOf(section));
+        return {};
+    }
     if (role == Qt::ToolTipRole) {
         switch (section) {
         case ForecastColumn:
@@ -186,6 +280,8 @@ QVariant PopulationModel::headerData(int section, Qt::Orientation orientation, i
 
 void PopulationModel::setRows(std::vector<CandidateRow> rows) {
     beginResetModel();
+    m_tunableNames.clear();
+    addTunableColumns(rows, false);
     m_rows.assign(std::move(rows));
     endResetModel();
 }
@@ -242,7 +338,20 @@ int PopulationModel::applyEvents(const std::vector<SearchEvent>& events) {
     return count;
 }
 
-void PopulationModel::clear() { setRows({}); }
+void PopulationModel::clear() {
+    m_steering.clear();
+    setRows({});
+}
+
+void PopulationModel::setSteering(int64_t id, Steering steering) {
+    if (steering == Steering::None)
+        m_steering.remove(id);
+    else
+        m_steering.insert(id, steering);
+    const QModelIndex index = indexOfId(id, IdColumn);
+    if (index.isValid())
+        Q_EMIT dataChanged(index, index.siblingAtColumn(columnCount() - 1));
+}
 
 QModelIndex PopulationModel::indexOfId(int64_t id, int column) const {
     const int r = rowOfId(id);
@@ -263,6 +372,7 @@ void PopulationModel::insertRows(std::vector<CandidateRow> rows) {
     }
     if (rows.empty())
         return;
+    addTunableColumns(rows, true);
     const int first = static_cast<int>(m_rows.size());
     beginInsertRows({}, first, first + static_cast<int>(rows.size()) - 1);
     m_rows.appendNew(std::move(rows));
@@ -316,7 +426,7 @@ double PopulationModel::sortKey(const CandidateRow& r, int column) {
 }
 
 bool PopulationModel::lessThan(int leftRow, int rightRow, int column) const {
-    return sortKey(row(leftRow), column) < sortKey(row(rightRow), column);
+    return sortKeyOf(row(leftRow), column) < sortKeyOf(row(rightRow), column);
 }
 
 QString PopulationModel::statusText(const QString& status) {

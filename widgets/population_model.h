@@ -7,6 +7,8 @@
 
 #include <QAbstractTableModel>
 #include <QColor>
+#include <QHash>
+#include <QStringList>
 
 #include <vector>
 
@@ -39,7 +41,10 @@ public:
         ConfidenceRole,                      // double, max probability of the forecast
         SourceHashRole,                      // QString
         LabelRole,                           // QString
+        SteeringRole,                        // int: Steering (pinned or banned as a parent by a person)
     };
+    // What a person asked of a candidate as a parent; shown on its row (a marker, a tool tip).
+    enum class Steering { None, Pinned, Banned };
 
     explicit PopulationModel(QObject* parent = nullptr);
     explicit PopulationModel(const BinScheme& scheme, QObject* parent = nullptr);
@@ -60,6 +65,8 @@ public:
     // another run than runId() (when that is set) are dropped as stale. Returns how many rows changed or appeared.
     int applyEvents(const std::vector<SearchEvent>& events);
     void clear();
+    void setSteering(int64_t id, Steering steering);
+    Steering steering(int64_t id) const { return m_steering.value(id, Steering::None); }
 
     // 0 accepts events of any run.
     void setRunId(int64_t runId) { m_runId = runId; }
@@ -77,6 +84,13 @@ public:
     // The number a column sorts by. Missing values sort last in each column's natural order: no speedup is below
     // every speedup (best first when descending), no time is above every time (fastest first when ascending).
     static double sortKey(const CandidateRow& row, int column);
+    // The same for every column, the tunables' included (a candidate without the tunable sorts after the others).
+    double sortKeyOf(const CandidateRow& row, int column) const;
+    // One column per tunable of the run's family configurations, after the fixed ones, in the order first seen
+    // (Kernel Tuner's view: every configuration's parameters beside its time). Their headers are the names.
+    const QStringList& tunableNames() const { return m_tunableNames; }
+    // The tunable a column shows, or "" for a fixed column.
+    QString tunableOf(int column) const;
     // Compares two rows for the proxy's fast path, without going through QVariant.
     bool lessThan(int leftRow, int rightRow, int column) const;
 
@@ -97,6 +111,10 @@ private:
 
     CandidateRowSet m_rows;
     int64_t m_runId = 0;
+    QHash<qint64, Steering> m_steering;
+    QStringList m_tunableNames;
+    // Appends a column for each tunable of `rows` not shown yet (inside a reset: without announcing it).
+    void addTunableColumns(const std::vector<CandidateRow>& rows, bool announce);
 };
 
 }  // namespace kerncast

@@ -5,8 +5,13 @@
 #include "app/gui/population_panel.h"
 #include "app/gui/run_session.h"
 #include "widgets/diff_view.h"
+#include "widgets/engine_text.h"
 #include "widgets/forecast_inspector.h"
+#include "widgets/kernel_editor.h"
+#include "widgets/measurement_panel.h"
 #include "widgets/population_model.h"
+
+#include <QLocale>
 
 #include <algorithm>
 
@@ -15,10 +20,21 @@ namespace kerncast {
 CandidateView::CandidateView(RunSession* session, PopulationPanel* population, KernelPane* kernelPane,
                              ForecastInspector* inspector, DiffView* diff, PlotsPanel* plots, QObject* parent)
     : QObject(parent), m_session(session), m_population(population), m_kernelPane(kernelPane), m_inspector(inspector),
-      m_diff(diff), m_plots(plots) {}
+      m_diff(diff), m_plots(plots) {
+    // Typing in a candidate is a person's choice of it: the views stop following the newest best (which would replace
+    // the text), and the edit is kept for when the candidate is shown again.
+    connect(m_kernelPane->editor(), &KernelEditor::sourceEdited, this, [this] {
+        if (!m_selected || !m_kernelPane->showsCandidate())
+            return;
+        m_session->setPicked();
+        m_drafts.insert(m_selected, m_kernelPane->editor()->source());
+    });
+}
 
 void CandidateView::clear() {
     m_selected = 0;
+    m_drafts.clear();
+    m_awaitingSubmitted = false;
     m_inspector->clear();
     m_diff->clear();
 }
@@ -32,6 +48,21 @@ bool CandidateView::showSelection(qint64 candidateId) {
 }
 
 void CandidateView::follow(const std::vector<SearchEvent>& events, qint64 best) {
+    if (m_awaitingSubmitted)
+        for (const SearchEvent& e : events)
+            if (e.kind == SearchEvent::Kind::CandidateProposed && e.candidate &&
+                e.candidate->mutator == Mutator::Human) {
+                m_awaitingSubmitted = false;
+                showSelection(e.candidate_id);
+                Q_EMIT message(
+                    e.compile_error.empty()
+                        ? tr("Submitted kernel is candidate #%1: it is forecast and measured").arg(e.candidate_id)
+                        : tr("Submitted kernel (candidate #%1) does not compile: the errors are marked on "
+                             "their lines")
+                              .arg(e.candidate_id),
+                    15000);
+                return;
+            }
     const bool selectedChanged =
         m_selected && std::any_of(events.begin(), events.end(), [this](const SearchEvent& e) {
             return e.candidate_id == m_selected && e.kind != SearchEvent::Kind::CandidateProposed;
@@ -43,6 +74,7 @@ void CandidateView::follow(const std::vector<SearchEvent>& events, qint64 best) 
         // The selected candidate was forecast or measured meanwhile.
         const PopulationModel* model = m_population->model();
         m_inspector->setCandidate(model->row(model->rowOfId(m_selected)), m_session->forecast(m_selected, false));
+        showMeasurement(m_selected);
     }
 }
 
@@ -83,6 +115,7 @@ void CandidateView::showCandidate(qint64 id) {
     if (rowIndex < 0)
         return;
     m_selected = id;
+    m_population->setShownCandidate(id);
     const CandidateRow& row = model->row(rowIndex);
     m_plots->setSelected(id);
 
@@ -91,6 +124,7 @@ void CandidateView::showCandidate(qint64 id) {
     if (!d.error.isEmpty())
         Q_EMIT message(tr("Could not read candidate #%1: %2").arg(id).arg(d.error), 10000);
     m_inspector->setCandidate(row, d.forecast, d.prompt);
+    showMeasurement(id);
     showLlmCalls(id);
     if (!d.candidate)
         return;
@@ -100,9 +134,11 @@ void CandidateView::showCandidate(qint64 id) {
                                     .arg(id)
                                     .arg(PopulationModel::mutatorText(row.mutator))
                                     .arg(row.generation)
-                                    .arg(label.toHtmlEscaped()),
-                                QString::fromStdString(c.source), compileFileName(c), d.compileError,
-                                m_session->isSteerable());
+                                    .arg(EngineText::message(label).toHtmlEscaped()),
+                                m_drafts.value(id, QString::fromStdString(c.source)), compileFileName(c),
+                                d.compileError, true);
+    if (m_drafts.contains(id))
+        m_kernelPane->editor()->setModified(true);
     // The diff against the forecast's anchor (the parent it was forecast against, or the reference); without a
     // forecast, against the parent (roots: against the reference); evaluation pairs: against their anchor.
     const QString title = tr("#%1 %2").arg(id).arg(label);
@@ -116,6 +152,40 @@ void CandidateView::showCandidate(qint64 id) {
                            title);
     else
         m_diff->setSources(QString(), sourceWithTunables(c), tr("(no parent)"), title);
+}
+
+bool CandidateView::compareWith(qint64 other) {
+    const PopulationModel* model = m_population->model();
+    if (!m_selected || other == m_selected || model->rowOfId(other) < 0)
+        return false;
+    const auto left = m_session->candidate(other);
+    const auto right = m_session->candidate(m_selected);
+    if (!left || !right)
+        return false;
+    const QLocale locale;
+    const auto title = [&](const Candidate& c) {
+        const CandidateRow& row = model->row(model->rowOfId(c.id));
+        return row.measured_speedup ? tr("#%1 · %2×").arg(c.id).arg(locale.toString(*row.measured_speedup, 'f', 2))
+                                    : tr("#%1 · %2").arg(c.id).arg(PopulationModel::statusText(row.status));
+    };
+    m_diff->setSources(sourceWithTunables(*left), sourceWithTunables(*right), title(*left), title(*right));
+    Q_EMIT message(tr("Diff: #%1 against #%2").arg(m_selected).arg(other), 8000);
+    return true;
+}
+
+void CandidateView::showMeasurement(qint64 id) {
+    RunStore* store = m_session->reader();
+    if (!store)
+        return;
+    try {
+        std::optional<Measurement> last;
+        for (const StoredMeasurement& m : store->measurementsFor(id))
+            if (m.measurement.device_kind != "compiler")  // a compile error is the compiler's, shown in the editor
+                last = m.measurement;
+        m_inspector->measurementPanel()->setMeasurement(last, store->staticReportsFor(id));
+    } catch (const std::exception&) {
+        // a run file being written can be briefly locked: the next selection reads it again
+    }
 }
 
 void CandidateView::showBestForecast() {
@@ -133,12 +203,20 @@ void CandidateView::showBestForecast() {
 }
 
 void CandidateView::submit(const QString& source) {
-    if (!m_session->submit(source, m_selected))
-        Q_EMIT message(tr("Submitting a kernel needs a running search."), 8000);
-    else
-        Q_EMIT message(m_selected ? tr("Kernel submitted to the search as a child of #%1").arg(m_selected)
-                                  : tr("Kernel submitted to the search"),
-                       8000);
+    if (!m_session->submit(source, m_selected)) {
+        // The edit stays in the editor (and as the candidate's draft) for when the run is resumed.
+        Q_EMIT message(tr("Submitting a kernel needs a running search: your edit is kept; resume the run (Run › "
+                          "Resume Opened Run) and submit it again."),
+                       15000);
+        return;
+    }
+    m_drafts.remove(m_selected);
+    m_kernelPane->editor()->setModified(false);
+    m_awaitingSubmitted = true;
+    m_session->setPicked();
+    Q_EMIT message(m_selected ? tr("Kernel submitted to the search as a child of #%1").arg(m_selected)
+                              : tr("Kernel submitted to the search"),
+                   8000);
 }
 
 }  // namespace kerncast

@@ -6,6 +6,7 @@
 #include "app/gui/latest_result.h"
 #include "core/run_store.h"
 
+#include <QHash>
 #include <QObject>
 #include <QString>
 
@@ -38,10 +39,16 @@ public:
     // The candidate's LLM calls into the inspector, read from the run file in the background (a run with thousands of
     // calls never stalls the window); a newer selection drops an older read.
     void showLlmCalls(qint64 id);
+    // The diff shows the candidate on show against `other` (any two candidates of the run), each titled with its
+    // measured speedup; false when either cannot be read.
+    bool compareWith(qint64 other);
     // An opened run: the best measured candidate with a forecast, else the first with a forecast.
     void showBestForecast();
-    // An edited kernel goes to the running search as a child of the candidate on show.
+    // An edited kernel goes to the running search as a child of the candidate on show; once the search has it, it
+    // is shown (its compile errors on their lines) and said in the status bar.
     void submit(const QString& source);
+    // Unsubmitted edits, by candidate: showing the candidate again shows its edit, never the stored text over it.
+    bool hasDraft(qint64 id) const { return m_drafts.contains(id); }
     // A batch of events of the live run: the newest best while nobody has picked a row, else the picked row again
     // when it was forecast or measured meanwhile.
     void follow(const std::vector<SearchEvent>& events, qint64 best);
@@ -51,6 +58,9 @@ Q_SIGNALS:
     void message(const QString& text, int timeoutMs);
 
 private:
+    // The Measurement tab of the inspector, from the run file.
+    void showMeasurement(qint64 id);
+
     RunSession* m_session;
     PopulationPanel* m_population;
     KernelPane* m_kernelPane;
@@ -58,6 +68,8 @@ private:
     DiffView* m_diff;
     PlotsPanel* m_plots;
     qint64 m_selected = 0;
+    QHash<qint64, QString> m_drafts;
+    bool m_awaitingSubmitted = false;
     struct LlmCallsLoad {
         qint64 id = 0;
         std::vector<LlmCall> calls;

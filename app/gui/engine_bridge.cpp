@@ -229,6 +229,10 @@ void EngineBridge::pin(qint64 candidateId) { post(command(SearchCommand::Kind::P
 
 void EngineBridge::ban(qint64 candidateId) { post(command(SearchCommand::Kind::Ban, candidateId)); }
 
+void EngineBridge::unpin(qint64 candidateId) { post(command(SearchCommand::Kind::Unpin, candidateId)); }
+
+void EngineBridge::unban(qint64 candidateId) { post(command(SearchCommand::Kind::Unban, candidateId)); }
+
 void EngineBridge::submitKernel(const QString& source, qint64 parentId,
                                 const std::map<std::string, int64_t>& tunables) {
     SearchCommand c = command(SearchCommand::Kind::SubmitKernel, parentId);

@@ -92,6 +92,8 @@ public Q_SLOTS:
     void stop();
     void pin(qint64 candidateId);
     void ban(qint64 candidateId);
+    void unpin(qint64 candidateId);
+    void unban(qint64 candidateId);
     // tunables: the -D values the source was written for (a family configuration's); without them a family kernel
     // does not compile.
     void submitKernel(const QString& source, qint64 parentId, const std::map<std::string, int64_t>& tunables = {});

@@ -12,6 +12,8 @@ void openErrorDialog(QWidget* parent, const QString& title, const QString& messa
     auto* box = new QMessageBox(QMessageBox::Critical, title, message, QMessageBox::Close, parent);
     box->setObjectName(QStringLiteral("errorDialog"));
     box->setAttribute(Qt::WA_DeleteOnClose);
+    // Qt's own button texts come from its translations, which are not installed everywhere: say it in ours.
+    box->button(QMessageBox::Close)->setText(QCoreApplication::translate("kerncast::ErrorDialog", "Close"));
     if (!file.isEmpty() && QFileInfo(file).isFile()) {
         box->setInformativeText(
             line > 0 ? QCoreApplication::translate("kerncast::ErrorDialog", "In %1, line %2.").arg(file).arg(line)

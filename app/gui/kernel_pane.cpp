@@ -188,8 +188,9 @@ void KernelPane::showCandidate(const QString& title, const QString& source, cons
     m_candidateTitle->setToolTip(title);
     setCandidateMode(true, editable);
     m_editor->setSource(source, fileName);
-    if (!compileLog.isEmpty())
-        m_editor->setCompileLog(compileLog);
+    // A compile error is shown where it is: on its line, scrolled into view.
+    if (!compileLog.isEmpty() && m_editor->setCompileLog(compileLog) > 0)
+        m_editor->goToLine(m_editor->errorLines().front());
 }
 
 }  // namespace kerncast

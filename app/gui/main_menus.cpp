@@ -11,10 +11,16 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 
 namespace kerncast {
+
+QString runFileNameFilter() {
+    // .kerncast and .kcrun are the names the desktop entry registers; .sqlite is what searches write by default.
+    return MainWindow::tr("Run files (*.kerncast *.kcrun *.sqlite *.db);;All files (*)");
+}
 
 MainMenus createMainMenus(MainWindow* window, RunControlPanel* runControl, const WorkbenchDocks& docks,
                           const QString& resourcesDir) {
@@ -22,13 +28,24 @@ MainMenus createMainMenus(MainWindow* window, RunControlPanel* runControl, const
     QMenuBar* bar = window->menuBar();
     auto* file = bar->addMenu(MainWindow::tr("&File"));
     auto* openRunAction = file->addAction(MainWindow::tr("Open &Run..."), window, [window] {
-        const QString path = QFileDialog::getOpenFileName(window, MainWindow::tr("Open Run"),
-                                                          QFileInfo(window->shownRunPath()).absolutePath(),
-                                                          MainWindow::tr("Run files (*.sqlite *.db);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(
+            window, MainWindow::tr("Open Run"), QFileInfo(window->shownRunPath()).absolutePath(), runFileNameFilter());
         if (!path.isEmpty())
             window->openRun(path);
     });
     openRunAction->setShortcut(QKeySequence::Open);
+    // The run files opened or started here, the newest first.
+    auto* recent = file->addMenu(MainWindow::tr("Open Re&cent"));
+    recent->setObjectName(QStringLiteral("recentRunsMenu"));
+    QObject::connect(recent, &QMenu::aboutToShow, window, [window, recent] {
+        recent->clear();
+        const QStringList runs = window->recentRuns();
+        for (const QString& path : runs)
+            recent->addAction(QFileInfo(path).fileName(), window, [window, path] { window->openRun(path); })
+                ->setToolTip(path);
+        if (runs.isEmpty())
+            recent->addAction(MainWindow::tr("(no runs yet)"))->setEnabled(false);
+    });
     menus.evaluate = file->addAction(MainWindow::tr("&Evaluate Pair Set..."), window, [window, runControl] {
         EvaluateDialog dialog(runControl->surrogate(), runControl->endpoint(), runControl->model(), window);
         if (dialog.exec() == QDialog::Accepted && !dialog.options().pairs.empty())
@@ -78,9 +95,13 @@ MainMenus createMainMenus(MainWindow* window, RunControlPanel* runControl, const
     menus.resumeRun->setToolTip(MainWindow::tr("Continue the opened search in its run file"));
 
     auto* view = bar->addMenu(MainWindow::tr("&View"));
-    view->addAction(MainWindow::tr("&Reload Problems"), window, &MainWindow::reloadProblems)
-        ->setShortcut(QKeySequence::Refresh);
+    // Not F5 (QKeySequence::Refresh): that is Start Search, as in a debugger; two actions on one key trigger neither.
+    auto* reloadProblems = view->addAction(MainWindow::tr("&Reload Problems"), window, &MainWindow::reloadProblems);
+    reloadProblems->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    reloadProblems->setObjectName(QStringLiteral("reloadProblemsAction"));
     view->addAction(MainWindow::tr("Reload &Devices"), window, &MainWindow::reloadDevices);
+    view->addAction(MainWindow::tr("Reset &Layout"), window, &MainWindow::resetLayout)
+        ->setObjectName(QStringLiteral("resetLayoutAction"));
     view->addSeparator();
     for (QDockWidget* dock : {docks.run, docks.problems, docks.devices, docks.population, docks.inspector, docks.diff,
                               docks.details, docks.plots})

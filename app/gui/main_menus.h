@@ -16,6 +16,8 @@ struct MainMenus {
     QAction* evaluate = nullptr;   // File › Evaluate Pair Set (disabled while an evaluation runs)
     QAction* resumeRun = nullptr;  // Run › Resume Opened Run (enabled for an opened search with its configuration)
 };
+// The Open Run dialog's name filter: every extension a run file may have.
+QString runFileNameFilter();
 MainMenus createMainMenus(MainWindow* window, RunControlPanel* runControl, const WorkbenchDocks& docks,
                           const QString& resourcesDir);
 

@@ -16,6 +16,7 @@
 #include "core/t1_problem.h"
 #include "widgets/device_list_model.h"
 #include "widgets/diff_view.h"
+#include "widgets/engine_text.h"
 #include "widgets/forecast_inspector.h"
 #include "widgets/forecast_scatter_plot.h"
 #include "widgets/kernel_editor.h"
@@ -28,9 +29,11 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QStyle>
 #include <QTimer>
 
 #include <algorithm>
@@ -56,6 +59,7 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
     connect(m_plotRefresh, &QTimer::timeout, this, &MainWindow::refreshPlots);
     createDocks();
     const MainMenus menus = createMainMenus(this, m_runControl, m_docks, m_options.resourcesDir);
+    m_initialLayout = saveState();
     m_evaluateAction = menus.evaluate;
     m_resumeRunAction = menus.resumeRun;
     connectParts();
@@ -70,6 +74,23 @@ MainWindow::~MainWindow() {
     delete m_session;
     m_session = nullptr;
 }
+
+namespace {
+
+// Below `minimumHeight` a dock's rows would overlap (the inspector's scores at 1280×720): it scrolls instead.
+QWidget* scrolled(QWidget* widget, int minimumHeight) {
+    auto* area = new QScrollArea(widget->parentWidget());
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    widget->setMinimumHeight(minimumHeight);
+    area->setWidget(widget);
+    // As wide as the widget needs: only its height scrolls.
+    area->setMinimumWidth(widget->minimumSizeHint().width() + area->style()->pixelMetric(QStyle::PM_ScrollBarExtent));
+    return area;
+}
+
+}  // namespace
 
 void MainWindow::createDocks() {
     m_kernelPane = new KernelPane(this);
@@ -91,7 +112,7 @@ void MainWindow::createDocks() {
                makeDock(this, tr("Problems"), QStringLiteral("problemDock"), m_problems),
                makeDock(this, tr("Device"), QStringLiteral("deviceDock"), m_devices),
                makeDock(this, tr("Population"), QStringLiteral("populationDock"), m_population),
-               makeDock(this, tr("Forecast Inspector"), QStringLiteral("inspectorDock"), m_inspector),
+               makeDock(this, tr("Forecast Inspector"), QStringLiteral("inspectorDock"), scrolled(m_inspector, 420)),
                makeDock(this, tr("Diff"), QStringLiteral("diffDock"), m_diff),
                makeDock(this, tr("Details"), QStringLiteral("detailsDock"), m_details),
                makeDock(this, tr("Plots"), QStringLiteral("plotsDock"), m_plots)};
@@ -116,6 +137,7 @@ void MainWindow::connectParts() {
         if (!runProblem.isEmpty() && runProblem != selectedProblemDir())
             m_runControl->setProblemDir(runProblem);
         Q_EMIT problemsLoaded(count);
+        showOpenedFolderErrors();
         markReadyIfDone();
     });
     connect(m_details, &ProblemDetailsView::errorActivated, this, [this](const QString& file, int line) {
@@ -145,6 +167,14 @@ void MainWindow::connectParts() {
     });
     m_population->bindTo(bridge);
     connect(m_population, &PopulationPanel::reviewRequested, this, &MainWindow::reviewSuspect);
+    connect(m_population, &PopulationPanel::compareRequested, this, [this](qint64 id) {
+        if (m_candidateView->compareWith(id)) {
+            m_docks.diff->show();
+            m_docks.diff->raise();
+        }
+    });
+    connect(m_population, &PopulationPanel::message, this,
+            [this](const QString& text, int ms) { statusBar()->showMessage(text, ms); });
     connect(m_plots, &PlotsPanel::candidateClicked, this, [this](qint64 id) { selectCandidate(id); });
     connect(m_inspector, &ForecastInspector::forceMeasureRequested, this, [this](qint64 id) {
         if (m_session->isSteerable())
@@ -171,7 +201,8 @@ void MainWindow::connectParts() {
         m_population->setSteerable(m_session->isSteerable());
         m_resumeRunAction->setEnabled(!m_session->bridge()->isActive() && m_session->opened() &&
                                       m_session->opened()->config);
-        m_kernelPane->setCandidateEditable(m_candidateView->selected() && m_session->isSteerable());
+        // A candidate stays editable when the search pauses or ends: the edit is kept for a resumed run.
+        m_kernelPane->setCandidateEditable(m_candidateView->selected() != 0);
         refreshRunStatus();
     });
     connect(m_session, &RunSession::runRead, this, &MainWindow::showReadRun);
@@ -212,6 +243,7 @@ void MainWindow::readSettings() {
         return;
     }
     QSettings settings;
+    m_recentRuns = settings.value(QStringLiteral("runs/recent")).toStringList();
     m_defaultLayoutPending = !restoreWindow(this, settings);
     m_problems->readSettings(settings);
     m_devices->setSavedDevice(settings.value(QStringLiteral("devices/active")).toString());
@@ -230,6 +262,7 @@ void MainWindow::writeSettings() const {
         return;
     QSettings settings;
     saveWindow(this, settings);
+    settings.setValue(QStringLiteral("runs/recent"), m_recentRuns);
     m_problems->writeSettings(settings);
     if (!activeDeviceId().isEmpty())
         settings.setValue(QStringLiteral("devices/active"), activeDeviceId());
@@ -265,7 +298,32 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 // ---- problems and devices ------------------------------------------------------------------------------------------
 
 void MainWindow::reloadProblems() { m_problems->reload(); }
-void MainWindow::openProblemFolder(const QString& dir) { m_problems->openFolder(dir); }
+void MainWindow::openProblemFolder(const QString& dir) {
+    m_openedFolder = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
+    m_problems->openFolder(dir);
+}
+
+void MainWindow::showOpenedFolderErrors() {
+    const QString opened = std::exchange(m_openedFolder, QString());
+    const ProblemEntry* entry = m_problems->selectedEntry();
+    if (opened.isEmpty() || !entry || entry->valid() ||
+        (QDir::cleanPath(QString::fromStdString(entry->dir)) != opened &&
+         !QDir::cleanPath(QString::fromStdString(entry->dir)).startsWith(opened + QLatin1Char('/'))))
+        return;
+    // A folder a person just opened and that has errors says so where they look: every error, with the first one's
+    // file to open, and the Details dock (which lists them as links) in front.
+    m_docks.details->show();
+    m_docks.details->raise();
+    QStringList lines;
+    for (const Error& e : entry->errors)
+        lines << QString::fromUtf8(e.what());
+    const Error& first = entry->errors.front();
+    showErrorDialog(tr("The problem folder has %n error(s)", nullptr, int(entry->errors.size())),
+                    tr("%1 (%2) cannot be searched until these are fixed:\n\n%3")
+                        .arg(QString::fromStdString(entry->name), QString::fromStdString(entry->dir),
+                             lines.join(QLatin1Char('\n'))),
+                    QString::fromStdString(first.where().file), first.where().line);
+}
 
 QString MainWindow::openT1Problem(const QString& t1File, const QString& outDir) {
     try {
@@ -338,6 +396,7 @@ bool MainWindow::startSearch(const QString& runPath) {
     const QString path = runPath.isEmpty() ? RunSession::newRunPath(QStringLiteral("runs"), name) : runPath;
     clearRunViews();
     m_resumeRunAction->setEnabled(false);
+    rememberRun(path);
     m_session->start(config, path, name.toStdString());
     statusBar()->showMessage(tr("Search started; run file %1").arg(path), 10000);
     return true;
@@ -416,7 +475,7 @@ void MainWindow::onSearchEnded(quint64 session, bool ok, const QString& message,
         return;
     m_queueLength = 0;
     if (ok) {
-        statusBar()->showMessage(tr("Search finished: %1").arg(message), 15000);
+        statusBar()->showMessage(tr("Search finished: %1").arg(EngineText::message(message)), 15000);
         refreshPlots();
         // Nothing picked: show the best candidate (the search's answer).
         if (m_session->followsBest() && m_session->lastProgress().best_candidate)
@@ -454,7 +513,24 @@ void MainWindow::openRun(const QString& path) {
     }
     m_status->showBusy();
     statusBar()->showMessage(tr("Reading %1...").arg(path));
+    rememberRun(path);
     m_session->open(path);
+}
+
+void MainWindow::rememberRun(const QString& path) {
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    m_recentRuns.removeAll(absolute);
+    m_recentRuns.prepend(absolute);
+    while (m_recentRuns.size() > kRecentRuns)
+        m_recentRuns.removeLast();
+}
+
+void MainWindow::resetLayout() {
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        dock->setFloating(false);
+    restoreState(m_initialLayout);
+    applyDefaultDockLayout(this, m_docks);
+    statusBar()->showMessage(tr("Layout reset"), 5000);
 }
 
 void MainWindow::showReadRun() {
@@ -515,5 +591,6 @@ bool MainWindow::followsBest() const { return m_session->followsBest(); }
 qint64 MainWindow::selectedCandidate() const { return m_candidateView->selected(); }
 bool MainWindow::showSelection(qint64 candidateId) { return m_candidateView->showSelection(candidateId); }
 void MainWindow::showLlmCalls(qint64 id) { m_candidateView->showLlmCalls(id); }
+bool MainWindow::compareWithSelected(qint64 otherId) { return m_candidateView->compareWith(otherId); }
 
 }  // namespace kerncast

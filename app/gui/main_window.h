@@ -95,6 +95,8 @@ public:
     // A person's verdict on a suspect result of the shown run (ARCHITECTURE §5); the outcome goes to the status bar.
     void reviewSuspect(qint64 candidateId, bool accept);
     void showLlmCalls(qint64 id);  // the candidate's LLM calls into the inspector
+    // The diff shows the selected candidate against another one (Population › Compare with #N).
+    bool compareWithSelected(qint64 otherId);
     // Scores a surrogate on a pair JSONL in the background, then opens the run file it wrote.
     void evaluatePairs(const EvaluationOptions& options);
     // Selects a candidate everywhere (table, tree, scatter) and shows it in the editor, diff and inspector, as a
@@ -103,6 +105,11 @@ public:
     qint64 selectedCandidate() const;
     // The views follow the newest best candidate (until a person selects one).
     bool followsBest() const;
+    // The docks where the first layout puts them, sized for the window as it is (View › Reset Layout).
+    void resetLayout();
+    // Run files opened or started here, the newest first (File › Open Recent), at most kRecentRuns.
+    static constexpr int kRecentRuns = 8;
+    QStringList recentRuns() const { return m_recentRuns; }
     // The path of the run shown (live or opened), empty when none.
     QString shownRunPath() const { return m_session->path(); }
 
@@ -156,6 +163,7 @@ private:
     void writeSettings() const;
     void markReadyIfDone();
     void showProblem(const ProblemEntry* entry);
+    void showOpenedFolderErrors();
     void showErrorDialog(const QString& title, const QString& message, const QString& file = {}, int line = 0);
     // An engine error whose message may start with "file:line: ".
     void showEngineError(const QString& title, const QString& message);
@@ -185,6 +193,10 @@ private:
     QAction* m_evaluateAction = nullptr;
     QTimer* m_plotRefresh = nullptr;
     QString m_runProblemBeforeReload;
+    QString m_openedFolder;
+    QByteArray m_initialLayout;  // the docks as addWorkbenchDocks placed them
+    QStringList m_recentRuns;
+    void rememberRun(const QString& path);  // a folder opened by hand, whose errors are shown once it is loaded
     int m_queueLength = 0;
     bool m_readyEmitted = false;
     bool m_demoPending = false;

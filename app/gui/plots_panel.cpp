@@ -2,12 +2,16 @@
 
 #include "app/gui/run_data.h"
 #include "widgets/forecast_scatter_plot.h"
+#include "widgets/parameter_plot.h"
 #include "widgets/reliability_plot.h"
 #include "widgets/risk_coverage_plot.h"
 
+#include <QComboBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
 #include <QMenu>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -30,12 +34,18 @@ PlotsPanel::PlotsPanel(QWidget* parent) : QWidget(parent) {
     m_tabs->addTab(m_reliability, tr("Reliability"));
     m_tabs->addTab(m_riskCoverage, tr("Risk-Coverage"));
     m_tabs->addTab(m_progressPlot, tr("Search Progress"));
-    // Every tab stays in view on a narrow dock (shortened, the whole name in its tool tip) rather than behind
-    // scroll arrows.
-    m_tabs->setUsesScrollButtons(false);
-    m_tabs->setElideMode(Qt::ElideRight);
+    m_parameters = new ParameterPlot(m_tabs);
+    m_tabs->addTab(m_parameters, tr("Tunables"));
+    // The plots are chosen from a list, not from tabs: five tab names do not fit a dock of 500 pixels (German ones
+    // were cut to two letters at 1280×720), a list shows every name whole at any width.
+    m_tabs->tabBar()->hide();
+    m_chooser = new QComboBox(this);
+    m_chooser->setObjectName(QStringLiteral("plotChooser"));
+    m_chooser->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     for (int i = 0; i < m_tabs->count(); ++i)
-        m_tabs->setTabToolTip(i, m_tabs->tabText(i));
+        m_chooser->addItem(m_tabs->tabText(i));
+    connect(m_chooser, &QComboBox::currentIndexChanged, m_tabs, &QTabWidget::setCurrentIndex);
+    connect(m_tabs, &QTabWidget::currentChanged, m_chooser, &QComboBox::setCurrentIndex);
     auto* exportButton = new QToolButton(m_tabs);
     exportButton->setText(tr("Export…"));
     exportButton->setToolTip(tr("Save the plot shown as PNG or PDF"));
@@ -48,11 +58,16 @@ PlotsPanel::PlotsPanel(QWidget* parent) : QWidget(parent) {
         menu->setAttribute(Qt::WA_DeleteOnClose);
         menu->popup(exportButton->mapToGlobal(QPoint(0, exportButton->height())));
     });
-    m_tabs->setCornerWidget(exportButton, Qt::TopRightCorner);
+    exportButton->setObjectName(QStringLiteral("exportPlotButton"));
     m_metricsLabel = new QLabel(this);
     m_metricsLabel->setObjectName(QStringLiteral("metricsLabel"));
     m_metricsLabel->setWordWrap(true);
     m_metricsLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* above = new QHBoxLayout;
+    above->addWidget(m_chooser);
+    above->addStretch(1);
+    above->addWidget(exportButton);
+    layout->addLayout(above);
     layout->addWidget(m_tabs, 1);
     layout->addWidget(m_metricsLabel);
     connect(m_scatter, &ForecastScatterPlot::candidateClicked, this, &PlotsPanel::candidateClicked);
@@ -64,6 +79,7 @@ void PlotsPanel::clear() {
     m_reliability->clear();
     m_riskCoverage->clear();
     m_progressPlot->clear();
+    m_parameters->clear();
     m_metrics = ForecastMetrics{};
     m_auditedMetrics = ForecastMetrics{};
     m_metricsLabel->setText(tr("No run shown. Start a search (F5), or open a run or evaluate a pair set from the "
@@ -74,6 +90,7 @@ void PlotsPanel::refresh(const std::vector<CandidateRow>& rows, const BinScheme&
                          const std::vector<ProgressPoint>& progress, int64_t measured) {
     m_scatter->setPoints(forecastPoints(rows));
     m_progressPlot->setProgress(progress, measured);
+    m_parameters->setRows(rows);
     std::vector<ScoredForecast> scored = scoredForecasts(rows, pack);
     std::vector<ScoredForecast> audited = auditedForecasts(rows, pack);
     // A run whose gate trusted nothing (measure-all, a pair-set evaluation) measured every forecast: no sample of

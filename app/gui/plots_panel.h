@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+class QComboBox;
 class QLabel;
 class QLocale;
 class QTabWidget;
@@ -22,6 +23,7 @@ namespace kerncast {
 class ForecastScatterPlot;
 class ReliabilityPlot;
 class RiskCoveragePlot;
+class ParameterPlot;
 
 class PlotsPanel : public QWidget {
     Q_OBJECT
@@ -35,7 +37,10 @@ public:
     ReliabilityPlot* reliability() const { return m_reliability; }
     RiskCoveragePlot* riskCoverage() const { return m_riskCoverage; }
     SearchProgressPlot* progress() const { return m_progressPlot; }
+    ParameterPlot* parameters() const { return m_parameters; }
     QTabWidget* tabs() const { return m_tabs; }
+    // Which plot is shown (the tab widget's bar is hidden: names are chosen from this list).
+    QComboBox* chooser() const { return m_chooser; }
     QLabel* metricsLabel() const { return m_metricsLabel; }
     // The metrics of the shown run's measured forecasts, as the plots show them.
     const ForecastMetrics& metrics() const { return m_metrics; }
@@ -66,10 +71,12 @@ private:
     QString auditedText(const QLocale& locale) const;
 
     QTabWidget* m_tabs = nullptr;
+    QComboBox* m_chooser = nullptr;
     ForecastScatterPlot* m_scatter = nullptr;
     ReliabilityPlot* m_reliability = nullptr;
     RiskCoveragePlot* m_riskCoverage = nullptr;
     SearchProgressPlot* m_progressPlot = nullptr;
+    ParameterPlot* m_parameters = nullptr;
     QLabel* m_metricsLabel = nullptr;
     ForecastMetrics m_metrics;
     ForecastMetrics m_auditedMetrics;

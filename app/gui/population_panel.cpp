@@ -97,10 +97,32 @@ void PopulationPanel::showContextMenu(const QPoint& pos) {
     const QModelIndex index = m_table->indexAt(pos);
     if (!index.isValid())
         return;
-    const qint64 id = index.data(PopulationModel::CandidateIdRole).toLongLong();
     QMenu menu(this);
-    menu.addAction(tr("Pin as Parent"), this, [this, id] { Q_EMIT pinRequested(id); })->setEnabled(m_steerable);
-    menu.addAction(tr("Ban as Parent"), this, [this, id] { Q_EMIT banRequested(id); })->setEnabled(m_steerable);
+    fillContextMenu(menu, index);
+    menu.exec(m_table->viewport()->mapToGlobal(pos));
+}
+
+void PopulationPanel::fillContextMenu(QMenu& menu, const QModelIndex& index) {
+    const qint64 id = index.data(PopulationModel::CandidateIdRole).toLongLong();
+    using Steering = PopulationModel::Steering;
+    const Steering steering = m_population->steering(id);
+    auto* pin = menu.addAction(steering == Steering::Pinned ? tr("Unpin as Parent") : tr("Pin as Parent"), this,
+                               [this, id, steering] {
+        steer(id, static_cast<int>(steering == Steering::Pinned ? Steering::None : Steering::Pinned));
+    });
+    pin->setObjectName(QStringLiteral("pinAction"));
+    pin->setEnabled(m_steerable);
+    auto* ban = menu.addAction(steering == Steering::Banned ? tr("Unban as Parent") : tr("Ban as Parent"), this,
+                               [this, id, steering] {
+        steer(id, static_cast<int>(steering == Steering::Banned ? Steering::None : Steering::Banned));
+    });
+    ban->setObjectName(QStringLiteral("banAction"));
+    ban->setEnabled(m_steerable);
+    auto* compare = menu.addAction(m_shown && m_shown != id ? tr("Compare with #%1").arg(m_shown)
+                                                            : tr("Compare with the Shown Candidate"),
+                                   this, [this, id] { Q_EMIT compareRequested(id); });
+    compare->setObjectName(QStringLiteral("compareAction"));
+    compare->setEnabled(m_shown && m_shown != id);
     menu.addAction(tr("Measure on the Device"), this, [this, id] { Q_EMIT measureRequested(id); })
         ->setEnabled(
             m_steerable &&
@@ -110,7 +132,29 @@ void PopulationPanel::showContextMenu(const QPoint& pos) {
         menu.addAction(accept ? tr("Accept Suspect Result") : tr("Reject Suspect Result"), this,
                        [this, id, accept] { Q_EMIT reviewRequested(id, accept); })
             ->setEnabled(suspect && m_reviewable);
-    menu.exec(m_table->viewport()->mapToGlobal(pos));
+}
+
+void PopulationPanel::steer(qint64 id, int steering) {
+    using Steering = PopulationModel::Steering;
+    const Steering before = m_population->steering(id);
+    const auto after = static_cast<Steering>(steering);
+    if (before == after)
+        return;
+    if (before == Steering::Pinned)
+        Q_EMIT unpinRequested(id);
+    else if (before == Steering::Banned)
+        Q_EMIT unbanRequested(id);
+    if (after == Steering::Pinned)
+        Q_EMIT pinRequested(id);
+    else if (after == Steering::Banned)
+        Q_EMIT banRequested(id);
+    m_population->setSteering(id, after);
+    Q_EMIT message(
+        after == Steering::Pinned    ? tr("Candidate #%1 pinned as a parent: the search expands it first").arg(id)
+        : after == Steering::Banned  ? tr("Candidate #%1 banned as a parent: the search never expands it").arg(id)
+        : before == Steering::Pinned ? tr("Candidate #%1 unpinned: the search chooses its parents again").arg(id)
+                                     : tr("Candidate #%1 unbanned: it can be a parent again").arg(id),
+        8000);
 }
 
 void PopulationPanel::clear() {
@@ -153,6 +197,8 @@ bool PopulationPanel::showCurrent(qint64 candidateId) {
 void PopulationPanel::bindTo(EngineBridge* bridge) {
     connect(this, &PopulationPanel::pinRequested, bridge, &EngineBridge::pin);
     connect(this, &PopulationPanel::banRequested, bridge, &EngineBridge::ban);
+    connect(this, &PopulationPanel::unpinRequested, bridge, &EngineBridge::unpin);
+    connect(this, &PopulationPanel::unbanRequested, bridge, &EngineBridge::unban);
     connect(this, &PopulationPanel::measureRequested, bridge, &EngineBridge::forceMeasure);
 }
 

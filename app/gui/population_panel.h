@@ -10,6 +10,8 @@
 #include <vector>
 
 class QLineEdit;
+class QMenu;
+class QModelIndex;
 class QTabWidget;
 class QTableView;
 class QTimer;
@@ -51,13 +53,26 @@ public:
     void bindTo(EngineBridge* bridge);
     // Whether a suspect result can be accepted or rejected (a run is shown, live or opened).
     void setReviewable(bool reviewable) { m_reviewable = reviewable; }
+    // The candidate on show in the editor, diff and inspector: the context menu compares another one with it.
+    void setShownCandidate(qint64 candidateId) { m_shown = candidateId; }
+    // Pins, bans, unpins or unbans a candidate as a parent: the request goes to the search, the row shows it and
+    // the status bar says it (what the context menu does).
+    void steer(qint64 candidateId, int steering);
+    // The context menu of a row (an index of the table's proxy): steering, measuring, reviewing.
+    void fillContextMenu(QMenu& menu, const QModelIndex& index);
 
 Q_SIGNALS:
     // A person picked a row in the table or the tree.
     void candidateClicked(qint64 candidateId);
     void pinRequested(qint64 candidateId);
     void banRequested(qint64 candidateId);
+    void unpinRequested(qint64 candidateId);
+    void unbanRequested(qint64 candidateId);
+    // What a steering request did, for the status bar.
+    void message(const QString& text, int timeoutMs);
     void measureRequested(qint64 candidateId);
+    // Diff this candidate against the one on show (any two, not only a child and its parent).
+    void compareRequested(qint64 candidateId);
     // A person's verdict on a suspect result.
     void reviewRequested(qint64 candidateId, bool accept);
 
@@ -75,6 +90,7 @@ private:
     bool m_selecting = false;
     bool m_steerable = false;
     bool m_reviewable = false;
+    qint64 m_shown = 0;
 };
 
 }  // namespace kerncast

@@ -11,11 +11,9 @@
 namespace kerncast {
 
 QSize initialWindowSize(const QRect& available) {
-    // A laptop's 1280×720 must not leave the inspector, diff and plots off-screen.
-    const QSize preferred(1680, 1050);
-    if (available.width() >= preferred.width() + 40 && available.height() >= preferred.height() + 40)
-        return preferred;
-    return available.size().boundedTo(preferred);
+    // A workbench with eight docks uses the screen it is given: a 1920×1080 screen shows the population's columns
+    // beside the plots, and a laptop's 1280×720 does not leave the inspector, diff and plots off-screen.
+    return available.size();
 }
 
 QDockWidget* makeDock(QMainWindow* window, const QString& title, const QString& objectName, QWidget* widget) {
@@ -67,6 +65,10 @@ void applyDefaultDockLayout(QMainWindow* window, const WorkbenchDocks& d) {
     const int h = window->height();
     const bool narrow = w < kCompactLayoutWidth;
     const bool low = h < kCompactLayoutHeight;
+    // On a wide window the population and the plots run under the inspector too: every column of the table is in
+    // view beside a plot of readable size.
+    const bool wide = w >= kWideLayoutWidth;
+    window->setCorner(Qt::BottomRightCorner, wide ? Qt::BottomDockWidgetArea : Qt::RightDockWidgetArea);
     if (low) {
         window->tabifyDockWidget(d.run, d.problems);
         window->tabifyDockWidget(d.run, d.devices);
@@ -76,14 +78,24 @@ void applyDefaultDockLayout(QMainWindow* window, const WorkbenchDocks& d) {
         window->tabifyDockWidget(d.population, d.plots);
         d.population->raise();
     }
-    window->resizeDocks({d.run, d.inspector}, {std::clamp(w * 27 / 100, 340, 400), std::clamp(w * 26 / 100, 320, 440)},
-                        Qt::Horizontal);
+    const int runWidth = std::clamp(w * 27 / 100, 340, 400);
+    const int inspectorWidth = std::clamp(w * 26 / 100, 320, 440);
+    window->resizeDocks({d.run, d.inspector}, {runWidth, inspectorWidth}, Qt::Horizontal);
     if (!low)
         window->resizeDocks({d.run, d.problems}, {h * 65 / 100, h * 30 / 100}, Qt::Vertical);
-    window->resizeDocks({d.inspector, d.diff}, {h * 52 / 100, h * 44 / 100}, Qt::Vertical);
-    if (!narrow)
-        window->resizeDocks({d.population, d.plots}, {400, 460}, Qt::Horizontal);
-    window->resizeDocks({d.population}, {h * 42 / 100}, Qt::Vertical);
+    // On a wide window the inspector and the diff share what the population leaves of the height.
+    if (wide)
+        window->resizeDocks({d.inspector, d.diff}, {h * 38 / 100, h * 22 / 100}, Qt::Vertical);
+    else
+        window->resizeDocks({d.inspector, d.diff}, {h * 52 / 100, h * 44 / 100}, Qt::Vertical);
+    // The population gets the larger share: its ten columns are what a person reads most.
+    if (!narrow) {
+        const int bottom = std::max(600, w - runWidth - (wide ? 0 : inspectorWidth));
+        const int population = wide ? 62 : 56;
+        window->resizeDocks({d.population, d.plots}, {bottom * population / 100, bottom * (100 - population) / 100},
+                            Qt::Horizontal);
+    }
+    window->resizeDocks({d.population}, {h * (wide ? 38 : 42) / 100}, Qt::Vertical);
 }
 
 }  // namespace kerncast

@@ -1,7 +1,7 @@
 #pragma once
-// Where the workbench window opens and how its docks are first laid out: 1680×1050 where the screen has room, else
-// the screen's free area; on a window smaller than 1500×900 docks are stacked as tabs so that every one stays usable
-// (problems and devices beside run control, the plots beside the population). A saved layout replaces all of this.
+// Where the workbench window opens and how its docks are first laid out: the screen's free area; on a window smaller
+// than 1500×900 docks are stacked as tabs so that every one stays usable (problems and devices beside run control, the
+// plots beside the population). A saved layout replaces all of this.
 
 #include <QRect>
 #include <QSize>
@@ -17,6 +17,8 @@ namespace kerncast {
 // Below this window size the first layout stacks docks as tabs.
 inline constexpr int kCompactLayoutWidth = 1500;
 inline constexpr int kCompactLayoutHeight = 900;
+// From this width on the population and the plots span the window's width under the editor and the inspector.
+inline constexpr int kWideLayoutWidth = 1800;
 
 // The size of a window without a saved geometry on a screen with this available area.
 QSize initialWindowSize(const QRect& available);

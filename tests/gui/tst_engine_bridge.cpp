@@ -3,6 +3,7 @@
 // compared with what the run store holds.
 #include "app/gui/engine_bridge.h"
 #include "app/gui/main_window.h"
+#include "app/gui/population_panel.h"
 #include "app/gui/run_control_panel.h"
 #include "app/gui/run_data.h"
 
@@ -13,6 +14,7 @@
 #include "widgets/forecast_scatter_plot.h"
 #include "widgets/kernel_editor.h"
 #include "widgets/lineage_model.h"
+#include "widgets/measurement_panel.h"
 #include "widgets/population_filter_proxy.h"
 #include "widgets/population_model.h"
 #include "widgets/qcustomplot_include.h"
@@ -24,9 +26,12 @@
 #include <QAction>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QIcon>
 #include <QLabel>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -348,6 +353,169 @@ private Q_SLOTS:
         const std::vector<std::string> kinds = eventKinds(path);
         for (const char* kind : {"submit_kernel", "stop", "finished"})
             QVERIFY2(contains(kinds, kind), kind);
+    }
+
+    // What a person does with the candidates of a paused search is kept and said: typing picks the candidate (the
+    // views stop following the best) and the edit survives Resume and a look at another row; a submitted kernel with
+    // a compile error is selected with its errors on their lines, in view; one that compiles is not discarded by the
+    // gate, and the replay device, which cannot measure it, says so without spending a measurement. Pin and ban are
+    // marked on the row, said in the status bar and undone from the same menu. Paused time is not search time, and
+    // the closed window leaves the run file whole.
+    void steeringAPausedSearchIsVisibleAndKept() {
+        const QString path = runPath(QStringLiteral("steered.sqlite"));
+        QElapsedTimer wall;
+        double elapsed = 0;
+        qint64 pausedMs = 0;
+        {
+            MainWindow w({kResources, false});
+            startSaxpySearch(w, QStringLiteral("steered.sqlite"));
+            if (QTest::currentTestFailed())
+                return;
+            wall.start();
+            w.bridge()->pause();
+            QTRY_COMPARE_WITH_TIMEOUT(w.bridge()->state(), EngineBridge::State::Paused, 240000);
+            const auto& rows = w.populationModel()->rows();
+            const auto seed = std::find_if(rows.begin(), rows.end(), [](const CandidateRow& r) {
+                return r.mutator == Mutator::Seed && r.status == QLatin1String("ok");
+            });
+            QVERIFY(seed != rows.end());
+            const qint64 seedId = seed->id;
+            QVERIFY(w.selectCandidate(seedId));
+            // The measured seed's Measurement tab: its timing and static report from the run file.
+            QVERIFY2(w.inspector()->measurementPanel()->text().contains(QStringLiteral("Median")),
+                     qPrintable(w.inspector()->measurementPanel()->text()));
+
+            // Typing picks the candidate; Resume and another row do not lose the edit.
+            QWidget* text = w.editor()->focusProxy();
+            QVERIFY(text);
+            w.editor()->goToLine(1);
+            QTest::keyClicks(text, QStringLiteral("// tuned by hand"));
+            QTest::keyClick(text, Qt::Key_Return);
+            QVERIFY(w.editor()->source().startsWith(QStringLiteral("// tuned by hand")));
+            QVERIFY(!w.followsBest());
+            QElapsedTimer paused;
+            paused.start();
+            QTest::qWait(2000);
+            pausedMs = paused.elapsed();
+            w.bridge()->resume();
+            QTest::qWait(300);
+            w.bridge()->pause();
+            QTRY_COMPARE_WITH_TIMEOUT(w.bridge()->state(), EngineBridge::State::Paused, 60000);
+            QCOMPARE(w.selectedCandidate(), seedId);
+            QVERIFY(w.editor()->source().startsWith(QStringLiteral("// tuned by hand")));
+            const qint64 reference = w.populationModel()->row(0).id;
+            QVERIFY(w.selectCandidate(reference));
+            QVERIFY(!w.editor()->source().startsWith(QStringLiteral("// tuned by hand")));
+            QVERIFY(w.selectCandidate(seedId));
+            QVERIFY(w.editor()->source().startsWith(QStringLiteral("// tuned by hand")));
+            QVERIFY(w.editor()->isModified());
+
+            // The edit compiles; the replay device has no recording of it: not measured, and it says why.
+            const int64_t measuredBefore = w.session()->lastProgress().measurements;
+            int before = w.populationModel()->rowCount();
+            w.editor()->submitAction()->trigger();
+            QTRY_VERIFY_WITH_TIMEOUT(w.populationModel()->rowCount() > before, 60000);
+            const qint64 editedId = w.populationModel()->row(before).id;
+            const auto edited = [&] { return w.populationModel()->row(w.populationModel()->rowOfId(editedId)); };
+            QCOMPARE(edited().mutator, Mutator::Human);
+            QTRY_VERIFY_WITH_TIMEOUT(edited().reason.contains(QStringLiteral("no measurement was spent")), 60000);
+            QCOMPARE(edited().status, QStringLiteral("discarded"));
+            QCOMPARE(w.session()->lastProgress().measurements, measuredBefore);
+            QTRY_COMPARE_WITH_TIMEOUT(w.selectedCandidate(), editedId, 10000);
+            QVERIFY(w.inspector()
+                        ->findChild<QLabel*>(QStringLiteral("statusLabel"))
+                        ->text()
+                        .contains(QStringLiteral("no measurement was spent")));
+
+            // A compile error: the new candidate is selected, its error marked on its line and scrolled into view.
+            QVERIFY(w.selectCandidate(seedId));
+            w.editor()->setSource(QStringLiteral("// @kerncast launch k grid(1) block(32) args(y)\n"
+                                                 "extern \"C\" __global__ void k(float* y) {\n"
+                                                 "    y[0] = 1.0f;\n"
+                                                 "    y[1] = undefined_name;\n"
+                                                 "}\n"),
+                                  QStringLiteral("candidate.cu"));
+            before = w.populationModel()->rowCount();
+            QSignalSpy status(w.statusBar(), &QStatusBar::messageChanged);
+            w.editor()->submitAction()->trigger();
+            QTRY_VERIFY_WITH_TIMEOUT(w.populationModel()->rowCount() > before, 60000);
+            const qint64 brokenId = w.populationModel()->row(before).id;
+            QTRY_COMPARE_WITH_TIMEOUT(w.selectedCandidate(), brokenId, 10000);
+            QCOMPARE(w.editor()->errorLines(), QList<int>{4});
+            QCOMPARE(w.editor()->currentLine(), 4);
+            bool said = false;
+            for (const auto& args : status)
+                said = said || args.at(0).toString().contains(QStringLiteral("does not compile"));
+            QVERIFY(said);
+
+            // Pin and ban: a marker on the row, a message, and the menu offers to undo it.
+            QSignalSpy messages(w.findChild<PopulationPanel*>(), &PopulationPanel::message);
+            auto* panel = w.findChild<PopulationPanel*>();
+            QVERIFY(panel);
+            const auto menuTexts = [&](qint64 id) {
+                QMenu menu;
+                panel->fillContextMenu(menu, w.populationProxy()->mapFromSource(w.populationModel()->indexOfId(id)));
+                QStringList texts;
+                for (const QAction* a : menu.actions())
+                    texts << a->text();
+                return texts;
+            };
+            QVERIFY(menuTexts(seedId).contains(QStringLiteral("Pin as Parent")));
+            panel->steer(seedId, static_cast<int>(PopulationModel::Steering::Pinned));
+            const QModelIndex seedIndex = w.populationModel()->indexOfId(seedId);
+            QVERIFY(!seedIndex.data(Qt::DecorationRole).value<QIcon>().isNull());
+            QVERIFY(seedIndex.data(Qt::ToolTipRole).toString().contains(QStringLiteral("Pinned")));
+            QVERIFY(menuTexts(seedId).contains(QStringLiteral("Unpin as Parent")));
+            QCOMPARE(messages.count(), 1);
+            QVERIFY(messages.last().at(0).toString().contains(QStringLiteral("pinned")));
+            panel->steer(reference, static_cast<int>(PopulationModel::Steering::Banned));
+            QVERIFY(menuTexts(reference).contains(QStringLiteral("Unban as Parent")));
+            panel->steer(seedId, static_cast<int>(PopulationModel::Steering::None));
+            QVERIFY(w.populationModel()->indexOfId(seedId).data(Qt::DecorationRole).isNull());
+            QVERIFY(menuTexts(seedId).contains(QStringLiteral("Pin as Parent")));
+
+            // Any two candidates side by side: the one on show against another, each titled with its outcome.
+            QVERIFY(w.selectCandidate(seedId));
+            QVERIFY(menuTexts(reference).contains(QStringLiteral("Compare with #%1").arg(seedId)));
+            QVERIFY(w.compareWithSelected(reference));
+            QStringList titles;
+            for (const QLabel* label : w.diffView()->findChildren<QLabel*>())
+                titles << label->text();
+            QVERIFY2(titles.contains(QStringLiteral("#%1 · ok").arg(reference)) ||
+                         std::any_of(
+                             titles.begin(), titles.end(),
+                             [&](const QString& t) { return t.startsWith(QStringLiteral("#%1 · ").arg(reference)); }),
+                     qPrintable(titles.join(QLatin1Char('|'))));
+            QVERIFY(std::any_of(titles.begin(), titles.end(),
+                                [&](const QString& t) { return t.startsWith(QStringLiteral("#%1 · ").arg(seedId)); }));
+            QVERIFY(!w.compareWithSelected(seedId));  // not with itself
+
+            QSignalSpy ended(&w, &MainWindow::searchEnded);
+            w.bridge()->stop();
+            QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 60000);
+            elapsed = w.session()->lastProgress().elapsed_s;
+            // After the run the candidate on show can still be edited (the edit is kept for a resumed run).
+            QVERIFY(!w.editor()->isReadOnly());
+            const auto kinds = eventKinds(path);
+            for (const char* kind : {"pin_parent", "unpin_parent", "ban_parent"})
+                QVERIFY2(contains(kinds, kind), kind);
+            w.close();
+        }
+        // The pause is not in the elapsed time.
+        QVERIFY2(elapsed * 1000 <= double(wall.elapsed() - pausedMs) + 250,
+                 qPrintable(QStringLiteral("elapsed %1 s, wall %2 ms, paused %3 ms")
+                                .arg(elapsed)
+                                .arg(wall.elapsed())
+                                .arg(pausedMs)));
+        // The run file alone holds everything: no -wal beside it, and a copy reads back whole.
+        QVERIFY(!QFile::exists(path + QStringLiteral("-wal")));
+        const QString copy = runPath(QStringLiteral("copy.sqlite"));
+        QVERIFY(QFile::copy(path, copy));
+        RunStore original = RunStore::openReadOnly(path.toStdString());
+        RunStore alone = RunStore::openReadOnly(copy.toStdString());
+        const int64_t run = original.runs().back().id;
+        QCOMPARE(alone.events(run).size(), original.events(run).size());
+        QCOMPARE(alone.candidates(run).size(), original.candidates(run).size());
     }
 
     // A family configuration's source uses its tunables (BLOCK, VEC, ITEMS) as -D defines: an edited copy submitted

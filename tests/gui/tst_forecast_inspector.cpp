@@ -1,10 +1,15 @@
+#include "app/gui/translations.h"
+#include "core/gating.h"
 #include "core/run_store.h"
+#include "widgets/engine_text.h"
 #include "widgets/forecast_inspector.h"
+#include "widgets/measurement_panel.h"
 
 #include <QImage>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -51,12 +56,96 @@ class TestForecastInspector : public QObject {
 private Q_SLOTS:
     void initTestCase() { QLocale::setDefault(QLocale::c()); }
 
+    // A discarded candidate says why: the gate's numbers against tau and pi, from the reason the engine wrote.
+    void aDiscardedCandidateSaysWhyWithItsNumbers() {
+        GatingConfig config;
+        config.epsilon = 0;
+        GatingInput input;
+        input.forecast = Forecast::fromRaw({0.02, 0.05, 0.20, 0.65, 0.05, 0.02, 0.005, 0.005});
+        SplitMix rng(1);
+        const auto outcome = decide_gating(config, {input}, BinScheme::gfV2(), 2.0, rng).front();
+        QCOMPARE(outcome.decision, GatingDecision::Discard);
+        CandidateRow row = rowWith(QString::fromLatin1(candidate_status::Discarded));
+        row.decision = GatingDecision::Discard;
+        row.reason = QString::fromStdString(outcome.reason);
+        ForecastInspector inspector;
+        inspector.setCandidate(row, std::nullopt, {});
+        const QString status = text(inspector, "statusLabel");
+        for (const char* part : {"confidence 0.65 ≥ τ 0.40", "< π 0.30", "P(S > best 2×)", "≤ the best"})
+            QVERIFY2(status.contains(QString::fromUtf8(part)), qPrintable(status));
+    }
+
+    // Bins carry their speedup range wherever their number is shown, and the engine's phrases (bin names, end
+    // reasons, how a candidate was made, the gate's reason) reach the interface in German.
+    void binsAndEnginePhrasesInGerman() {
+        QVERIFY(install_translations(QLocale(QLocale::German, QLocale::Germany)));
+        const auto restore = qScopeGuard([] {
+            install_translations(QLocale(QLocale::English, QLocale::UnitedStates));
+            QLocale::setDefault(QLocale::c());
+        });
+        const BinScheme scheme = BinScheme::gfV2();
+        QCOMPARE(EngineText::binLabel(scheme, 5), QStringLiteral("5 · leichte Beschleunigung (1,00–1,41×)"));
+        QCOMPARE(EngineText::binLabel(scheme, 1), QStringLiteral("1 · starke Verlangsamung (≤ 0,25×)"));
+        QCOMPARE(EngineText::binLabel(scheme, 8), QStringLiteral("8 · extreme Beschleunigung (> 4,00×)"));
+        QCOMPARE(EngineText::message(std::string("measurement budget spent (40)")),
+                 QStringLiteral("Messbudget aufgebraucht (40)"));
+        QCOMPARE(EngineText::message(std::string("family TPR=256 ROWS=1 (crossover with #26)")),
+                 QStringLiteral("family TPR=256 ROWS=1 (Kreuzung mit #26)"));
+        QCOMPARE(EngineText::message(std::string("unsure: confidence 0.31 < tau 0.40")),
+                 QStringLiteral("unsicher: Konfidenz 0,31 < τ 0,40"));
+        ForecastInspector inspector;
+        inspector.setCandidate(rowWith(QStringLiteral("ok"), 1.8), peakedForecast(), {});
+        QVERIFY2(text(inspector, "predictedBinValue").contains(QStringLiteral("leichte Beschleunigung")),
+                 qPrintable(text(inspector, "predictedBinValue")));
+    }
+
+    // The Measurement tab reads as a profiler would: samples and their spread, the reference and the speedup, the
+    // share of the roofline, the correctness verdict, and the static report per kernel.
+    void theMeasurementPanelShowsWhatTheDeviceSaid() {
+        Measurement m;
+        m.status = Status::Ok;
+        TimingStats t;
+        t.median_us = 10;
+        t.mean_us = 10.2;
+        t.p10_us = 9.8;
+        t.p90_us = 10.9;
+        t.ci_low_us = 9.9;
+        t.ci_high_us = 10.1;
+        t.n = 3;
+        t.samples_us = {9.8, 10.0, 10.9};
+        m.candidate = t;
+        TimingStats r = t;
+        r.median_us = 25;
+        m.reference = r;
+        m.speedup = 2.5;
+        m.roofline_floor_us = 8;
+        m.seeds_checked = 3;
+        m.max_abs_error = 1e-6;
+        m.device.name = "NVIDIA H200";
+        m.device_kind = "replay";
+        StaticReport k;
+        k.kernel = "saxpy_float4";
+        k.registers = 32;
+        k.shared_bytes = 1024;
+        k.spill_store_bytes = 8;
+        MeasurementPanel panel;
+        QVERIFY(panel.text().contains(QStringLiteral("Not measured yet")));
+        panel.setMeasurement(m, {k});
+        const QString text = panel.text();
+        for (const char* part : {"Median", "10.00 µs (95% CI 9.90 µs – 10.10 µs)", "9.80, 10.00, 10.90", "25.00 µs",
+                                 "2.500× over the reference", "80.0% of the roofline", "3 seed", "NVIDIA H200",
+                                 "saxpy_float4", "32 registers, 1024 B shared", "spills 8 B stored"})
+            QVERIFY2(text.contains(QString::fromUtf8(part)), qPrintable(QString::fromUtf8(part) + " in:\n" + text));
+        ForecastInspector inspector;
+        QVERIFY(inspector.measurementPanel());
+    }
+
     void showsTheScores() {
         ForecastInspector inspector;
         const Forecast f = peakedForecast();
         inspector.setCandidate(rowWith(QStringLiteral("ok"), 1.8), f, QStringLiteral("You are a CUDA expert..."));
         QCOMPARE(inspector.candidateId(), int64_t{42});
-        QCOMPARE(text(inspector, "predictedBinValue"), QStringLiteral("5 — minor speedup"));
+        QCOMPARE(text(inspector, "predictedBinValue"), QStringLiteral("5 · minor speedup (1.00–1.41×)"));
         QCOMPARE(text(inspector, "maxProbabilityValue"), QStringLiteral("0.50"));
         QCOMPARE(text(inspector, "entropyConfidenceValue"), QString::number(f.normalizedEntropyConfidence(), 'f', 2));
         QCOMPARE(text(inspector, "top2MarginValue"), QStringLiteral("0.30"));
@@ -64,7 +153,8 @@ private Q_SLOTS:
                     .startsWith(QString::number(std::exp(f.expectedLogSpeedup(BinScheme::gfV2())), 'f', 2) +
                                 QStringLiteral("×")));
         // 1.8 lies in (1.41, 2.0]: bin 6.
-        QCOMPARE(text(inspector, "measuredValue"), QStringLiteral("1.80× vs reference — bin 6 (significant speedup)"));
+        QCOMPARE(text(inspector, "measuredValue"),
+                 QStringLiteral("1.80× vs reference — bin 6 · significant speedup (1.41–2.00×)"));
         QVERIFY(text(inspector, "titleLabel").contains(QStringLiteral("float4 loads")));
         QCOMPARE(inspector.findChild<QPlainTextEdit*>(QStringLiteral("reasoningText"))->toPlainText(),
                  QString::fromStdString(f.reasoning));

@@ -1,4 +1,5 @@
 #include "app/gui/command_line.h"
+#include "app/gui/main_menus.h"
 #include "app/gui/main_window.h"
 #include "app/gui/run_control_panel.h"
 #include "app/gui/translations.h"
@@ -19,6 +20,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -27,6 +29,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QMenu>
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QProgressBar>
@@ -299,6 +302,34 @@ private Q_SLOTS:
         QCOMPARE(w->editor()->source(), readFile(dir + QStringLiteral("/reference.cu")));
     }
 
+    // A problem folder opened by hand that has errors says so: every error in a dialog (with the first one's file to
+    // open), the Details dock in front; a valid folder opens without one.
+    void openingABadFolderShowsItsErrors() {
+        QTemporaryDir elsewhere;
+        const QString dir = elsewhere.filePath(QStringLiteral("bad_saxpy"));
+        copyFolder(problemsDir() + QStringLiteral("/broken"), dir);
+        // Beside vec4.cu's launch line naming an unknown argument, a seed whose launch line does not parse.
+        writeFile(dir + QStringLiteral("/seeds/also_bad.cu"),
+                  "// @kerncast launch k grid(ceil_div(N, 256) block(256) args(x, y, a, N)\n"
+                  "extern \"C\" __global__ void k(const float* x, float* y, float a, int n) {}\n");
+        auto w = openWindow();
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        QSignalSpy errors(w.get(), &MainWindow::errorShown);
+        w->openProblemFolder(dir);
+        QTRY_COMPARE_WITH_TIMEOUT(errors.count(), 1, 30000);
+        const QString message = errors.first().at(0).toString();
+        QVERIFY2(message.contains(QStringLiteral("also_bad.cu")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("vec4.cu")), qPrintable(message));
+        auto* details = w->findChild<QDockWidget*>(QStringLiteral("detailsDock"));
+        QVERIFY(details && details->isVisible() && !details->visibleRegion().isEmpty());
+
+        QTemporaryDir good;
+        copyFolder(kFixture, good.filePath(QStringLiteral("good_saxpy")));
+        w->openProblemFolder(good.filePath(QStringLiteral("good_saxpy")));
+        QTRY_COMPARE_WITH_TIMEOUT(w->selectedProblemDir(), good.filePath(QStringLiteral("good_saxpy")), 30000);
+        QCOMPARE(errors.count(), 1);
+    }
+
     // File > Open T1 Problem...: the T1 file becomes a problem folder that the library lists and selects; a file
     // that cannot be imported is an error dialog naming it, and nothing is written.
     void openingAT1ProblemImportsAndSelectsIt() {
@@ -355,6 +386,59 @@ private Q_SLOTS:
         QCOMPARE(a->shortcut(), shortcut);
         // Only Start is possible while no search runs.
         QCOMPARE(a->isEnabled(), action == QLatin1String("startAction"));
+    }
+
+    // Every shortcut belongs to one action: Qt triggers neither of two actions on one key ("Ambiguous shortcut
+    // overload"). F5 is Start Search, as the README and the empty plot say, and pressing it starts one.
+    void everyShortcutHasOneAction() {
+        auto w = openWindow();
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        std::map<QString, QString> owner;
+        for (const QAction* a : w->findChildren<QAction*>()) {
+            // Shortcuts of one widget (an editor's Submit) do not clash with the window's.
+            if (a->shortcutContext() != Qt::WindowShortcut && a->shortcutContext() != Qt::ApplicationShortcut)
+                continue;
+            for (const QKeySequence& key : a->shortcuts()) {
+                const QString name = key.toString(QKeySequence::PortableText);
+                const auto [at, added] = owner.emplace(name, a->text());
+                QVERIFY2(added, qPrintable(QStringLiteral("%1: %2 and %3").arg(name, at->second, a->text())));
+            }
+        }
+        QCOMPARE(owner[QStringLiteral("F5")], w->runControl()->startAction()->text());
+        QVERIFY(w->findChild<QAction*>(QStringLiteral("reloadProblemsAction")));
+        w->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(w.get()));
+        QSignalSpy started(w->runControl()->startAction(), &QAction::triggered);
+        QTest::keyClick(w.get(), Qt::Key_F5);
+        QCOMPARE(started.count(), 1);
+    }
+
+    // A search on a problem the replay device has no recording of (of this definition) stops before its first
+    // measurement, with the reason in an error dialog.
+    void aSearchOnAnUnrecordedProblemIsAnError() {
+        auto w = openWindow();
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        QVERIFY(w->runControl()->setProblemDir(problemsDir() + QStringLiteral("/saxpy")));
+        QVERIFY(w->runControl()->setDeviceId(QStringLiteral("replay:test-gpu")));
+        w->runControl()->setSurrogate(QStringLiteral("none"));
+        QSignalSpy errors(w.get(), &MainWindow::errorShown);
+        QSignalSpy ended(w.get(), &MainWindow::searchEnded);
+        QTemporaryDir dir;
+        const QString run = dir.filePath(QStringLiteral("unrecorded.sqlite"));
+        QVERIFY(w->startSearch(run));
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 60000);
+        QCOMPARE(ended.first().at(0).toBool(), false);
+        QCOMPARE(errors.count(), 1);
+        QVERIFY2(errors.first().at(0).toString().contains(QStringLiteral("replay device could measure nothing")),
+                 qPrintable(errors.first().at(0).toString()));
+        QCOMPARE(w->session()->lastProgress().measurements, int64_t{0});
+    }
+
+    // File › Open Run offers the names the desktop entry registers for run files.
+    void openRunAcceptsEveryRunFileName() {
+        const QString filter = runFileNameFilter();
+        for (const char* pattern : {"*.kerncast", "*.kcrun", "*.sqlite"})
+            QVERIFY2(filter.section(QStringLiteral(";;"), 0, 0).contains(QLatin1String(pattern)), pattern);
     }
 
     void settingsKeepTheRunSetupButNeverTheKey() {
@@ -556,8 +640,9 @@ private Q_SLOTS:
     void theFirstSizeComesFromTheScreen_data() {
         QTest::addColumn<QRect>("available");
         QTest::addColumn<QSize>("size");
-        QTest::newRow("full HD") << QRect(0, 0, 1920, 1050) << QSize(1680, 1050).boundedTo(QSize(1920, 1050));
-        QTest::newRow("large") << QRect(0, 0, 2560, 1400) << QSize(1680, 1050);
+        QTest::newRow("full HD") << QRect(0, 0, 1920, 1080) << QSize(1920, 1080);
+        QTest::newRow("full HD under a panel") << QRect(0, 0, 1920, 1050) << QSize(1920, 1050);
+        QTest::newRow("large") << QRect(0, 0, 2560, 1400) << QSize(2560, 1400);
         QTest::newRow("1280x720") << QRect(0, 0, 1280, 720) << QSize(1280, 720);
         QTest::newRow("1366x768 under a panel") << QRect(0, 32, 1366, 736) << QSize(1366, 736);
     }
@@ -608,8 +693,105 @@ private Q_SLOTS:
         }
         auto* tabs = qobject_cast<QTabWidget*>(w->progressPlot()->parentWidget()->parentWidget());
         QVERIFY(tabs);
-        for (int i = 0; i < tabs->count(); ++i)
-            QVERIFY2(tabs->tabBar()->rect().contains(tabs->tabBar()->tabRect(i)), qPrintable(tabs->tabText(i)));
+        // Every plot is offered by its whole name, in both languages.
+        auto* chooser = w->findChild<QComboBox*>(QStringLiteral("plotChooser"));
+        QVERIFY(chooser);
+        QCOMPARE(chooser->count(), tabs->count());
+        QVERIFY2(chooser->width() >= chooser->sizeHint().width(),
+                 qPrintable(QStringLiteral("%1 < %2").arg(chooser->width()).arg(chooser->sizeHint().width())));
+        chooser->setCurrentIndex(3);
+        QCOMPARE(tabs->currentWidget(), w->progressPlot());
+    }
+
+    void plotNamesAreWholeInGermanAt1280x720() {
+        QVERIFY(install_translations(QLocale(QLocale::German, QLocale::Germany)));
+        const auto restoreEnglish =
+            qScopeGuard([] { install_translations(QLocale(QLocale::English, QLocale::UnitedStates)); });
+        auto w = std::make_unique<MainWindow>(MainWindow::Options{m_resources->path(), true});
+        w->resize(1280, 720);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        auto* plots = w->findChild<QDockWidget*>(QStringLiteral("plotsDock"));
+        plots->raise();
+        QCoreApplication::processEvents();
+        auto* chooser = w->findChild<QComboBox*>(QStringLiteral("plotChooser"));
+        QVERIFY(chooser && chooser->isVisible());
+        QCOMPARE(chooser->itemText(1), QStringLiteral("Zuverlässigkeit"));
+        QVERIFY2(chooser->width() >= chooser->sizeHint().width(),
+                 qPrintable(QStringLiteral("%1 < %2").arg(chooser->width()).arg(chooser->sizeHint().width())));
+    }
+
+    // View › Reset Layout brings back every dock a person closed, floated or moved, laid out as at the first start.
+    void resetLayoutBringsEveryDockBack() {
+        auto w = openWindow();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        auto* plots = w->findChild<QDockWidget*>(QStringLiteral("plotsDock"));
+        auto* inspector = w->findChild<QDockWidget*>(QStringLiteral("inspectorDock"));
+        plots->setFloating(true);
+        inspector->hide();
+        w->removeDockWidget(w->findChild<QDockWidget*>(QStringLiteral("runDock")));
+        auto* reset = w->findChild<QAction*>(QStringLiteral("resetLayoutAction"));
+        QVERIFY(reset);
+        reset->trigger();
+        QCoreApplication::processEvents();
+        for (QDockWidget* dock : w->findChildren<QDockWidget*>()) {
+            QVERIFY2(!dock->isFloating(), qPrintable(dock->windowTitle()));
+            QVERIFY2(!dock->isHidden(), qPrintable(dock->windowTitle()));
+            QVERIFY2(w->dockWidgetArea(dock) != Qt::NoDockWidgetArea, qPrintable(dock->windowTitle()));
+        }
+    }
+
+    // File › Open Recent offers the runs opened or started, the newest first, also after a restart.
+    void recentRunsAreOfferedAndKept() {
+        QTemporaryDir dir;
+        const QString first = dir.filePath(QStringLiteral("first.kerncast"));
+        const QString second = dir.filePath(QStringLiteral("second.kcrun"));
+        for (const QString& path : {first, second}) {
+            RunStore store = RunStore::create(path.toStdString());
+            RunInfo run;
+            run.name = "recent";
+            store.addRun(run);
+        }
+        {
+            auto w = openWindow();
+            QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+            for (const QString& path : {first, second, first}) {
+                QSignalSpy loaded(w.get(), &MainWindow::runLoaded);
+                w->openRun(path);
+                QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+            }
+            QCOMPARE(w->recentRuns(), (QStringList{first, second}));
+            w->close();
+        }
+        auto w = openWindow();
+        QCOMPARE(w->recentRuns(), (QStringList{first, second}));
+        auto* menu = w->findChild<QMenu*>(QStringLiteral("recentRunsMenu"));
+        QVERIFY(menu);
+        Q_EMIT menu->aboutToShow();
+        QCOMPARE(menu->actions().size(), 2);
+        QCOMPARE(menu->actions().at(0)->text(), QStringLiteral("first.kerncast"));
+        QCOMPARE(menu->actions().at(1)->toolTip(), second);
+    }
+
+    // At 1920×1080 the window takes the screen and the population shows every column beside the plots.
+    void everyPopulationColumnIsInViewAt1920x1080() {
+        auto w = std::make_unique<MainWindow>(MainWindow::Options{m_resources->path(), false});
+        QCOMPARE(w->size(), QSize(1920, 1200));  // the offscreen platform's stand-in screen, all of it
+        w->resize(1920, 1080);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        QCoreApplication::processEvents();
+        QTableView* table = w->populationView();
+        for (int column = 0; column < PopulationModel::ColumnCount; ++column) {
+            const int x = table->columnViewportPosition(column);
+            QVERIFY2(x >= 0 && x + table->columnWidth(column) <= table->viewport()->width(),
+                     qPrintable(w->populationModel()->headerData(column, Qt::Horizontal).toString()));
+        }
+        QVERIFY2(w->scatterPlot()->width() >= 450 && w->scatterPlot()->height() >= 250,
+                 qPrintable(QStringLiteral("%1x%2").arg(w->scatterPlot()->width()).arg(w->scatterPlot()->height())));
     }
 
     // The German translation is compiled in and its contexts match the namespaced classes: docks, menus and the run

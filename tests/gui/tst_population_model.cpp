@@ -96,6 +96,43 @@ class TestPopulationModel : public QObject {
 private Q_SLOTS:
     void initTestCase() { QLocale::setDefault(QLocale::c()); }
 
+    // The tunables of family configurations are columns after the fixed ones (Kernel Tuner's dashboard view): one
+    // per name, added as rows bring new ones, headed by the name, sortable, empty for candidates without them.
+    void tunablesAreColumns() {
+        PopulationModel model;
+        PopulationFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        proxy.setSortRole(PopulationModel::SortRole);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        CandidateRow a = makeRow(1, QStringLiteral("ok"), 1.0);
+        a.tunables = {{"BLOCK", 256}, {"VEC", 4}};
+        CandidateRow b = makeRow(2, QStringLiteral("ok"), 2.0);
+        b.tunables = {{"BLOCK", 128}, {"VEC", 2}};
+        model.setRows({a, makeRow(3), b});
+        QCOMPARE(model.columnCount(), PopulationModel::ColumnCount + 2);
+        QCOMPARE(model.tunableNames(), (QStringList{QStringLiteral("BLOCK"), QStringLiteral("VEC")}));
+        const int block = PopulationModel::ColumnCount;
+        QCOMPARE(model.headerData(block, Qt::Horizontal).toString(), QStringLiteral("BLOCK"));
+        QCOMPARE(model.index(0, block).data().toLongLong(), 256);
+        QVERIFY(!model.index(1, block).data().isValid());
+        proxy.sort(block, Qt::AscendingOrder);
+        QCOMPARE(idsInOrder(proxy), (QList<qlonglong>{2, 1, 3}));
+
+        // A row with a tunable not seen yet adds its column.
+        QSignalSpy inserted(&model, &QAbstractItemModel::columnsInserted);
+        CandidateRow c = makeRow(4, QStringLiteral("ok"), 3.0);
+        c.tunables = {{"BLOCK", 512}, {"ITEMS", 8}};
+        model.appendRows({c});
+        QCOMPARE(inserted.count(), 1);
+        QCOMPARE(model.columnCount(), PopulationModel::ColumnCount + 3);
+        QCOMPARE(model.headerData(PopulationModel::ColumnCount + 2, Qt::Horizontal).toString(),
+                 QStringLiteral("ITEMS"));
+        QCOMPARE(model.index(3, PopulationModel::ColumnCount + 2).data().toLongLong(), 8);
+        model.clear();
+        QCOMPARE(model.columnCount(), int(PopulationModel::ColumnCount));
+    }
+
     void appendsInOneBatch() {
         PopulationModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
