@@ -1,0 +1,167 @@
+// Exported kernels on the GPU (label gpu): the CUDA unit of a family configuration, compiled by nvcc with a small host
+// program, computes what the problem asks at odd sizes (saxpy; prefix_sum with its scratch buffers from the stream and
+// from the caller's workspace); kerncast-cli sweep measures a run's candidate at several sizes and stores them in the
+// run.
+#include "core/kernel_export.h"
+#include "core/kernel_program.h"
+#include "core/problem.h"
+#include "core/run_store.h"
+#include "core/text_util.h"
+#include "engine/gpu/cuda_driver.h"
+#include "tests/support/cli_runner.h"
+
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace kerncast;
+using namespace kerncast::test;
+
+namespace {
+
+const std::string kProblems = std::string(KERNCAST_TEST_DATA) + "/../../resources/problems";
+
+// Host programs: fill the inputs, run launch(), compare with the CPU; print "ok" or the first mismatch.
+const char* kSaxpyMain = R"(#include "saxpy.h"
+#include <cstdio>
+#include <vector>
+int main() {
+    for (int n : {1, 1000, 4099, 1 << 20}) {
+        std::vector<float> x(n), y(n);
+        for (int i = 0; i < n; ++i) { x[i] = (i % 17) * 0.25f - 2.0f; y[i] = (i % 5) * 0.5f; }
+        float *dx, *dy;
+        cudaMalloc(&dx, n * 4); cudaMalloc(&dy, n * 4);
+        cudaMemcpy(dx, x.data(), n * 4, cudaMemcpyHostToDevice);
+        cudaMemcpy(dy, y.data(), n * 4, cudaMemcpyHostToDevice);
+        const char* why = nullptr;
+        if (kerncast_saxpy::launch(dx, dy, n, 2.5f, nullptr, nullptr, &why) != cudaSuccess) { std::printf("launch failed: %s\n", why); return 1; }
+        std::vector<float> out(n);
+        cudaMemcpy(out.data(), dy, n * 4, cudaMemcpyDeviceToHost);
+        for (int i = 0; i < n; ++i)
+            if (out[i] != 2.5f * x[i] + y[i]) { std::printf("N=%d: y[%d] = %g, expected %g\n", n, i, out[i], 2.5f * x[i] + y[i]); return 1; }
+        cudaFree(dx); cudaFree(dy);
+    }
+    std::printf("ok\n");
+}
+)";
+
+const char* kPrefixSumMain = R"(#include "prefix_sum.h"
+#include <cstdio>
+#include <vector>
+int main() {
+    for (int n : {1, 1000, 99991, 1000003}) {
+        for (bool own : {false, true}) {
+            std::vector<int> x(n);
+            for (int i = 0; i < n; ++i) x[i] = (i * 7919) % 201 - 100;
+            int *dx, *dy;
+            cudaMalloc(&dx, n * 4); cudaMalloc(&dy, n * 4);
+            cudaMemcpy(dx, x.data(), n * 4, cudaMemcpyHostToDevice);
+            void* workspace = nullptr;
+            if (own) cudaMalloc(&workspace, kerncast_prefix_sum::workspace_bytes(n));
+            const char* why = nullptr;
+            if (kerncast_prefix_sum::launch(dx, dy, n, nullptr, workspace, &why) != cudaSuccess) { std::printf("launch failed: %s\n", why); return 1; }
+            std::vector<int> out(n);
+            cudaMemcpy(out.data(), dy, n * 4, cudaMemcpyDeviceToHost);
+            long long sum = 0;
+            for (int i = 0; i < n; ++i) {
+                sum += x[i];
+                if (out[i] != static_cast<int>(sum)) { std::printf("N=%d: y[%d] = %d, expected %lld\n", n, i, out[i], sum); return 1; }
+            }
+            cudaFree(dx); cudaFree(dy); cudaFree(workspace);
+        }
+    }
+    std::printf("ok\n");
+}
+)";
+
+}  // namespace
+
+class TestExportGpu : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() {
+        std::string why;
+        if (cuda::discover_devices(&why).empty())
+            QSKIP(("no CUDA device: " + why).c_str());
+    }
+
+    void exportedUnitComputesTheProblem_data() {
+        QTest::addColumn<QString>("problem_name");
+        QTest::addColumn<QString>("main");
+        QTest::newRow("saxpy") << "saxpy" << kSaxpyMain;
+        QTest::newRow("prefix_sum: scratch, two launches") << "prefix_sum" << kPrefixSumMain;
+    }
+    void exportedUnitComputesTheProblem() {
+        QFETCH(QString, problem_name);
+        QFETCH(QString, main);
+        QString nvcc = QStandardPaths::findExecutable("nvcc");
+        if (nvcc.isEmpty())
+            nvcc = QStandardPaths::findExecutable("nvcc", {"/usr/local/cuda/bin"});
+        if (nvcc.isEmpty())
+            QSKIP("nvcc is not installed");
+        const std::string dir = kProblems + "/" + problem_name.toStdString();
+        const KernelProgram family = KernelProgram::load(dir + "/family.cu");
+        const auto configs = family.configurations();
+        QTemporaryDir tmp;
+        // The first and the last configuration: two different plans.
+        for (const auto& config : {configs.front(), configs.back()}) {
+            for (const auto& f : export_cuda(Problem::load(dir), family, config, {}))
+                std::ofstream(tmp.filePath(QString::fromStdString(f.path)).toStdString()) << f.text;
+            std::ofstream(tmp.filePath("main.cu").toStdString()) << main.toStdString();
+            QProcess cc;
+            cc.setWorkingDirectory(tmp.path());
+            cc.start(nvcc, {"-std=c++17", "-arch=native", "-o", "check", "main.cu", problem_name + ".cu"});
+            QVERIFY(cc.waitForFinished(240000));
+            QVERIFY2(cc.exitCode() == 0, cc.readAllStandardError().left(4000).constData());
+            QProcess check;
+            check.start(tmp.filePath("check"), {});
+            QVERIFY(check.waitForFinished(120000));
+            QCOMPARE(check.readAllStandardOutput().trimmed(), QByteArray("ok"));
+        }
+    }
+
+    void sweepStoresItsResultsInTheRun() {
+        QTemporaryDir tmp;
+        const std::string run_file = tmp.filePath("run.kcrun").toStdString();
+        int64_t id = 0;
+        {
+            RunStore store = RunStore::create(run_file);
+            RunInfo run;
+            run.problem = "saxpy";
+            store.addRun(run);
+            ProblemRecord pr;
+            pr.name = "saxpy";
+            pr.dir = kProblems + "/saxpy";
+            store.addProblem(pr);
+            Candidate c;
+            c.mutator = Mutator::Parametric;
+            c.source = read_text_file(kProblems + "/saxpy/family.cu");
+            c.tunables = {{"BLOCK", 256}, {"VEC", 4}, {"ITEMS", 2}};
+            c.label = "family BLOCK=256 ITEMS=2 VEC=4";
+            id = store.addCandidate(run.id, c);
+        }
+        const CliResult r = run_cli({"--json", "sweep", "--run", run_file, "--candidate", std::to_string(id), "--sizes",
+                                     "N=1000,4099,1048576", "--device", "cuda:0"});
+        QVERIFY2(r.code == 0, (r.err + r.out).c_str());
+        const auto summary = nlohmann::json::parse(r.out);
+        QCOMPARE(summary["results"].size(), size_t{3});
+        for (const auto& row : summary["results"]) {
+            QCOMPARE(row["status"].get<std::string>(), std::string("ok"));
+            QVERIFY(row["speedup"].get<double>() > 0);
+        }
+        RunStore store = RunStore::openReadOnly(run_file);
+        const auto events = store.events(store.runs().back().id);
+        QVERIFY(std::any_of(events.begin(), events.end(), [&](const RunEvent& e) {
+            return e.kind == "sweep" && e.payload["candidate"] == id && e.payload["results"].size() == 3;
+        }));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExportGpu)
+#include "tst_export_gpu.moc"
