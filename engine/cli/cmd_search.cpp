@@ -60,6 +60,7 @@ struct SearchArgs {
     uint64_t seed = 1;
     int batch = 0;
     int measure_per_parent = 0;
+    int space_picks = -1;
     int top_k = GatingConfig{}.top_k;
     double tau = GatingConfig{}.tau;
     double pi = GatingConfig{}.pi;
@@ -107,9 +108,26 @@ void apply_pool_args(SearchConfig& cfg, const std::vector<std::string>& devices,
 // budget is 40; a budget only grows)".
 std::vector<std::string> ignored_with_resume(const CLI::App& cmd, const SearchArgs& a, const SearchBudgets& stored) {
     std::vector<std::string> ignored;
-    for (const char* flag : {"--problem", "--device", "--surrogate", "--gating", "--strategy", "--mutator", "--seed",
-                             "--batch", "--overlap", "--round", "--measure-per-parent", "--top-k", "--tau", "--pi",
-                             "--epsilon", "--endpoint", "--model", "--llm-per-measurement", "--max-prompt-tokens"})
+    for (const char* flag : {"--problem",
+                             "--device",
+                             "--surrogate",
+                             "--gating",
+                             "--strategy",
+                             "--mutator",
+                             "--seed",
+                             "--batch",
+                             "--overlap",
+                             "--round",
+                             "--measure-per-parent",
+                             "--top-k",
+                             "--tau",
+                             "--pi",
+                             "--epsilon",
+                             "--endpoint",
+                             "--model",
+                             "--llm-per-measurement",
+                             "--max-prompt-tokens",
+                             "--space-picks"})
         if (cmd.count(flag) > 0)
             ignored.push_back(flag);
     SearchBudgets given = stored;
@@ -205,6 +223,7 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
     cfg.seed = a.seed;
     cfg.batch = a.batch;
     cfg.measure_per_parent = a.measure_per_parent;
+    cfg.space_picks = a.space_picks;
     cfg.samples = a.samples;
     cfg.llm_pacing.per_measurement = a.llm_per_measurement;
     cfg.abstain = a.abstain;
@@ -417,6 +436,11 @@ void add_search_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--seed", args->seed, "Random seed (deterministic on the replay device)")->capture_default_str();
     cmd->add_option("--batch", args->batch, "Children proposed per parent (0: 8 for measure-all, 24 when gated)")
         ->check(CLI::Range(0, 100000))
+        ->capture_default_str();
+    cmd->add_option("--space-picks", args->space_picks,
+                    "gated: family configurations per iteration chosen over the whole space by the space model's "
+                    "expected improvement (-1: 2; 0: none)")
+        ->check(CLI::Range(-1, 64))
         ->capture_default_str();
     cmd->add_option("--measure-per-parent", args->measure_per_parent,
                     "selective: most children of one parent measured per batch (0: 4)")

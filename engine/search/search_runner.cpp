@@ -10,6 +10,7 @@
 #include "engine/llm/llm_client.h"
 #include "engine/replay/replay_device.h"
 #include "engine/surrogate/forecast_query.h"
+#include "engine/surrogate/space_model.h"
 
 #include <algorithm>
 #include <atomic>
@@ -78,6 +79,7 @@ void to_json(nlohmann::json& j, const SearchConfig& c) {
          {"seed", c.seed},
          {"batch", c.batch},
          {"measure_per_parent", c.measure_per_parent},
+         {"space_picks", c.space_picks},
          {"initial_family", c.initial_family},
          {"initial_screen", c.initial_screen},
          {"inspirations", c.inspirations},
@@ -109,6 +111,7 @@ SearchConfig search_config_from_json(const nlohmann::json& j) {
         c.seed = j.value("seed", c.seed);
         c.batch = j.value("batch", c.batch);
         c.measure_per_parent = j.value("measure_per_parent", c.measure_per_parent);
+        c.space_picks = j.value("space_picks", 0);
         if (c.batch < 0 || c.measure_per_parent < 0)
             throw Error("search settings: 'batch' and 'measure_per_parent' must not be negative");
         c.initial_family = j.value("initial_family", c.initial_family);
@@ -269,6 +272,7 @@ struct SearchRunner::State {
         std::vector<StaticReport> report;
         std::string compile_error;
         std::optional<Forecast> forecast;
+        std::optional<Forecast> surrogate_forecast;  // the surrogate's, before the space model's share (this session)
         std::optional<GatingDecision> decision;
         std::optional<Measurement> measurement;
     };
@@ -323,6 +327,20 @@ struct SearchRunner::State {
         std::optional<MeasurementPool::Ticket> ticket;  // submitted to a pool; else measured when applied
     };
     std::optional<InFlight> in_flight;
+    // The space model's candidates (SearchConfig::space_picks): the family's configurations (computed on first use;
+    // empty when the family has none or too many), and the candidates of the current batch it chose, with why.
+    std::optional<std::vector<Configuration>> space;
+    std::map<int64_t, std::string> space_picked;
+    // The space model as last fitted (refreshSpaceModel()), and how far its forecasts are mixed into the surrogate's.
+    struct SpaceFit {
+        std::shared_ptr<SpaceModel> model;
+        std::vector<Configuration> measured;
+        std::set<Configuration> known;  // every configuration the run holds, measured or not
+        double sigma_scale = 1;         // the spread that makes the out-of-fold errors standard normal
+        double weight = 0;              // the space model's share in a family configuration's forecast
+        size_t scored = 0;              // measured configurations with a forecast the weight was fitted on
+    };
+    std::optional<SpaceFit> space_fit;
     int64_t inFlightCount() const { return in_flight ? static_cast<int64_t>(in_flight->ids.size()) : 0; }
     SearchProgress progress;
     int64_t seq = 0;
@@ -442,6 +460,15 @@ private:
                       nlohmann::json extra = nlohmann::json::object());
     void screenInitial(const std::vector<int64_t>& ids, size_t keep);
     std::vector<int64_t> addChildren(std::vector<Candidate> children);
+    // The space model's choice for this iteration (SearchConfig::space_picks), as children of the best candidate,
+    // each with the reason its gating decision will give.
+    std::vector<std::pair<Candidate, std::string>> spacePicks();
+    // Refits the space model on the run's measured family configurations (SearchConfig::space_picks > 0), with its
+    // spread calibrated and its share in the forecasts fitted out of fold; nothing before kSpaceModelAfter.
+    void refreshSpaceModel();
+    // The space model's forecast of a family configuration against the anchor (log speedup anchor_log over the
+    // reference), mixed into f by the fitted share; f unchanged when there is none.
+    void mixSpaceForecast(Forecast& f, const Candidate& c) const;
     void forecastAndGate(const std::vector<int64_t>& ids, bool initial);
     // Forecasts and gates; returns the candidates to measure, most promising first.
     std::vector<int64_t> gate(const std::vector<int64_t>& ids, bool initial);
@@ -708,6 +735,8 @@ const Forecast* Loop::recordForecast(int64_t id, const ForecastResult& result) {
     const std::optional<ForecastAnchor> anchor = anchorOf(s.cands.at(id));
     f.anchor_id = anchor ? anchor->candidate_id : 0;
     f.anchor_speedup = anchor ? anchor->speedup : 1.0;
+    s.cands[id].surrogate_forecast = f;
+    mixSpaceForecast(f, s.cands.at(id).c);
     s.rows.forecast = s.store->addForecast(id, f);
     if (!counted) {
         s.progress.tokens += f.tokens_in + f.tokens_out;
@@ -963,6 +992,9 @@ std::vector<int64_t> Loop::gate(const std::vector<int64_t>& ids, bool initial) {
             if (deferred.count(ids[i])) {
                 outcomes[i].decision = GatingDecision::Measure;
                 outcomes[i].reason = "the forecaster deferred to a measurement";
+            } else if (auto picked = s.space_picked.find(ids[i]); picked != s.space_picked.end()) {
+                outcomes[i].decision = GatingDecision::Measure;
+                outcomes[i].reason = picked->second;
             }
         topUpToRound(ids, inputs, outcomes, waiting.size());
     }
@@ -1268,6 +1300,8 @@ void Loop::startFresh() {
         cfg.measure_per_parent = kMeasurePerParent;  // stored as a number, so the run keeps it if the default moves
     cfg.budgets = default_llm_budgets(cfg);          // stored as numbers too: a resumed run keeps them
     s.llm_ledger = LlmProposalLedger(cfg.llm_pacing);
+    if (cfg.space_picks < 0)
+        cfg.space_picks = cfg.gating.kind == GatingKind::MeasureAll ? 0 : kSpacePicks;  // the same
     info.config = cfg;
     s.run_id = s.store->addRun(info);
     storeProblem();
@@ -1646,6 +1680,7 @@ void Loop::checkpoint() {
 
 void Loop::iterate() {
     ++s.iteration;
+    refreshSpaceModel();
     const std::optional<int64_t> parent = s.strategy.selectParent(s.rng);
     if (!parent && s.in_flight) {
         // The batch in flight may give new parents: apply it before rescuing or ending.
@@ -1728,6 +1763,12 @@ void Loop::iterate() {
             }
         }
     }
+    std::map<std::string, std::string> pick_reasons;  // source hash -> why the space model chose it
+    for (auto& [pick, reason] : spacePicks()) {
+        pick_reasons[pick.source_hash] = reason;
+        children.push_back(std::move(pick));
+        child_calls.emplace_back();
+    }
     std::vector<bool> dropped;
     children = dropDuplicates(std::move(children), child_calls, *parent, &dropped);
     for (int at : llm_proposal)
@@ -1741,6 +1782,10 @@ void Loop::iterate() {
         return;
     }
     const std::vector<int64_t> ids = addChildren(children);
+    s.space_picked.clear();
+    for (int64_t id : ids)
+        if (auto it = pick_reasons.find(s.cands.at(id).c.source_hash); it != pick_reasons.end())
+            s.space_picked[id] = it->second;
     for (size_t i = 0; i < s.last_added.size() && i < child_calls.size(); ++i)
         if (child_calls[i])
             recordLlmCalls({*child_calls[i]}, s.last_added[i]);
@@ -1759,6 +1804,191 @@ void Loop::iterate() {
     s.store->addEvent(s.run_id, "expanded", {{"parent", *parent}, {"improved", improved}});
     checkpoint();
     emitSimple(SearchEvent::Kind::Progress);
+}
+
+void Loop::refreshSpaceModel() {
+    s.space_fit.reset();
+    if (cfg.space_picks <= 0 || !s.bundle.family || s.bundle.family->tunables.empty())
+        return;
+    const KernelProgram& family = *s.bundle.family;
+    SearchRunner::State::SpaceFit fit;
+    // What the run knows of the space: every configuration it holds (measured or not: none is chosen twice) and the
+    // measured ones' log speedups (NaN: it failed), with the forecast each had.
+    std::vector<double> log_speedups;
+    std::vector<const Cand*> of;
+    for (const auto& [id, c] : s.cands) {
+        if (c.c.source != family.source)
+            continue;
+        fit.known.insert(c.c.tunables);
+        const bool failed = !c.compile_error.empty() || (c.measurement && c.measurement->status != Status::Ok &&
+                                                         c.measurement->status != Status::NotRecorded);
+        if (failed || (c.measurement && c.measurement->status == Status::Ok && c.measurement->speedup > 0)) {
+            fit.measured.push_back(c.c.tunables);
+            log_speedups.push_back(failed ? std::numeric_limits<double>::quiet_NaN()
+                                          : std::log(c.measurement->speedup));
+            of.push_back(&c);
+        }
+    }
+    if (fit.measured.size() < kSpaceModelAfter)
+        return;
+    std::vector<std::string> names;
+    for (const Tunable& t : family.tunables)
+        names.push_back(t.name);
+    SpaceModelOptions options;
+    options.seed = cfg.seed;
+    fit.model = std::make_shared<SpaceModel>(names, options);
+    fit.model->fit(fit.measured, log_speedups);
+    if (!fit.model->fitted())
+        return;
+    // Out of fold (kSpaceFolds folds by position): each measured configuration predicted by a model that did not
+    // learn it; the spread's scale makes those errors standard normal, and the share of the space model in a forecast
+    // is the one that would have scored best (Brier plus ranked probability score) on the forecasts the run made.
+    constexpr size_t kSpaceFolds = 4;
+    std::vector<std::optional<SpaceModel::Prediction>> oof(fit.measured.size());
+    for (size_t fold = 0; fold < kSpaceFolds; ++fold) {
+        std::vector<Configuration> train, held;
+        std::vector<double> y;
+        std::vector<size_t> at;
+        for (size_t i = 0; i < fit.measured.size(); ++i)
+            if (i % kSpaceFolds == fold) {
+                held.push_back(fit.measured[i]);
+                at.push_back(i);
+            } else {
+                train.push_back(fit.measured[i]);
+                y.push_back(log_speedups[i]);
+            }
+        SpaceModel m(names, options);
+        m.fit(train, y);
+        if (!m.fitted() || held.empty())
+            continue;
+        const auto predicted = m.predict(held);
+        for (size_t k = 0; k < at.size(); ++k)
+            oof[at[k]] = predicted[k];
+    }
+    double z2 = 0;
+    size_t nz = 0;
+    for (size_t i = 0; i < oof.size(); ++i)
+        if (oof[i] && std::isfinite(log_speedups[i])) {
+            const double z = (log_speedups[i] - oof[i]->mean) / oof[i]->sigma;
+            z2 += z * z;
+            ++nz;
+        }
+    fit.sigma_scale = nz ? std::clamp(std::sqrt(z2 / static_cast<double>(nz)), 0.5, 10.0) : 1.0;
+    constexpr int kWeights = 11;  // shares 0, 0.1, ..., 1
+    std::array<double, kWeights> loss{};
+    for (size_t i = 0; i < oof.size(); ++i) {
+        const Cand& c = *of[i];
+        const std::optional<Forecast>& said = c.surrogate_forecast ? c.surrogate_forecast : c.forecast;
+        if (!oof[i] || !std::isfinite(log_speedups[i]) || !said)
+            continue;
+        const int truth = s.scheme.binOf(c.measurement->speedup / said->anchor_speedup);
+        const auto space = space_bin_probabilities(s.scheme, oof[i]->mean - std::log(said->anchor_speedup),
+                                                   oof[i]->sigma * fit.sigma_scale);
+        for (int w = 0; w < kWeights; ++w) {
+            std::array<double, kBinCount> p{};
+            for (size_t b = 0; b < kBinCount; ++b)
+                p[b] = (1 - w / 10.0) * said->probabilities[b] + w / 10.0 * space[b];
+            loss[static_cast<size_t>(w)] += brier_score(p, truth) + ranked_probability_score(p, truth);
+        }
+        ++fit.scored;
+    }
+    if (fit.scored >= kSpaceModelAfter)
+        fit.weight = static_cast<double>(std::min_element(loss.begin(), loss.end()) - loss.begin()) / 10.0;
+    s.space_fit = std::move(fit);
+}
+
+void Loop::mixSpaceForecast(Forecast& f, const Candidate& c) const {
+    if (!s.space_fit || s.space_fit->weight <= 0 || !s.bundle.family || c.source != s.bundle.family->source)
+        return;
+    const SearchRunner::State::SpaceFit& fit = *s.space_fit;
+    const SpaceModel::Prediction p = fit.model->predict({c.tunables}).front();
+    const double mean = p.mean - std::log(f.anchor_speedup), sigma = p.sigma * fit.sigma_scale, w = fit.weight;
+    const auto space = space_bin_probabilities(s.scheme, mean, sigma);
+    std::array<double, kBinCount> mixed{};
+    for (size_t b = 0; b < kBinCount; ++b)
+        mixed[b] = (1 - w) * f.probabilities[b] + w * space[b];
+    Forecast out = Forecast::fromRaw(mixed);
+    out.surrogate_id = f.surrogate_id;
+    out.scheme_id = f.scheme_id;
+    out.prompt_hash = f.prompt_hash;
+    out.tokens_in = f.tokens_in;
+    out.tokens_out = f.tokens_out;
+    out.latency_ms = f.latency_ms;
+    out.cost_usd = f.cost_usd;
+    out.anchor_id = f.anchor_id;
+    out.anchor_speedup = f.anchor_speedup;
+    if (f.log_mean && f.log_sigma) {
+        // The mixture's mean and spread (what gating compares with the best).
+        const double m = (1 - w) * *f.log_mean + w * mean;
+        const double second =
+            (1 - w) * (*f.log_sigma * *f.log_sigma + *f.log_mean * *f.log_mean) + w * (sigma * sigma + mean * mean);
+        out.log_mean = m;
+        out.log_sigma = std::sqrt(std::max(second - m * m, 1e-12));
+    }
+    char note[200];
+    std::snprintf(note, sizeof note,
+                  "%sMixed with the space model (share %.0f%%, fitted out of fold on %zu measured configurations of "
+                  "the run): %.2fx +- %.0f%% against the anchor.",
+                  f.reasoning.empty() ? "" : " ", 100 * w, fit.scored, std::exp(mean), 100 * (std::exp(sigma) - 1));
+    out.reasoning = f.reasoning + note;
+    f = std::move(out);
+}
+
+std::vector<std::pair<Candidate, std::string>> Loop::spacePicks() {
+    std::vector<std::pair<Candidate, std::string>> out;
+    if (cfg.space_picks <= 0 || s.gating.kind == GatingKind::MeasureAll || !s.bundle.family ||
+        s.bundle.family->tunables.empty() || !measurementsLeft())
+        return out;
+    const KernelProgram& family = *s.bundle.family;
+    const std::optional<int64_t> best = s.strategy.best();
+    if (!s.space_fit || !best || s.progress.best_speedup <= 0)
+        return out;
+    const SearchRunner::State::SpaceFit& fit = *s.space_fit;
+    if (!s.space) {
+        s.space.emplace();
+        try {
+            *s.space = family.configurations();
+        } catch (const Error& e) {
+            s.store->addEvent(s.run_id, "space_model", {{"error", e.what()}});
+        }
+    }
+    std::vector<Configuration> pool;
+    for (const Configuration& config : *s.space)
+        if (!fit.known.count(config))
+            pool.push_back(config);
+    if (pool.empty())
+        return out;
+    const std::vector<Configuration>& measured = fit.measured;
+    const SpaceModel& model = *fit.model;
+    const std::vector<SpaceModel::Prediction> predicted = model.predict(pool);
+    const double incumbent = std::log(s.progress.best_speedup);
+    // The highest expected improvement first: where the model is unsure, or predicts better than the best.
+    std::vector<double> ei(pool.size());
+    for (size_t i = 0; i < pool.size(); ++i)
+        ei[i] = expected_improvement(predicted[i].mean, predicted[i].sigma, incumbent);
+    std::set<size_t> taken;
+    for (int r = 0; r < cfg.space_picks; ++r) {
+        std::optional<size_t> pick;
+        for (size_t i = 0; i < pool.size(); ++i)
+            if (!taken.count(i) && (!pick || ei[i] > ei[*pick]))
+                pick = i;
+        if (!pick)
+            break;
+        taken.insert(*pick);
+        const SpaceModel::Prediction& p = predicted[*pick];
+        Candidate c = family_candidate(s.bundle, pool[*pick]);
+        c.parent_id = *best;
+        c.generation = s.cands.at(*best).c.generation + 1;
+        c.label += " (space model)";
+        char reason[220];
+        const double spread = 100 * (std::exp(p.sigma) - 1);
+        std::snprintf(reason, sizeof reason,
+                      "space model: expected improvement rank %d of %zu unmeasured configurations (predicted %.2fx, "
+                      "spread %.0f%%, from %zu measured)",
+                      r + 1, pool.size(), std::exp(p.mean), spread, measured.size());
+        out.push_back({std::move(c), reason});
+    }
+    return out;
 }
 
 // The initial family configurations of a gated search: many random ones are forecast, the `keep` most promising

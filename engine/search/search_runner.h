@@ -45,6 +45,10 @@ SearchBudgets extended_budgets(const SearchBudgets& stored, const SearchBudgets&
 // measure-all batch's 8: the budget goes to more parents, which found the best of rmsnorm's flat top more often at
 // the same ratio elsewhere (kerncast-bench-gated-vs-baseline, 20 seeds, H200 and H100 recordings; README).
 inline constexpr int kMeasurePerParent = 4;
+// The default of SearchConfig::space_picks for a gated search, and the family configurations a run must have measured
+// before the space model chooses any.
+inline constexpr int kSpacePicks = 2;
+inline constexpr size_t kSpaceModelAfter = 8;
 
 // Everything that defines a run; stored in the run's config so that --resume continues the same search.
 struct SearchConfig {
@@ -62,10 +66,16 @@ struct SearchConfig {
                                  // aside): the rest of its measure-worthy children wait, trusted, for a rescue;
                                  // 0: kMeasurePerParent, stored with a new run as that number. An unsure
                                  // surrogate would otherwise spend the budget on the children of one parent.
-    int initial_family = 2;      // random family configurations measured with the reference and the seeds
-    int initial_screen = 16;     // gated searches forecast initial_family * initial_screen random configurations
-                                 // and measure the initial_family most promising
-    int inspirations = 4;        // elites shown to the mutators
+    // Family configurations chosen over the problem's whole space (engine/surrogate/space_model.h): each iteration of
+    // a selective or top-k search measures, beside the parent's children, the `space_picks` configurations nobody has
+    // proposed yet whose expected improvement over the best is highest, once kSpaceModelAfter family configurations
+    // are measured. -1: kSpacePicks when gated, stored with a new run as that number (a run stored without it resumes
+    // with 0); 0: none.
+    int space_picks = -1;
+    int initial_family = 2;   // random family configurations measured with the reference and the seeds
+    int initial_screen = 16;  // gated searches forecast initial_family * initial_screen random configurations
+                              // and measure the initial_family most promising
+    int inspirations = 4;     // elites shown to the mutators
     nlohmann::json llm = nlohmann::json::object();  // endpoint, model, ... (never the API key)
     PoolConfig pool;  // several workers, devices or hosts measure a batch in parallel (measurement_pool.h)
     // Choose the next batch while the last one is measured: each iteration forecasts, gates and queues its batch

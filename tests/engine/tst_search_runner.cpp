@@ -457,6 +457,69 @@ private slots:
         QCOMPARE(largest_batch(resumed.events), 8);
     }
 
+    // Once the run has measured kSpaceModelAfter family configurations, each iteration of a selective search also
+    // measures the space model's choice over the whole space: configurations nobody proposed before, measured
+    // whatever their forecast, with the reason on their gating decision. Measure-all and space_picks 0 choose none.
+    void spaceModelChoosesOverTheWholeSpace_data() {
+        QTest::addColumn<int>("gating");
+        QTest::addColumn<int>("picks");
+        QTest::addColumn<int>("stored");
+        QTest::newRow("selective, default") << int(GatingKind::Selective) << -1 << kSpacePicks;
+        QTest::newRow("selective, 3") << int(GatingKind::Selective) << 3 << 3;
+        QTest::newRow("selective, none") << int(GatingKind::Selective) << 0 << 0;
+        QTest::newRow("measure-all") << int(GatingKind::MeasureAll) << -1 << 0;
+    }
+    void spaceModelChoosesOverTheWholeSpace() {
+        QFETCH(int, gating);
+        QFETCH(int, picks);
+        QFETCH(int, stored);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        SearchConfig c = config("softmax", static_cast<GatingKind>(gating), "local", 30);
+        c.space_picks = picks;
+        auto runner = make_search_runner(c, cli::resources_dir(), path, false);
+        Recorder rec;
+        runner->setEventCallback(rec.fn());
+        const SearchSummary s = runner->runHere();
+        QCOMPARE(s.state, RunState::Finished);
+        QCOMPARE(stored_search_config(path).space_picks, stored);
+        std::set<int64_t> chosen, measured;
+        int measured_before_first = -1, measurements = 0;
+        for (const auto& e : rec.events) {
+            if (e.kind == SearchEvent::Kind::Measured) {
+                ++measurements;
+                measured.insert(e.candidate_id);
+            }
+            if (e.kind == SearchEvent::Kind::Gating && e.message.rfind("space model:", 0) == 0) {
+                QCOMPARE(*e.decision, GatingDecision::Measure);
+                QVERIFY2(chosen.insert(e.candidate_id).second, "a configuration chosen twice");
+                if (measured_before_first < 0)
+                    measured_before_first = measurements;
+            }
+        }
+        if (stored == 0) {
+            QVERIFY(chosen.empty());
+            return;
+        }
+        QVERIFY2(chosen.size() >= 4, std::to_string(chosen.size()).c_str());
+        QVERIFY(measured_before_first >= static_cast<int>(kSpaceModelAfter));
+        size_t measured_chosen = 0;
+        for (int64_t id : chosen)
+            measured_chosen += measured.count(id);
+        QVERIFY(measured_chosen + static_cast<size_t>(stored) >= chosen.size());  // the budget may end a batch
+        // Each is a family configuration, a child of the best measured candidate, unknown to the run before.
+        RunStore store = RunStore::open(path);
+        std::set<std::map<std::string, int64_t>> before;
+        for (const auto& cand : store.candidates(s.run_id)) {
+            if (chosen.count(cand.id)) {
+                QVERIFY(!cand.tunables.empty());
+                QVERIFY(!before.count(cand.tunables));
+                QVERIFY(cand.label.find("(space model)") != std::string::npos);
+            }
+            before.insert(cand.tunables);
+        }
+    }
+
     void steeringCommandsAreAppliedAndStored() {
         QTemporaryDir dir;
         const std::string path = dir.filePath("run.sqlite").toStdString();
