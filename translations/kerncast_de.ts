@@ -2306,6 +2306,22 @@ Erwartete Beschleunigung %3× %4</translation>
         <translation>Tokens: %1</translation>
     </message>
     <message>
+        <source>Per measurement: %1 tokens ($%2)</source>
+        <translation>Pro Messung: %1 Tokens ($%2)</translation>
+    </message>
+    <message>
+        <source>Per measurement: %1 tokens</source>
+        <translation>Pro Messung: %1 Tokens</translation>
+    </message>
+    <message>
+        <source>Forecasts: %1 tokens in %2 calls. Rewrites: %3 tokens in %4 calls. Diffs: %5 tokens in %6 calls. Token budget: %7.</source>
+        <translation>Prognosen: %1 Tokens in %2 Aufrufen. Umschreibungen: %3 Tokens in %4 Aufrufen. Diffs: %5 Tokens in %6 Aufrufen. Token-Budget: %7.</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>keines</translation>
+    </message>
+    <message>
         <source>Elapsed: %1</source>
         <translation>Verstrichen: %1</translation>
     </message>

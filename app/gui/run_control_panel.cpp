@@ -309,6 +309,8 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     m_measurements->setObjectName(QStringLiteral("measurementsLabel"));
     m_forecasts = new QLabel(this);
     m_tokens = new QLabel(this);
+    m_tokensPerMeasurement = new QLabel(this);
+    m_tokensPerMeasurement->setObjectName(QStringLiteral("tokensPerMeasurementLabel"));
     m_elapsed = new QLabel(this);
     m_best = new QLabel(this);
     m_best->setObjectName(QStringLiteral("bestLabel"));
@@ -328,9 +330,10 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     numbers->addWidget(m_forecasts, 0, 1);
     numbers->addWidget(m_tokens, 1, 0);
     numbers->addWidget(m_elapsed, 1, 1);
-    numbers->addWidget(m_best, 2, 0, 1, 2);
-    numbers->addWidget(m_calibration, 3, 0, 1, 2);
-    numbers->addWidget(m_calibrationAudited, 4, 0, 1, 2);
+    numbers->addWidget(m_tokensPerMeasurement, 2, 0, 1, 2);
+    numbers->addWidget(m_best, 3, 0, 1, 2);
+    numbers->addWidget(m_calibration, 4, 0, 1, 2);
+    numbers->addWidget(m_calibrationAudited, 5, 0, 1, 2);
     top->addLayout(numbers);
 
     m_setupFields = {m_problem,
@@ -584,6 +587,23 @@ void RunControlPanel::showProgress(const SearchProgress& p, bool gated) {
                                            .arg(locale.toString(static_cast<qlonglong>(p.tokens)))
                                            .arg(locale.toString(p.cost_usd, 'f', 2))
                                      : tr("Tokens: %1").arg(locale.toString(static_cast<qlonglong>(p.tokens))));
+    // An LLM search is planned by what it costs per measurement (docs/llm.md): the figure and, in the tooltip, where
+    // the tokens went and the budgets.
+    m_tokensPerMeasurement->setVisible(p.llm_calls > 0);
+    if (p.llm_calls > 0) {
+        const QString tokens = locale.toString(p.tokensPerMeasurement(), 'f', 0);
+        m_tokensPerMeasurement->setText(
+            p.cost_usd > 0
+                ? tr("Per measurement: %1 tokens ($%2)").arg(tokens, locale.toString(p.costPerMeasurement(), 'f', 3))
+                : tr("Per measurement: %1 tokens").arg(tokens));
+        const auto count = [&](int64_t n) { return locale.toString(static_cast<qlonglong>(n)); };
+        m_tokensPerMeasurement->setToolTip(
+            tr("Forecasts: %1 tokens in %2 calls. Rewrites: %3 tokens in %4 calls. Diffs: %5 tokens in %6 calls. "
+               "Token budget: %7.")
+                .arg(count(p.llm_forecast.tokens), count(p.llm_forecast.calls), count(p.llm_rewrite.tokens),
+                     count(p.llm_rewrite.calls), count(p.llm_diff.tokens), count(p.llm_diff.calls),
+                     p.budget_tokens > 0 ? count(p.budget_tokens) : tr("none")));
+    }
     m_elapsed->setText(tr("Elapsed: %1").arg(formatElapsed(p.elapsed_s)));
     m_best->setText(p.best_speedup > 0 ? tr("Best speedup: <b>%1×</b> (candidate #%2)")
                                              .arg(locale.toString(p.best_speedup, 'f', 3))

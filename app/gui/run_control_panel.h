@@ -83,6 +83,7 @@ public:
     QLabel* measurementsLabel() const { return m_measurements; }
     QLabel* bestLabel() const { return m_best; }
     QLabel* tokensLabel() const { return m_tokens; }
+    QLabel* tokensPerMeasurementLabel() const { return m_tokensPerMeasurement; }
     QLabel* elapsedLabel() const { return m_elapsed; }
     // The surrogate's calibration on every measured candidate, and on the ε-audited ones alone (a random share of
     // those the gate trusted: the sample the first line's, chosen by the gate, is not).
@@ -144,6 +145,7 @@ private:
     QLabel* m_measurements = nullptr;
     QLabel* m_forecasts = nullptr;
     QLabel* m_tokens = nullptr;
+    QLabel* m_tokensPerMeasurement = nullptr;  // what the LLM costs per measurement, by kind of call in its tooltip
     QLabel* m_elapsed = nullptr;
     QLabel* m_best = nullptr;
     QLabel* m_calibration = nullptr;

@@ -152,6 +152,45 @@ private Q_SLOTS:
                      "Auf 7 geprüften Kandidaten (zufällig aus den vertrauten gezogen): Genauigkeit 0,57")),
                  qPrintable(german.auditedCalibrationLabel()->text()));
     }
+
+    // What an LLM search costs per measurement, and where the tokens went; nothing for a search without LLM calls.
+    void showsTheLlmSpendPerMeasurement() {
+        ProblemListModel problems;
+        DeviceListModel devices;
+        RunControlPanel panel(&problems, &devices);
+        QLabel* label = panel.tokensPerMeasurementLabel();
+        QVERIFY(label);
+        QCOMPARE(panel.findChild<QLabel*>(QStringLiteral("tokensPerMeasurementLabel")), label);
+        SearchProgress p;
+        p.budget_measurements = 30;
+        p.measurements = 20;
+        panel.showProgress(p);
+        QVERIFY(label->isHidden());
+        p.llm_calls = 12;
+        p.tokens = 81000;
+        p.cost_usd = 0.5;
+        p.llm_rewrite = {10, 60000, 0.4, 3};
+        p.llm_forecast = {2, 21000, 0.1, 0};
+        p.budget_tokens = 1200000;
+        panel.showProgress(p);
+        QVERIFY(!label->isHidden());
+        QCOMPARE(label->text(), QStringLiteral("Per measurement: 4,050 tokens ($0.025)"));
+        QCOMPARE(label->toolTip(), QStringLiteral("Forecasts: 21,000 tokens in 2 calls. Rewrites: 60,000 tokens in 10 "
+                                                  "calls. Diffs: 0 tokens in 0 calls. Token budget: 1,200,000."));
+        panel.clearProgress();
+        QVERIFY(label->isHidden());
+
+        QVERIFY(install_translations(QLocale(QLocale::German, QLocale::Germany)));
+        const auto restoreEnglish =
+            qScopeGuard([] { install_translations(QLocale(QLocale::English, QLocale::UnitedStates)); });
+        RunControlPanel german(&problems, &devices);
+        p.cost_usd = 0;
+        p.budget_tokens = 0;
+        german.showProgress(p);
+        QCOMPARE(german.tokensPerMeasurementLabel()->text(), QStringLiteral("Pro Messung: 4.050 Tokens"));
+        QVERIFY2(german.tokensPerMeasurementLabel()->toolTip().endsWith(QStringLiteral("Token-Budget: keines.")),
+                 qPrintable(german.tokensPerMeasurementLabel()->toolTip()));
+    }
 };
 
 QTEST_MAIN(TestRunControlPanel)
