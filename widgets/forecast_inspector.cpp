@@ -167,6 +167,8 @@ ForecastInspector::ForecastInspector(QWidget* parent) : QWidget(parent) {
         auto* label = new QLabel(this);
         label->setObjectName(QLatin1String(name));
         label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        // Values wrap: a narrow dock (1280×720, German) shows them whole on two lines instead of cutting them.
+        label->setWordWrap(true);
         return label;
     };
     m_title = value("titleLabel");

@@ -30,9 +30,17 @@ void PopulationFilterProxy::setSourceModel(QAbstractItemModel* model) {
         });
     }
     QSortFilterProxyModel::setSourceModel(model);
+    // A new tunable's column (PopulationModel::tunableNames) makes QSortFilterProxyModel forget its sort: sorted
+    // again by the same column, after its own handler (connected above, so this one runs later).
+    if (m_population)
+        connect(m_population, &QAbstractItemModel::columnsInserted, this, [this] {
+            if (m_keyColumn >= 0)
+                sort(m_keyColumn, m_keyOrder);
+        });
 }
 
 void PopulationFilterProxy::sort(int column, Qt::SortOrder order) {
+    m_keyOrder = order;
     if (m_population && column >= 0 && column != m_keyColumn) {
         m_keyColumn = column;
         updateKeys(0, -1);

@@ -49,6 +49,7 @@ private:
     // Sort keys of the sort column, one per source row; m_keyColumn -1 when none are kept.
     std::vector<double> m_keys;
     int m_keyColumn = -1;
+    Qt::SortOrder m_keyOrder = Qt::AscendingOrder;
     QString m_text;
     // What the text matches among the few mutators and statuses, worked out once per filter text rather than per row.
     QList<int> m_textMutators;

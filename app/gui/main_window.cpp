@@ -33,7 +33,6 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
-#include <QStyle>
 #include <QTimer>
 
 #include <algorithm>
@@ -82,11 +81,8 @@ QWidget* scrolled(QWidget* widget, int minimumHeight) {
     auto* area = new QScrollArea(widget->parentWidget());
     area->setWidgetResizable(true);
     area->setFrameShape(QFrame::NoFrame);
-    area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     widget->setMinimumHeight(minimumHeight);
     area->setWidget(widget);
-    // As wide as the widget needs: only its height scrolls.
-    area->setMinimumWidth(widget->minimumSizeHint().width() + area->style()->pixelMetric(QStyle::PM_ScrollBarExtent));
     return area;
 }
 

@@ -129,6 +129,13 @@ private Q_SLOTS:
         QCOMPARE(model.headerData(PopulationModel::ColumnCount + 2, Qt::Horizontal).toString(),
                  QStringLiteral("ITEMS"));
         QCOMPARE(model.index(3, PopulationModel::ColumnCount + 2).data().toLongLong(), 8);
+        // The table stays sorted as it was when a new tunable adds its column (a leaderboard by speedup).
+        proxy.sort(PopulationModel::SpeedupColumn, Qt::DescendingOrder);
+        CandidateRow d = makeRow(5, QStringLiteral("ok"), 2.5);
+        d.tunables = {{"UNROLL", 2}};
+        model.appendRows({d});
+        QCOMPARE(proxy.sortColumn(), int(PopulationModel::SpeedupColumn));
+        QCOMPARE(idsInOrder(proxy), (QList<qlonglong>{4, 5, 2, 1, 3}));
         model.clear();
         QCOMPARE(model.columnCount(), int(PopulationModel::ColumnCount));
     }
