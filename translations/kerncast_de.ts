@@ -675,6 +675,12 @@
         <source>Measurement</source>
         <translation>Messung</translation>
     </message>
+    <message>
+        <source>Prompt: about %1 tokens; instructions %2, problem %3, reference %4, parent %5, inspirations %6
+</source>
+        <translation>Prompt: etwa %1 Tokens; Anweisungen %2, Problem %3, Referenz %4, Elternkandidat %5, Inspirationen %6
+</translation>
+    </message>
 </context>
 <context>
     <name>kerncast::ForecastScatterPlot</name>

@@ -4,6 +4,7 @@
 #include "widgets/measurement_panel.h"
 
 #include "core/error.h"
+#include "engine/llm/llm_mutators.h"
 #include "widgets/population_model.h"
 
 #include <QFormLayout>
@@ -261,6 +262,17 @@ void ForecastInspector::setLlmCalls(const std::vector<LlmCall>& calls) {
                 .arg(locale.toString(static_cast<qlonglong>(c.tokens_out)))
                 .arg(locale.toString(c.cost_usd, 'f', 4))
                 .arg(locale.toString(c.latency_ms / 1000.0, 'f', 1));
+        // What a mutation's prompt was made of (about 4 characters a token): what --max-prompt-tokens bounds.
+        if (c.kind != "forecast")
+            if (const auto parts = mutation_prompt_sections(c.prompt); parts.size() == 5) {
+                const auto tokens = [&](size_t chars) {
+                    return locale.toString(static_cast<qlonglong>(chars / kCharsPerToken));
+                };
+                text += tr("Prompt: about %1 tokens; instructions %2, problem %3, reference %4, parent %5, "
+                           "inspirations %6\n")
+                            .arg(tokens(c.prompt.size()), tokens(parts[0].second), tokens(parts[1].second),
+                                 tokens(parts[2].second), tokens(parts[3].second), tokens(parts[4].second));
+            }
         if (!c.error.empty())
             text += tr("Error: %1\n").arg(QString::fromStdString(c.error));
         if (!c.reasoning.empty())

@@ -58,6 +58,28 @@ std::string example_text(const MutationExample& e) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, size_t>> mutation_prompt_sections(const std::string& prompt) {
+    const char* headings[] = {"# Problem: ", "# Reference kernel program", "# Parent to improve",
+                              "# Other measured programs"};
+    std::vector<size_t> at;
+    for (const char* h : headings) {
+        const size_t pos = prompt.find(h, at.empty() ? 0 : at.back());
+        if (pos == std::string::npos)
+            return {};
+        at.push_back(pos);
+    }
+    // The inspirations end where the closing instructions begin: the last paragraph.
+    size_t end = prompt.rfind("\n\n");
+    if (end == std::string::npos || end < at[3])
+        end = prompt.size();
+    const size_t problem = at[1] - at[0], reference = at[2] - at[1], parent = at[3] - at[2], inspirations = end - at[3];
+    return {{"instructions", prompt.size() - problem - reference - parent - inspirations},
+            {"problem", problem},
+            {"reference", reference},
+            {"parent", parent},
+            {"inspirations", inspirations}};
+}
+
 std::optional<std::string> extract_code_block(const std::string& reply) {
     std::optional<std::string> last;
     size_t pos = 0;

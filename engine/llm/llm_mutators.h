@@ -49,6 +49,11 @@ private:
     std::string m_templates_dir;
 };
 
+// The parts of a mutation prompt as sent (the stored call's prompt), in characters, found by the headings of the
+// shipped templates: problem, reference, parent and inspirations, the rest being instructions. Empty when the prompt
+// lacks them (edited templates).
+std::vector<std::pair<std::string, size_t>> mutation_prompt_sections(const std::string& prompt);
+
 // Reads a kernel program from an answer: the last fenced code block (```cuda, ```cpp, ```c++ or ```), else nothing.
 std::optional<std::string> extract_code_block(const std::string& reply);
 

@@ -143,6 +143,76 @@ private slots:
         QVERIFY2(failed.failure.find("SEARCH text is not in the parent") != std::string::npos, failed.failure.c_str());
     }
 
+    // A program shown once is named after that (family configurations share one source), and a prompt over
+    // max_prompt_tokens leaves out inspirations, saying so; the parent is always whole.
+    void promptStaysWithinItsLimit() {
+        const ProblemBundle bundle = load_problem_folder(cli::resources_dir() + "/problems/softmax");
+        QVERIFY(bundle.family);
+        SplitMix rng(3);
+        const std::vector<Candidate> configs = random_family_candidates(bundle, 5, rng);
+        MutationContext ctx;
+        ctx.problem = &bundle;
+        ctx.parent.candidate = configs[0];
+        ctx.parent.speedup = 2.0;
+        for (size_t i = 1; i < configs.size(); ++i) {
+            MutationExample e;
+            e.candidate = configs[i];
+            e.candidate.id = static_cast<int64_t>(10 + i);
+            e.speedup = 1.5;
+            ctx.inspirations.push_back(e);
+        }
+        for (int k = 0; k < 2; ++k) {
+            MutationExample failed;
+            failed.candidate.id = 20 + k;
+            failed.candidate.label = "llm rewrite";
+            failed.candidate.source = "// variant " + std::to_string(k) + "\n" + bundle.family->source;
+            failed.failure = std::string(3000, 'e');
+            ctx.inspirations.push_back(failed);
+        }
+        LlmConfig config;
+        config.endpoint = "http://127.0.0.1:9/v1";
+        config.model = "m";
+        config.max_prompt_tokens = 0;
+        const MutationPrompt whole =
+            LlmMutator(LlmMutator::Mode::Rewrite, config, cli::resources_dir() + "/prompts").buildPrompt(ctx);
+        const std::string all = whole.system + whole.user;
+        auto count = [](const std::string& text, const std::string& what) {
+            size_t n = 0;
+            for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+                ++n;
+            return n;
+        };
+        // The family source once (the parent), the two rewrites, the reference: four programs, not eight.
+        QCOMPARE(count(all, "```cuda\n"), size_t{4});
+        QCOMPARE(count(all, "(the same program as the parent, with these tunable values)"), size_t{4});
+        QVERIFY(all.find(std::string(801, 'e')) == std::string::npos);  // failure logs cut at 800
+        size_t summed = 0;
+        for (const auto& [name, chars] : whole.sections)
+            summed += chars;
+        QVERIFY(summed > 0);
+
+        config.max_prompt_tokens = 3000;
+        const MutationPrompt cut =
+            LlmMutator(LlmMutator::Mode::Rewrite, config, cli::resources_dir() + "/prompts").buildPrompt(ctx);
+        QVERIFY2(cut.system.size() + cut.user.size() <= 3000 * kCharsPerToken,
+                 std::to_string(cut.system.size() + cut.user.size()).c_str());
+        QVERIFY(!cut.over_limit);
+        QVERIFY(cut.user.find("more measured programs left out to keep the prompt within max_prompt_tokens") !=
+                std::string::npos);
+        QVERIFY(cut.user.find(bundle.family->source) != std::string::npos);  // the parent, whole
+
+        // The sections of the prompt as sent (what the inspector shows) add up to it.
+        const std::string sent = "[system]\n" + cut.system + "\n\n[user]\n" + cut.user;
+        const auto parts = mutation_prompt_sections(sent);
+        QCOMPARE(parts.size(), size_t{5});
+        size_t total = 0;
+        for (const auto& [name, chars] : parts)
+            total += chars;
+        QCOMPARE(total, sent.size());
+        QVERIFY(parts[3].second >= bundle.family->source.size());  // the parent's section holds its code
+        QVERIFY(mutation_prompt_sections("[user]\nno headings here").empty());
+    }
+
     void endpointFailureIsAFailedProposal() {
         const ProblemBundle bundle = load_problem_folder(cli::resources_dir() + "/problems/saxpy");
         LoopbackHttpServer server;

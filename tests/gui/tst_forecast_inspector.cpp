@@ -227,6 +227,30 @@ private Q_SLOTS:
         QVERIFY(inspector.findChild<QPlainTextEdit*>(QStringLiteral("llmCallsText"))->toPlainText().isEmpty());
     }
 
+    // A mutation's call says what its prompt was made of, in tokens (4 characters each), by the template's headings.
+    void showsWhatAMutationPromptIsMadeOf() {
+        ForecastInspector inspector;
+        inspector.setCandidate(rowWith(QStringLiteral("pending")));
+        LlmCall rewrite;
+        rewrite.kind = "mutate_rewrite";
+        rewrite.outcome = "ok";
+        rewrite.prompt = "[system]\n" + std::string(400, 's') + "\n\n[user]\n# Problem: p\n" + std::string(788, 'p') +
+                         "# Reference kernel program\n" + std::string(374, 'r') + "# Parent to improve\n" +
+                         std::string(2381, 'x') + "# Other measured programs of this search\n" +
+                         std::string(3959, 'i') + "\n\nWrite a faster kernel.";
+        LlmCall forecast = rewrite;
+        forecast.kind = "forecast";
+        inspector.setLlmCalls({rewrite, forecast});
+        const QString calls = inspector.findChild<QPlainTextEdit*>(QStringLiteral("llmCallsText"))->toPlainText();
+        const QLocale locale;
+        const QString expected =
+            QStringLiteral("Prompt: about %1 tokens; instructions 110, problem 200, reference 100, "
+                           "parent 600, inspirations %2\n")
+                .arg(locale.toString(2011), locale.toString(1000));
+        QVERIFY2(calls.contains(expected), qPrintable(calls));
+        QCOMPARE(calls.count(QStringLiteral("Prompt: about")), 1);  // not for the forecast
+    }
+
     void failedMeasurementShowsItsReason() {
         ForecastInspector inspector;
         CandidateRow row = rowWith(QStringLiteral("incorrect"));
