@@ -1,7 +1,8 @@
 // kerncast-cli sweep --problem P --kernel F [--tunable NAME=V ...] --sizes "N=1024,4096" | --around benchmark: the
 // candidate and the reference measured (and correctness-checked) at each size, so that a kernel timed at one
 // benchmark size can be trusted at the sizes a project uses. With --run R [--candidate ID|best] the kernel comes from
-// the run and the results are stored in it (a "sweep" event). Needs a GPU: a recording holds one size.
+// the run and the results are stored in it (a "sweep" event); --top K re-ranks the run's K fastest at each size. Needs
+// a GPU: a recording holds one size.
 #include "engine/cli/cli.h"
 #include "engine/cli/export_kernel.h"
 #include "engine/cli/problem_arg.h"
@@ -41,6 +42,7 @@ struct SweepArgs {
     std::string run;
     int64_t run_id = 0;
     std::string candidate;
+    int top = 0;  // --top K: the run's K fastest candidates, re-ranked at each size
     int seeds = 3;
     double deadline_s = 300;
 };
@@ -143,69 +145,39 @@ std::string first_cuda_device() {
                 " (a recording holds one size, so a replay device cannot sweep)");
 }
 
-void run_sweep(Context& ctx, const SweepArgs& a) {
-    if (a.sizes.empty() == a.around.empty())
-        throw Error("give --sizes NAME=v1,v2,... or --around benchmark");
-    if (!a.around.empty() && a.around != "benchmark")
-        throw Error("--around takes benchmark, not '" + a.around + "'");
-
-    ProgramRef candidate;
-    std::string problem_arg = a.problem;
-    std::optional<RunStore> store;
-    std::optional<RunInfo> run;
-    int64_t candidate_id = 0;
-    if (!a.run.empty()) {
-        if (!a.kernel.empty() || !a.tunables.empty())
-            throw Error("give --run with --candidate, or --kernel with --tunable, not both");
-        store.emplace(open_run_store(a.run, true));
-        run = select_run(*store, a.run, a.run_id);
-        const Candidate c = choose_candidate(*store, *run, a.candidate.empty() ? "best" : a.candidate, a.run).candidate;
-        candidate = {c.source, c.label.empty() ? "candidate.cu" : c.label, c.tunables};
-        candidate_id = c.id;
-        if (problem_arg.empty())
-            problem_arg = problem_dir_of_run(*store, *run);
-    } else {
-        if (a.problem.empty() || a.kernel.empty())
-            throw Error("give --problem P --kernel FILE [--tunable NAME=VALUE ...], or --run RUN_FILE [--candidate "
-                        "ID|best]");
-        candidate.source = read_kernel_file(a.kernel);
-        candidate.file_name = fs::path(a.kernel).filename().string();
-        candidate.tunables = parse_tunables(a.tunables);
-    }
-    const std::string problem_dir = resolve_problem_dir(problem_arg);
-    const Problem problem = Problem::load(problem_dir);
-    check_configuration(KernelProgram::parse(candidate.source, candidate.file_name),
-                        Bindings(candidate.tunables.begin(), candidate.tunables.end()));
-    const std::vector<Bindings> cases =
-        a.around.empty() ? sizes_from_lists(problem, a.sizes) : sizes_around_benchmark(problem);
-
-    const std::string device_id = a.device.empty() ? first_cuda_device() : a.device;
-    auto device = open_device(device_id, resources_dir());
-    if (!device->recordingsFolder().empty())
-        throw Error(device_id + " answers from recordings, and a recording holds each program at the problem's one "
-                                "benchmark size: sweep needs a GPU (--device cuda:N)");
-
-    ProgramRef reference;
-    reference.source = read_kernel_file(problem.referencePath());
-    reference.file_name = fs::path(problem.referencePath()).filename().string();
-    const auto ref_configs = KernelProgram::parse(reference.source, problem.referencePath()).configurations(1);
-    if (!ref_configs.empty())
-        reference.tunables = std::map<std::string, int64_t>(ref_configs.front().begin(), ref_configs.front().end());
-
-    const fs::path scratch = fs::temp_directory_path() / ("kerncast-sweep-" + std::to_string(::getpid()));
-    nlohmann::json results = nlohmann::json::array();
+// One row per size: the program and the reference measured there.
+struct Sweeper {
+    Context& ctx;
+    const SweepArgs& args;
+    const Problem& problem;
+    Device& device;
+    const ProgramRef& reference;
+    const std::vector<Bindings>& cases;
+    fs::path scratch;
     int failed = 0;
-    for (size_t i = 0; i < cases.size(); ++i) {
+
+    nlohmann::json sweep(const ProgramRef& program) {
+        nlohmann::json results = nlohmann::json::array();
+        for (size_t i = 0; i < cases.size(); ++i) {
+            const nlohmann::json row = measure(program, i);
+            if (!ctx.json)
+                print(row, i == 0);
+            results.push_back(row);
+        }
+        return results;
+    }
+
+    nlohmann::json measure(const ProgramRef& program, size_t i) {
         const Bindings& sizes = cases[i];
         nlohmann::json row = {{"sizes", sizes}};
         try {
             MeasureRequest req;
             req.problem_dir = problem_at(problem, sizes, scratch / std::to_string(i));
-            req.candidate = candidate;
+            req.candidate = program;
             req.reference = reference;
-            req.options.seeds = a.seeds;
-            req.options.deadline_s = a.deadline_s;
-            const Measurement m = device->measure(req).measurement;
+            req.options.seeds = args.seeds;
+            req.options.deadline_s = args.deadline_s;
+            const Measurement m = device.measure(req).measurement;
             row["status"] = to_string(m.status);
             if (!m.reason.empty())
                 row["reason"] = m.reason;
@@ -222,48 +194,167 @@ void run_sweep(Context& ctx, const SweepArgs& a) {
             row["reason"] = e.what();
             ++failed;
         }
-        if (!ctx.json) {
-            auto number = [&row](const char* key, const char* format) -> std::string {
-                if (!row.contains(key))
-                    return "-";
-                char buf[32];
-                std::snprintf(buf, sizeof buf, format, row[key].get<double>());
-                return buf;
-            };
-            char line[256];
-            std::snprintf(line, sizeof line, "%-32s %-12s %12s %12s %9s", describe_sizes(sizes).c_str(),
-                          row["status"].get<std::string>().c_str(), number("candidate_us", "%.2f").c_str(),
-                          number("reference_us", "%.2f").c_str(), number("speedup", "%.3fx").c_str());
-            if (i == 0)
-                *ctx.out << "sizes                            status       candidate us reference us   speedup\n";
-            *ctx.out << line << (row.contains("reason") ? "  " + row["reason"].get<std::string>() : "") << "\n";
+        return row;
+    }
+
+    void print(const nlohmann::json& row, bool header) const {
+        auto number = [&row](const char* key, const char* format) -> std::string {
+            if (!row.contains(key))
+                return "-";
+            char buf[32];
+            std::snprintf(buf, sizeof buf, format, row[key].get<double>());
+            return buf;
+        };
+        char line[256];
+        std::snprintf(line, sizeof line, "%-32s %-12s %12s %12s %9s",
+                      describe_sizes(row["sizes"].get<Bindings>()).c_str(), row["status"].get<std::string>().c_str(),
+                      number("candidate_us", "%.2f").c_str(), number("reference_us", "%.2f").c_str(),
+                      number("speedup", "%.3fx").c_str());
+        if (header)
+            *ctx.out << "sizes                            status       candidate us reference us   speedup\n";
+        *ctx.out << line << (row.contains("reason") ? "  " + row["reason"].get<std::string>() : "") << "\n";
+    }
+};
+
+// The swept programs of a run: the chosen candidate, or its --top K fastest.
+struct Swept {
+    ProgramRef program;
+    int64_t id = 0;
+};
+
+std::vector<Swept> programs_of_run(RunStore& store, const RunInfo& run, const SweepArgs& a) {
+    std::vector<Swept> out;
+    auto add = [&out](const Candidate& c) {
+        out.push_back({{c.source, c.label.empty() ? "candidate.cu" : c.label, c.tunables}, c.id});
+    };
+    if (a.top > 0) {
+        if (!a.candidate.empty())
+            throw Error("give --candidate or --top, not both");
+        for (const auto& c : best_candidates(store, run, static_cast<size_t>(a.top)))
+            add(c.candidate);
+        if (out.empty())
+            throw Error(SourceLocation{a.run, 0},
+                        "run " + std::to_string(run.id) + " has no candidate measured correct on a device to re-rank");
+        return out;
+    }
+    add(choose_candidate(store, run, a.candidate.empty() ? "best" : a.candidate, a.run).candidate);
+    return out;
+}
+
+// --top K: at each size, the candidates by their time there, the fastest first (failed ones last).
+nlohmann::json ranking(const std::vector<Bindings>& cases, const nlohmann::json& swept) {
+    nlohmann::json out = nlohmann::json::array();
+    for (size_t i = 0; i < cases.size(); ++i) {
+        std::vector<std::pair<double, int64_t>> order;
+        for (const auto& s : swept) {
+            const auto& row = s["results"][i];
+            order.push_back({row.value("status", "") == "ok" ? row.value("candidate_us", 1e300) : 1e300,
+                             s["candidate"].get<int64_t>()});
         }
-        results.push_back(row);
+        std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+        nlohmann::json ids = nlohmann::json::array();
+        for (const auto& [us, id] : order)
+            ids.push_back(id);
+        out.push_back({{"sizes", cases[i]}, {"candidates", ids}});
+    }
+    return out;
+}
+
+void run_sweep(Context& ctx, const SweepArgs& a) {
+    if (a.sizes.empty() == a.around.empty())
+        throw Error("give --sizes NAME=v1,v2,... or --around benchmark");
+    if (!a.around.empty() && a.around != "benchmark")
+        throw Error("--around takes benchmark, not '" + a.around + "'");
+    if (a.top > 0 && a.run.empty())
+        throw Error("--top re-ranks the candidates of a run: give --run RUN_FILE");
+
+    std::vector<Swept> programs;
+    std::string problem_arg = a.problem;
+    std::optional<RunStore> store;
+    std::optional<RunInfo> run;
+    if (!a.run.empty()) {
+        if (!a.kernel.empty() || !a.tunables.empty())
+            throw Error("give --run with --candidate, or --kernel with --tunable, not both");
+        store.emplace(open_run_store(a.run, true));
+        run = select_run(*store, a.run, a.run_id);
+        programs = programs_of_run(*store, *run, a);
+        if (problem_arg.empty())
+            problem_arg = problem_dir_of_run(*store, *run);
+    } else {
+        if (a.problem.empty() || a.kernel.empty())
+            throw Error("give --problem P --kernel FILE [--tunable NAME=VALUE ...], or --run RUN_FILE [--candidate "
+                        "ID|best]");
+        programs.push_back(
+            {{read_kernel_file(a.kernel), fs::path(a.kernel).filename().string(), parse_tunables(a.tunables)}, 0});
+    }
+    const std::string problem_dir = resolve_problem_dir(problem_arg);
+    const Problem problem = Problem::load(problem_dir);
+    for (const auto& p : programs)
+        check_configuration(KernelProgram::parse(p.program.source, p.program.file_name),
+                            Bindings(p.program.tunables.begin(), p.program.tunables.end()));
+    const std::vector<Bindings> cases =
+        a.around.empty() ? sizes_from_lists(problem, a.sizes) : sizes_around_benchmark(problem);
+
+    const std::string device_id = a.device.empty() ? first_cuda_device() : a.device;
+    auto device = open_device(device_id, resources_dir());
+    if (!device->recordingsFolder().empty())
+        throw Error(device_id + " answers from recordings, and a recording holds each program at the problem's one "
+                                "benchmark size: sweep needs a GPU (--device cuda:N)");
+
+    ProgramRef reference;
+    reference.source = read_kernel_file(problem.referencePath());
+    reference.file_name = fs::path(problem.referencePath()).filename().string();
+    const auto ref_configs = KernelProgram::parse(reference.source, problem.referencePath()).configurations(1);
+    if (!ref_configs.empty())
+        reference.tunables = std::map<std::string, int64_t>(ref_configs.front().begin(), ref_configs.front().end());
+
+    Sweeper sweeper{ctx,
+                    a,
+                    problem,
+                    *device,
+                    reference,
+                    cases,
+                    fs::temp_directory_path() / ("kerncast-sweep-" + std::to_string(::getpid()))};
+    const std::string device_name = device->fingerprint().name;
+    nlohmann::json swept = nlohmann::json::array();
+    for (const auto& p : programs) {
+        if (!ctx.json && programs.size() > 1)
+            *ctx.out << "candidate " << p.id << " (" << p.program.file_name << ")\n";
+        nlohmann::json s = {{"candidate", p.id},
+                            {"kernel", p.program.file_name},
+                            {"tunables", p.program.tunables},
+                            {"results", sweeper.sweep(p.program)}};
+        if (store)
+            s["event_id"] = store->addEvent(
+                run->id, "sweep",
+                {{"candidate", p.id}, {"device", device_id}, {"device_name", device_name}, {"results", s["results"]}});
+        swept.push_back(std::move(s));
     }
     std::error_code ec;
-    fs::remove_all(scratch, ec);
+    fs::remove_all(sweeper.scratch, ec);
 
-    nlohmann::json summary = {{"ok", failed == 0},
-                              {"problem", problem.name},
-                              {"device", device_id},
-                              {"device_name", device->fingerprint().name},
-                              {"kernel", candidate.file_name},
-                              {"tunables", candidate.tunables},
-                              {"results", results}};
-    if (store) {
-        const nlohmann::json payload = {{"candidate", candidate_id},
-                                        {"device", device_id},
-                                        {"device_name", device->fingerprint().name},
-                                        {"results", results}};
-        summary["event_id"] = store->addEvent(run->id, "sweep", payload);
-        summary["candidate"] = candidate_id;
+    nlohmann::json summary = {
+        {"ok", sweeper.failed == 0}, {"problem", problem.name}, {"device", device_id}, {"device_name", device_name}};
+    if (programs.size() == 1) {
+        summary.update(swept.front());
+        if (!store)
+            summary.erase("candidate");
+    } else {
+        summary["candidates"] = swept;
+        summary["ranking"] = ranking(cases, swept);
+        if (!ctx.json)
+            for (const auto& r : summary["ranking"]) {
+                std::string ids;
+                for (const auto& id : r["candidates"])
+                    ids += (ids.empty() ? "#" : " > #") + std::to_string(id.get<int64_t>());
+                *ctx.out << "fastest at " << describe_sizes(r["sizes"].get<Bindings>()) << ": " << ids << "\n";
+            }
     }
     if (ctx.json)
         *ctx.out << summary.dump(2) << "\n";
     else if (store)
-        *ctx.err << "stored in " << a.run << " (run " << run->id << ", a sweep event of candidate " << candidate_id
-                 << ")\n";
-    ctx.exit_code = failed ? 2 : 0;
+        *ctx.err << "stored in " << a.run << " (run " << run->id << ", a sweep event per candidate)\n";
+    ctx.exit_code = sweeper.failed ? 2 : 0;
 }
 
 }  // namespace
@@ -283,6 +374,8 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--run", args->run, "Run store: sweep its candidate and store the results in the run");
     cmd->add_option("--run-id", args->run_id, "Which run of the file (default: the last)");
     cmd->add_option("--candidate", args->candidate, "With --run: the candidate id, or best (the default)");
+    cmd->add_option("--top", args->top, "With --run: sweep the run's K fastest candidates and rank them at each size")
+        ->check(CLI::Range(1, 1000));
     cmd->add_option("--seeds", args->seeds, "Fresh input sets to verify with at each size")->check(CLI::Range(1, 100));
     cmd->add_option("--deadline", args->deadline_s, "Seconds per size before a hung worker is killed");
     cmd->callback([&ctx, args] {

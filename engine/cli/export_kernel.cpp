@@ -10,6 +10,7 @@
 #include "core/run_store.h"
 #include "core/text_util.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 
@@ -33,24 +34,30 @@ std::optional<Measurement> last_ok_measurement(const std::vector<StoredMeasureme
 
 }  // namespace
 
+std::vector<ChosenCandidate> best_candidates(RunStore& store, const RunInfo& run, size_t count) {
+    const auto measurements = store.measurementsOfRun(run.id);
+    std::vector<ChosenCandidate> measured;
+    for (const auto& c : store.candidates(run.id))
+        if (const auto it = measurements.find(c.id); it != measurements.end())
+            if (auto m = last_ok_measurement(it->second))
+                measured.push_back({c, std::move(m)});
+    std::stable_sort(measured.begin(), measured.end(), [](const ChosenCandidate& a, const ChosenCandidate& b) {
+        return a.measurement->speedup > b.measurement->speedup;
+    });
+    if (measured.size() > count)
+        measured.resize(count);
+    return measured;
+}
+
 ChosenCandidate choose_candidate(RunStore& store, const RunInfo& run, const std::string& which,
                                  const std::string& file) {
-    const auto candidates = store.candidates(run.id);
-    const auto measurements = store.measurementsOfRun(run.id);
-    auto measured = [&](const Candidate& c) -> std::optional<Measurement> {
-        const auto it = measurements.find(c.id);
-        return it == measurements.end() ? std::nullopt : last_ok_measurement(it->second);
-    };
     if (which == "best") {
-        std::optional<ChosenCandidate> best;
-        for (const auto& c : candidates)
-            if (const auto m = measured(c); m && (!best || m->speedup > best->measurement->speedup))
-                best = ChosenCandidate{c, m};
-        if (!best)
+        auto best = best_candidates(store, run, 1);
+        if (best.empty())
             throw Error(SourceLocation{file, 0}, "run " + std::to_string(run.id) +
                                                      " has no candidate measured correct on a device: nothing to "
                                                      "export as its best");
-        return *best;
+        return best.front();
     }
     int64_t id = 0;
     try {
@@ -61,10 +68,11 @@ ChosenCandidate choose_candidate(RunStore& store, const RunInfo& run, const std:
     } catch (const std::exception&) {
         throw Error("--candidate takes a candidate id or 'best', not '" + which + "'");
     }
-    for (const auto& c : candidates)
-        if (c.id == id)
-            return ChosenCandidate{c, measured(c)};
-    throw Error(SourceLocation{file, 0}, "run " + std::to_string(run.id) + " has no candidate " + which);
+    const auto c = store.candidate(id);
+    if (!c || store.runOfCandidate(id) != run.id)
+        throw Error(SourceLocation{file, 0}, "run " + std::to_string(run.id) + " has no candidate " + which);
+    const auto ms = store.measurementsFor(id);
+    return ChosenCandidate{*c, last_ok_measurement(ms)};
 }
 
 std::string problem_dir_of_run(RunStore& store, const RunInfo& run) {

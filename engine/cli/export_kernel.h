@@ -37,6 +37,8 @@ struct ChosenCandidate {
     Candidate candidate;
     std::optional<Measurement> measurement;  // its last measurement on a device, when that was correct
 };
+// The run's `count` fastest candidates measured correct on a device, the fastest first.
+std::vector<ChosenCandidate> best_candidates(RunStore& store, const RunInfo& run, size_t count);
 // A candidate of the run by id, or "best": the fastest measured correct on a device. Throws Error naming the file.
 ChosenCandidate choose_candidate(RunStore& store, const RunInfo& run, const std::string& which,
                                  const std::string& file);

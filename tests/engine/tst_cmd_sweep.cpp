@@ -50,6 +50,9 @@ private Q_SLOTS:
                            "--tunable", "ITEMS=1",
                            "--sizes",   "N=64"}
             << "not a valid configuration";
+        QTest::newRow("top without a run")
+            << QStringList{"--problem", "saxpy", "--kernel", saxpy, "--sizes", "N=4", "--top", "3"}
+            << "--top re-ranks the candidates of a run: give --run RUN_FILE";
         QTest::newRow("no run file") << QStringList{"--run", "/nonexistent/run.kcrun", "--sizes", "N=4"}
                                      << "no such run file";
     }

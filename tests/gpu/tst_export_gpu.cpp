@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -80,6 +81,26 @@ int main() {
 }
 )";
 
+// A run of saxpy in the store, its problem folder recorded; returns its id.
+int64_t saxpyRun(RunStore& store) {
+    RunInfo run;
+    run.problem = "saxpy";
+    store.addRun(run);
+    ProblemRecord pr{0, "saxpy", kProblems + "/saxpy", nlohmann::json::object()};
+    store.addProblem(pr);
+    return run.id;
+}
+
+int64_t addSaxpyCandidate(RunStore& store, int64_t run, int64_t block, int64_t vec, int64_t items) {
+    Candidate c;
+    c.mutator = Mutator::Parametric;
+    c.source = read_text_file(kProblems + "/saxpy/family.cu");
+    c.tunables = {{"BLOCK", block}, {"VEC", vec}, {"ITEMS", items}};
+    c.label =
+        "family BLOCK=" + std::to_string(block) + " ITEMS=" + std::to_string(items) + " VEC=" + std::to_string(vec);
+    return store.addCandidate(run, c);
+}
+
 }  // namespace
 
 class TestExportGpu : public QObject {
@@ -132,19 +153,7 @@ private Q_SLOTS:
         int64_t id = 0;
         {
             RunStore store = RunStore::create(run_file);
-            RunInfo run;
-            run.problem = "saxpy";
-            store.addRun(run);
-            ProblemRecord pr;
-            pr.name = "saxpy";
-            pr.dir = kProblems + "/saxpy";
-            store.addProblem(pr);
-            Candidate c;
-            c.mutator = Mutator::Parametric;
-            c.source = read_text_file(kProblems + "/saxpy/family.cu");
-            c.tunables = {{"BLOCK", 256}, {"VEC", 4}, {"ITEMS", 2}};
-            c.label = "family BLOCK=256 ITEMS=2 VEC=4";
-            id = store.addCandidate(run.id, c);
+            id = addSaxpyCandidate(store, saxpyRun(store), 256, 4, 2);
         }
         const CliResult r = run_cli({"--json", "sweep", "--run", run_file, "--candidate", std::to_string(id), "--sizes",
                                      "N=1000,4099,1048576", "--device", "cuda:0"});
@@ -160,6 +169,38 @@ private Q_SLOTS:
         QVERIFY(std::any_of(events.begin(), events.end(), [&](const RunEvent& e) {
             return e.kind == "sweep" && e.payload["candidate"] == id && e.payload["results"].size() == 3;
         }));
+    }
+
+    // --top K re-ranks the run's K fastest candidates at each size, each sweep stored as its own event.
+    void topCandidatesAreRankedAtEachSize() {
+        QTemporaryDir tmp;
+        const std::string run_file = tmp.filePath("run.kcrun").toStdString();
+        {
+            RunStore store = RunStore::create(run_file);
+            const int64_t run = saxpyRun(store);
+            double speedup = 1.5;
+            for (const int64_t block : {128, 1024}) {
+                const int64_t id = addSaxpyCandidate(store, run, block, 1, 1);
+                Measurement m;
+                m.status = Status::Ok;
+                m.speedup = speedup;
+                m.device_kind = "cuda";
+                store.addMeasurement(id, m);
+                speedup += 0.1;
+            }
+        }
+        const CliResult r = run_cli(
+            {"--json", "sweep", "--run", run_file, "--top", "2", "--sizes", "N=4099,1048576", "--device", "cuda:0"});
+        QVERIFY2(r.code == 0, (r.err + r.out).c_str());
+        const auto summary = nlohmann::json::parse(r.out);
+        QCOMPARE(summary["candidates"].size(), size_t{2});
+        QCOMPARE(summary["candidates"][0]["candidate"].get<int64_t>(), int64_t{2});  // the faster at the benchmark
+        QCOMPARE(summary["ranking"].size(), size_t{2});
+        for (const auto& r : summary["ranking"])
+            QCOMPARE(r["candidates"].size(), size_t{2});
+        RunStore store = RunStore::openReadOnly(run_file);
+        const auto events = store.events(store.runs().back().id);
+        QCOMPARE(std::count_if(events.begin(), events.end(), [](const RunEvent& e) { return e.kind == "sweep"; }), 2);
     }
 };
 
