@@ -2,9 +2,9 @@
 """Search, export --format torch, build, check, sweep: the path of README "Using a kernel you found", on a GPU.
 
 Driven by bench/export_check (which sets up the CLI of the GPU bundle). For each problem: a short search on cuda:0
-with the local surrogate, its best candidate exported as a PyTorch extension, the extension built (in the background,
-while the next search runs), its test script run at the problem's correctness and benchmark sizes, kerncast-cli sweep
---around benchmark (stored in the run), and the test script again at the sweep's sizes. Prints the tables; exit code
+with the local surrogate, its best candidate exported as a PyTorch extension and the extension built in the background
+(while the next searches and the sweeps measure); then kerncast-cli sweep --around benchmark of each (stored in the
+run), then each test script at the problem's correctness and benchmark sizes and again at the sweep's sizes. Prints the tables; exit code
 1 when an exported op does not match the pytorch expression at some size or a step failed.
 
     python3 bench/export_check.py --cli build/app/kerncast-cli --out export-check
@@ -53,7 +53,7 @@ def main():
     parser.add_argument("--cli", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--budget", type=int, default=8)
-    parser.add_argument("--search-seconds", type=float, default=45)
+    parser.add_argument("--search-seconds", type=float, default=40)
     parser.add_argument("--runs", type=int, default=30, help="timed runs per case in the test scripts")
     parser.add_argument("--problems", nargs="*", default=PROBLEMS)
     args = parser.parse_args()
@@ -88,7 +88,17 @@ def main():
         builds[p] = subprocess.Popen([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(folder)!r}); "
                                       f"import {p}; {p}.extension(verbose=True)"], env=env,
                                      stdout=open(out / f"{p}-build.log", "w"), stderr=subprocess.STDOUT)
-    checks, sweeps, op_sweeps = {}, {}, {}
+    # The sweeps measure on the GPU while the last extensions still build on the CPU.
+    sweeps, checks, op_sweeps = {}, {}, {}
+    for p, summary in exported.items():
+        code, text = run([args.cli, "--json", "sweep", "--run", str(out / f"{p}.sqlite"), "--candidate",
+                          str(summary["candidate"]), "--around", "benchmark", "--device", "cuda:0"], log, 600)
+        try:
+            sweeps[p] = json.loads(text)
+        except json.JSONDecodeError:
+            sweeps[p] = {"results": []}
+        if code != 0:
+            failures.append(f"{p}: sweep exit {code}")
     for p, summary in exported.items():
         if builds[p].wait() != 0:
             failures.append(f"{p}: the extension did not build (see {p}-build.log)")
@@ -99,15 +109,7 @@ def main():
         checks[p] = json_lines(text)
         if code != 0:
             failures.append(f"{p}: test_{p}.py exit {code}")
-        code, text = run([args.cli, "--json", "sweep", "--run", str(out / f"{p}.sqlite"), "--candidate",
-                          str(summary["candidate"]), "--around", "benchmark", "--device", "cuda:0"], log, 600)
-        try:
-            sweeps[p] = json.loads(text)
-        except json.JSONDecodeError:
-            sweeps[p] = {"results": []}
-        if code != 0:
-            failures.append(f"{p}: sweep exit {code}")
-        sizes = [r["sizes"] for r in sweeps[p].get("results", [])]
+        sizes = [r["sizes"] for r in sweeps.get(p, {}).get("results", [])]
         if sizes:
             code, text = run([sys.executable, str(folder / f"test_{p}.py"), "--json", "--runs", "10", "--sizes",
                               json.dumps(sizes)], log, 300, env)
