@@ -467,7 +467,7 @@ void add_search_command(CLI::App& app, Context& ctx) {
         ->capture_default_str();
     cmd->add_option("--llm-per-measurement", args->llm_per_measurement,
                     "LLM mutators: proposals earned by each measurement (the LLM is asked only for the best parents, "
-                    "and no more for a parent whose answers repeat programs; 0: unpaced)")
+                    "and no more for a parent whose answers repeat programs; 0: not tied to measurements)")
         ->check(CLI::Range(0.0, 1000.0))
         ->capture_default_str();
     cmd->add_flag("--abstain", args->abstain,

@@ -20,7 +20,7 @@ LlmSpendEstimate estimate_llm_spend(const SearchConfig& c) {
         std::any_of(c.mutators.begin(), c.mutators.end(), [](const std::string& m) { return m.rfind("llm-", 0) == 0; });
     if (mutates) {
         const LlmPacing& p = c.llm_pacing;
-        // per_measurement 0 leaves them unpaced: every child of the batch may be an LLM call.
+        // per_measurement 0 ties them to no measurement: every child of a batch may be an LLM call.
         const double per_measurement = p.per_measurement > 0 ? p.per_measurement : std::max(c.batch, 24);
         e.mutation_calls = p.initial + static_cast<int64_t>(per_measurement * static_cast<double>(measurements));
         const int64_t prompt = llm.max_prompt_tokens > 0 ? llm.max_prompt_tokens : 10000;
