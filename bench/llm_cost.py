@@ -9,6 +9,9 @@ itself; a varied question widens the pool). A forecast request gets a bin drawn 
 deterministic for --seed; the token counts are the characters over 4 (a prompt of 42,500 characters: about 10,600
 tokens), and every reply counts a further 300 tokens of hidden reasoning.
 
+On a GPU machine, unpack the bundle first (scripts/gpu-check does, or tar -xJf .gpu-bundle/bundle.tar.xz at the
+repository root): the benchmark then runs the bundle's kerncast-cli with its libraries.
+
     python3 bench/llm_cost.py [--device replay:nvidia-h100-80gb-hbm3 | --device cuda:0] [--problem softmax] [--budget 30]
                               [--seeds 1] [--gating selective,top-k,measure-all] [--scenarios mutators,forecaster]
                               [--cli build/app/kerncast-cli] [--json FILE] [-- extra search flags]
@@ -287,6 +290,18 @@ def run_store_stats(path):
     return out
 
 
+def bundle_build():
+    """The build tree of an unpacked GPU bundle (scripts/gpu-bundle) at the repository root, with the environment its
+    programs need, or (None, {}) when there is none."""
+    marker = ROOT / ".gpu-lib" / "BUILD_DIR"
+    if not marker.exists():
+        return None, {}
+    build = ROOT / pathlib.Path(marker.read_text().strip()).name
+    libs = str(ROOT / ".gpu-lib") + (":" + os.environ["LD_LIBRARY_PATH"] if os.environ.get("LD_LIBRARY_PATH") else "")
+    return build, {"LD_LIBRARY_PATH": libs, "KERNCAST_WORKER": str(build / "app/kerncast-worker"),
+                   "KERNCAST_RESOURCES": str(ROOT / "resources")}
+
+
 def search(args, scenario, gating, seed, extra):
     endpoint = Endpoint(seed) if scenario != "no llm" else None
     with tempfile.TemporaryDirectory() as tmp:
@@ -304,7 +319,7 @@ def search(args, scenario, gating, seed, extra):
         if endpoint:
             cmd += ["--endpoint", endpoint.url, "--model", endpoint.model]
         cmd += extra
-        env = dict(os.environ, XDG_CONFIG_HOME=tmp)  # no settings file: the defaults and the flags above
+        env = dict(os.environ, XDG_CONFIG_HOME=tmp, **args.env)  # no settings file: the defaults and the flags above
         t0 = time.monotonic()
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
         wall = time.monotonic() - t0
@@ -339,7 +354,7 @@ def main():
         at = argv.index("--")
         argv, extra = argv[:at], argv[at + 1:]
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cli", default=str(ROOT / "build/app/kerncast-cli"))
+    ap.add_argument("--cli", help="kerncast-cli (default: an unpacked GPU bundle's, else build/app/kerncast-cli)")
     ap.add_argument("--device", default="replay:nvidia-h100-80gb-hbm3")
     ap.add_argument("--problem", default="softmax")
     ap.add_argument("--budget", type=int, default=30)
@@ -349,6 +364,11 @@ def main():
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--json", help="also write every row to this file")
     args = ap.parse_args(argv)
+    bundle, args.env = bundle_build()
+    if not args.cli:
+        args.cli = str((bundle or ROOT / "build") / "app/kerncast-cli")
+    if bundle is None or not args.cli.startswith(str(bundle)):
+        args.env = {}
     rows = []
     head = ("%-10s %-11s %4s %5s %6s %10s %9s %6s %6s %7s %7s %6s %7s" %
             ("scenario", "gating", "seed", "meas", "calls", "tokens", "tok/meas", "call/m", "dups", "streak",
