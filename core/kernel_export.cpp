@@ -370,7 +370,7 @@ struct Unit {
         c << "// The tunables, as the kernel was compiled with them in Kerncast (-D NAME=value).\n";
         for (const auto& [name, value] : tunables)
             c << "#define " << name << " " << value << "\n";
-        c << "\nnamespace " << ns << " {\n#line 1 \"" << program.file << "\"\n"
+        c << "\nnamespace " << ns << " {\n#line 1 " << quoted(program.file) << "\n"
           << k.body << "}  // namespace " << ns << "\n\n";
         std::set<std::string> undefined;
         for (const auto& [name, value] : tunables)
