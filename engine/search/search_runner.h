@@ -100,7 +100,7 @@ struct SearchConfig {
 void to_json(nlohmann::json& j, const SearchConfig& c);
 SearchConfig search_config_from_json(const nlohmann::json& j);
 // The default LLM budgets of a search, per measurement of its budget (docs/llm.md "What a search costs"): the paced
-// LLM mutators spend about 10,000 tokens per measurement on the softmax search of bench/llm_cost.py, so the token
+// LLM mutators spend about 4,000 tokens per measurement on the softmax search of bench/llm_cost.py, so the token
 // budget ends only a search whose replies or prompts run far longer than that.
 inline constexpr int64_t kLlmTokensPerMeasurement = 40000;
 inline constexpr double kLlmUsdPerMeasurement = 0.10;
