@@ -1042,6 +1042,10 @@
         <source>Pick a candidate of a run in the population first.</source>
         <translation>Wählen Sie zuerst einen Kandidaten eines Laufs in der Population.</translation>
     </message>
+    <message>
+        <source>scored as a search starts (the pack&apos;s problem left out, nothing learned from the pairs): lower than the calibration line of a search, whose surrogate learns from its measurements</source>
+        <translation>bewertet wie zu Beginn einer Suche (das Problem des Pakets ausgelassen, nichts aus den Paaren gelernt): niedriger als die Kalibrierungszeile einer Suche, deren Surrogatmodell aus ihren Messungen lernt</translation>
+    </message>
 </context>
 <context>
     <name>kerncast::MeasurementPanel</name>

@@ -511,6 +511,9 @@ private Q_SLOTS:
         // Every pair is measured (its recorded speedup) and forecast: the metrics cover all of them.
         QCOMPARE(w->reliabilityPlot()->forecastCount(), static_cast<int64_t>(candidates.size()));
         QVERIFY2(w->metricsLabel()->text().contains(QStringLiteral("accuracy")), qPrintable(w->metricsLabel()->text()));
+        // Why these numbers are not those of the search the pairs came from.
+        QVERIFY2(w->statusBar()->currentMessage().contains(QStringLiteral("scored as a search starts")),
+                 qPrintable(w->statusBar()->currentMessage()));
         // A forecast is on show in the inspector and its source in the editor.
         QVERIFY(w->inspector()->candidateId() > 0);
         QVERIFY(w->editor()->source().contains(QStringLiteral("__global__")));
