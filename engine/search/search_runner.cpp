@@ -272,7 +272,6 @@ struct SearchRunner::State {
         std::vector<StaticReport> report;
         std::string compile_error;
         std::optional<Forecast> forecast;
-        std::optional<Forecast> surrogate_forecast;  // the surrogate's, before the space model's share (this session)
         std::optional<GatingDecision> decision;
         std::optional<Measurement> measurement;
     };
@@ -735,7 +734,6 @@ const Forecast* Loop::recordForecast(int64_t id, const ForecastResult& result) {
     const std::optional<ForecastAnchor> anchor = anchorOf(s.cands.at(id));
     f.anchor_id = anchor ? anchor->candidate_id : 0;
     f.anchor_speedup = anchor ? anchor->speedup : 1.0;
-    s.cands[id].surrogate_forecast = f;
     mixSpaceForecast(f, s.cands.at(id).c);
     s.rows.forecast = s.store->addForecast(id, f);
     if (!counted) {
@@ -1878,7 +1876,8 @@ void Loop::refreshSpaceModel() {
     std::array<double, kWeights> loss{};
     for (size_t i = 0; i < oof.size(); ++i) {
         const Cand& c = *of[i];
-        const std::optional<Forecast>& said = c.surrogate_forecast ? c.surrogate_forecast : c.forecast;
+        // The forecast as stored (with the share of its time mixed in): what a resumed run reads back too.
+        const std::optional<Forecast>& said = c.forecast;
         if (!oof[i] || !std::isfinite(log_speedups[i]) || !said)
             continue;
         const int truth = s.scheme.binOf(c.measurement->speedup / said->anchor_speedup);

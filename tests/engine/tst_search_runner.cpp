@@ -420,6 +420,7 @@ private slots:
         c.gating.tau = 0.99;  // every child is unsure: each batch would measure all 12
         c.gating.epsilon = 0;
         c.batch = 12;
+        c.space_picks = 0;  // a configuration the space model also chose is measured as its choice, not as unsure
         auto largest_batch = [](const std::vector<SearchEvent>& events) {
             int largest = 0, in_batch = 0;
             for (const auto& e : events) {
