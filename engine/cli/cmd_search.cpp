@@ -439,7 +439,7 @@ void add_search_command(CLI::App& app, Context& ctx) {
         ->capture_default_str();
     cmd->add_option("--space-picks", args->space_picks,
                     "gated: family configurations per iteration chosen over the whole space by the space model's "
-                    "expected improvement (-1: 2; 0: none)")
+                    "expected improvement (-1: 2 for a family of 1,000 configurations or more, else none; 0: none)")
         ->check(CLI::Range(-1, 64))
         ->capture_default_str();
     cmd->add_option("--measure-per-parent", args->measure_per_parent,

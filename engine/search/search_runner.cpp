@@ -1298,8 +1298,18 @@ void Loop::startFresh() {
         cfg.measure_per_parent = kMeasurePerParent;  // stored as a number, so the run keeps it if the default moves
     cfg.budgets = default_llm_budgets(cfg);          // stored as numbers too: a resumed run keeps them
     s.llm_ledger = LlmProposalLedger(cfg.llm_pacing);
-    if (cfg.space_picks < 0)
-        cfg.space_picks = cfg.gating.kind == GatingKind::MeasureAll ? 0 : kSpacePicks;  // the same
+    if (cfg.space_picks < 0) {
+        // The same; by default only for a space that moves from a parent do not cover (kSpaceModelFrom).
+        size_t configurations = 0;
+        try {
+            if (s.bundle.family && !s.bundle.family->tunables.empty())
+                configurations = s.bundle.family->configurationCount(kSpaceModelFrom);
+        } catch (const Error&) {
+            configurations = kSpaceModelFrom;  // too many to count: large
+        }
+        cfg.space_picks =
+            cfg.gating.kind != GatingKind::MeasureAll && configurations >= kSpaceModelFrom ? kSpacePicks : 0;
+    }
     info.config = cfg;
     s.run_id = s.store->addRun(info);
     storeProblem();

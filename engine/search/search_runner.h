@@ -49,6 +49,11 @@ inline constexpr int kMeasurePerParent = 4;
 // before the space model chooses any.
 inline constexpr int kSpacePicks = 2;
 inline constexpr size_t kSpaceModelAfter = 8;
+// The smallest family space the space model is used on by default. Our own families hold 55-290 configurations, which
+// a parent's moves and the gate cover within a few dozen measurements; there the space model's choices took
+// measurements from them (gated benchmark, H200 recording, budget 30: rmsnorm's median best fell below the
+// measure-all baseline's). The benchmark hub's spaces hold 4,000-11,000, where the moves stall and it leads.
+inline constexpr size_t kSpaceModelFrom = 1000;
 
 // Everything that defines a run; stored in the run's config so that --resume continues the same search.
 struct SearchConfig {
@@ -69,8 +74,8 @@ struct SearchConfig {
     // Family configurations chosen over the problem's whole space (engine/surrogate/space_model.h): each iteration of
     // a selective or top-k search measures, beside the parent's children, the `space_picks` configurations nobody has
     // proposed yet whose expected improvement over the best is highest, once kSpaceModelAfter family configurations
-    // are measured. -1: kSpacePicks when gated, stored with a new run as that number (a run stored without it resumes
-    // with 0); 0: none.
+    // are measured. -1: kSpacePicks when gated and the family holds at least kSpaceModelFrom configurations, else 0,
+    // stored with a new run as that number (a run stored without it resumes with 0); 0: none.
     int space_picks = -1;
     int initial_family = 2;   // random family configurations measured with the reference and the seeds
     int initial_screen = 16;  // gated searches forecast initial_family * initial_screen random configurations

@@ -420,7 +420,6 @@ private slots:
         c.gating.tau = 0.99;  // every child is unsure: each batch would measure all 12
         c.gating.epsilon = 0;
         c.batch = 12;
-        c.space_picks = 0;  // a configuration the space model also chose is measured as its choice, not as unsure
         auto largest_batch = [](const std::vector<SearchEvent>& events) {
             int largest = 0, in_batch = 0;
             for (const auto& e : events) {
@@ -465,7 +464,9 @@ private slots:
         QTest::addColumn<int>("gating");
         QTest::addColumn<int>("picks");
         QTest::addColumn<int>("stored");
-        QTest::newRow("selective, default") << int(GatingKind::Selective) << -1 << kSpacePicks;
+        // softmax's family holds fewer than kSpaceModelFrom configurations: by default none.
+        QTest::newRow("selective, default") << int(GatingKind::Selective) << -1 << 0;
+        QTest::newRow("selective, 2") << int(GatingKind::Selective) << 2 << 2;
         QTest::newRow("selective, 3") << int(GatingKind::Selective) << 3 << 3;
         QTest::newRow("selective, none") << int(GatingKind::Selective) << 0 << 0;
         QTest::newRow("measure-all") << int(GatingKind::MeasureAll) << -1 << 0;
