@@ -9,10 +9,15 @@ namespace kerncast::cli {
 
 namespace {
 constexpr int kUsageExit = 2;
+std::string g_resources;  // --resources
 }  // namespace
+
+void set_resources_dir(const std::string& dir) { g_resources = dir; }
 
 std::string resources_dir() {
     namespace fs = std::filesystem;
+    if (!g_resources.empty())
+        return g_resources;
     // 1. An installed tree: <prefix>/bin/kerncast-cli finds <prefix>/share/kerncast, wherever the prefix was moved.
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
@@ -37,6 +42,8 @@ std::string missing_resources_note() {
     const std::string where = resources_dir();
     if (std::filesystem::is_directory(where + "/problems"))
         return {};
+    if (!g_resources.empty())
+        return "kerncast-cli: --resources " + where + " holds no problems/ folder\n";
     if (const char* env = std::getenv("KERNCAST_RESOURCES"); env && *env)
         return "kerncast-cli: KERNCAST_RESOURCES is " + where + ", which holds no problems/ folder\n";
     return "kerncast-cli: the problem library was not found: looked in " + where +
@@ -52,6 +59,12 @@ int run(int argc, char** argv, std::ostream* out, std::ostream* err) {
     CLI::App app{"Kerncast: forecast-guided search over CUDA kernels, headless.", "kerncast-cli"};
     app.set_version_flag("--version", std::string(KERNCAST_VERSION));
     app.add_flag("--json", ctx.json, "Machine-readable JSON output");
+    set_resources_dir("");
+    app.add_option_function<std::string>(
+           "--resources", [](const std::string& dir) { set_resources_dir(dir); },
+           "The folder holding problems/ and recordings/ (default: beside the program, $KERNCAST_RESOURCES, or the "
+           "source tree's resources/ for a program in its build tree)")
+        ->check(CLI::ExistingDirectory);
     app.require_subcommand(1);
     app.fallthrough();
 
@@ -71,6 +84,10 @@ int run(int argc, char** argv, std::ostream* out, std::ostream* err) {
     // The first word that is not an option names the command; CLI11 alone would only say that one is required.
     for (int i = 1; i < argc; ++i) {
         const std::string word = argv[i];
+        if (word == "--resources") {
+            ++i;  // its folder is not a command
+            continue;
+        }
         if (word.empty() || word[0] == '-')
             continue;
         bool known = false;

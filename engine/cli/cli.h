@@ -18,9 +18,12 @@ struct Context {
 // Runs the CLI; returns the process exit code. out/err default to std::cout/std::cerr.
 int run(int argc, char** argv, std::ostream* out = nullptr, std::ostream* err = nullptr);
 
-// The resource folder (problems/, recordings/, prompts/): <prefix>/share/kerncast beside an installed binary, else
-// $KERNCAST_RESOURCES, else the source tree's resources/ for a binary in its build tree; "" when none applies.
+// The resource folder (problems/, recordings/, prompts/): the folder given with --resources, else
+// <prefix>/share/kerncast beside an installed binary, else $KERNCAST_RESOURCES, else the source tree's resources/
+// for a binary in its build tree; "" when none applies.
 std::string resources_dir();
+// What --resources sets for this process ("" clears it).
+void set_resources_dir(const std::string& dir);
 // Empty when the problem library is where resources_dir() says; else a line that says where it was looked for and
 // what to set (a program copied away from its install and build trees).
 std::string missing_resources_note();

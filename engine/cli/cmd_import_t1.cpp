@@ -21,7 +21,7 @@ void run_t1_import(Context& ctx, const T1ImportArgs& args) {
     T1ImportOptions options;
     options.kernel_file = args.kernel_file;
     options.name = args.name;
-    options.reference_config = parse_tunables(args.reference);
+    options.reference_config = parse_tunables(args.reference, "--reference-config");
     const T1Problem imported = import_t1(args.t1, options);
     write_t1_problem(imported, args.out);
     // What was written is read back as any problem folder is, so that an import never leaves a folder the

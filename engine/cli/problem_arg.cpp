@@ -42,12 +42,12 @@ void report_failure(Context& ctx, const std::string& command, const std::string&
 
 std::string read_kernel_file(const std::string& path) { return read_text_file(path, "the kernel file"); }
 
-std::map<std::string, int64_t> parse_tunables(const std::vector<std::string>& args) {
+std::map<std::string, int64_t> parse_tunables(const std::vector<std::string>& args, const std::string& option) {
     std::map<std::string, int64_t> out;
     for (const auto& a : args) {
         const auto eq = a.find('=');
         if (eq == std::string::npos || eq == 0 || eq + 1 == a.size())
-            throw Error("--tunable '" + a + "': expected NAME=VALUE, e.g. --tunable BLOCK=256");
+            throw Error(option + " '" + a + "': expected NAME=VALUE, e.g. " + option + " BLOCK=256");
         const std::string value = a.substr(eq + 1);
         size_t used = 0;
         int64_t v = 0;
@@ -57,7 +57,7 @@ std::map<std::string, int64_t> parse_tunables(const std::vector<std::string>& ar
             used = 0;
         }
         if (used != value.size())
-            throw Error("--tunable '" + a + "': the value must be an integer");
+            throw Error(option + " '" + a + "': the value must be an integer");
         out[a.substr(0, eq)] = v;
     }
     return out;

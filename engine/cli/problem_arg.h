@@ -17,8 +17,10 @@ std::string resolve_problem_dir(const std::string& arg);
 // The text of a kernel program file; throws Error naming the file when it cannot be read.
 std::string read_kernel_file(const std::string& path);
 
-// --tunable NAME=VALUE arguments as a map; throws Error naming the bad argument.
-std::map<std::string, int64_t> parse_tunables(const std::vector<std::string>& args);
+// NAME=VALUE arguments (of --tunable, or the option named) as a map; throws Error naming the option and the bad
+// argument.
+std::map<std::string, int64_t> parse_tunables(const std::vector<std::string>& args,
+                                              const std::string& option = "--tunable");
 
 // Prints "kerncast-cli <command>: <message>" (or {"ok":false,"error":...} with --json) and sets exit code 1.
 void report_failure(Context& ctx, const std::string& command, const std::string& message);

@@ -150,6 +150,31 @@ private Q_SLOTS:
         QVERIFY2(contains(r.err, expected.toStdString()), r.err.c_str());
     }
 
+    // --resources points one command at another library than $KERNCAST_RESOURCES (here tests/data) for this call only;
+    // a folder that does not exist is refused before anything runs.
+    void resourcesOptionPointsAtAnotherLibrary() {
+        const std::string shipped = std::string(KERNCAST_SOURCE_DIR) + "/resources";
+        const auto r = run_cli({"--resources", shipped, "devices"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(contains(r.out, "replay:nvidia-h200"), r.out.c_str());
+        QVERIFY2(!contains(r.out, "replay:test-h100"), r.out.c_str());
+        const auto back = run_cli({"devices"});  // the next call without it: $KERNCAST_RESOURCES again
+        QVERIFY2(contains(back.out, "replay:test-h100"), back.out.c_str());
+        const auto missing = run_cli({"--resources", kData + "/no-such-folder", "devices"});
+        QVERIFY(missing.code != 0);
+        QVERIFY2(contains(missing.err + missing.out, "no-such-folder"), (missing.err + missing.out).c_str());
+    }
+
+    // A bad --reference-config names that option, not --tunable.
+    void badReferenceConfigNamesItsOption() {
+        QTemporaryDir dir;
+        const auto r = run_cli({"import", "--t1", kData + "/t1/blur/blur.json", "--out",
+                                dir.filePath("blur").toStdString(), "--reference-config", "block_size_x"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(contains(r.err, "--reference-config 'block_size_x': expected NAME=VALUE"), r.err.c_str());
+        QVERIFY2(!contains(r.err, "--tunable"), r.err.c_str());
+    }
+
     // Recording on the replay device would only copy a recording (or write not_recorded entries): refused.
     // (The recorder itself, resume included, is tested in tst_recorder.)
     void recordRefusesTheReplayDevice() {
