@@ -12,8 +12,6 @@
 
 namespace kerncast {
 
-namespace {
-
 const char* cpp_type(DType t) {
     switch (t) {
     case DType::F32:
@@ -31,6 +29,8 @@ const char* cpp_type(DType t) {
     }
     return "float";
 }
+
+namespace {
 
 // A C++ string literal of any text (the expressions quoted in error messages).
 std::string quoted(const std::string& text) {

@@ -60,5 +60,7 @@ void check_configuration(const KernelProgram& program, const Bindings& tunables)
 
 // A C++ identifier from a problem or file name ("log-softmax 2" -> "log_softmax_2").
 std::string cpp_identifier(const std::string& name);
+// The C++ element type of a buffer of this dtype in exported code ("float", "__half", ...).
+const char* cpp_type(DType t);
 
 }  // namespace kerncast

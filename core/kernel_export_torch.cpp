@@ -29,24 +29,6 @@ const char* torch_dtype(DType t) {
     return "Float";
 }
 
-const char* cpp_pointer_type(DType t) {
-    switch (t) {
-    case DType::F32:
-        return "float";
-    case DType::F16:
-        return "__half";
-    case DType::BF16:
-        return "__nv_bfloat16";
-    case DType::F64:
-        return "double";
-    case DType::I32:
-        return "int32_t";
-    case DType::U8:
-        return "uint8_t";
-    }
-    return "float";
-}
-
 bool is_input(const BufferSpec& b) { return b.role != Role::Out; }
 bool is_output(const BufferSpec& b) { return b.role != Role::In; }
 
@@ -162,8 +144,8 @@ std::string op_source(const Problem& problem, const KernelExportOptions& o) {
       << "        workspace = torch::empty({static_cast<int64_t>(workspace_bytes)}, options.dtype(torch::kByte));\n";
     std::vector<std::string> args;
     for (const auto& b : problem.buffers)
-        args.push_back(std::string("static_cast<") + (b.role == Role::In ? "const " : "") + cpp_pointer_type(b.dtype) +
-                       "*>(" + b.name + ".data_ptr())");
+        args.push_back(std::string("static_cast<") + (b.role == Role::In ? "const " : "") + cpp_type(b.dtype) + "*>(" +
+                       b.name + ".data_ptr())");
     for (const auto& s : sizes)
         args.push_back(s);
     for (size_t i = 0; i < problem.scalars.size(); ++i)

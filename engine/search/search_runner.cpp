@@ -1916,16 +1916,12 @@ void Loop::mixSpaceForecast(Forecast& f, const Candidate& c) const {
     std::array<double, kBinCount> mixed{};
     for (size_t b = 0; b < kBinCount; ++b)
         mixed[b] = (1 - w) * f.probabilities[b] + w * space[b];
-    Forecast out = Forecast::fromRaw(mixed);
-    out.surrogate_id = f.surrogate_id;
-    out.scheme_id = f.scheme_id;
-    out.prompt_hash = f.prompt_hash;
-    out.tokens_in = f.tokens_in;
-    out.tokens_out = f.tokens_out;
-    out.latency_ms = f.latency_ms;
-    out.cost_usd = f.cost_usd;
-    out.anchor_id = f.anchor_id;
-    out.anchor_speedup = f.anchor_speedup;
+    // Only the distribution changes: everything else (the anchor, the surrogate's id, tokens, cost) stays f's.
+    const Forecast binned = Forecast::fromRaw(mixed);
+    Forecast out = f;
+    out.probabilities = binned.probabilities;
+    out.raw_sum = binned.raw_sum;
+    out.predicted_bin = binned.predicted_bin;
     if (f.log_mean && f.log_sigma) {
         // The mixture's mean and spread (what gating compares with the best).
         const double m = (1 - w) * *f.log_mean + w * mean;

@@ -11,6 +11,13 @@
 
 namespace kerncast {
 
+namespace {
+
+// P(X <= x) for X ~ Normal(mu, sd).
+double normal_cdf(double x, double mu, double sd) { return 0.5 * std::erfc(-(x - mu) / (sd * std::sqrt(2.0))); }
+
+}  // namespace
+
 SpaceModel::SpaceModel(std::vector<std::string> tunables, SpaceModelOptions options)
     : m_tunables(std::move(tunables)), m_options(options) {
     if (m_options.members < 2)
@@ -88,13 +95,13 @@ double expected_improvement(double mean, double sigma, double best) {
         return std::max(0.0, mean - best);
     const double z = (mean - best) / sigma;
     const double pdf = std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
-    const double cdf = 0.5 * std::erfc(-z / std::sqrt(2.0));
+    const double cdf = normal_cdf(z, 0.0, 1.0);
     return (mean - best) * cdf + sigma * pdf;
 }
 
 std::array<double, kBinCount> space_bin_probabilities(const BinScheme& scheme, double mean, double sigma) {
     const double sd = std::max(sigma, 1e-6);
-    const auto cdf = [&](double edge) { return 0.5 * std::erfc(-(std::log(edge) - mean) / (sd * std::sqrt(2.0))); };
+    const auto cdf = [&](double edge) { return normal_cdf(std::log(edge), mean, sd); };
     std::array<double, kBinCount> p{};
     double below = 0;
     for (size_t b = 0; b + 1 < kBinCount; ++b) {
