@@ -1,0 +1,237 @@
+// The loop's measurements: one at a time or a batch on the device's pool (overlapped or not), applied in the
+// batch's order, and what a measurement changes (archive, calibration, the surrogate's training, the best).
+
+#include "engine/search/search_loop.h"
+
+#include "engine/replay/replay_device.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kerncast::search_loop {
+
+// A device that answers from recordings cannot measure a program it has no recording of (a kernel edited by hand):
+// asking would only spend a measurement on not_recorded. The candidate says why instead.
+bool Loop::deviceCanMeasure(int64_t id) {
+    if (s.device->recordingsFolder().empty())
+        return true;
+    const Cand& c = s.cands.at(id);
+    const auto rec = s.device->recording(s.bundle.problem.name);
+    if (rec && rec->find(content_hash(c.c.source, c.c.tunables)))
+        return true;
+    recordGating(id, GatingDecision::Discard,
+                 "not measured: " + s.device->id() +
+                     " answers only the programs recorded on a GPU, and this one is not among them (no measurement "
+                     "was spent); measure it on a GPU");
+    return false;
+}
+
+MeasureRequest Loop::requestFor(const Cand& c) const {
+    MeasureRequest req;
+    req.problem_dir = s.bundle.problem.dir;
+    req.candidate.source = c.c.source;
+    req.candidate.tunables = c.c.tunables;
+    req.candidate.file_name = c.c.label.rfind("seed:", 0) == 0 ? c.c.label.substr(5) : "candidate.cu";
+    req.reference.source = s.bundle.reference.source;
+    req.reference.file_name = "reference.cu";
+    return req;
+}
+
+void Loop::measure(int64_t id) {
+    const Cand& c = s.cands.at(id);
+    if (c.measurement)
+        return;
+    MeasureOutcome out;
+    if (auto before = s.measured_before.find(c.c.source_hash);
+        before != s.measured_before.end() && !before->second.empty()) {
+        out.measurement = before->second.front();  // measured by the interrupted session after its checkpoint
+        before->second.pop_front();
+    } else {
+        out = s.device->measure(requestFor(c));
+    }
+    applyMeasurement(id, out);
+}
+
+std::vector<int64_t> Loop::withinBudget(const std::vector<int64_t>& ids) const {
+    std::vector<int64_t> todo;
+    for (int64_t id : ids)
+        if (!s.cands.at(id).measurement && std::find(todo.begin(), todo.end(), id) == todo.end() &&
+            s.progress.measurements + s.inFlightCount() + static_cast<int64_t>(todo.size()) < cfg.budgets.measurements)
+            todo.push_back(id);
+    return todo;
+}
+
+void Loop::measureInOrder(const std::vector<int64_t>& ids) {
+    const std::vector<int64_t> todo = withinBudget(ids);
+    auto* pool = s.device->batchPool();
+    // What an interrupted session measured after its checkpoint is taken from the store, in this order: one by one.
+    if (!pool || todo.size() < 2 || measuredBefore(todo)) {
+        for (int64_t id : todo)
+            measure(id);
+        if (pool)
+            recordPoolNotes(*pool);
+        return;
+    }
+    applyPoolBatch(*pool, submitTo(*pool, todo), todo);
+}
+
+bool Loop::measuredBefore(const std::vector<int64_t>& ids) const {
+    return std::any_of(ids.begin(), ids.end(), [&](int64_t id) {
+        auto it = s.measured_before.find(s.cands.at(id).c.source_hash);
+        return it != s.measured_before.end() && !it->second.empty();
+    });
+}
+
+MeasurementPool::Ticket Loop::submitTo(MeasurementPool& pool, const std::vector<int64_t>& ids) {
+    std::vector<MeasurementPool::Job> jobs;
+    for (int64_t id : ids)
+        jobs.push_back({requestFor(s.cands.at(id)), id});
+    return pool.submit(std::move(jobs));
+}
+
+void Loop::applyPoolBatch(MeasurementPool& pool, MeasurementPool::Ticket ticket, const std::vector<int64_t>& ids) {
+    pool.collect(
+        ticket,
+        [&](size_t i, MeasureOutcome& out) {
+        recordPoolNotes(pool);
+        applyMeasurement(ids[i], out);
+        },
+        [&](const PoolSnapshot& snapshot) {
+        SearchEvent e;
+        e.kind = SearchEvent::Kind::Pool;
+        e.pool = snapshot;
+        emit(std::move(e));
+    });
+    recordPoolNotes(pool);
+}
+
+SearchRunner::State::InFlight Loop::dispatch(const std::vector<int64_t>& ids, int64_t parent) {
+    SearchRunner::State::InFlight batch;
+    batch.parent = parent;
+    batch.ids = withinBudget(ids);
+    // What an interrupted session measured after its checkpoint comes from the store when the batch is applied.
+    if (auto* pool = s.device->batchPool(); pool && !batch.ids.empty() && !measuredBefore(batch.ids))
+        batch.ticket = submitTo(*pool, batch.ids);
+    return batch;
+}
+
+void Loop::finishInFlight() {
+    if (!s.in_flight)
+        return;
+    SearchRunner::State::InFlight batch = std::move(*s.in_flight);
+    s.in_flight.reset();
+    const double best_before = s.progress.best_speedup;
+    if (auto* pool = s.device->batchPool(); batch.ticket && pool)
+        applyPoolBatch(*pool, *batch.ticket, batch.ids);
+    else
+        measureInOrder(batch.ids);
+    if (batch.parent) {
+        const bool improved = s.progress.best_speedup > best_before;
+        s.strategy.noteExpanded(batch.parent, improved);
+        s.store->addEvent(s.run_id, "expanded", {{"parent", batch.parent}, {"improved", improved}});
+    }
+}
+
+// What the pool did (a worker lost and its candidate requeued, a worker retired) goes to the event log.
+void Loop::recordPoolNotes(MeasurementPool& pool) {
+    for (PoolNote& n : pool.takeNotes()) {
+        s.store->addEvent(s.run_id, n.kind, n.payload);
+        SearchEvent e;
+        e.kind = SearchEvent::Kind::Pool;
+        e.message = n.message;
+        e.pool = pool.snapshot();
+        emit(std::move(e));
+    }
+}
+
+void Loop::applyMeasurement(int64_t id, MeasureOutcome& out) {
+    Cand& c = s.cands.at(id);
+    s.rows.measurement = s.store->addMeasurement(id, out.measurement);
+    c.measurement = out.measurement;
+    if (c.report.empty() && !out.static_report.empty()) {
+        c.report = out.static_report;
+        s.store->addStaticReports(id, c.report);  // a resumed run builds the same forecast queries from it
+    }
+    ++s.progress.measurements;
+    noteMeasured(id, false);
+}
+
+void Loop::updateCalibration() {
+    if (!s.scored.empty())
+        s.progress.setCalibration(compute_metrics(s.scored, s.scheme));
+    if (!s.scored_audited.empty())
+        s.progress.setAuditedCalibration(compute_metrics(s.scored_audited, s.scheme));
+}
+
+// Book-keeping after a measurement (also when a resumed run replays its stored ones).
+void Loop::noteMeasured(int64_t id, bool restoring) {
+    Cand& c = s.cands.at(id);
+    const Measurement& m = *c.measurement;
+    const bool accepted = m.status == Status::Suspect && s.accepted_suspects.count(id);
+    const bool ok = (m.status == Status::Ok || accepted) && m.speedup > 0 && std::isfinite(m.speedup);
+    if (c.c.mutator == Mutator::Reference && m.candidate)
+        s.reference_us = m.candidate->median_us;
+    bool improved = false;
+    if (ok) {
+        improved = admit(id, m);
+    } else {
+        s.recent_failures.push_back(id);
+    }
+    if (m.device_kind != "compiler")
+        s.trajectory.push_back({s.progress.measurements, s.progress.best_speedup});
+    if (restoring)
+        return;
+    SearchEvent e;
+    e.kind = SearchEvent::Kind::Measured;
+    e.candidate_id = id;
+    e.measurement = m;
+    e.speedup = ok ? m.speedup : 0;
+    emit(std::move(e));
+    if (improved)
+        noteNewBest(id, m.speedup);
+}
+
+// A correct measurement (or an accepted suspect one) enters the archive, the calibration and the surrogate's
+// training. True when it is the run's new best.
+bool Loop::admit(int64_t id, const Measurement& m) {
+    Cand& c = s.cands.at(id);
+    bool improved = false;
+    s.strategy.addMeasured(id, c.c.parent_id, m.speedup, expandable(c.c));
+    if (m.speedup > s.progress.best_speedup) {
+        s.progress.best_speedup = m.speedup;
+        s.progress.best_candidate = id;
+        improved = true;
+    }
+    if (c.forecast) {
+        ScoredForecast sf;
+        sf.probabilities = c.forecast->probabilities;
+        // The forecast was of S against its anchor: score it against the measured S.
+        sf.true_speedup = m.speedup / c.forecast->anchor_speedup;
+        sf.pack = s.bundle.problem.name;
+        s.scored.push_back(sf);
+        // The audit share is a random sample of the candidates the gate trusted: the calibration it gives is not
+        // skewed towards the unsure and promising ones that the gate chose to measure.
+        if (c.decision == GatingDecision::Audit)
+            s.scored_audited.push_back(sf);
+        updateCalibration();
+    }
+    if (s.surrogate) {
+        try {
+            s.surrogate->learn({LabelledExample{queryFor(c), m.speedup}});
+        } catch (const Error&) {
+            // a query that cannot be built teaches nothing; the measurement itself is stored
+        }
+    }
+    return improved;
+}
+
+void Loop::noteNewBest(int64_t id, double speedup) {
+    s.store->addEvent(s.run_id, "new_best", {{"candidate", id}, {"speedup", speedup}});
+    SearchEvent b;
+    b.kind = SearchEvent::Kind::NewBest;
+    b.candidate_id = id;
+    b.speedup = speedup;
+    emit(std::move(b));
+}
+
+}  // namespace kerncast::search_loop
