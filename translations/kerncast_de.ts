@@ -156,6 +156,24 @@
         <source>Diff: #%1 against #%2</source>
         <translation>Diff: #%1 gegenüber #%2</translation>
     </message>
+    <message>
+        <source>%1 µs</source>
+        <translation>%1 µs</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n register(s)</source>
+        <translation>
+            <numerusform>%n Register</numerusform>
+            <numerusform>%n Register</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n B spilled</source>
+        <translation>
+            <numerusform>%n B ausgelagert</numerusform>
+            <numerusform>%n B ausgelagert</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>kerncast::DeviceListModel</name>
@@ -275,6 +293,34 @@
     <message>
         <source>+%1 −%2 lines</source>
         <translation>+%1 −%2 Zeilen</translation>
+    </message>
+    <message>
+        <source>Previous Change</source>
+        <translation>Vorherige Änderung</translation>
+    </message>
+    <message>
+        <source>Previous change (Alt+Up)</source>
+        <translation>Vorherige Änderung (Alt+Hoch)</translation>
+    </message>
+    <message>
+        <source>Next Change</source>
+        <translation>Nächste Änderung</translation>
+    </message>
+    <message>
+        <source>Next change (Alt+Down)</source>
+        <translation>Nächste Änderung (Alt+Runter)</translation>
+    </message>
+    <message>
+        <source>Inline</source>
+        <translation>Inline</translation>
+    </message>
+    <message>
+        <source>One text with each removed line above the line that replaced it and the changed words highlighted, instead of the two sides beside each other</source>
+        <translation>Ein Text, jede entfernte Zeile über der Zeile, die sie ersetzt, die geänderten Wörter hervorgehoben, statt der beiden Seiten nebeneinander</translation>
+    </message>
+    <message>
+        <source>change %1 of %2</source>
+        <translation>Änderung %1 von %2</translation>
     </message>
 </context>
 <context>
@@ -760,6 +806,61 @@
     </message>
 </context>
 <context>
+    <name>kerncast::LineageGraph</name>
+    <message>
+        <source>#%1 · generation %2 · %3 · %4</source>
+        <translation>#%1 · Generation %2 · %3 · %4</translation>
+    </message>
+    <message>
+        <source>%1× over the reference</source>
+        <translation>%1× gegenüber der Referenz</translation>
+    </message>
+    <message>
+        <source>crossover of #%1 and #%2</source>
+        <translation>Kreuzung von #%1 und #%2</translation>
+    </message>
+    <message>
+        <source>the best measured candidate</source>
+        <translation>der beste gemessene Kandidat</translation>
+    </message>
+    <message>
+        <source>an ancestor of the best measured candidate</source>
+        <translation>ein Vorfahr des besten gemessenen Kandidaten</translation>
+    </message>
+    <message>
+        <source>No candidates yet: the lineage graph draws each generation as a column once a search runs or a run is opened.</source>
+        <translation>Noch keine Kandidaten: Der Abstammungsgraph zeigt jede Generation als Spalte, sobald eine Suche läuft oder ein Lauf geöffnet ist.</translation>
+    </message>
+    <message>
+        <source>path to the best</source>
+        <translation>Weg zum Besten</translation>
+    </message>
+    <message>
+        <source>crossover</source>
+        <translation>Kreuzung</translation>
+    </message>
+    <message>
+        <source>faster than the reference</source>
+        <translation>schneller als die Referenz</translation>
+    </message>
+    <message>
+        <source>slower</source>
+        <translation>langsamer</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>not measured</source>
+        <translation>nicht gemessen</translation>
+    </message>
+    <message>
+        <source>reference or seed</source>
+        <translation>Referenz oder Startkernel</translation>
+    </message>
+</context>
+<context>
     <name>kerncast::MainWindow</name>
     <message>
         <source>Kerncast</source>
@@ -1158,6 +1259,86 @@
     <message>
         <source>%1 registers, %2 B shared, %3 B stack, spills %4 B stored / %5 B loaded</source>
         <translation>%1 Register, %2 B Shared, %3 B Stack, Spills %4 B geschrieben / %5 B gelesen</translation>
+    </message>
+    <message>
+        <source>seed 1</source>
+        <translation>Seed 1</translation>
+    </message>
+    <message>
+        <source>seeds 1–%1</source>
+        <translation>Seeds 1–%1</translation>
+    </message>
+    <message>
+        <source>Verdicts per case and seed</source>
+        <translation>Urteile je Fall und Seed</translation>
+    </message>
+    <message>
+        <source>passed on seed 1</source>
+        <translation>bestanden mit Seed 1</translation>
+    </message>
+    <message>
+        <source>passed on %1</source>
+        <translation>bestanden mit %1</translation>
+    </message>
+    <message>
+        <source>passed on every seed</source>
+        <translation>bestanden mit jedem Seed</translation>
+    </message>
+    <message>
+        <source>not run (the worker stops at the first failure)</source>
+        <translation>nicht ausgeführt (der Worker hält beim ersten Fehler an)</translation>
+    </message>
+    <message>
+        <source>failed on seed %1</source>
+        <translation>fehlgeschlagen mit Seed %1</translation>
+    </message>
+    <message>
+        <source>%1 after passing %2</source>
+        <translation>%1, nachdem %2 bestanden</translation>
+    </message>
+    <message>
+        <source>Correctness case %1 (%2)</source>
+        <translation>Korrektheitsfall %1 (%2)</translation>
+    </message>
+    <message>
+        <source>Benchmark case (%1)</source>
+        <translation>Benchmark-Fall (%1)</translation>
+    </message>
+    <message>
+        <source>The run file holds the largest error over all cases and seeds (above), not each case&apos;s.</source>
+        <translation>Die Laufdatei enthält den größten Fehler über alle Fälle und Seeds (oben), nicht den jedes Falls.</translation>
+    </message>
+    <message>
+        <source>(the reference %1 %2)</source>
+        <translation>(die Referenz %1 %2)</translation>
+    </message>
+    <message>
+        <source>Memory throughput</source>
+        <translation>Speicherdurchsatz</translation>
+    </message>
+    <message>
+        <source>GB/s</source>
+        <translation>GB/s</translation>
+    </message>
+    <message>
+        <source>— (the problem states no bytes moved)</source>
+        <translation>— (das Problem nennt keine bewegten Bytes)</translation>
+    </message>
+    <message>
+        <source>Arithmetic</source>
+        <translation>Rechenleistung</translation>
+    </message>
+    <message>
+        <source>GFLOP/s</source>
+        <translation>GFLOP/s</translation>
+    </message>
+    <message>
+        <source>— (the problem states no floating-point work)</source>
+        <translation>— (das Problem nennt keine Gleitkomma-Arbeit)</translation>
+    </message>
+    <message>
+        <source>At sizes</source>
+        <translation>Bei den Größen</translation>
     </message>
 </context>
 <context>
@@ -1760,6 +1941,10 @@ Erwartete Beschleunigung %3× %4</translation>
     <message>
         <source>Compare with the Shown Candidate</source>
         <translation>Mit dem angezeigten Kandidaten vergleichen</translation>
+    </message>
+    <message>
+        <source>Lineage Graph</source>
+        <translation>Abstammungsgraph</translation>
     </message>
 </context>
 <context>

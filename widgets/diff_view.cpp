@@ -2,11 +2,19 @@
 
 #include "widgets/kernel_editor.h"
 
+#include <QAction>
+#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHash>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QSplitter>
+#include <QStackedWidget>
+#include <QTextBlock>
+#include <QToolButton>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 #include <dtl/dtl.hpp>
 
@@ -78,6 +86,83 @@ SourceDiff diffLines(const QStringList& left, const QStringList& right) {
     return out;
 }
 
+namespace {
+
+// The inline text's line prefix: the left and right line numbers (4 wide each) and the sign, e.g. "  12   13 + ".
+constexpr int kInlinePrefix = 12;
+
+QString inlinePrefix(int leftLine, int rightLine, QChar sign) {
+    const auto number = [](int line) { return line > 0 ? QString::number(line) : QString(); };
+    return QStringLiteral("%1 %2 %3 ").arg(number(leftLine), 4).arg(number(rightLine), 4).arg(sign);
+}
+
+}  // namespace
+
+QStringList splitWords(const QString& line) {
+    QStringList words;
+    const auto isWord = [](QChar c) { return c.isLetterOrNumber() || c == QLatin1Char('_'); };
+    qsizetype i = 0;
+    while (i < line.size()) {
+        qsizetype j = i + 1;
+        if (isWord(line[i]))
+            while (j < line.size() && isWord(line[j]))
+                ++j;
+        else if (line[i].isSpace())
+            while (j < line.size() && line[j].isSpace())
+                ++j;
+        words << line.mid(i, j - i);
+        i = j;
+    }
+    return words;
+}
+
+WordDiff diffWords(const QString& left, const QString& right) {
+    const QStringList a = splitWords(left);
+    const QStringList b = splitWords(right);
+    QHash<QString, int> ids;
+    auto intern = [&ids](const QStringList& words) {
+        std::vector<int> out;
+        out.reserve(static_cast<size_t>(words.size()));
+        for (const QString& w : words) {
+            auto it = ids.constFind(w);
+            if (it == ids.constEnd())
+                it = ids.insert(w, static_cast<int>(ids.size()));
+            out.push_back(*it);
+        }
+        return out;
+    };
+    const std::vector<int> ia = intern(a);
+    const std::vector<int> ib = intern(b);
+    dtl::Diff<int, std::vector<int>> diff(ia, ib);
+    diff.compose();
+    // Character offsets of each word.
+    const auto offsets = [](const QStringList& words) {
+        std::vector<int> out(static_cast<size_t>(words.size()) + 1, 0);
+        for (qsizetype k = 0; k < words.size(); ++k)
+            out[static_cast<size_t>(k) + 1] = out[static_cast<size_t>(k)] + static_cast<int>(words[k].size());
+        return out;
+    };
+    const std::vector<int> oa = offsets(a), ob = offsets(b);
+    const auto add = [](QList<WordSpan>& spans, int start, int length) {
+        if (!spans.isEmpty() && spans.last().start + spans.last().length == start)
+            spans.last().length += length;
+        else
+            spans.append({start, length});
+    };
+    WordDiff out;
+    for (const auto& [element, info] : diff.getSes().getSequence()) {
+        Q_UNUSED(element);
+        if (info.type == dtl::SES_DELETE) {
+            const auto k = static_cast<size_t>(info.beforeIdx - 1);
+            add(out.removed, oa[k], oa[k + 1] - oa[k]);
+        } else if (info.type == dtl::SES_ADD) {
+            const auto k = static_cast<size_t>(info.afterIdx - 1);
+            add(out.added, ob[k], ob[k + 1] - ob[k]);
+        }
+    }
+    return out;
+}
+
 DiffView::DiffView(QWidget* parent) : QWidget(parent) {
     m_left = new KernelEditor(this);
     m_right = new KernelEditor(this);
@@ -88,21 +173,69 @@ DiffView::DiffView(QWidget* parent) : QWidget(parent) {
     for (QLabel* title : {m_leftTitle, m_rightTitle})
         title->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
+    m_position = new QLabel(this);
+    m_position->setObjectName(QStringLiteral("diffChangePosition"));
+
+    // Jumping between changes and the inline mode: actions of this view (Alt+Up, Alt+Down while it has the focus),
+    // so that they do not take keys from the window.
+    m_previousAction = new QAction(tr("Previous Change"), this);
+    m_previousAction->setObjectName(QStringLiteral("previousChangeAction"));
+    m_previousAction->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
+    m_previousAction->setToolTip(tr("Previous change (Alt+Up)"));
+    m_nextAction = new QAction(tr("Next Change"), this);
+    m_nextAction->setObjectName(QStringLiteral("nextChangeAction"));
+    m_nextAction->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Down));
+    m_nextAction->setToolTip(tr("Next change (Alt+Down)"));
+    m_inlineAction = new QAction(tr("Inline"), this);
+    m_inlineAction->setObjectName(QStringLiteral("inlineDiffAction"));
+    m_inlineAction->setCheckable(true);
+    m_inlineAction->setToolTip(tr("One text with each removed line above the line that replaced it and the changed "
+                                  "words highlighted, instead of the two sides beside each other"));
+    for (QAction* action : {m_previousAction, m_nextAction, m_inlineAction}) {
+        action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        addAction(action);
+    }
+    connect(m_previousAction, &QAction::triggered, this, &DiffView::previousChange);
+    connect(m_nextAction, &QAction::triggered, this, &DiffView::nextChange);
+    connect(m_inlineAction, &QAction::toggled, this, &DiffView::setInline);
+    const auto button = [this](QAction* action, Qt::ArrowType arrow) {
+        auto* b = new QToolButton(this);
+        b->setDefaultAction(action);
+        b->setAutoRaise(true);
+        if (arrow != Qt::NoArrow)
+            b->setArrowType(arrow);
+        return b;
+    };
+
     auto* header = new QHBoxLayout;
     header->addWidget(m_leftTitle, 1);
     header->addWidget(m_summary);
     header->addWidget(m_rightTitle, 1);
+    header->addWidget(m_position);
+    header->addWidget(button(m_previousAction, Qt::UpArrow));
+    header->addWidget(button(m_nextAction, Qt::DownArrow));
+    header->addWidget(button(m_inlineAction, Qt::NoArrow));
     m_rightTitle->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(m_left);
     splitter->addWidget(m_right);
     splitter->setChildrenCollapsible(false);
+    m_sideBySide = splitter;
+    m_inline = new QPlainTextEdit(this);
+    m_inline->setObjectName(QStringLiteral("inlineDiff"));
+    m_inline->setReadOnly(true);
+    m_inline->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_inline->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_inline->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+    m_stack = new QStackedWidget(this);
+    m_stack->addWidget(m_sideBySide);
+    m_stack->addWidget(m_inline);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(header);
-    layout->addWidget(splitter, 1);
+    layout->addWidget(m_stack, 1);
 
     connect(m_left, &KernelEditor::firstVisibleLineChanged, this, [this] { syncVertical(m_left, m_right); });
     connect(m_right, &KernelEditor::firstVisibleLineChanged, this, [this] { syncVertical(m_right, m_left); });
@@ -164,10 +297,137 @@ void DiffView::setSources(const QString& left, const QString& right, const QStri
     m_leftTitle->setText(leftTitle);
     m_rightTitle->setText(rightTitle);
     m_summary->setText(summary());
+
+    m_changeRows.clear();
+    for (size_t i = 0; i < m_diff.rows.size(); ++i)
+        if (m_diff.rows[i].kind != DiffKind::Same && (i == 0 || m_diff.rows[i - 1].kind == DiffKind::Same))
+            m_changeRows.push_back(static_cast<int>(i));
+    buildInline(leftLines, rightLines);
+    // A diff opens at its first change: a one-line change at the end of a long kernel is in view at once.
+    m_current = -1;
+    if (!m_changeRows.empty())
+        showChange(0);
+    updateChangeLabel();
+}
+
+void DiffView::buildInline(const QStringList& leftLines, const QStringList& rightLines) {
+    m_inlineChangeLines.clear();
+    m_inline->clear();
+    QTextCursor cursor(m_inline->document());
+    const bool dark = palette().color(QPalette::Base).lightness() < 128;
+    QTextBlockFormat plainBlock, removedBlock, addedBlock;
+    removedBlock.setBackground(dark ? QColor(90, 40, 40) : QColor(255, 235, 233));
+    addedBlock.setBackground(dark ? QColor(35, 80, 45) : QColor(230, 255, 237));
+    QTextCharFormat plain, removedWord, addedWord;
+    removedWord.setBackground(dark ? QColor(150, 50, 50) : QColor(255, 179, 173));
+    addedWord.setBackground(dark ? QColor(40, 130, 60) : QColor(171, 242, 188));
+    int line = 0;
+    const auto addLine = [&](int leftLine, int rightLine, QChar sign, const QString& text,
+                             const QTextBlockFormat& block, const QList<WordSpan>& spans,
+                             const QTextCharFormat& spanFormat) {
+        if (line == 0)
+            cursor.setBlockFormat(block);
+        else
+            cursor.insertBlock(block, plain);
+        cursor.insertText(inlinePrefix(leftLine, rightLine, sign), plain);
+        int at = 0;
+        for (const WordSpan& span : spans) {
+            cursor.insertText(text.mid(at, span.start - at), plain);
+            cursor.insertText(text.mid(span.start, span.length), spanFormat);
+            at = span.start + span.length;
+        }
+        cursor.insertText(text.mid(at), plain);
+        ++line;
+    };
+    for (size_t i = 0; i < m_diff.rows.size(); ++i) {
+        const DiffRow& r = m_diff.rows[i];
+        if (std::binary_search(m_changeRows.begin(), m_changeRows.end(), static_cast<int>(i)))
+            m_inlineChangeLines.push_back(line);
+        const QString left = r.leftLine > 0 ? leftLines[r.leftLine - 1] : QString();
+        const QString right = r.rightLine > 0 ? rightLines[r.rightLine - 1] : QString();
+        switch (r.kind) {
+        case DiffKind::Same:
+            addLine(r.leftLine, r.rightLine, QLatin1Char(' '), left, plainBlock, {}, plain);
+            break;
+        case DiffKind::Changed: {
+            const WordDiff words = diffWords(left, right);
+            addLine(r.leftLine, 0, QLatin1Char('-'), left, removedBlock, words.removed, removedWord);
+            addLine(0, r.rightLine, QLatin1Char('+'), right, addedBlock, words.added, addedWord);
+            break;
+        }
+        case DiffKind::Removed:
+            addLine(r.leftLine, 0, QLatin1Char('-'), left, removedBlock, {}, plain);
+            break;
+        case DiffKind::Added:
+            addLine(0, r.rightLine, QLatin1Char('+'), right, addedBlock, {}, plain);
+            break;
+        }
+    }
+}
+
+bool DiffView::isInline() const { return m_stack->currentWidget() == m_inline; }
+
+void DiffView::setInline(bool inlineMode) {
+    if (m_inlineAction->isChecked() != inlineMode)
+        m_inlineAction->setChecked(inlineMode);  // comes back here through toggled()
+    m_stack->setCurrentWidget(inlineMode ? static_cast<QWidget*>(m_inline) : m_sideBySide);
+    if (m_current >= 0)
+        showChange(m_current);
+}
+
+int DiffView::changeRow(int change) const {
+    return change >= 0 && change < changeCount() ? m_changeRows[static_cast<size_t>(change)] : -1;
+}
+
+int DiffView::inlineLineOfChange(int change) const {
+    return change >= 0 && change < changeCount() ? m_inlineChangeLines[static_cast<size_t>(change)] : -1;
+}
+
+void DiffView::showChange(int change) {
+    if (m_changeRows.empty())
+        return;
+    m_current = std::clamp(change, 0, changeCount() - 1);
+    // Side by side: the change a few lines below the top, both editors in step.
+    const int firstLine = std::max(1, m_changeRows[static_cast<size_t>(m_current)] + 1 - 3);
+    m_left->setFirstVisibleLine(firstLine);
+    m_right->setFirstVisibleLine(firstLine);
+    // Inline: the cursor on the change's first line, centred.
+    const QTextBlock block =
+        m_inline->document()->findBlockByNumber(m_inlineChangeLines[static_cast<size_t>(m_current)]);
+    m_inline->setTextCursor(QTextCursor(block));
+    m_inline->centerCursor();
+    updateChangeLabel();
+}
+
+void DiffView::nextChange() { showChange(m_current < 0 ? 0 : m_current + 1); }
+
+void DiffView::previousChange() { showChange(m_current < 0 ? 0 : m_current - 1); }
+
+void DiffView::updateChangeLabel() {
+    const bool any = !m_changeRows.empty();
+    m_position->setText(any ? tr("change %1 of %2").arg(m_current + 1).arg(changeCount()) : QString());
+    m_previousAction->setEnabled(any && m_current > 0);
+    m_nextAction->setEnabled(any && m_current < changeCount() - 1);
+}
+
+QList<WordSpan> DiffView::inlineHighlights(int line) const {
+    QList<WordSpan> spans;
+    const QTextBlock block = m_inline->document()->findBlockByNumber(line);
+    for (auto it = block.begin(); !it.atEnd(); ++it) {
+        const QTextFragment f = it.fragment();
+        if (f.isValid() && f.charFormat().background().style() != Qt::NoBrush)
+            spans.append({f.position() - block.position() - kInlinePrefix, f.length()});
+    }
+    return spans;
 }
 
 void DiffView::clear() {
     m_diff = {};
+    m_changeRows.clear();
+    m_inlineChangeLines.clear();
+    m_current = -1;
+    m_inline->clear();
+    updateChangeLabel();
     m_left->setSource({});
     m_right->setSource({});
     m_leftTitle->clear();

@@ -1,7 +1,9 @@
 #pragma once
-// Side-by-side diff of two kernel programs (a candidate against its parent, or against the reference): two
-// read-only kernel editors kept in step, with added, removed and changed lines marked and blank filler lines where
-// one side has nothing, so that corresponding lines stay level.
+// Diff of two kernel programs (a candidate against its parent, or against the reference, or any two). Side by side:
+// two read-only kernel editors kept in step, with added, removed and changed lines marked and blank filler lines
+// where one side has nothing, so that corresponding lines stay level. Inline: one text, each removed line above the
+// line that replaced it, the words that differ within a changed line highlighted. Either way the view opens at the
+// first change, and Previous/Next Change (Alt+Up, Alt+Down) jump from one run of changed lines to the next.
 
 #include <QString>
 #include <QStringList>
@@ -9,7 +11,11 @@
 
 #include <vector>
 
+class QAction;
 class QLabel;
+class QPlainTextEdit;
+class QStackedWidget;
+class QToolButton;
 
 namespace kerncast {
 
@@ -38,6 +44,21 @@ QStringList splitSourceLines(const QString& text);
 // removed lines are paired with added lines as changed rows, in order; the rest are removed or added rows.
 SourceDiff diffLines(const QStringList& left, const QStringList& right);
 
+// Characters of a line that a word-level diff marks: `length` characters from `start`.
+struct WordSpan {
+    int start = 0;
+    int length = 0;
+    bool operator==(const WordSpan&) const = default;
+};
+struct WordDiff {
+    QList<WordSpan> removed;  // in the left line
+    QList<WordSpan> added;    // in the right line
+};
+// A line's words: identifiers and numbers, runs of white space, and every other character on its own.
+QStringList splitWords(const QString& line);
+// The words of a changed line pair that differ (a shortest edit script over splitWords), adjacent ones merged.
+WordDiff diffWords(const QString& left, const QString& right);
+
 class DiffView : public QWidget {
     Q_OBJECT
 public:
@@ -55,15 +76,49 @@ public:
     KernelEditor* leftEditor() const { return m_left; }
     KernelEditor* rightEditor() const { return m_right; }
 
+    // One text with the removed lines above the added ones, or the two sides beside each other.
+    void setInline(bool inlineMode);
+    bool isInline() const;
+    QPlainTextEdit* inlineView() const { return m_inline; }
+    QAction* inlineAction() const { return m_inlineAction; }
+    QAction* nextChangeAction() const { return m_nextAction; }
+    QAction* previousChangeAction() const { return m_previousAction; }
+
+    // Runs of changed lines ("changes"): how many, which one was jumped to last (-1: none), and where each starts.
+    int changeCount() const { return static_cast<int>(m_changeRows.size()); }
+    int currentChange() const { return m_current; }
+    // The 0-based diff row that starts a change, and the 0-based line of the inline text that shows it.
+    int changeRow(int change) const;
+    int inlineLineOfChange(int change) const;
+    // Scrolls both modes to a change (clamped to the first and last) and makes it current.
+    void showChange(int change);
+    void nextChange();
+    void previousChange();
+
+    // The inline text's marked character ranges of one 0-based line (word-level highlights), for tests.
+    QList<WordSpan> inlineHighlights(int line) const;
+
 private:
     void syncVertical(KernelEditor* from, KernelEditor* to);
+    void buildInline(const QStringList& leftLines, const QStringList& rightLines);
+    void updateChangeLabel();
 
     KernelEditor* m_left = nullptr;
     KernelEditor* m_right = nullptr;
     QLabel* m_leftTitle = nullptr;
     QLabel* m_rightTitle = nullptr;
     QLabel* m_summary = nullptr;
+    QLabel* m_position = nullptr;
+    QStackedWidget* m_stack = nullptr;
+    QWidget* m_sideBySide = nullptr;
+    QPlainTextEdit* m_inline = nullptr;
+    QAction* m_inlineAction = nullptr;
+    QAction* m_nextAction = nullptr;
+    QAction* m_previousAction = nullptr;
     SourceDiff m_diff;
+    std::vector<int> m_changeRows;         // first diff row of each change
+    std::vector<int> m_inlineChangeLines;  // first inline line of each change
+    int m_current = -1;
     bool m_syncing = false;
 };
 

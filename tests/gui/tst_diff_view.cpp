@@ -3,8 +3,11 @@
 
 #include "tests/support/fixture_text.h"
 
+#include <QAction>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QTest>
+#include <QTextBlock>
 
 using namespace kerncast;
 
@@ -186,6 +189,108 @@ private Q_SLOTS:
         view.leftEditor()->setHorizontalOffset(250);
         QCOMPARE(view.leftEditor()->horizontalOffset(), 250);
         QTRY_COMPARE(view.rightEditor()->horizontalOffset(), 250);
+    }
+
+    // Within a changed line the words that differ are marked, not the whole line.
+    void marksTheWordsThatDiffer_data() {
+        QTest::addColumn<QString>("left");
+        QTest::addColumn<QString>("right");
+        QTest::addColumn<QList<WordSpan>>("removed");
+        QTest::addColumn<QList<WordSpan>>("added");
+        QTest::newRow("operator") << "int x = a + b;"
+                                  << "int x = a * b;" << QList<WordSpan>{{10, 1}} << QList<WordSpan>{{10, 1}};
+        QTest::newRow("identifier, not its letters")
+            << "float4 v = x[i];"
+            << "float2 v = x[i];" << QList<WordSpan>{{0, 6}} << QList<WordSpan>{{0, 6}};
+        QTest::newRow("words added") << "y[i] = a * x[i];"
+                                     << "y[i] = a * x[i] + y[i];" << QList<WordSpan>{} << QList<WordSpan>{{15, 7}};
+        QTest::newRow("adjacent words merge") << "return a;"
+                                              << "return b.c;" << QList<WordSpan>{{7, 1}} << QList<WordSpan>{{7, 3}};
+    }
+    void marksTheWordsThatDiffer() {
+        QFETCH(QString, left);
+        QFETCH(QString, right);
+        QFETCH(QList<WordSpan>, removed);
+        QFETCH(QList<WordSpan>, added);
+        const WordDiff d = diffWords(left, right);
+        QCOMPARE(d.removed, removed);
+        QCOMPARE(d.added, added);
+        QCOMPARE(splitWords(left).join(QString()), left);
+    }
+
+    // The inline mode: each removed line above the line that replaced it, the words that differ highlighted, and the
+    // view at the first change when it opens; Next and Previous Change (and Alt+Down, Alt+Up) jump between changes in
+    // both modes.
+    void inlineModeJumpsToTheChanges() {
+        QStringList a, b;
+        for (int i = 1; i <= 200; ++i)
+            a << QStringLiteral("    int line_%1 = %1;").arg(i);
+        b = a;
+        b[119] = QStringLiteral("    float line_120 = 120;");   // row 120 changed
+        b.insert(180, QStringLiteral("    __syncthreads();"));  // a line added after row 180
+        DiffView view;
+        view.resize(900, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setSources(a.join(QLatin1Char('\n')), b.join(QLatin1Char('\n')), QStringLiteral("#3"),
+                        QStringLiteral("#9"));
+        QCOMPARE(view.changeCount(), 2);
+        QCOMPARE(view.changeRow(0), 119);
+        QCOMPARE(view.changeRow(1), 180);
+        // Side by side, the first change is in view at once (it was at the top of a 200-line file before).
+        QCOMPARE(view.currentChange(), 0);
+        QVERIFY(!view.isInline());
+        const int first = view.leftEditor()->firstVisibleLine();
+        QVERIFY2(first > 100 && first <= 120, qPrintable(QString::number(first)));
+        QTRY_COMPARE(view.rightEditor()->firstVisibleLine(), first);
+
+        view.inlineAction()->trigger();
+        QVERIFY(view.isInline());
+        QPlainTextEdit* text = view.inlineView();
+        QVERIFY(text->isVisible());
+        // 200 left lines and one added line; the changed line is there twice, removed above added.
+        QCOMPARE(text->document()->blockCount(), 202);
+        const int removedLine = view.inlineLineOfChange(0);
+        QCOMPARE(removedLine, 119);
+        QCOMPARE(text->document()->findBlockByNumber(removedLine).text(),
+                 QStringLiteral(" 120      -     int line_120 = 120;"));
+        QCOMPARE(text->document()->findBlockByNumber(removedLine + 1).text(),
+                 QStringLiteral("      120 +     float line_120 = 120;"));
+        QCOMPARE(view.inlineHighlights(removedLine), (QList<WordSpan>{{4, 3}}));
+        QCOMPARE(view.inlineHighlights(removedLine + 1), (QList<WordSpan>{{4, 5}}));
+        QVERIFY(view.inlineHighlights(0).isEmpty());
+        QCOMPARE(text->textCursor().blockNumber(), removedLine);
+        QVERIFY(text->viewport()->rect().contains(text->cursorRect().center()));
+
+        // To the next change and back, with the buttons' actions and the keys.
+        QVERIFY(!view.previousChangeAction()->isEnabled());
+        view.nextChangeAction()->trigger();
+        QCOMPARE(view.currentChange(), 1);
+        QCOMPARE(text->textCursor().blockNumber(), view.inlineLineOfChange(1));
+        QCOMPARE(text->document()->findBlockByNumber(view.inlineLineOfChange(1)).text(),
+                 QStringLiteral("      181 +     __syncthreads();"));
+        QVERIFY(text->viewport()->rect().contains(text->cursorRect().center()));
+        QVERIFY(!view.nextChangeAction()->isEnabled());
+        QCOMPARE(view.findChild<QLabel*>(QStringLiteral("diffChangePosition"))->text(),
+                 QStringLiteral("change 2 of 2"));
+        view.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&view));
+        text->setFocus();
+        QTest::keyClick(text, Qt::Key_Up, Qt::AltModifier);
+        QCOMPARE(view.currentChange(), 0);
+        QTest::keyClick(text, Qt::Key_Down, Qt::AltModifier);
+        QCOMPARE(view.currentChange(), 1);
+
+        // Back to the two sides: at the change jumped to last.
+        view.inlineAction()->trigger();
+        QVERIFY(!view.isInline());
+        QVERIFY(view.leftEditor()->firstVisibleLine() > 170);
+
+        // Identical sources have no change to jump to.
+        view.setSources(a.join(QLatin1Char('\n')), a.join(QLatin1Char('\n')));
+        QCOMPARE(view.changeCount(), 0);
+        QCOMPARE(view.currentChange(), -1);
+        QVERIFY(!view.nextChangeAction()->isEnabled());
     }
 };
 
