@@ -1,6 +1,7 @@
 #include "app/gui/population_panel.h"
 
 #include "app/gui/engine_bridge.h"
+#include "widgets/lineage_graph.h"
 #include "widgets/lineage_model.h"
 #include "widgets/population_filter_proxy.h"
 #include "widgets/population_model.h"
@@ -79,8 +80,11 @@ PopulationPanel::PopulationPanel(QWidget* parent) : QWidget(parent) {
     m_lineageView->setModel(m_lineage);
     m_lineageView->setUniformRowHeights(true);
     m_lineageView->setAlternatingRowColors(true);
+    m_lineageGraph = new LineageGraph(m_tabs);
+    m_lineageGraph->setPopulation(m_population);
     m_tabs->addTab(m_table, tr("Table"));
     m_tabs->addTab(m_lineageView, tr("Lineage"));
+    m_tabs->addTab(m_lineageGraph, tr("Lineage Graph"));
     layout->addWidget(m_filter);
     layout->addWidget(m_tabs, 1);
 
@@ -90,6 +94,13 @@ PopulationPanel::PopulationPanel(QWidget* parent) : QWidget(parent) {
             if (!m_selecting && current.isValid())
                 Q_EMIT candidateClicked(current.data(PopulationModel::CandidateIdRole).toLongLong());
         });
+    // A node picked in the graph is made current in the table and the tree too, as a row picked there is in the graph.
+    connect(m_lineageGraph, &LineageGraph::candidateClicked, this, [this](qint64 id) {
+        if (m_selecting)
+            return;
+        showCurrent(id);
+        Q_EMIT candidateClicked(id);
+    });
     connect(m_table, &QWidget::customContextMenuRequested, this, &PopulationPanel::showContextMenu);
 }
 
@@ -190,6 +201,7 @@ bool PopulationPanel::showCurrent(qint64 candidateId) {
     const QModelIndex tree = m_lineage->indexOfId(candidateId);
     if (tree.isValid())
         m_lineageView->setCurrentIndex(tree);
+    m_lineageGraph->setSelected(candidateId);
     m_selecting = false;
     return true;
 }

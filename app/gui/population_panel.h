@@ -1,7 +1,7 @@
 #pragma once
 // The Population dock: every candidate of the run on show in a sortable, filterable table (a leaderboard: the
-// fastest first) and as a lineage tree, both over one PopulationModel. A click on a row is announced with
-// candidateClicked(); the context menu asks for steering (pin, ban, measure) through signals.
+// fastest first), as a lineage tree and as a lineage graph, all over one PopulationModel. A click on a row is announced
+// with candidateClicked(); the context menu asks for steering (pin, ban, measure) through signals.
 
 #include "engine/search/search_events.h"
 
@@ -20,6 +20,7 @@ class QTreeView;
 namespace kerncast {
 
 class EngineBridge;
+class LineageGraph;
 class LineageModel;
 class PopulationFilterProxy;
 class PopulationModel;
@@ -39,6 +40,8 @@ public:
     LineageModel* lineage() const { return m_lineage; }
     QTableView* tableView() const { return m_table; }
     QTreeView* lineageView() const { return m_lineageView; }
+    LineageGraph* lineageGraph() const { return m_lineageGraph; }
+    QTabWidget* tabs() const { return m_tabs; }
 
     void clear();
     // New rows and changes of a running search; a large table keeps its order while they stream in and is re-sorted
@@ -86,6 +89,7 @@ private:
     QTabWidget* m_tabs = nullptr;
     QTableView* m_table = nullptr;
     QTreeView* m_lineageView = nullptr;
+    LineageGraph* m_lineageGraph = nullptr;
     QTimer* m_resort = nullptr;
     bool m_selecting = false;
     bool m_steerable = false;
