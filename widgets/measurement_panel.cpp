@@ -3,8 +3,11 @@
 #include "widgets/population_model.h"
 
 #include <QLocale>
+#include <QRegularExpression>
 #include <QTextBrowser>
 #include <QVBoxLayout>
+
+#include <optional>
 
 namespace kerncast {
 
@@ -14,7 +17,68 @@ QString row(const QString& name, const QString& value) {
     return QStringLiteral("<tr><td style='padding-right:12px'>%1</td><td>%2</td></tr>").arg(name, value);
 }
 
+QString describeSizes(const Bindings& sizes) {
+    QStringList parts;
+    for (const auto& [name, value] : sizes)
+        parts << QStringLiteral("%1=%2").arg(QString::fromStdString(name)).arg(value);
+    return parts.join(QStringLiteral(", "));
+}
+
+// Where the worker's verification stopped. It checks every correctness case on seeds 1..n in order, then the
+// benchmark case on seed 1, and stops at the first failure, which its reason names: "correctness case 2 (N=4099),
+// seed 3: ..." (engine/worker). case_ 0 is the benchmark case.
+struct StoppedAt {
+    int case_ = 0;
+    int seed = 0;
+};
+
+std::optional<StoppedAt> stoppedAt(const std::string& reason) {
+    static const QRegularExpression where(
+        QStringLiteral(R"((?:correctness case (\d+)|benchmark case) \(.*?\), seed (\d+))"));
+    const QRegularExpressionMatch m = where.match(QString::fromStdString(reason));
+    if (!m.hasMatch())
+        return std::nullopt;
+    return StoppedAt{m.captured(1).isEmpty() ? 0 : m.captured(1).toInt(), m.captured(2).toInt()};
+}
+
 }  // namespace
+
+QString MeasurementPanel::verdictsHtml(const Measurement& m, const Problem& problem) {
+    const int cases = static_cast<int>(problem.correctness.size());
+    const std::optional<StoppedAt> stop =
+        m.seeds_checked <= 0 && is_failure(m.status) ? stoppedAt(m.reason) : std::nullopt;
+    // Everything passed when seeds were counted (the worker counts them once every case has passed; a failure
+    // after timing, or the re-verification, is the outcome above).
+    if (m.seeds_checked <= 0 && !stop)
+        return {};
+    const int seeds = m.seeds_checked;
+    const auto seedRange = [&](int last) { return last == 1 ? tr("seed 1") : tr("seeds 1–%1").arg(last); };
+    QString html = QStringLiteral("<p><b>%1</b></p><table>").arg(tr("Verdicts per case and seed"));
+    const auto verdict = [&](int case_) -> QString {
+        // case_: 1..cases for the correctness cases, 0 for the benchmark case (checked on seed 1).
+        const int order = case_ == 0 ? cases + 1 : case_;
+        if (!stop)
+            return case_ == 0 ? tr("passed on seed 1") : tr("passed on %1").arg(seedRange(seeds));
+        const int stopOrder = stop->case_ == 0 ? cases + 1 : stop->case_;
+        if (order < stopOrder)
+            return case_ == 0 ? tr("passed on seed 1") : tr("passed on every seed");
+        if (order > stopOrder)
+            return QStringLiteral("<span style='color:gray'>%1</span>")
+                .arg(tr("not run (the worker stops at the "
+                        "first failure)"));
+        const QString failed =
+            QStringLiteral("<span style='color:#c0392b'><b>%1</b></span>").arg(tr("failed on seed %1").arg(stop->seed));
+        return stop->seed > 1 ? tr("%1 after passing %2").arg(failed, seedRange(stop->seed - 1)) : failed;
+    };
+    for (int c = 1; c <= cases; ++c)
+        html +=
+            row(tr("Correctness case %1 (%2)").arg(c).arg(describeSizes(problem.correctness[c - 1]).toHtmlEscaped()),
+                verdict(c));
+    html += row(tr("Benchmark case (%1)").arg(describeSizes(problem.benchmark).toHtmlEscaped()), verdict(0));
+    html += QStringLiteral("</table><p><i>%1</i></p>")
+                .arg(tr("The run file holds the largest error over all cases and seeds (above), not each case's."));
+    return html;
+}
 
 MeasurementPanel::MeasurementPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
@@ -31,7 +95,7 @@ void MeasurementPanel::clear() { m_view->setHtml(tr("<i>Not measured yet.</i>"))
 QString MeasurementPanel::text() const { return m_view->toPlainText(); }
 
 void MeasurementPanel::setMeasurement(const std::optional<Measurement>& measurement,
-                                      const std::vector<StaticReport>& kernels) {
+                                      const std::vector<StaticReport>& kernels, const Problem* problem) {
     const QLocale locale;
     const auto us = [&](double v) { return tr("%1 µs").arg(locale.toString(v, 'f', 2)); };
     QString html;
@@ -62,6 +126,34 @@ void MeasurementPanel::setMeasurement(const std::optional<Measurement>& measurem
             html += row(tr("Reference"), us(m.reference->median_us));
         if (m.speedup > 0)
             html += row(tr("Speedup"), tr("%1× over the reference").arg(locale.toString(m.speedup, 'f', 3)));
+        if (problem && m.candidate && m.candidate->median_us > 0) {
+            // Rates at the benchmark sizes, where the times were taken: the problem's bytes and flops over the median.
+            const auto rate = [&](const Expr& amount, const TimingStats* timing) -> std::optional<double> {
+                if (amount.empty() || !timing || !(timing->median_us > 0))
+                    return std::nullopt;
+                try {
+                    return static_cast<double>(amount.eval(problem->benchmark)) / (timing->median_us * 1e3);
+                } catch (const std::exception&) {
+                    return std::nullopt;
+                }
+            };
+            const TimingStats* ref = m.reference ? &*m.reference : nullptr;
+            const auto rateText = [&](const Expr& amount, const QString& unit, const QString& none) {
+                const auto mine = rate(amount, &*m.candidate);
+                if (!mine)
+                    return none;
+                QString text = QStringLiteral("%1 %2").arg(locale.toString(*mine, 'f', 1), unit);
+                if (const auto theirs = rate(amount, ref))
+                    text +=
+                        QStringLiteral(" ") + tr("(the reference %1 %2)").arg(locale.toString(*theirs, 'f', 1), unit);
+                return text;
+            };
+            html += row(tr("Memory throughput"),
+                        rateText(problem->bytes, tr("GB/s"), tr("— (the problem states no bytes moved)")));
+            html += row(tr("Arithmetic"),
+                        rateText(problem->flops, tr("GFLOP/s"), tr("— (the problem states no floating-point work)")));
+            html += row(tr("At sizes"), describeSizes(problem->benchmark).toHtmlEscaped());
+        }
         if (m.roofline_floor_us > 0 && m.candidate && m.candidate->median_us > 0)
             html += row(tr("Roofline"),
                         tr("floor %1: the median reaches %2% of the roofline")
@@ -91,6 +183,8 @@ void MeasurementPanel::setMeasurement(const std::optional<Measurement>& measurem
                                       .arg(locale.toString(m.compile_ms, 'f', 0), locale.toString(m.verify_ms, 'f', 0),
                                            locale.toString(m.time_ms, 'f', 0)));
         html += QStringLiteral("</table>");
+        if (problem)
+            html += verdictsHtml(m, *problem);
     }
     if (!kernels.empty()) {
         html += QStringLiteral("<p><b>%1</b></p><table>").arg(tr("Static report"));

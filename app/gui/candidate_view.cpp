@@ -163,10 +163,19 @@ bool CandidateView::compareWith(qint64 other) {
     if (!left || !right)
         return false;
     const QLocale locale;
+    // Each side titled with what was measured of it, so that the two measurements stand beside the two programs.
     const auto title = [&](const Candidate& c) {
         const CandidateRow& row = model->row(model->rowOfId(c.id));
-        return row.measured_speedup ? tr("#%1 · %2×").arg(c.id).arg(locale.toString(*row.measured_speedup, 'f', 2))
-                                    : tr("#%1 · %2").arg(c.id).arg(PopulationModel::statusText(row.status));
+        QString text = row.measured_speedup
+                           ? tr("#%1 · %2×").arg(c.id).arg(locale.toString(*row.measured_speedup, 'f', 2))
+                           : tr("#%1 · %2").arg(c.id).arg(PopulationModel::statusText(row.status));
+        if (row.time_us)
+            text += QStringLiteral(" · ") + tr("%1 µs").arg(locale.toString(*row.time_us, 'f', 2));
+        if (row.registers > 0)
+            text += QStringLiteral(" · ") + tr("%n register(s)", nullptr, row.registers);
+        if (row.spills > 0)
+            text += QStringLiteral(" · ") + tr("%n B spilled", nullptr, row.spills);
+        return text;
     };
     m_diff->setSources(sourceWithTunables(*left), sourceWithTunables(*right), title(*left), title(*right));
     Q_EMIT message(tr("Diff: #%1 against #%2").arg(m_selected).arg(other), 8000);
@@ -182,10 +191,30 @@ void CandidateView::showMeasurement(qint64 id) {
         for (const StoredMeasurement& m : store->measurementsFor(id))
             if (m.measurement.device_kind != "compiler")  // a compile error is the compiler's, shown in the editor
                 last = m.measurement;
-        m_inspector->measurementPanel()->setMeasurement(last, store->staticReportsFor(id));
+        m_inspector->measurementPanel()->setMeasurement(last, store->staticReportsFor(id), runProblem(*store));
     } catch (const std::exception&) {
         // a run file being written can be briefly locked: the next selection reads it again
     }
+}
+
+const Problem* CandidateView::runProblem(RunStore& store) {
+    const std::string& name = m_session->problemName();
+    const QString key = m_session->path() + QLatin1Char('\n') + QString::fromStdString(name);
+    if (key == m_problemKey)
+        return m_problem ? &*m_problem : nullptr;
+    m_problem.reset();
+    for (const ProblemRecord& record : store.problems())
+        if (record.name == name && !record.json.empty()) {
+            try {
+                m_problem = Problem::parse(record.json.dump(), record.dir + "/problem.json");
+            } catch (const std::exception&) {
+                m_problem.reset();  // a definition this version does not read: the panel goes without its rates
+            }
+        }
+    // A live run stores its problem as it starts: until then, read again on the next selection.
+    if (m_problem)
+        m_problemKey = key;
+    return m_problem ? &*m_problem : nullptr;
 }
 
 void CandidateView::showBestForecast() {

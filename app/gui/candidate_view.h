@@ -4,12 +4,14 @@
 // best of a running search (ARCHITECTURE.md "The GUI").
 
 #include "app/gui/latest_result.h"
+#include "core/problem.h"
 #include "core/run_store.h"
 
 #include <QHash>
 #include <QObject>
 #include <QString>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +62,8 @@ Q_SIGNALS:
 private:
     // The Measurement tab of the inspector, from the run file.
     void showMeasurement(qint64 id);
+    // The problem the run searched, as the run file stores it (its bytes, flops and cases); nullptr when it has none.
+    const Problem* runProblem(RunStore& store);
 
     RunSession* m_session;
     PopulationPanel* m_population;
@@ -69,6 +73,8 @@ private:
     PlotsPanel* m_plots;
     qint64 m_selected = 0;
     QHash<qint64, QString> m_drafts;
+    std::optional<Problem> m_problem;
+    QString m_problemKey;  // the run file and problem m_problem was read for
     bool m_awaitingSubmitted = false;
     struct LlmCallsLoad {
         qint64 id = 0;

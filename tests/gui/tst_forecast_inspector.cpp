@@ -140,6 +140,62 @@ private Q_SLOTS:
         QVERIFY(inspector.measurementPanel());
     }
 
+    // With the run's problem the panel says what a profiler would of the same numbers: the bandwidth and arithmetic
+    // rate reached at the benchmark sizes (beside the reference's), and what the worker found for each correctness
+    // case and seed; what the run file does not hold (each case's error) is said.
+    void theMeasurementPanelShowsRatesAndVerdictsPerCase() {
+        const Problem saxpy = Problem::parse(R"({
+  "name": "saxpy", "description": "y = a * x + y",
+  "sizes": {"benchmark": {"N": 67108864}, "correctness": [{"N": 1}, {"N": 4099}, {"N": 100003}]},
+  "buffers": [{"name": "x", "dtype": "f32", "shape": ["N"], "role": "in"},
+              {"name": "y", "dtype": "f32", "shape": ["N"], "role": "inout"}],
+  "scalars": [{"name": "a", "dtype": "f32", "value": 2.5}],
+  "flops": "2 * N", "bytes": "12 * N", "reference": "reference.cu"})",
+                                             "problem.json");
+        Measurement m;
+        m.status = Status::Ok;
+        TimingStats t;
+        t.median_us = 1000;
+        t.n = 1;
+        t.samples_us = {1000};
+        m.candidate = t;
+        t.median_us = 2500;
+        m.reference = t;
+        m.speedup = 2.5;
+        m.seeds_checked = 3;
+        MeasurementPanel panel;
+        panel.setMeasurement(m, {}, &saxpy);
+        QString text = panel.text();
+        // 12 * 2^26 bytes in 1 ms: 805.3 GB/s; 2 * 2^26 flops: 134.2 GFLOP/s; the reference in 2.5 ms.
+        for (const char* part :
+             {"805.3 GB/s (the reference 322.1 GB/s)", "134.2 GFLOP/s (the reference 53.7 GFLOP/s)", "N=67108864",
+              "Correctness case 1 (N=1)", "Correctness case 3 (N=100003)", "passed on seeds 1–3",
+              "Benchmark case (N=67108864)", "passed on seed 1", "not each case's"})
+            QVERIFY2(text.contains(QString::fromUtf8(part)), qPrintable(QString::fromUtf8(part) + " in:\n" + text));
+        QCOMPARE(text.count(QStringLiteral("passed on seeds 1–3")), 3);
+
+        // A wrong result: the worker stopped at the case and seed its reason names; the cases after it never ran.
+        Measurement wrong;
+        wrong.status = Status::Incorrect;
+        wrong.reason = "correctness case 2 (N=4099), seed 2: y[17]: expected 1.5, got 1.25";
+        panel.setMeasurement(wrong, {}, &saxpy);
+        text = panel.text();
+        for (const char* part : {"Correctness case 1 (N=1)\npassed on every seed",
+                                 "Correctness case 2 (N=4099)\nfailed on seed 2 after passing seed 1",
+                                 "Correctness case 3 (N=100003)\nnot run", "Benchmark case (N=67108864)\nnot run"})
+            QVERIFY2(text.contains(QString::fromUtf8(part)), qPrintable(QString::fromUtf8(part) + " in:\n" + text));
+        QVERIFY(!text.contains(QStringLiteral("GB/s")));  // nothing was timed
+
+        // A problem that states no bytes says so; without the problem there are no rates and no per-case lines.
+        Problem noBytes = saxpy;
+        noBytes.bytes = Expr();
+        panel.setMeasurement(m, {}, &noBytes);
+        QVERIFY2(panel.text().contains(QStringLiteral("the problem states no bytes moved")), qPrintable(panel.text()));
+        panel.setMeasurement(m, {});
+        QVERIFY(!panel.text().contains(QStringLiteral("GB/s")));
+        QVERIFY(!panel.text().contains(QStringLiteral("Correctness case")));
+    }
+
     void showsTheScores() {
         ForecastInspector inspector;
         const Forecast f = peakedForecast();

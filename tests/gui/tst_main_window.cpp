@@ -7,6 +7,8 @@
 
 #include "core/run_store.h"
 #include "widgets/forecast_inspector.h"
+#include "widgets/lineage_graph.h"
+#include "widgets/measurement_panel.h"
 #include "widgets/population_filter_proxy.h"
 #include "widgets/population_model.h"
 #include "widgets/reliability_plot.h"
@@ -32,6 +34,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QProgressBar>
 #include <QScopeGuard>
 #include <QSettings>
@@ -48,6 +51,7 @@
 #include <QThreadPool>
 #include <QToolButton>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -519,6 +523,29 @@ private Q_SLOTS:
         QVERIFY(w->editor()->source().contains(QStringLiteral("__global__")));
         // An evaluation is not a search: nothing to resume.
         QVERIFY(!w->findChild<QAction*>(QStringLiteral("resumeRunAction"))->isEnabled());
+
+        // The same forecaster on the same pairs scores the same in `kerncast-cli evaluate` as here.
+        QProcess cli;
+        cli.start(QStringLiteral(KERNCAST_BINARY_DIR "/app/kerncast-cli"),
+                  {QStringLiteral("--resources"), m_resources->path(), QStringLiteral("evaluate"),
+                   QStringLiteral("--pairs"), pairs, QStringLiteral("--surrogate"), QStringLiteral("local"),
+                   QStringLiteral("--store"), work.filePath(QStringLiteral("cli.sqlite")), QStringLiteral("--json")});
+        QVERIFY(cli.waitForFinished(120000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        const auto printed = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
+        const ForecastMetrics& shown = w->shownMetrics();
+        const auto& metrics = printed.at("metrics");
+        QCOMPARE(shown.n, printed.at("n").get<int64_t>());
+        for (const auto& [name, value] : {std::pair<const char*, double>{"accuracy", shown.accuracy},
+                                          {"brier", shown.brier},
+                                          {"brier_skill", shown.brier_skill},
+                                          {"crps_skill", shown.crps_skill}})
+            QVERIFY2(metrics.at(name).is_number() ? std::abs(value - metrics.at(name).get<double>()) < 1e-9
+                                                  : !std::isfinite(value),
+                     qPrintable(QStringLiteral("%1: %2 here, %3 printed")
+                                    .arg(QLatin1String(name))
+                                    .arg(value)
+                                    .arg(QString::fromStdString(metrics.at(name).dump()))));
     }
 
     void aBrokenPairSetIsAnErrorNotACrash() {
@@ -638,6 +665,83 @@ private Q_SLOTS:
         QCOMPARE(w->selectedProgram(), -1);
         QVERIFY(w->selectProgram(0));
         QCOMPARE(w->selectedProgram(), 0);
+    }
+
+    // The lineage graph of an opened run picks a candidate with a click on its node, as a row of the table does; the
+    // picked candidate's Measurement tab has the rates at the benchmark sizes of the problem the run file stores, and
+    // the worker's verdict per case.
+    void aClickInTheLineageGraphPicksACandidate() {
+        const QString path = m_resources->filePath(QStringLiteral("graph-run.sqlite"));
+        int64_t referenceId = 0, childId = 0;
+        {
+            RunStore store = RunStore::create(path.toStdString());
+            RunInfo run;
+            run.name = "graph run";
+            run.problem = "saxpy";
+            run.device = "replay:test-gpu";
+            run.surrogate = "none";
+            run.gating = "measure-all";
+            const int64_t runId = store.addRun(run);
+            ProblemRecord problem;
+            problem.name = "saxpy";
+            problem.dir = (problemsDir() + QStringLiteral("/saxpy")).toStdString();
+            problem.json =
+                nlohmann::json::parse(readFile(problemsDir() + QStringLiteral("/saxpy/problem.json")).toStdString());
+            store.addProblem(problem);
+            Candidate reference;
+            reference.mutator = Mutator::Reference;
+            reference.label = "reference";
+            reference.source = "extern \"C\" __global__ void k() {}";
+            referenceId = store.addCandidate(runId, reference);
+            Candidate child = reference;
+            child.id = 0;
+            child.mutator = Mutator::Parametric;
+            child.parent_id = referenceId;
+            child.generation = 1;
+            child.label = "family VEC=4";
+            child.source += "\n// vec4";
+            childId = store.addCandidate(runId, child);
+            Measurement m;
+            m.status = Status::Ok;
+            m.speedup = 2;
+            m.seeds_checked = 2;
+            m.device_kind = "replay";
+            TimingStats t;
+            t.median_us = 500;
+            t.n = 1;
+            t.samples_us = {500};
+            m.candidate = t;
+            t.median_us = 1000;
+            m.reference = t;
+            store.addMeasurement(childId, m);
+        }
+        auto w = openWindow();
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        QSignalSpy loaded(w.get(), &MainWindow::runLoaded);
+        w->openRun(path);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+        auto* graph = w->findChild<LineageGraph*>();
+        QVERIFY(graph);
+        auto* tabs = qobject_cast<QTabWidget*>(graph->parentWidget()->parentWidget());
+        QVERIFY(tabs);
+        tabs->setCurrentWidget(graph);
+        QVERIFY(graph->isVisible());
+        QCOMPARE(graph->nodeCount(), 2);
+        QCOMPARE(graph->bestPath(), (QList<qint64>{referenceId, childId}));
+        QVERIFY(w->selectCandidate(referenceId));
+        QCOMPARE(graph->selected(), referenceId);  // the graph follows a pick made elsewhere
+
+        QTest::mouseClick(graph->viewport(), Qt::LeftButton, {}, *graph->nodeCenter(childId));
+        QCOMPARE(w->selectedCandidate(), childId);
+        QVERIFY(!w->followsBest());
+        QCOMPARE(w->populationView()->currentIndex().data(PopulationModel::CandidateIdRole).toLongLong(), childId);
+        QVERIFY(w->editor()->source().contains(QStringLiteral("// vec4")));
+        const QString measured = w->inspector()->measurementPanel()->text();
+        // 12 * 2^26 bytes in 500 µs, the reference in 1 ms.
+        for (const char* part : {"1,610.6 GB/s (the reference 805.3 GB/s)", "Correctness case 2 (N=4099)",
+                                 "passed on seeds 1–2", "Benchmark case (N=67108864)"})
+            QVERIFY2(measured.contains(QString::fromUtf8(part)),
+                     qPrintable(QString::fromUtf8(part) + " in:\n" + measured));
     }
 
     void theFirstSizeComesFromTheScreen_data() {
