@@ -320,9 +320,7 @@ void parse_init(Checker& c, const json& v, const std::string& p, BufferSpec& b, 
                 throw FieldError{p + "/std", "expected std > 0 (inputs must never be all equal)"};
         }
     } else if (dist == "randint") {
-        if (!is_integer(b.dtype))
-            throw FieldError{p + "/dist", std::string("randint is for integer buffers; an ") + to_string(b.dtype) +
-                                              " buffer takes \"uniform\" or \"normal\""};
+        // On a float buffer: whole numbers, so that values repeat (ties for an argmax, equal keys for a sort).
         c.onlyKeys(v, p, {"dist", "lo", "hi"});
         b.init.lo_expr = c.expr(c.require(v, p, "lo"), p + "/lo", sizes, "an integer bound");
         b.init.hi_expr = c.expr(c.require(v, p, "hi"), p + "/hi", sizes, "an integer bound");
@@ -490,6 +488,7 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
 
     // Sizes first: every expression below is checked against their names.
     bool sizes_ok = false;
+    std::vector<json> case_inits;  // each correctness case's "init", parsed once the buffers are known
     c.check([&] {
         const json& sizes = c.require(root, "", "sizes");
         if (!sizes.is_object())
@@ -501,10 +500,17 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
         const json& corr = c.require(sizes, "/sizes", "correctness");
         if (!corr.is_array())
             throw FieldError{"/sizes/correctness", "expected an array of at least 2 cases, found " + describe(corr)};
+        p.correctness_init.resize(corr.size());
+        case_inits.resize(corr.size());
         for (size_t i = 0; i < corr.size(); ++i) {
             const std::string ptr = "/sizes/correctness/" + std::to_string(i);
             c.check([&] {
-                Bindings b = parse_case(c, corr[i], ptr);
+                json sizes_only = corr[i];
+                if (sizes_only.is_object() && sizes_only.contains("init")) {
+                    case_inits[i] = sizes_only["init"];
+                    sizes_only.erase("init");
+                }
+                Bindings b = parse_case(c, sizes_only, ptr);
                 if (keys(b) != keys(p.benchmark))
                     throw FieldError{ptr, "names sizes {" + join_names(keys(b)) + "}, but the benchmark case names {" +
                                               join_names(keys(p.benchmark)) + "}; every case names the same sizes"};
@@ -595,6 +601,35 @@ Problem Problem::parse(const std::string& json_text, const std::string& file_nam
             throw FieldError{"/buffers",
                              "expected at least one buffer with role out or inout (the result that is checked)"};
     });
+
+    // A correctness case's own input distributions: {"N": 1000, "init": {"x": {"dist": "normal", ...}}}.
+    for (size_t i = 0; i < case_inits.size(); ++i) {
+        if (case_inits[i].is_null() || i >= p.correctness.size())
+            continue;
+        const std::string ptr = "/sizes/correctness/" + std::to_string(i) + "/init";
+        c.check([&] {
+            const json& inits = case_inits[i];
+            if (!inits.is_object() || inits.empty())
+                throw FieldError{ptr, "expected an object naming input buffers, like {\"x\": {\"dist\": "
+                                      "\"normal\", \"mean\": 0, \"std\": 100}}, found " +
+                                          describe(inits)};
+            for (const auto& [name, spec] : inits.items()) {
+                const BufferSpec* buffer = p.buffer(name);
+                if (!buffer)
+                    throw FieldError{ptr + "/" + name, "names no buffer of the problem"};
+                if (buffer->role == Role::Out)
+                    throw FieldError{ptr + "/" + name, "an out buffer is poisoned before every run; only inputs "
+                                                       "and inouts take \"init\""};
+                BufferSpec copy = *buffer;
+                copy.init = InitSpec{};
+                parse_init(c, spec, ptr + "/" + name, copy, sizeNames);
+                if (!copy.init.lo_expr.empty() &&
+                    copy.init.lo_expr.eval(p.correctness[i]) >= copy.init.hi_expr.eval(p.correctness[i]))
+                    throw FieldError{ptr + "/" + name, "expected hi > lo for randint at this case's sizes"};
+                p.correctness_init[i][name] = copy.init;
+            }
+        });
+    }
 
     c.check([&] {
         if (!root.contains("scalars"))

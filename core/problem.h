@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,9 @@ struct Problem {
     std::string file;  // path of problem.json as given, used in error messages
     Bindings benchmark;
     std::vector<Bindings> correctness;
+    // Per correctness case (same length as `correctness`): input distributions that replace the buffers' own for
+    // that case, e.g. large logits for a softmax. Empty maps where a case gives none.
+    std::vector<std::map<std::string, InitSpec>> correctness_init;
     std::vector<BufferSpec> buffers;
     std::vector<ScalarSpec> scalars;
     Tolerance tolerance;

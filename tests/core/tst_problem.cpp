@@ -94,6 +94,52 @@ private Q_SLOTS:
         QCOMPARE(p.reference_file, std::string("reference.cu"));
     }
 
+    // A correctness case's own input distributions replace the buffers' for that case only.
+    void caseInitOverridesTheBuffers() {
+        const auto p =
+            Problem::parse(validJson(R"({"M": 17, "N": 4099})",
+                                     R"({"M": 17, "N": 4099, "init": {"x": {"dist": "normal", "mean": 0, "std": 60},
+                          "idx": {"dist": "randint", "lo": 2, "hi": "N"}}})"),
+                           "scale/problem.json");
+        QCOMPARE(p.correctness.size(), size_t{2});
+        QCOMPARE(p.correctness[1], (Bindings{{"M", 17}, {"N", 4099}}));  // "init" is not a size
+        QCOMPARE(p.correctness_init.size(), size_t{2});
+        QVERIFY(p.correctness_init[0].empty());
+        QCOMPARE(p.correctness_init[1].at("x").dist, std::string("normal"));
+        QCOMPARE(p.correctness_init[1].at("x").std, 60.0);
+        QCOMPARE(p.correctness_init[1].at("idx").lo_expr.eval(p.correctness[1]), int64_t{2});
+        QCOMPARE(p.buffer("x")->init.dist, std::string("uniform"));  // the buffer's own is unchanged
+        // Whole numbers in a float buffer (ties): randint is allowed there.
+        const auto ties =
+            Problem::parse(validJson(R"({"M": 3, "N": 1000})",
+                                     R"({"M": 3, "N": 1000, "init": {"x": {"dist": "randint", "lo": 0, "hi": 4}}})"),
+                           "scale/problem.json");
+        QCOMPARE(ties.correctness_init[0].at("x").dist, std::string("randint"));
+    }
+
+    void caseInitErrors_data() {
+        QTest::addColumn<QString>("init");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("unknown buffer") << R"({"z": {"dist": "normal", "mean": 0, "std": 1}})"
+                                        << "sizes.correctness[1].init.z: names no buffer of the problem";
+        QTest::newRow("out buffer") << R"({"y": {"dist": "normal", "mean": 0, "std": 1}})"
+                                    << "sizes.correctness[1].init.y: an out buffer is poisoned";
+        QTest::newRow("bad distribution") << R"({"x": {"dist": "normal", "mean": 0, "std": 0}})"
+                                          << "sizes.correctness[1].init.x.std: expected std > 0";
+        QTest::newRow("uniform on integers") << R"({"idx": {"dist": "uniform", "lo": 0, "hi": 1}})"
+                                             << "sizes.correctness[1].init.idx.dist: an i32 buffer needs";
+        QTest::newRow("not an object") << R"([1])"
+                                       << "sizes.correctness[1].init: expected an object naming input";
+    }
+    void caseInitErrors() {
+        QFETCH(QString, init);
+        QFETCH(QString, expected);
+        const std::string json =
+            validJson(R"({"M": 17, "N": 4099})", R"({"M": 17, "N": 4099, "init": )" + init.toStdString() + "}");
+        const std::string error = errorOf([&] { Problem::parse(json, "scale/problem.json"); });
+        QVERIFY2(QString::fromStdString(error).contains(expected), error.c_str());
+    }
+
     void namesItsKernelBenchCounterpart() {
         const std::string text =
             validJson(R"("flops": "M * N",)",
