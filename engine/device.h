@@ -27,6 +27,7 @@ struct MeasureOptions {
     double deadline_s = 120;       // the whole measure request; past it the worker is killed -> timeout
     double reverify_above = 10.0;  // speedup that triggers the re-verification guard
     bool verify_only = false;      // skip timing
+    uint64_t seed_base = 0;        // 0: the worker draws the measurement's seeds; else they derive from this
 };
 
 // A kernel program to measure: its text and tunable values. The launch plan is in the text (@kerncast lines).

@@ -29,6 +29,7 @@ struct MeasureArgs {
     std::string device;
     std::vector<std::string> tunables;
     int seeds = 3;
+    std::string seed;  // to replay a measurement whose reason named its seed
     double deadline_s = 120;
     bool verify_only = false;
 };
@@ -127,6 +128,18 @@ void run_measure(Context& ctx, const MeasureArgs& args) {
         if (!ref_configs.empty())
             req.reference.tunables = ref_configs.front();
         req.options.seeds = args.seeds;
+        if (!args.seed.empty()) {
+            size_t used = 0;
+            try {
+                req.options.seed_base = std::stoull(args.seed, &used, 0);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used != args.seed.size() || req.options.seed_base == 0)
+                throw Error("--seed: expected a non-zero number such as 0x2f1c5e9a07b3d482 (the seed a failure's "
+                            "reason names after \"to reproduce\"), found \"" +
+                            args.seed + "\"");
+        }
         req.options.deadline_s = args.deadline_s;
         req.options.verify_only = args.verify_only;
 
@@ -177,6 +190,8 @@ void add_measure_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--seeds", args->seeds, "Fresh input sets to verify with")->check(CLI::Range(1, 100));
     cmd->add_option("--deadline", args->deadline_s, "Seconds before a hung worker is killed");
     cmd->add_flag("--verify-only", args->verify_only, "Check correctness only; no timing");
+    cmd->add_option("--seed", args->seed,
+                    "Derive the input sets from this seed (a failure's reason names it) instead of fresh random ones");
     cmd->callback([&ctx, args] { run_measure(ctx, *args); });
 }
 

@@ -48,6 +48,15 @@ namespace kerncast::cuda {
     X(cuMemcpyDtoDAsync_v2)                                                                                            \
     X(cuMemsetD8_v2)                                                                                                   \
     X(cuMemsetD8Async)                                                                                                 \
+    X(cuMemcpyHtoDAsync_v2)                                                                                            \
+    X(cuMemAddressReserve)                                                                                             \
+    X(cuMemAddressFree)                                                                                                \
+    X(cuMemCreate)                                                                                                     \
+    X(cuMemRelease)                                                                                                    \
+    X(cuMemMap)                                                                                                        \
+    X(cuMemUnmap)                                                                                                      \
+    X(cuMemSetAccess)                                                                                                  \
+    X(cuMemGetAllocationGranularity)                                                                                   \
     X(cuLaunchKernel)                                                                                                  \
     X(cuStreamCreate)                                                                                                  \
     X(cuStreamSynchronize)                                                                                             \

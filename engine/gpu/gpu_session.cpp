@@ -37,43 +37,6 @@ std::string ceilings_path(const std::string& uuid) {
     return (std::filesystem::path(base) / "kerncast" / ("ceilings-" + uuid + ".json")).string();
 }
 
-constexpr unsigned char kGuardByte = 0xA5;
-
-// Device memory for `bytes` followed by a guard zone of kGuardBytes holding kGuardByte.
-CUresult alloc_guarded(CUdeviceptr* ptr, size_t bytes) {
-    const auto& a = cuda::api();
-    const CUresult rc = a.cuMemAlloc_v2(ptr, bytes + kGuardBytes);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    const CUresult set = a.cuMemsetD8_v2(*ptr + bytes, kGuardByte, kGuardBytes);
-    if (set != CUDA_SUCCESS) {
-        a.cuMemFree_v2(*ptr);
-        *ptr = 0;
-    }
-    return set;
-}
-
-// Empty when the guard zone after `bytes` at `ptr` is intact; else what changed, and the zone is re-armed.
-std::string guard_damage(CUdeviceptr ptr, size_t bytes, const std::string& what) {
-    const auto& a = cuda::api();
-    unsigned char host[kGuardBytes];
-    check(a.cuMemcpyDtoH_v2(host, ptr + bytes, kGuardBytes), ("reading the guard zone after " + what).c_str());
-    size_t changed = 0, first = 0, last = 0;
-    for (size_t i = 0; i < kGuardBytes; ++i) {
-        if (host[i] != kGuardByte) {
-            if (changed++ == 0)
-                first = i;
-            last = i;
-        }
-    }
-    if (!changed)
-        return {};
-    check(a.cuMemsetD8_v2(ptr + bytes, kGuardByte, kGuardBytes), ("re-arming the guard zone after " + what).c_str());
-    return "wrote past the end of " + what + ": " + std::to_string(changed) + " of the " + std::to_string(kGuardBytes) +
-           " bytes after its last element changed (from byte " + std::to_string(first) + " to byte " +
-           std::to_string(last) + " past the end)";
-}
-
 }  // namespace
 
 // ---- conversions ----------------------------------------------------------------------------------------------
@@ -137,147 +100,125 @@ std::pair<CUdeviceptr, size_t> GpuModule::global(const std::string& name) const 
     return {ptr, bytes};
 }
 
-CaseBuffers::CaseBuffers(GpuSession& session, const Problem& problem, const Bindings& sizes)
-    : m_session(session), m_problem(problem), m_sizes(sizes) {
-    const auto& a = cuda::api();
-    try {
-        for (const BufferSpec& spec : problem.buffers) {
-            Buffer b;
-            b.spec = &spec;
-            b.elements = spec.elements(sizes);
-            const size_t bytes = static_cast<size_t>(std::max<int64_t>(spec.bytes(sizes), 0));
-            auto allocate_copy = [&](CUdeviceptr* ptr, const char* whose) {
-                const CUresult rc = alloc_guarded(ptr, bytes);
-                if (rc == CUDA_ERROR_OUT_OF_MEMORY)
-                    throw LaunchError(std::string(whose) + "buffer " + spec.name + " needs " + std::to_string(bytes) +
-                                      " bytes of device memory, more than is free");
-                check(rc, ("allocating buffer " + spec.name).c_str());
-            };
-            allocate_copy(&b.ptr, "");
-            m_buffers.push_back(b);
-            if (spec.role != Role::In)
-                allocate_copy(&m_buffers.back().ref_ptr, "the reference's copy of ");
-        }
-    } catch (...) {
-        for (const Buffer& b : m_buffers) {
-            a.cuMemFree_v2(b.ptr);
-            if (b.ref_ptr)
-                a.cuMemFree_v2(b.ref_ptr);
-        }
-        throw;
+CaseBuffers::CaseBuffers(GpuSession& session, const Problem& problem, const Bindings& sizes, const InitOverrides& init)
+    : m_session(session), m_problem(problem), m_sizes(sizes), m_init(init) {
+    for (const auto& [name, spec] : m_init) {
+        const BufferSpec* b = problem.buffer(name);
+        if (!b || b->role == Role::Out)
+            throw Error("an input distribution is given for '" + name + "', which is not an input of problem " +
+                        problem.name);
+    }
+    m_buffers.reserve(problem.buffers.size());
+    for (const BufferSpec& spec : problem.buffers) {
+        Buffer& b = m_buffers.emplace_back();
+        b.spec = &spec;
+        b.elements = spec.elements(sizes);
+        const size_t bytes = static_cast<size_t>(std::max<int64_t>(spec.bytes(sizes), 0));
+        b.mem = session.allocateGuarded(bytes, "buffer " + spec.name);
+        if (spec.role != Role::In)
+            b.ref_mem = session.allocateGuarded(bytes, "the reference's copy of buffer " + spec.name);
     }
 }
 
-CaseBuffers::~CaseBuffers() {
-    if (!cuda::available())
-        return;
-    for (const Buffer& b : m_buffers) {
-        cuda::api().cuMemFree_v2(b.ptr);
-        if (b.ref_ptr)
-            cuda::api().cuMemFree_v2(b.ref_ptr);
-    }
-    for (const auto& [name, ptr] : m_shadow)
-        cuda::api().cuMemFree_v2(ptr);
+CaseBuffers::~CaseBuffers() = default;
+
+std::vector<GuardRegion> CaseBuffers::guardRegions() const {
+    std::vector<GuardRegion> out;
+    for (const Buffer& b : m_buffers)
+        for (const GuardedBlock* mem : {&b.mem, &b.ref_mem})
+            for (const GuardRegion& r : mem->guardRegions())
+                out.push_back(r);
+    return out;
 }
 
-CUdeviceptr CaseBuffers::shadow(const Buffer& b) {
-    auto it = m_shadow.find(b.spec->name);
-    if (it != m_shadow.end())
-        return it->second;
-    CUdeviceptr p = 0;
-    const size_t bytes = static_cast<size_t>(std::max<int64_t>(b.spec->bytes(m_sizes), 1));
-    const CUresult rc = cuda::api().cuMemAlloc_v2(&p, bytes);
-    if (rc == CUDA_ERROR_OUT_OF_MEMORY)
-        throw LaunchError("verifying " + b.spec->name + " on the device needs " + std::to_string(bytes) +
-                          " more bytes of device memory than are free");
-    check(rc, ("allocating a copy of buffer " + b.spec->name).c_str());
-    m_shadow[b.spec->name] = p;
-    return p;
-}
-
-void CaseBuffers::snapshotInputs() {
-    for (const Buffer& b : m_buffers) {
-        if (b.spec->role != Role::In)
-            continue;
-        const size_t bytes = static_cast<size_t>(b.spec->bytes(m_sizes));
-        check(cuda::api().cuMemcpyDtoDAsync_v2(shadow(b), b.ptr, bytes, m_session.m_util_stream),
-              ("copying buffer " + b.spec->name).c_str());
-    }
-}
-
-std::string CaseBuffers::guardDamage(Side side) {
+std::string CaseBuffers::guardDamage(std::optional<Side> side) {
     m_session.synchronize();
     for (const Buffer& b : m_buffers) {
         const bool input = b.spec->role == Role::In;
-        if (!input && side == Side::Reference && !b.ref_ptr)
-            continue;
-        const std::string what = input || side == Side::Candidate ? b.spec->name : "the reference's " + b.spec->name;
-        std::string damage =
-            guard_damage(input ? b.ptr : b.at(side), static_cast<size_t>(b.spec->bytes(m_sizes)), what);
-        if (!damage.empty())
-            return damage;
+        if (input || !side || *side == Side::Candidate)
+            if (std::string damage = b.mem.damage(b.spec->name); !damage.empty())
+                return damage;
+        if (!input && (!side || *side == Side::Reference))
+            if (std::string damage = b.ref_mem.damage("the reference's " + b.spec->name); !damage.empty())
+                return damage;
     }
     return {};
 }
 
-DeviceVerdict CaseBuffers::verifyOnDevice(const Tolerance& tolerance) {
-    const auto& a = cuda::api();
-    DeviceVerdict verdict;
+void CaseBuffers::enqueueChecks(const Tolerance& tolerance, uint64_t seed, CUdeviceptr slots) {
     for (const Buffer& b : m_buffers) {
-        CUdeviceptr theirs = b.ref_ptr;
-        if (b.spec->role == Role::In) {
-            auto it = m_shadow.find(b.spec->name);
-            if (it == m_shadow.end())
-                throw Error("input " + b.spec->name + " has no snapshot to verify against");
-            theirs = it->second;
-        }
-        m_session.synchronize();
-        check(a.cuMemsetD8_v2(m_session.m_check, 0, GpuSession::kCheckSlots * 8), "clearing the verification counters");
-        CUdeviceptr counters = m_session.m_check, sums = m_session.m_check + 6 * 8, maxbits = m_session.m_check + 7 * 8;
-        auto n = static_cast<unsigned long long>(b.elements);
-        int dtype = static_cast<int>(b.spec->dtype);
-        CUdeviceptr mine = b.ptr;
+        CUdeviceptr counters = slots;
+        slots += 8 * kSlotsPerBuffer;
+        CUdeviceptr mine = b.mem.ptr();
         const unsigned grid = m_session.utilGrid(b.elements);
         if (b.spec->role == Role::In) {
-            auto bytes = static_cast<unsigned long long>(b.spec->bytes(m_sizes));
-            void* params[] = {&mine, &theirs, &bytes, &counters};
-            m_session.launchUtil(m_session.m_check_same, m_session.utilGrid(static_cast<int64_t>(bytes)), 256, params);
-        } else {
-            void* ref_params[] = {&theirs, &dtype, &n, &counters, &sums};
-            m_session.launchUtil(m_session.m_check_ref, grid, 256, ref_params);
-            uint64_t host[GpuSession::kCheckSlots] = {};
-            m_session.synchronize();
-            check(a.cuMemcpyDtoH_v2(host, m_session.m_check, sizeof host), "reading the verification counters");
-            if (host[0] != 0)
-                return verdict;  // the reference is not finite: the host words it
-            double sum_sq = 0;
-            std::memcpy(&sum_sq, &host[6], 8);
-            const double rms = n ? std::sqrt(sum_sq / static_cast<double>(n)) : 0;
-            double atol = tolerance.scale_atol_by_rms ? tolerance.atol * rms : tolerance.atol;
-            double rtol = tolerance.rtol;
-            CUdeviceptr maxes = maxbits;
-            void* params[] = {&mine, &theirs, &dtype, &n, &atol, &rtol, &counters, &maxes};
-            m_session.launchUtil(m_session.m_check_out, grid, 256, params);
-        }
-        uint64_t host[GpuSession::kCheckSlots] = {};
-        m_session.synchronize();
-        check(a.cuMemcpyDtoH_v2(host, m_session.m_check, sizeof host), "reading the verification counters");
-        if (b.spec->role == Role::In) {
-            if (host[5] != 0)
-                return verdict;
+            FillParams f = fillParams(b, seed);
+            void* params[] = {&mine, &f.dtype, &f.dist, &f.n, &f.key, &f.p0, &f.p1, &counters};
+            m_session.launchUtil(m_session.m_check_fill, grid, 256, params);
             continue;
         }
-        const bool constant = n > 1 && host[3] == 0 && host[4] != 0;
-        if (host[1] != 0 || host[2] != 0 || constant)
+        CUdeviceptr theirs = b.ref_mem.ptr();
+        auto n = static_cast<unsigned long long>(b.elements);
+        int dtype = static_cast<int>(b.spec->dtype);
+        CUdeviceptr sums = counters + 6 * 8;
+        void* ref_params[] = {&theirs, &dtype, &n, &counters, &sums};
+        m_session.launchUtil(m_session.m_check_ref, grid, 256, ref_params);
+        double atol = tolerance.atol, rtol = tolerance.rtol;
+        int scale = tolerance.scale_atol_by_rms ? 1 : 0;
+        void* params[] = {&mine, &theirs, &dtype, &n, &atol, &rtol, &scale, &counters};
+        m_session.launchUtil(m_session.m_check_out, grid, 256, params);
+    }
+}
+
+DeviceVerdict CaseBuffers::describe(const uint64_t* slots) const {
+    DeviceVerdict verdict;
+    for (const Buffer& b : m_buffers) {
+        const uint64_t* c = slots;
+        slots += kSlotsPerBuffer;
+        const std::string of_n = " of " + std::to_string(b.elements) + " elements";
+        if (b.spec->role == Role::In) {
+            if (c[5] != 0) {
+                verdict.reason = "input " + b.spec->name + " was modified: " + std::to_string(c[5]) + of_n +
+                                 " changed (inputs are read-only)";
+                return verdict;
+            }
+            continue;
+        }
+        const std::string what = "output " + b.spec->name;
+        if (c[1] != 0) {
+            verdict.reason = what + ": " + std::to_string(c[1]) + of_n + " not written or not finite";
             return verdict;
+        }
+        if (c[0] != 0) {
+            verdict.reason = "the reference's " + what + " has " + std::to_string(c[0]) + of_n +
+                             " that are not finite; the problem's inputs or reference need fixing";
+            return verdict;
+        }
+        if (b.elements > 1 && c[3] == 0 && c[4] != 0) {
+            verdict.reason = what + " is constant but the reference's is not";
+            return verdict;
+        }
         double max_abs = 0, max_rel = 0;
-        std::memcpy(&max_abs, &host[7], 8);
-        std::memcpy(&max_rel, &host[8], 8);
+        std::memcpy(&max_abs, &c[7], 8);
+        std::memcpy(&max_rel, &c[8], 8);
+        if (c[2] != 0) {
+            verdict.reason = what + ": " + std::to_string(c[2]) + of_n +
+                             " differ from the reference's beyond the tolerance (largest difference " +
+                             std::to_string(max_abs) + ")";
+            return verdict;
+        }
         verdict.max_abs = std::max(verdict.max_abs, max_abs);
         verdict.max_rel = std::max(verdict.max_rel, max_rel);
     }
     verdict.ok = true;
     return verdict;
+}
+
+DeviceVerdict CaseBuffers::verifyOnDevice(const Tolerance& tolerance, uint64_t seed) {
+    DeviceCounters counters(m_session, checkSlots());
+    enqueueChecks(tolerance, seed, counters.at(0));
+    const std::vector<uint64_t> host = counters.read();
+    return describe(host.data());
 }
 
 CUdeviceptr CaseBuffers::pointer(const std::string& name, Side side) const {
@@ -287,24 +228,32 @@ CUdeviceptr CaseBuffers::pointer(const std::string& name, Side side) const {
     throw Error("no buffer named '" + name + "' in problem " + m_problem.name);
 }
 
-void CaseBuffers::fill(CUdeviceptr ptr, const Buffer& b, uint64_t seed) {
-    const InitSpec& init = b.spec->init;
-    int dtype = static_cast<int>(b.spec->dtype);
-    int dist = dist_code(init);
-    auto n = static_cast<unsigned long long>(b.elements);
-    auto key = static_cast<unsigned long long>(input_key(seed, b.spec->name));
-    double p0 = init.lo, p1 = init.hi;
-    if (dist == 1) {
-        p0 = init.mean;
-        p1 = init.std;
-    } else if (dist == 2) {
-        p0 = static_cast<double>(init.lo_expr.empty() ? static_cast<int64_t>(init.lo) : init.lo_expr.eval(m_sizes));
-        p1 = static_cast<double>(init.hi_expr.empty() ? static_cast<int64_t>(init.hi) : init.hi_expr.eval(m_sizes));
-        if (p1 <= p0)
-            throw Error("buffer " + b.spec->name + ": randint needs lo < hi, found lo " + std::to_string(p0) +
-                        " and hi " + std::to_string(p1));
+CaseBuffers::FillParams CaseBuffers::fillParams(const Buffer& b, uint64_t seed) const {
+    const auto over = m_init.find(b.spec->name);
+    const InitSpec& init = over != m_init.end() ? over->second : b.spec->init;
+    FillParams f;
+    f.dtype = static_cast<int>(b.spec->dtype);
+    f.dist = dist_code(init);
+    f.n = static_cast<unsigned long long>(b.elements);
+    f.key = static_cast<unsigned long long>(input_key(seed, b.spec->name));
+    f.p0 = init.lo;
+    f.p1 = init.hi;
+    if (f.dist == 1) {
+        f.p0 = init.mean;
+        f.p1 = init.std;
+    } else if (f.dist == 2) {
+        f.p0 = static_cast<double>(init.lo_expr.empty() ? static_cast<int64_t>(init.lo) : init.lo_expr.eval(m_sizes));
+        f.p1 = static_cast<double>(init.hi_expr.empty() ? static_cast<int64_t>(init.hi) : init.hi_expr.eval(m_sizes));
+        if (f.p1 <= f.p0)
+            throw Error("buffer " + b.spec->name + ": randint needs lo < hi, found lo " + std::to_string(f.p0) +
+                        " and hi " + std::to_string(f.p1));
     }
-    void* params[] = {&ptr, &dtype, &dist, &n, &key, &p0, &p1};
+    return f;
+}
+
+void CaseBuffers::fill(CUdeviceptr ptr, const Buffer& b, uint64_t seed) {
+    FillParams f = fillParams(b, seed);
+    void* params[] = {&ptr, &f.dtype, &f.dist, &f.n, &f.key, &f.p0, &f.p1};
     m_session.launchUtil(m_session.m_fill, m_session.utilGrid(b.elements), 256, params);
 }
 
@@ -312,16 +261,10 @@ void CaseBuffers::fillInputs(uint64_t seed) {
     for (const Buffer& b : m_buffers) {
         if (b.spec->role == Role::Out)
             continue;
-        fill(b.ptr, b, seed);
-        if (b.ref_ptr)
-            fill(b.ref_ptr, b, seed);
+        fill(b.mem.ptr(), b, seed);
+        if (b.ref_mem)
+            fill(b.ref_mem.ptr(), b, seed);
     }
-}
-
-void CaseBuffers::fillInOuts(uint64_t seed, Side side) {
-    for (const Buffer& b : m_buffers)
-        if (b.spec->role == Role::InOut)
-            fill(b.at(side), b, seed);
 }
 
 void CaseBuffers::poisonOutputs(Side side) {
@@ -342,19 +285,6 @@ std::vector<double> CaseBuffers::read(const std::string& name, Side side) const 
         if (b.spec->name == name)
             return readFrom(b.at(side), b);
     throw Error("no buffer named '" + name + "' in problem " + m_problem.name);
-}
-
-BufferValues CaseBuffers::readInputSnapshot() const {
-    BufferValues out;
-    for (const Buffer& b : m_buffers) {
-        if (b.spec->role != Role::In)
-            continue;
-        const auto it = m_shadow.find(b.spec->name);
-        if (it == m_shadow.end())
-            throw Error("input " + b.spec->name + " has no snapshot");
-        out[b.spec->name] = readFrom(it->second, b);
-    }
-    return out;
 }
 
 std::vector<double> CaseBuffers::readFrom(CUdeviceptr ptr, const Buffer& b) const {
@@ -429,12 +359,7 @@ BufferValues CaseBuffers::readInputs() const {
 
 // ---- PreparedProgram ------------------------------------------------------------------------------------------
 
-PreparedProgram::~PreparedProgram() {
-    if (!cuda::available())
-        return;
-    for (const Scratch& s : m_scratch)
-        cuda::api().cuMemFree_v2(s.ptr);
-}
+PreparedProgram::~PreparedProgram() = default;
 
 void PreparedProgram::launch(CUstream stream) {
     if (!stream)
@@ -464,8 +389,7 @@ void PreparedProgram::launch(CUstream stream) {
 std::string PreparedProgram::guardDamage() {
     m_session.synchronize();
     for (const Scratch& s : m_scratch) {
-        std::string damage = guard_damage(s.ptr, static_cast<size_t>(s.spec.elements) * dtype_size(s.spec.dtype),
-                                          "scratch " + s.spec.name);
+        std::string damage = s.mem.damage("scratch " + s.spec.name);
         if (!damage.empty())
             return damage;
     }
@@ -476,8 +400,70 @@ void PreparedProgram::poisonScratch() {
     for (const Scratch& s : m_scratch) {
         const size_t bytes = static_cast<size_t>(s.spec.elements) * dtype_size(s.spec.dtype);
         if (bytes)
-            check(cuda::api().cuMemsetD8Async(s.ptr, 0xff, bytes, m_session.m_util_stream), "poisoning scratch");
+            check(cuda::api().cuMemsetD8Async(s.mem.ptr(), 0xff, bytes, m_session.m_util_stream), "poisoning scratch");
     }
+}
+
+std::vector<GuardRegion> PreparedProgram::guardRegions() const {
+    std::vector<GuardRegion> out;
+    for (const Scratch& s : m_scratch)
+        for (const GuardRegion& r : s.mem.guardRegions())
+            out.push_back(r);
+    return out;
+}
+
+// ---- DeviceCounters, GuardTable -------------------------------------------------------------------------------
+
+DeviceCounters::DeviceCounters(GpuSession& session, size_t count) : m_session(session), m_count(count) {
+    check(cuda::api().cuMemAlloc_v2(&m_ptr, std::max<size_t>(count, 1) * 8), "allocating verification counters");
+    clear();
+}
+
+DeviceCounters::~DeviceCounters() {
+    if (m_ptr && cuda::available())
+        cuda::api().cuMemFree_v2(m_ptr);
+}
+
+void DeviceCounters::clear() {
+    check(cuda::api().cuMemsetD8Async(m_ptr, 0, std::max<size_t>(m_count, 1) * 8, m_session.m_util_stream),
+          "clearing verification counters");
+}
+
+std::vector<uint64_t> DeviceCounters::read() const {
+    m_session.synchronize();
+    std::vector<uint64_t> host(m_count);
+    if (m_count)
+        check(cuda::api().cuMemcpyDtoH_v2(host.data(), m_ptr, m_count * 8), "reading verification counters");
+    return host;
+}
+
+GuardTable::GuardTable(GpuSession& session, const std::vector<GuardRegion>& regions)
+    : m_session(session), m_count(static_cast<unsigned>(regions.size())) {
+    if (regions.empty())
+        return;
+    std::vector<uint64_t> host;
+    for (const GuardRegion& r : regions) {
+        host.push_back(r.ptr);
+        host.push_back(r.bytes);
+    }
+    check(cuda::api().cuMemAlloc_v2(&m_table, host.size() * 8), "allocating the guard table");
+    check(cuda::api().cuMemcpyHtoD_v2(m_table, host.data(), host.size() * 8), "writing the guard table");
+}
+
+GuardTable::~GuardTable() {
+    if (m_table && cuda::available())
+        cuda::api().cuMemFree_v2(m_table);
+}
+
+void GuardTable::enqueueCheck(CUdeviceptr counter) {
+    if (!m_count)
+        return;
+    CUdeviceptr table = m_table;
+    void* params[] = {&table, &counter};
+    // 16 blocks per region: the slack before a buffer is at most one granule (2 MiB), the rest a few KiB.
+    kerncast::check(cuda::api().cuLaunchKernel(m_session.m_check_guards, 16, m_count, 1, 256, 1, 1, 0,
+                                               m_session.m_util_stream, params, nullptr),
+                    "launching the guard check");
 }
 
 std::vector<std::string> PreparedProgram::kernelNames() const {
@@ -490,7 +476,7 @@ std::vector<std::string> PreparedProgram::kernelNames() const {
 
 // ---- GpuSession -----------------------------------------------------------------------------------------------
 
-GpuSession::GpuSession(int ordinal) : m_ordinal(ordinal) {
+GpuSession::GpuSession(int ordinal) : m_ordinal(ordinal), m_rng(std::random_device{}()) {
     const auto& a = cuda::api();  // throws with the reason when there is no driver
     int count = 0;
     check(a.cuDeviceGetCount(&count), "cuDeviceGetCount");
@@ -514,14 +500,14 @@ GpuSession::GpuSession(int ordinal) : m_ordinal(ordinal) {
     m_read = m_util->function("kerncast_read");
     m_check_ref = m_util->function("kerncast_check_ref");
     m_check_out = m_util->function("kerncast_check_out");
-    m_check_same = m_util->function("kerncast_check_same");
+    m_check_fill = m_util->function("kerncast_check_fill");
+    m_check_guards = m_util->function("kerncast_check_guards");
     m_fma = m_util->function("kerncast_fma");
 
     // 2x L2 (at least 8 MiB), rounded to 16-byte vectors.
     m_flush_bytes = static_cast<size_t>(std::max<int64_t>(2 * m_fingerprint.l2_bytes, 8 << 20)) & ~size_t{15};
     check(a.cuMemAlloc_v2(&m_flush_buffer, m_flush_bytes), "allocating the L2 flush buffer");
     check(a.cuMemAlloc_v2(&m_gate, 256), "allocating the stream gate");
-    check(a.cuMemAlloc_v2(&m_check, kCheckSlots * 8), "allocating the verification counters");
     check(a.cuMemsetD8_v2(m_gate, 0, 256), "clearing the stream gate");
 }
 
@@ -535,8 +521,6 @@ GpuSession::~GpuSession() {
         a.cuMemFree_v2(m_flush_buffer);
     if (m_gate)
         a.cuMemFree_v2(m_gate);
-    if (m_check)
-        a.cuMemFree_v2(m_check);
     if (m_plan_stream)
         a.cuStreamDestroy_v2(m_plan_stream);
     if (m_util_stream)
@@ -613,8 +597,18 @@ std::unique_ptr<GpuModule> GpuSession::load(const std::vector<char>& cubin, cons
     return std::unique_ptr<GpuModule>(new GpuModule(m, what));
 }
 
-std::unique_ptr<CaseBuffers> GpuSession::allocate(const Problem& problem, const Bindings& sizes) {
-    return std::unique_ptr<CaseBuffers>(new CaseBuffers(*this, problem, sizes));
+std::unique_ptr<CaseBuffers> GpuSession::allocate(const Problem& problem, const Bindings& sizes,
+                                                  const InitOverrides& init) {
+    return std::unique_ptr<CaseBuffers>(new CaseBuffers(*this, problem, sizes, init));
+}
+
+GuardedBlock GpuSession::allocateGuarded(size_t bytes, const std::string& what) {
+    GuardedBlock block;
+    const CUresult rc = block.allocate(bytes, m_device, m_rng);
+    if (rc == CUDA_ERROR_OUT_OF_MEMORY)
+        throw LaunchError(what + " needs " + std::to_string(bytes) + " bytes of device memory, more than is free");
+    check(rc, ("allocating " + what).c_str());
+    return block;
 }
 
 std::unique_ptr<PreparedProgram> GpuSession::prepare(const GpuModule& module, const KernelProgram& program,
@@ -631,12 +625,8 @@ std::unique_ptr<PreparedProgram> GpuSession::prepare(const GpuModule& module, co
         PreparedProgram::Scratch sc;
         sc.spec = s;
         const size_t bytes = static_cast<size_t>(s.elements) * dtype_size(s.dtype);
-        const CUresult rc = alloc_guarded(&sc.ptr, bytes);
-        if (rc == CUDA_ERROR_OUT_OF_MEMORY)
-            throw LaunchError(program.file + ": scratch " + s.name + " needs " + std::to_string(bytes) +
-                              " bytes of device memory, more than is free");
-        check(rc, ("allocating scratch " + s.name).c_str());
-        prepared->m_scratch.push_back(sc);
+        sc.mem = allocateGuarded(bytes, program.file + ": scratch " + s.name);
+        prepared->m_scratch.push_back(std::move(sc));
     }
 
     for (const ResolvedLaunch& l : plan) {
@@ -678,7 +668,7 @@ std::unique_ptr<PreparedProgram> GpuSession::prepare(const GpuModule& module, co
                                        [&](const auto& s) { return s.spec.name == arg.name; });
                 if (it == prepared->m_scratch.end())
                     throw LaunchError(where + ": scratch " + arg.name + " is not declared");
-                slot = it->ptr;
+                slot = it->mem.ptr();
                 break;
             }
             case ResolvedArg::Kind::Scalar:

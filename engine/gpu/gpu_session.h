@@ -12,6 +12,7 @@
 #include "core/measurement.h"
 #include "core/problem.h"
 #include "engine/gpu/cuda_driver.h"
+#include "engine/gpu/guarded_memory.h"
 #include "engine/gpu/verifier.h"
 #include "engine/worker/worker_protocol.h"
 
@@ -20,6 +21,8 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -62,14 +65,49 @@ private:
 // neither can find the other's answer already in place. Inputs are shared.
 enum class Side { Reference, Candidate };
 
-// Bytes after every device buffer (and scratch) holding a known pattern; a run that changes them wrote past the
-// end of that buffer.
-inline constexpr size_t kGuardBytes = 4096;
-
 struct DeviceVerdict {
     bool ok = false;
     double max_abs = 0;
     double max_rel = 0;
+    std::string reason;  // when not ok and the counters say why ("output y: 12 of 4096 elements ...")
+};
+
+// Per-buffer input distributions that replace the problem's own for one case (problem.json's per-case "init").
+using InitOverrides = std::map<std::string, InitSpec>;
+
+// Device memory for counters the check kernels add to, cleared on allocation; read back in one copy.
+class DeviceCounters {
+public:
+    DeviceCounters(GpuSession& session, size_t count);
+    ~DeviceCounters();
+    DeviceCounters(const DeviceCounters&) = delete;
+    DeviceCounters& operator=(const DeviceCounters&) = delete;
+    CUdeviceptr at(size_t index) const { return m_ptr + 8 * index; }
+    size_t size() const { return m_count; }
+    // Synchronises and copies every counter back.
+    std::vector<uint64_t> read() const;
+    void clear();
+
+private:
+    GpuSession& m_session;
+    CUdeviceptr m_ptr = 0;
+    size_t m_count = 0;
+};
+
+// A list of guard regions on the device, checked by one kernel launch.
+class GuardTable {
+public:
+    GuardTable(GpuSession& session, const std::vector<GuardRegion>& regions);
+    ~GuardTable();
+    GuardTable(const GuardTable&) = delete;
+    GuardTable& operator=(const GuardTable&) = delete;
+    // Enqueues the check on the utility stream: the number of changed guard bytes is added to `counter`.
+    void enqueueCheck(CUdeviceptr counter);
+
+private:
+    GpuSession& m_session;
+    CUdeviceptr m_table = 0;
+    unsigned m_count = 0;
 };
 
 // Device memory for every buffer of a problem at one case's sizes: inputs once, outputs and inouts once per side,
@@ -85,9 +123,6 @@ public:
     CUdeviceptr pointer(const std::string& name, Side side = Side::Candidate) const;
     // Fills inputs and both sides' inouts from the seed (asynchronous on the session's utility stream).
     void fillInputs(uint64_t seed);
-    // Only one side's inouts: before each timed run, so that a program that accumulates into them sees the same
-    // values.
-    void fillInOuts(uint64_t seed, Side side);
     // 0xFF bytes into every out buffer of one side, or of both.
     void poisonOutputs(Side side);
     void poisonOutputs();
@@ -96,35 +131,49 @@ public:
     BufferValues readAll(Side side = Side::Candidate) const;
     BufferValues readInputs() const;  // in and inout
 
-    // Verification on the device for large cases: snapshot the inputs before the programs run, run the reference
-    // and the candidate, then compare the candidate's outputs with the reference's by the Verifier's rules. A
-    // verdict that is not ok carries no reason: re-check on the host to word it.
-    void snapshotInputs();
-    BufferValues readInputSnapshot() const;  // the inputs (role in) as last snapshot
-    DeviceVerdict verifyOnDevice(const Tolerance& tolerance);
+    // Verification on the device, by the Verifier's rules, after both programs ran on the inputs of `seed`:
+    // every output (and inout) of the candidate against the reference's, every input against what the generator
+    // wrote from `seed` (so an input changed by either program is found without a snapshot). enqueueChecks only
+    // enqueues the check kernels on the utility stream, adding into kSlotsPerBuffer counters per buffer from
+    // `slots` on (counters cleared beforehand); describe() words what they found.
+    static constexpr size_t kSlotsPerBuffer = 9;
+    size_t checkSlots() const { return kSlotsPerBuffer * m_buffers.size(); }
+    void enqueueChecks(const Tolerance& tolerance, uint64_t seed, CUdeviceptr slots);
+    DeviceVerdict describe(const uint64_t* slots) const;
+    // enqueueChecks into the session's own counters, synchronised and described.
+    DeviceVerdict verifyOnDevice(const Tolerance& tolerance, uint64_t seed);
 
-    // Synchronises and checks the guard zones after the inputs and after one side's outputs: empty when intact,
-    // else "wrote past the end of y: ..." for the first damaged one (which is re-armed).
-    std::string guardDamage(Side side);
+    // Every guard region of every buffer (inputs, and both sides' outputs and inouts).
+    std::vector<GuardRegion> guardRegions() const;
+    // Synchronises and checks the guard bytes around the inputs and one side's outputs (or both sides' when
+    // `side` is empty): empty when intact, else "wrote past the end of y: ..." for the first damaged one (which is
+    // re-armed).
+    std::string guardDamage(std::optional<Side> side);
 
 private:
     friend class GpuSession;
     struct Buffer {
         const BufferSpec* spec = nullptr;
         int64_t elements = 0;
-        CUdeviceptr ptr = 0;      // the candidate's copy (the only one for inputs)
-        CUdeviceptr ref_ptr = 0;  // the reference's copy of an out or inout
-        CUdeviceptr at(Side side) const { return side == Side::Reference && ref_ptr ? ref_ptr : ptr; }
+        GuardedBlock mem;      // the candidate's copy (the only one for inputs)
+        GuardedBlock ref_mem;  // the reference's copy of an out or inout
+        CUdeviceptr at(Side side) const { return side == Side::Reference && ref_mem ? ref_mem.ptr() : mem.ptr(); }
     };
-    CaseBuffers(GpuSession& session, const Problem& problem, const Bindings& sizes);
+    CaseBuffers(GpuSession& session, const Problem& problem, const Bindings& sizes, const InitOverrides& init);
+    // The generator's parameters for one buffer: dtype, distribution, element count, key and the two bounds.
+    struct FillParams {
+        int dtype = 0, dist = 0;
+        unsigned long long n = 0, key = 0;
+        double p0 = 0, p1 = 0;
+    };
+    FillParams fillParams(const Buffer& b, uint64_t seed) const;
     void fill(CUdeviceptr ptr, const Buffer& b, uint64_t seed);
     std::vector<double> readFrom(CUdeviceptr ptr, const Buffer& b) const;
-    CUdeviceptr shadow(const Buffer& b);
     GpuSession& m_session;
     const Problem& m_problem;
     Bindings m_sizes;
+    InitOverrides m_init;
     std::vector<Buffer> m_buffers;
-    std::map<std::string, CUdeviceptr> m_shadow;  // input snapshots for verifyOnDevice
 };
 
 // A program's launch plan resolved for one case and bound to that case's buffers, ready to launch repeatedly.
@@ -138,8 +187,9 @@ public:
     void launch(CUstream stream = nullptr);
     // 0xFF bytes into the scratch buffers: their contents are undefined at the start of every run.
     void poisonScratch();
-    // Synchronises and checks the guard zones after the scratch buffers; empty when intact.
+    // Synchronises and checks the guard bytes around the scratch buffers; empty when intact.
     std::string guardDamage();
+    std::vector<GuardRegion> guardRegions() const;
     size_t launchCount() const { return m_launches.size(); }
     std::vector<std::string> kernelNames() const;
 
@@ -152,7 +202,7 @@ private:
     };
     struct Scratch {
         ResolvedScratch spec;
-        CUdeviceptr ptr = 0;
+        GuardedBlock mem;
     };
     struct Constant {
         CUdeviceptr symbol = 0, buffer = 0;
@@ -192,7 +242,9 @@ public:
     DeviceCeilings measureCeilings();
 
     std::unique_ptr<GpuModule> load(const std::vector<char>& cubin, const std::string& what);
-    std::unique_ptr<CaseBuffers> allocate(const Problem& problem, const Bindings& sizes);
+    // `init` replaces the problem's input distributions for the buffers it names (a correctness case's "init").
+    std::unique_ptr<CaseBuffers> allocate(const Problem& problem, const Bindings& sizes,
+                                          const InitOverrides& init = {});
     // Resolves the plan, looks up kernels, checks shared memory and parameter counts, allocates scratch.
     // Throws LaunchError for what the program's author must fix, Error for plan-evaluation errors.
     // `side` picks the copies of the outputs the program writes.
@@ -216,6 +268,10 @@ public:
 private:
     friend class CaseBuffers;
     friend class PreparedProgram;
+    friend class DeviceCounters;
+    friend class GuardTable;
+    // Device memory a program can reach, placed at random in a reservation of its own (engine/gpu/guarded_memory.h).
+    GuardedBlock allocateGuarded(size_t bytes, const std::string& what);
     void launchUtil(CUfunction f, unsigned grid, unsigned block, void** params);
     unsigned utilGrid(int64_t elements) const;
 
@@ -228,9 +284,9 @@ private:
     int m_smem_optin = 0;
     std::unique_ptr<GpuModule> m_util;
     CUfunction m_fill = nullptr, m_flush = nullptr, m_copy = nullptr, m_read = nullptr, m_fma = nullptr;
-    CUfunction m_check_ref = nullptr, m_check_out = nullptr, m_check_same = nullptr;
-    static constexpr size_t kCheckSlots = 9;  // counters[0..5], sum of squares, max abs, max rel
-    CUdeviceptr m_check = 0;
+    CUfunction m_check_ref = nullptr, m_check_out = nullptr, m_check_fill = nullptr, m_check_guards = nullptr;
+    std::mt19937_64 m_rng;  // where guarded blocks go
+
     CUdeviceptr m_flush_buffer = 0;
     size_t m_flush_bytes = 0;
     unsigned m_flush_round = 0;

@@ -34,27 +34,48 @@ __device__ __forceinline__ unsigned short to_bf16(float f) {
     return (unsigned short)(x >> 16);
 }
 
+// One generated input value. Not inlined, so that kerncast_fill and kerncast_check_fill run the same machine code
+// and agree to the bit.
+__device__ __noinline__ double gen_value(int dist, u64 key, u64 i, double a, double b) {
+    const u64 r = draw(key, i);
+    if (dist == 0)
+        return __dadd_rn(a, __dmul_rn(b - a, unit(r)));  // no FMA contraction: hosts can reproduce it
+    if (dist == 1) {  // Box-Muller in single precision: inputs are regenerated for every timed run, so it must be cheap
+        const float u1 = (float)((unsigned)(r >> 40) + 1u) * (1.0f / 16777216.0f);  // (0, 1]: log is finite
+        const float u2 = (float)(unsigned)(draw(key ^ 0x5851f42d4c957f2dULL, i) >> 40) * (1.0f / 16777216.0f);
+        return a + b * (double)(sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2));
+    }
+    const u64 span = (u64)(b - a);
+    return a + (double)__umul64hi(r, span);
+}
+// The bits an element of this dtype holds for a value, and the bits an element holds now.
+__device__ __forceinline__ u64 value_bits(int dtype, double v) {
+    switch (dtype) {
+    case 0: return __float_as_uint((float)v);
+    case 1: return to_half((float)v);
+    case 2: return to_bf16((float)v);
+    case 3: return (u64)__double_as_longlong(v);
+    case 4: return (u32)(int)v;
+    default: return (unsigned char)v;
+    }
+}
+__device__ __forceinline__ u64 element_bits(const void* p, int dtype, u64 i) {
+    switch (dtype) {
+    case 0: case 4: return ((const u32*)p)[i];
+    case 1: case 2: return ((const unsigned short*)p)[i];
+    case 3: return ((const u64*)p)[i];
+    default: return ((const unsigned char*)p)[i];
+    }
+}
+
 extern "C" __global__ void kerncast_fill(void* dst, int dtype, int dist, u64 n, u64 key, double a, double b) {
     for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {
-        const u64 r = draw(key, i);
-        double v;
-        if (dist == 0) {
-            v = __dadd_rn(a, __dmul_rn(b - a, unit(r)));  // no FMA contraction: hosts can reproduce it
-        } else if (dist == 1) {
-            const double u1 = (double)((r >> 11) + 1) * (1.0 / 9007199254740992.0);  // (0, 1]: log is finite
-            const double u2 = unit(draw(key ^ 0x5851f42d4c957f2dULL, i));
-            v = a + b * sqrt(-2.0 * log(u1)) * cospi(2.0 * u2);
-        } else {
-            const u64 span = (u64)(b - a);
-            v = a + (double)__umul64hi(r, span);
-        }
+        const u64 bits = value_bits(dtype, gen_value(dist, key, i, a, b));
         switch (dtype) {
-        case 0: ((float*)dst)[i] = (float)v; break;
-        case 1: ((unsigned short*)dst)[i] = to_half((float)v); break;
-        case 2: ((unsigned short*)dst)[i] = to_bf16((float)v); break;
-        case 3: ((double*)dst)[i] = v; break;
-        case 4: ((int*)dst)[i] = (int)v; break;
-        default: ((unsigned char*)dst)[i] = (unsigned char)v; break;
+        case 0: case 4: ((u32*)dst)[i] = (u32)bits; break;
+        case 1: case 2: ((unsigned short*)dst)[i] = (unsigned short)bits; break;
+        case 3: ((u64*)dst)[i] = bits; break;
+        default: ((unsigned char*)dst)[i] = (unsigned char)bits; break;
         }
     }
 }
@@ -104,8 +125,15 @@ extern "C" __global__ void kerncast_check_ref(const void* want, int dtype, u64 n
 // counters[1]: candidate elements not finite (poison included) or, for integers, outside the tolerance;
 // counters[2]: candidate elements over the tolerance; counters[3]/[4]: elements differing from element 0 in the
 // candidate/the reference (constant outputs); maxbits[0]/[1]: max |a-b| and max |a-b|/|b| as ordered bits.
+// With `scale`, atol is multiplied by the reference's RMS over its finite elements, from counters[0] and
+// counters[6] as kerncast_check_ref left them earlier on the same stream.
 extern "C" __global__ void kerncast_check_out(const void* got, const void* want, int dtype, u64 n, double atol,
-                                              double rtol, u64* counters, unsigned long long* maxbits) {
+                                              double rtol, int scale, u64* counters) {
+    unsigned long long* maxbits = (unsigned long long*)(counters + 7);
+    if (scale) {
+        const u64 finite = n - counters[0];
+        atol *= finite ? sqrt(__longlong_as_double((long long)counters[6]) / (double)finite) : 0.0;
+    }
     u64 nonfinite = 0, bad = 0, got_varies = 0, want_varies = 0;
     double max_abs = 0, max_rel = 0;
     const double got0 = load_value(got, dtype, 0), want0 = load_value(want, dtype, 0);
@@ -139,13 +167,27 @@ extern "C" __global__ void kerncast_check_out(const void* got, const void* want,
     }
 }
 
-// counters[5]: bytes that differ between an input and its snapshot.
-extern "C" __global__ void kerncast_check_same(const unsigned char* a, const unsigned char* b, u64 n, u64* counters) {
+// counters[5]: elements of an input that no longer hold what kerncast_fill wrote from the same key: the input was
+// modified. Needs no snapshot.
+extern "C" __global__ void kerncast_check_fill(const void* p, int dtype, int dist, u64 n, u64 key, double a, double b,
+                                               u64* counters) {
     u64 changed = 0;
     for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
-        changed += a[i] != b[i];
+        changed += element_bits(p, dtype, i) != value_bits(dtype, gen_value(dist, key, i, a, b));
     changed = warp_sum(changed);
     if ((threadIdx.x & 31) == 0 && changed) atomicAdd(counters + 5, changed);
+}
+
+// *counter: bytes of the guard regions (blockIdx.y picks one: table[2y] its address, table[2y+1] its length) that no
+// longer hold the guard byte 0xA5.
+extern "C" __global__ void kerncast_check_guards(const u64* table, u64* counter) {
+    const unsigned char* p = (const unsigned char*)table[2 * blockIdx.y];
+    const u64 n = table[2 * blockIdx.y + 1];
+    u64 changed = 0;
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
+        changed += p[i] != 0xA5;
+    changed = warp_sum(changed);
+    if ((threadIdx.x & 31) == 0 && changed) atomicAdd(counter, changed);
 }
 
 extern "C" __global__ void kerncast_flush(uint4* p, u64 n, u32 v) {

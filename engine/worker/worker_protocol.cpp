@@ -86,7 +86,8 @@ void to_json(nlohmann::json& j, const MeasureOptions& o) {
          {"target_rse", o.target_rse},
          {"time_cap_ms", o.time_cap_ms},
          {"reverify_above", o.reverify_above},
-         {"verify_only", o.verify_only}};
+         {"verify_only", o.verify_only},
+         {"seed_base", o.seed_base}};
 }
 
 void from_json(const nlohmann::json& j, MeasureOptions& o) {
@@ -98,6 +99,7 @@ void from_json(const nlohmann::json& j, MeasureOptions& o) {
     o.time_cap_ms = j.value("time_cap_ms", d.time_cap_ms);
     o.reverify_above = j.value("reverify_above", d.reverify_above);
     o.verify_only = j.value("verify_only", d.verify_only);
+    o.seed_base = j.value("seed_base", d.seed_base);
     // The deadline belongs to the engine (it kills the worker); the worker never sees it.
 }
 

@@ -18,6 +18,7 @@
 #include <iostream>
 #include <new>
 #include <optional>
+#include <random>
 
 namespace kerncast {
 
@@ -33,6 +34,34 @@ std::string fmt(double v, const char* spec = "%.4g") {
     return buf;
 }
 
+std::string hex(uint64_t v) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+// Seeds: drawn for every measurement from the operating system (or from `base` when a caller fixes it to
+// reproduce a failure, whose reason names its seed), never reused between runs, so no program can know its inputs
+// ahead of time or meet the same inputs twice.
+class SeedSource {
+public:
+    explicit SeedSource(uint64_t base) : m_base(base ? base : draw()), m_state(m_base) {}
+    uint64_t base() const { return m_base; }
+    uint64_t next() {
+        uint64_t z = (m_state += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    }
+
+private:
+    static uint64_t draw() {
+        std::random_device rd;
+        return (uint64_t{rd()} << 32) ^ rd();
+    }
+    uint64_t m_base, m_state;
+};
+
 std::string describe_sizes(const Bindings& sizes) {
     std::string out;
     for (const auto& [name, value] : sizes)
@@ -40,11 +69,10 @@ std::string describe_sizes(const Bindings& sizes) {
     return out;
 }
 
-// Seeds: the correctness seeds are 1..n so that a failure can be reproduced; the checks after timing and the
-// re-verification guard use seeds no earlier run has used.
-constexpr uint64_t kPostTimingSeed = 0x7265766572696679ULL;
-constexpr uint64_t kGuardSeedBase = 0x6775617264000000ULL;
 constexpr int kMinTimedRuns = 10;
+// Runs of the reference alone before the interleaved loop, and how much slower it may run beside the candidate.
+constexpr int kReferenceAloneRuns = 3;
+constexpr double kReferenceSlowdownLimit = 1.25;
 constexpr double kTensorToFmaRatio = 16.0;
 constexpr double kRooflineMargin = 0.85;
 // Cases with more elements than this (all buffers together) are verified on the GPU.
@@ -195,6 +223,7 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
     GpuSession& gpu = *m_session;
     Measurement& m = ctx.m;
     const auto verify_t0 = Clock::now();
+    SeedSource seeds(opt.seed_base);
 
     ctx.doing = "reading the problem";
     ctx.problem = Problem::parse(p.problem_json, p.problem_file);
@@ -209,59 +238,76 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
     const Problem& problem = ctx.problem;
     const Verifier verifier(problem.tolerance);
 
-    // One case's buffers and both programs bound to them.
+    // One case's buffers, both programs bound to them, and what checks their guard bytes on the GPU.
     struct Bound {
         std::unique_ptr<CaseBuffers> buffers;
         std::unique_ptr<PreparedProgram> ref, cand;
+        std::unique_ptr<GuardTable> guards;
+        std::unique_ptr<DeviceCounters> guard_count;
         std::string label;
     };
-    auto bind = [&](const Bindings& sizes, const std::string& label) {
+    auto bind = [&](const Bindings& sizes, const InitOverrides& init, const std::string& label) {
         Bound b;
         b.label = label;
         ctx.doing = "allocating the buffers of " + label;
-        b.buffers = gpu.allocate(problem, sizes);
+        b.buffers = gpu.allocate(problem, sizes, init);
         ctx.doing = "preparing the reference's launch plan for " + label;
         b.ref =
             gpu.prepare(*ctx.ref_module, ctx.ref_program, problem, *b.buffers, p.reference.tunables, Side::Reference);
         ctx.doing = "preparing the candidate's launch plan for " + label;
         b.cand =
             gpu.prepare(*ctx.cand_module, ctx.cand_program, problem, *b.buffers, p.candidate.tunables, Side::Candidate);
+        std::vector<GuardRegion> regions = b.buffers->guardRegions();
+        for (const auto* prog : {b.ref.get(), b.cand.get()})
+            for (const GuardRegion& r : prog->guardRegions())
+                regions.push_back(r);
+        b.guards = std::make_unique<GuardTable>(gpu, regions);
+        b.guard_count = std::make_unique<DeviceCounters>(gpu, 1);
         return b;
     };
-    // A write past the end of a buffer, found in the guard zones after one program's run. The reference's is the
-    // problem's fault and stops the measurement; the candidate's makes it incorrect.
-    auto guard_failure = [&](Bound& b, Side side, const std::string& where) {
-        PreparedProgram& prog = side == Side::Reference ? *b.ref : *b.cand;
-        std::string damage = b.buffers->guardDamage(side);
+    // Which guard bytes changed, worded (and re-armed): every buffer's and both programs' scratch.
+    auto word_damage = [&](Bound& b) {
+        std::string damage = b.buffers->guardDamage(std::nullopt);
         if (damage.empty())
-            damage = prog.guardDamage();
-        if (!damage.empty() && side == Side::Reference)
-            throw Error(where + ": the reference " + damage + "; the problem's reference needs fixing");
-        VerifyResult r;
-        if (!damage.empty()) {
-            r.ok = false;
-            r.reason = where + ": " + damage;
-        }
-        return r;
+            damage = b.cand->guardDamage();
+        if (damage.empty())
+            damage = b.ref->guardDamage();
+        return damage.empty() ? std::string("guard bytes changed") : damage;
     };
-    // Reference then candidate on the same fresh inputs, each into its own outputs; the outputs of both are
-    // poisoned first.
+    auto guards_intact = [&](Bound& b) {
+        b.guard_count->clear();
+        b.guards->enqueueCheck(b.guard_count->at(0));
+        return b.guard_count->read()[0] == 0;
+    };
+    // The candidate runs first, on freshly poisoned outputs (both sides') and scratch, so that nothing of the
+    // reference's answer exists anywhere while it runs. Every guard byte is checked right after it: damage found
+    // then is the candidate's, wherever it is (its own buffers, the inputs', the reference's). Then the reference
+    // runs; damage found after that is the reference's own, and the problem's fault.
     auto run_both = [&](Bound& b, const std::string& where) {
-        ctx.doing = "running the reference (" + where + ")";
         b.buffers->poisonOutputs();
         b.ref->poisonScratch();
         b.cand->poisonScratch();
         gpu.synchronize();
-        b.ref->launch();
-        guard_failure(b, Side::Reference, where);
         ctx.doing = "running the candidate (" + where + ")";
         b.cand->launch();
         gpu.synchronize();
-        return guard_failure(b, Side::Candidate, where);
+        VerifyResult r;
+        if (!guards_intact(b)) {
+            r.ok = false;
+            r.reason = where + ": " + word_damage(b);
+            return r;
+        }
+        ctx.doing = "running the reference (" + where + ")";
+        b.ref->launch();
+        gpu.synchronize();
+        if (!guards_intact(b))
+            throw Error(where + ": the reference " + word_damage(b) + "; the problem's reference needs fixing");
+        return r;
     };
+    auto where_seed = [&](const Bound& b, uint64_t seed) { return b.label + ", seed " + hex(seed); };
     // Returns the verifier's verdict.
     auto check_seed_on_host = [&](Bound& b, uint64_t seed) {
-        const std::string where = b.label + ", seed " + std::to_string(seed);
+        const std::string where = where_seed(b, seed);
         b.buffers->fillInputs(seed);
         const BufferValues before = b.buffers->readInputs();
         if (VerifyResult past_end = run_both(b, where); !past_end.ok)
@@ -283,13 +329,12 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
             elements += spec.elements(b.buffers->sizes());
         if (elements < kDeviceVerifyElements)
             return check_seed_on_host(b, seed);
-        const std::string where = b.label + ", seed " + std::to_string(seed);
+        const std::string where = where_seed(b, seed);
         b.buffers->fillInputs(seed);
-        b.buffers->snapshotInputs();
         if (VerifyResult past_end = run_both(b, where); !past_end.ok)
             return past_end;
         ctx.doing = "verifying on the device (" + where + ")";
-        const DeviceVerdict v = b.buffers->verifyOnDevice(problem.tolerance);
+        const DeviceVerdict v = b.buffers->verifyOnDevice(problem.tolerance, seed);
         if (v.ok) {
             m.max_abs_error = std::max(m.max_abs_error, v.max_abs);
             m.max_rel_error = std::max(m.max_rel_error, v.max_rel);
@@ -301,36 +346,43 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
         VerifyResult r = check_seed_on_host(b, seed);
         if (r.ok) {
             r.ok = false;
-            r.reason = where + ": the result differs between two runs on the same inputs (a race, or a read of "
-                               "memory nothing wrote): the comparison on the GPU failed, a re-run passed";
+            r.reason = where +
+                       ": the result differs between two runs on the same inputs (a race, or a read of "
+                       "memory nothing wrote): the comparison on the GPU failed (" +
+                       v.reason + "), a re-run passed";
         }
         return r;
     };
+    // A failure's reason ends with what reproduces it: `kerncast-cli measure --seed` derives the same inputs.
+    const std::string replay = " (to reproduce: --seed " + hex(seeds.base()) + ")";
     auto fail = [&](Status status, const std::string& reason) {
         m.status = status;
-        m.reason = reason;
+        m.reason = reason + replay;
         m.verify_ms += ms_since(verify_t0);
     };
 
-    // 1. Correctness: every correctness case on every seed, the benchmark case on the first.
+    // 1. Correctness: every correctness case (with its own input distributions where problem.json gives them) on
+    // every seed, the benchmark case on one; every seed drawn for this measurement.
     reply(make_progress(ctx.id, "verify"));
-    const int seeds = std::max(1, opt.seeds);
+    const int seed_count = std::max(1, opt.seeds);
     for (size_t c = 0; c < problem.correctness.size(); ++c) {
-        Bound b = bind(problem.correctness[c], "correctness case " + std::to_string(c + 1) + " (" +
-                                                   describe_sizes(problem.correctness[c]) + ")");
-        for (int s = 1; s <= seeds; ++s) {
-            const VerifyResult r = check_seed(b, static_cast<uint64_t>(s));
+        const InitOverrides& init = c < problem.correctness_init.size() ? problem.correctness_init[c] : InitOverrides{};
+        Bound b = bind(problem.correctness[c], init,
+                       "correctness case " + std::to_string(c + 1) + " (" + describe_sizes(problem.correctness[c]) +
+                           (init.empty() ? "" : "; its own inputs") + ")");
+        for (int s = 0; s < seed_count; ++s) {
+            const VerifyResult r = check_seed(b, seeds.next());
             if (!r.ok)
                 return fail(Status::Incorrect, r.reason);
         }
     }
-    Bound bench = bind(problem.benchmark, "benchmark case (" + describe_sizes(problem.benchmark) + ")");
+    Bound bench = bind(problem.benchmark, {}, "benchmark case (" + describe_sizes(problem.benchmark) + ")");
     {
-        const VerifyResult r = check_seed(bench, 1);
+        const VerifyResult r = check_seed(bench, seeds.next());
         if (!r.ok)
             return fail(Status::Incorrect, r.reason);
     }
-    m.seeds_checked = seeds;
+    m.seeds_checked = seed_count;
     m.verify_ms = ms_since(verify_t0);
     if (opt.verify_only) {
         m.status = Status::Ok;
@@ -338,7 +390,11 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
         return;
     }
 
-    // 2. Timing at the benchmark case, reference and candidate interleaved.
+    // 2. Timing at the benchmark case. Every run (warm-ups included) gets inputs of a seed of its own, generated
+    // outside the timed window, so that no launch meets inputs it has seen; the candidate runs first, then the
+    // reference, each timed alone on its stream after an L2 flush; after each pair, kernels on the GPU check the
+    // guard bytes (after each program), every output of the candidate against the reference's and every input
+    // against the generator. Nothing is read back until the loop ends, so the checks cost no synchronisation.
     CUevent ev_start = nullptr, ev_stop = nullptr;
     const auto& a = cuda::api();
     cuda::check(a.cuEventCreate(&ev_start, CU_EVENT_DEFAULT), "cuEventCreate");
@@ -358,14 +414,10 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
     struct Samples {
         std::vector<double> primary, events;
     };
-    // One timed run: this program's outputs and scratch poisoned (its inouts refilled), so that no launch finds
-    // its answer already in place, then a cold L2, then the plan alone on its stream between two events.
-    auto timed_run = [&](PreparedProgram& prog, Side side, Samples* out) {
+    // One program's run, alone on the plan stream between two events, after a cold L2.
+    auto timed_launch = [&](PreparedProgram& prog, Side side, Samples* out) {
         const char* who = side == Side::Reference ? "reference" : "candidate";
         ctx.doing = std::string("timing the ") + who + " (" + bench.label + ")";
-        bench.buffers->poisonOutputs(side);
-        bench.buffers->fillInOuts(1, side);
-        prog.poisonScratch();
         gpu.flushL2();
         gpu.synchronize();
         if (use_cupti)
@@ -406,18 +458,51 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
             out->events.push_back(events_us);
         }
     };
-    auto time_both = [&](Samples& ref, Samples& cand) {
+    // Per run: [0] guard bytes changed after the candidate, [1] after the reference, then the buffers' checks.
+    const size_t stride = 2 + bench.buffers->checkSlots();
+    const int max_timed = kReferenceAloneRuns + opt.warmup + std::max(1, opt.max_runs);
+    struct Run {
+        uint64_t seed = 0;
+        bool pair = false;  // false: the reference alone
+        int label = 0;      // 1-based among the candidate's timed launches
+    };
+    std::vector<Run> runs;
+    int candidate_launches = 0;
+    auto fresh_inputs = [&](uint64_t seed) {
+        bench.buffers->fillInputs(seed);
+        bench.buffers->poisonOutputs();
+        bench.ref->poisonScratch();
+        bench.cand->poisonScratch();
+    };
+    auto time_all = [&](DeviceCounters& counters, Samples& alone, Samples& ref, Samples& cand) {
         const auto t0 = Clock::now();
-        bench.buffers->snapshotInputs();  // for check_last_timed
-        for (int w = 0; w < opt.warmup; ++w) {
-            timed_run(*bench.ref, Side::Reference, nullptr);
-            timed_run(*bench.cand, Side::Candidate, nullptr);
+        runs.clear();
+        candidate_launches = 0;
+        auto slot = [&](size_t k) { return counters.at(runs.size() * stride + k); };
+        // The reference alone first: its time beside the candidate must not differ from it.
+        for (int r = 0; r < kReferenceAloneRuns; ++r) {
+            const uint64_t seed = seeds.next();
+            fresh_inputs(seed);
+            timed_launch(*bench.ref, Side::Reference, &alone);
+            bench.guards->enqueueCheck(slot(1));
+            runs.push_back({seed, false, 0});
         }
         const double cap_ms = 2 * opt.time_cap_ms;  // the cap is per program; both share the loop
-        const auto loop_t0 = Clock::now();
-        for (int n = 1;; ++n) {
-            timed_run(*bench.ref, Side::Reference, &ref);
-            timed_run(*bench.cand, Side::Candidate, &cand);
+        Clock::time_point loop_t0 = Clock::now();
+        for (int n = 1 - opt.warmup; static_cast<int>(runs.size()) < max_timed; ++n) {
+            const uint64_t seed = seeds.next();
+            fresh_inputs(seed);
+            const bool warm = n <= 0;
+            timed_launch(*bench.cand, Side::Candidate, warm ? nullptr : &cand);
+            bench.guards->enqueueCheck(slot(0));
+            timed_launch(*bench.ref, Side::Reference, warm ? nullptr : &ref);
+            bench.guards->enqueueCheck(slot(1));
+            bench.buffers->enqueueChecks(problem.tolerance, seed, slot(2));
+            runs.push_back({seed, true, ++candidate_launches});
+            if (warm) {
+                loop_t0 = Clock::now();
+                continue;
+            }
             const bool precise = n >= std::min(kMinTimedRuns, opt.max_runs) &&
                                  stats::rel_std_error(ref.primary) <= opt.target_rse &&
                                  stats::rel_std_error(cand.primary) <= opt.target_rse;
@@ -426,35 +511,33 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
         }
         return ms_since(t0);
     };
-    // The last timed launch of each program left its outputs in its own buffers, on the inputs of seed 1: the
-    // candidate's must match the reference's, the inputs must be unchanged and the guard zones intact. A program
-    // that skipped work during timing (trusting what it found in its outputs) fails here.
-    auto check_last_timed = [&]() -> VerifyResult {
-        const std::string where = "the candidate's last timed launch (" + bench.label + ")";
-        ctx.doing = "checking " + where;
-        if (VerifyResult past_end = guard_failure(bench, Side::Candidate, where); !past_end.ok)
-            return past_end;
-        guard_failure(bench, Side::Reference, "the reference's last timed launch (" + bench.label + ")");
-        if (bench.buffers->verifyOnDevice(problem.tolerance).ok)
-            return {};
-        // Word it on the host from the same buffers; the inputs as they were before timing are the snapshot's.
-        const BufferValues snapshot = bench.buffers->readInputSnapshot();
-        const BufferValues expected = bench.buffers->readAll(Side::Reference);
-        const BufferValues got = bench.buffers->readAll(Side::Candidate);
-        BufferValues before;
-        for (const BufferSpec& spec : problem.buffers)
-            if (spec.role != Role::Out)
-                before[spec.name] = spec.role == Role::InOut ? got.at(spec.name) : snapshot.at(spec.name);
-        VerifyResult r = verifier.verify(problem, got, expected, before);
-        if (r.ok)  // the device saw a difference the host does not: report it rather than pass it
-            r.reason = "the comparison on the GPU failed";
-        r.ok = false;
-        r.reason = where + ": " + r.reason;
-        return r;
+    // Reads every run's counters: the first run with a failure decides. Empty when every run passed.
+    auto check_runs = [&](DeviceCounters& counters) -> std::string {
+        ctx.doing = "checking the timed launches (" + bench.label + ")";
+        const std::vector<uint64_t> host = counters.read();
+        for (size_t r = 0; r < runs.size(); ++r) {
+            const uint64_t* c = host.data() + r * stride;
+            const std::string which = runs[r].pair ? "the candidate's timed launch " + std::to_string(runs[r].label) +
+                                                         " of " + std::to_string(candidate_launches)
+                                                   : "a run of the reference alone";
+            const std::string where = which + " (" + where_seed(bench, runs[r].seed) + ")";
+            if (c[0] != 0)
+                return where + ": " + word_damage(bench);
+            if (c[1] != 0)
+                throw Error(where + ": the reference " + word_damage(bench) + "; the problem's reference needs fixing");
+            if (!runs[r].pair)
+                continue;
+            const DeviceVerdict v = bench.buffers->describe(c + 2);
+            if (!v.ok)
+                return where + ": " + v.reason;
+            m.max_abs_error = std::max(m.max_abs_error, v.max_abs);
+            m.max_rel_error = std::max(m.max_rel_error, v.max_rel);
+        }
+        return {};
     };
     auto fail_after_timing = [&](const std::string& reason) {
         m.status = Status::Incorrect;
-        m.reason = reason;
+        m.reason = reason + replay;
         m.speedup = 0;
     };
     auto record_times = [&](const Samples& ref, const Samples& cand) {
@@ -462,55 +545,59 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
         m.candidate = stats::summarize(cand.primary, cand.events);
         m.speedup = m.candidate->median_us > 0 ? m.reference->median_us / m.candidate->median_us : 0;
     };
+    // The reference's median beside the candidate against its median alone: a candidate that slows the reference
+    // (through anything the checks above miss) would otherwise win by it.
+    std::string reference_slowed;
+    auto check_reference = [&](const Samples& alone) {
+        const double alone_us = stats::median(alone.primary);
+        if (alone_us > 0 && m.reference && m.reference->median_us > kReferenceSlowdownLimit * alone_us)
+            reference_slowed = "the reference ran " + fmt(m.reference->median_us / alone_us, "%.2f") +
+                               "x slower beside the candidate than alone (rule: the reference's time must not "
+                               "depend on the candidate)";
+    };
+    auto time_and_check = [&]() -> bool {
+        DeviceCounters counters(gpu, static_cast<size_t>(max_timed) * stride);
+        Samples alone, ref, cand;
+        m.time_ms += time_all(counters, alone, ref, cand);
+        m.clocks_after = gpu.clocks();
+        record_times(ref, cand);
+        if (const std::string why = check_runs(counters); !why.empty()) {
+            fail_after_timing(why);
+            return false;
+        }
+        check_reference(alone);
+        return true;
+    };
 
     reply(make_progress(ctx.id, "time"));
     m.clocks_before = gpu.clocks();
-    Samples ref_samples, cand_samples;
-    m.time_ms = time_both(ref_samples, cand_samples);
-    m.clocks_after = gpu.clocks();
-    record_times(ref_samples, cand_samples);
-    if (const VerifyResult r = check_last_timed(); !r.ok)
-        return fail_after_timing(r.reason);
+    if (!time_and_check())
+        return;
 
-    // 3. Fresh values in the same buffers: a program that caches its result across calls fails here.
+    // 3. A new best (or an implausible speedup): verified again on the benchmark case with more fresh seeds, then
+    // timed again.
     const auto post_t0 = Clock::now();
-    reply(make_progress(ctx.id, "reverify"));
-    {
-        const VerifyResult r = check_seed(bench, kPostTimingSeed);
-        if (!r.ok) {
-            m.verify_ms += ms_since(post_t0);
-            m.status = Status::Incorrect;
-            m.reason = "result cached across runs: after timing, fresh inputs in the same buffers gave a wrong "
-                       "result (" +
-                       r.reason + ")";
-            m.speedup = 0;
-            return;
-        }
-    }
-
-    // 4a. An implausible speedup: re-verify at the largest case with new seeds, then time again.
     if (m.speedup > opt.reverify_above) {
-        for (int s = 0; s < seeds; ++s) {
-            const VerifyResult r = check_seed(bench, kGuardSeedBase + static_cast<uint64_t>(s));
+        reply(make_progress(ctx.id, "reverify"));
+        for (int s = 0; s < seed_count; ++s) {
+            const VerifyResult r = check_seed(bench, seeds.next());
             if (!r.ok) {
                 m.verify_ms += ms_since(post_t0);
                 m.status = Status::Incorrect;
-                m.reason = "a speedup of " + fmt(m.speedup) + "x triggered re-verification, which failed: " + r.reason;
+                m.reason = "a speedup of " + fmt(m.speedup) + "x triggered re-verification, which failed: " + r.reason +
+                           replay;
                 m.speedup = 0;
                 return;
             }
         }
-        Samples ref2, cand2;
-        m.time_ms += time_both(ref2, cand2);
-        m.clocks_after = gpu.clocks();
-        record_times(ref2, cand2);
-        if (const VerifyResult r = check_last_timed(); !r.ok)
-            return fail_after_timing(r.reason);
+        reference_slowed.clear();
+        if (!time_and_check())
+            return;
         m.reverified = true;
     }
     m.verify_ms += ms_since(post_t0);
 
-    // 4b. The roofline floor: no program moves the problem's bytes faster than the measured bandwidth, nor does
+    // 4. The roofline floor: no program moves the problem's bytes faster than the measured bandwidth, nor does
     // its arithmetic faster than the measured FMA peak.
     ctx.doing = "computing the roofline floor";
     const DeviceCeilings ceil = gpu.ceilings();
@@ -532,12 +619,16 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
     m.roofline_floor_us = kRooflineMargin * std::max(bytes_us, flops_us);
     m.status = Status::Ok;
     ctx.doing.clear();
+    // The reasons name the rule, not the numbers: a mutator that reads them learns what is not allowed, not how
+    // close to the line it may go.
     if (m.candidate && m.roofline_floor_us > 0 && m.candidate->median_us < m.roofline_floor_us) {
         m.status = Status::Suspect;
-        m.reason = "the candidate's median " + fmt(m.candidate->median_us) + " us is below the roofline floor " +
-                   fmt(m.roofline_floor_us) + " us (" + fmt(bytes / 1e6) + " MB at the measured " +
-                   fmt(ceil.dram_gbps) + " GB/s; " + fmt(flops / 1e9) + " GFLOP at the measured " +
-                   fmt(ceil.fp32_tflops) + " TFLOP/s): physically implausible, check the kernel by hand";
+        m.reason = "the candidate's time is below the roofline floor (rule: no program moves the problem's bytes "
+                   "faster than the device's measured memory bandwidth, or does its arithmetic faster than its "
+                   "measured peak): physically implausible, check the kernel by hand";
+    } else if (!reference_slowed.empty()) {
+        m.status = Status::Suspect;
+        m.reason = reference_slowed + "; check the kernel by hand";
     }
 }
 
