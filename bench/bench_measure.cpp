@@ -6,7 +6,7 @@
 //
 // --kernelbench-ms takes the per-candidate wall times printed by bench/kernelbench_harness.py for the same two
 // kernels, and adds the ratio to the table.
-#include "engine/gpu/gpu_device.h"
+#include "engine/worker/gpu_device.h"
 
 #include <algorithm>
 #include <chrono>

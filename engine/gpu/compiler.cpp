@@ -2,7 +2,7 @@
 #include "engine/gpu/compile_log.h"
 
 #include "core/error.h"
-#include "engine/search/thread_pool.h"
+#include "engine/gpu/thread_pool.h"
 
 #include <nvJitLink.h>
 #include <nvrtc.h>

@@ -3,8 +3,8 @@
 #include "core/error.h"
 #include "engine/gpu/compiler.h"
 #include "engine/gpu/cuda_driver.h"
-#include "engine/gpu/gpu_device.h"
 #include "engine/replay/replay_device.h"
+#include "engine/worker/gpu_device.h"
 #include "engine/worker/worker_supervisor.h"
 
 #include <algorithm>

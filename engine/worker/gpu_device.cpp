@@ -1,4 +1,4 @@
-#include "engine/gpu/gpu_device.h"
+#include "engine/worker/gpu_device.h"
 #include "core/text_util.h"
 
 #include "core/error.h"

@@ -2,9 +2,9 @@
 // per recording folder.
 #include "engine/device.h"
 #include "engine/gpu/cuda_driver.h"
-#include "engine/gpu/gpu_device.h"
 #include "engine/replay/replay_device.h"
 #include "engine/surrogate/forecast_query.h"
+#include "engine/worker/gpu_device.h"
 
 #include "core/error.h"
 

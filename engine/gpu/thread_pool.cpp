@@ -1,4 +1,4 @@
-#include "engine/search/thread_pool.h"
+#include "engine/gpu/thread_pool.h"
 
 namespace kerncast {
 
