@@ -5,8 +5,8 @@
 
 #include "core/kernel_program.h"
 #include "engine/device.h"
+#include "engine/device_json.h"
 #include "engine/replay/replay_device.h"
-#include "engine/worker/worker_protocol.h"
 
 #include <cstddef>
 #include <functional>

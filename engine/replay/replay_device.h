@@ -6,7 +6,7 @@
 #include "core/measurement.h"
 #include "core/static_report.h"
 #include "engine/device.h"
-#include "engine/worker/worker_protocol.h"
+#include "engine/device_json.h"
 
 #include <nlohmann/json.hpp>
 

@@ -7,9 +7,9 @@
 #include "core/measurement.h"
 #include "core/problem.h"
 #include "core/static_report.h"
+#include "engine/device_json.h"
 #include "engine/replay/replay_device.h"
 #include "engine/surrogate/surrogate.h"
-#include "engine/worker/worker_protocol.h"
 
 #include <cstdint>
 #include <map>

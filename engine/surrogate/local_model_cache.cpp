@@ -5,7 +5,7 @@
 
 #include "core/error.h"
 #include "core/text_util.h"
-#include "engine/worker/worker_protocol.h"
+#include "engine/base64.h"
 
 #include <xgboost/c_api.h>
 

@@ -13,16 +13,6 @@ namespace kerncast {
 
 namespace {
 
-constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::array<int8_t, 256> decode_table() {
-    std::array<int8_t, 256> table{};
-    table.fill(-1);
-    for (int i = 0; i < 64; ++i)
-        table[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int8_t>(i);
-    return table;
-}
-
 std::string shorten(std::string_view text, size_t max = 120) {
     if (text.size() <= max)
         return std::string(text);
@@ -68,104 +58,6 @@ ProgramPayload program_from_json(const nlohmann::json& j, const std::string& wha
 }
 
 }  // namespace
-
-void to_json(nlohmann::json& j, const DeviceCeilings& c) {
-    j = {{"dram_gbps", c.dram_gbps}, {"fp32_tflops", c.fp32_tflops}, {"l2_bytes", c.l2_bytes}};
-}
-
-void from_json(const nlohmann::json& j, DeviceCeilings& c) {
-    c.dram_gbps = j.value("dram_gbps", 0.0);
-    c.fp32_tflops = j.value("fp32_tflops", 0.0);
-    c.l2_bytes = j.value("l2_bytes", int64_t{0});
-}
-
-void to_json(nlohmann::json& j, const MeasureOptions& o) {
-    j = {{"seeds", o.seeds},
-         {"warmup", o.warmup},
-         {"max_runs", o.max_runs},
-         {"target_rse", o.target_rse},
-         {"time_cap_ms", o.time_cap_ms},
-         {"reverify_above", o.reverify_above},
-         {"verify_only", o.verify_only},
-         {"seed_base", o.seed_base}};
-}
-
-void from_json(const nlohmann::json& j, MeasureOptions& o) {
-    const MeasureOptions d;
-    o.seeds = j.value("seeds", d.seeds);
-    o.warmup = j.value("warmup", d.warmup);
-    o.max_runs = j.value("max_runs", d.max_runs);
-    o.target_rse = j.value("target_rse", d.target_rse);
-    o.time_cap_ms = j.value("time_cap_ms", d.time_cap_ms);
-    o.reverify_above = j.value("reverify_above", d.reverify_above);
-    o.verify_only = j.value("verify_only", d.verify_only);
-    o.seed_base = j.value("seed_base", d.seed_base);
-    // The deadline belongs to the engine (it kills the worker); the worker never sees it.
-}
-
-std::string base64_encode(std::string_view bytes) {
-    std::string out;
-    out.reserve((bytes.size() + 2) / 3 * 4);
-    size_t i = 0;
-    for (; i + 2 < bytes.size(); i += 3) {
-        const uint32_t v = (uint32_t(uint8_t(bytes[i])) << 16) | (uint32_t(uint8_t(bytes[i + 1])) << 8) |
-                           uint32_t(uint8_t(bytes[i + 2]));
-        out += kAlphabet[(v >> 18) & 63];
-        out += kAlphabet[(v >> 12) & 63];
-        out += kAlphabet[(v >> 6) & 63];
-        out += kAlphabet[v & 63];
-    }
-    const size_t rest = bytes.size() - i;
-    if (rest == 1) {
-        const uint32_t v = uint32_t(uint8_t(bytes[i])) << 16;
-        out += kAlphabet[(v >> 18) & 63];
-        out += kAlphabet[(v >> 12) & 63];
-        out += "==";
-    } else if (rest == 2) {
-        const uint32_t v = (uint32_t(uint8_t(bytes[i])) << 16) | (uint32_t(uint8_t(bytes[i + 1])) << 8);
-        out += kAlphabet[(v >> 18) & 63];
-        out += kAlphabet[(v >> 12) & 63];
-        out += kAlphabet[(v >> 6) & 63];
-        out += '=';
-    }
-    return out;
-}
-
-std::string base64_encode(const std::vector<char>& bytes) {
-    return base64_encode(std::string_view(bytes.data(), bytes.size()));
-}
-
-std::vector<char> base64_decode(std::string_view text) {
-    static const auto table = decode_table();
-    if (text.size() % 4 != 0)
-        throw Error("base64: length " + std::to_string(text.size()) + " is not a multiple of 4");
-    std::vector<char> out;
-    out.reserve(text.size() / 4 * 3);
-    for (size_t i = 0; i < text.size(); i += 4) {
-        int v[4];
-        int pad = 0;
-        for (int k = 0; k < 4; ++k) {
-            const char c = text[i + k];
-            const bool last_group = i + 4 == text.size();
-            if (c == '=' && last_group && k >= 2 && (k == 3 || text[i + 3] == '=')) {
-                v[k] = 0;
-                ++pad;
-                continue;
-            }
-            if (pad > 0 || table[static_cast<unsigned char>(c)] < 0)
-                throw Error("base64: unexpected character '" + std::string(1, c) + "' at offset " +
-                            std::to_string(i + k));
-            v[k] = table[static_cast<unsigned char>(c)];
-        }
-        const uint32_t n = (uint32_t(v[0]) << 18) | (uint32_t(v[1]) << 12) | (uint32_t(v[2]) << 6) | uint32_t(v[3]);
-        out.push_back(static_cast<char>((n >> 16) & 0xff));
-        if (pad < 2)
-            out.push_back(static_cast<char>((n >> 8) & 0xff));
-        if (pad < 1)
-            out.push_back(static_cast<char>(n & 0xff));
-    }
-    return out;
-}
 
 nlohmann::json make_hello_request() { return {{"op", "hello"}}; }
 nlohmann::json make_ping_request(int64_t id) { return {{"op", "ping"}, {"id", id}}; }

@@ -10,7 +10,9 @@
 //   a line that is not a valid request    -> {"op":"error","id":..,"message":..}
 
 #include "core/measurement.h"
+#include "engine/base64.h"
 #include "engine/device.h"
+#include "engine/device_json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -29,20 +31,6 @@ inline constexpr const char* kWorkerProtocolVersion = "0.1.0";
 
 // The worker exits with this code after a reply marked sticky: its CUDA context is unusable and must be replaced.
 inline constexpr int kWorkerStickyExitCode = 3;
-
-// DeviceCeilings (engine/device.h) as JSON.
-void to_json(nlohmann::json& j, const DeviceCeilings& c);
-void from_json(const nlohmann::json& j, DeviceCeilings& c);
-
-void to_json(nlohmann::json& j, const MeasureOptions& o);
-// Missing fields keep their defaults, so older engines can talk to newer workers.
-void from_json(const nlohmann::json& j, MeasureOptions& o);
-
-// Standard base64 (RFC 4648, with padding). Cubins travel this way inside JSON strings.
-std::string base64_encode(std::string_view bytes);
-std::string base64_encode(const std::vector<char>& bytes);
-// Throws Error naming the offending position for characters outside the alphabet or a bad length.
-std::vector<char> base64_decode(std::string_view text);
 
 // One kernel program inside a measure request, compiled by the engine.
 struct ProgramPayload {
