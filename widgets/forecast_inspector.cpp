@@ -4,7 +4,7 @@
 #include "widgets/measurement_panel.h"
 
 #include "core/error.h"
-#include "engine/llm/llm_mutators.h"
+#include "engine/search/llm_mutators.h"
 #include "widgets/population_model.h"
 
 #include <QFormLayout>

@@ -11,9 +11,9 @@
 #include "core/error.h"
 #include "core/problem_library.h"
 #include "engine/gpu/compiler.h"
-#include "engine/llm/llm_forecaster.h"
 #include "engine/replay/replay_device.h"
 #include "engine/surrogate/forecast_query.h"
+#include "engine/surrogate/llm_forecaster.h"
 #include "engine/surrogate/local_forecaster.h"
 
 #include <nlohmann/json.hpp>

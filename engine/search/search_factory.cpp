@@ -4,10 +4,10 @@
 
 #include "core/error.h"
 #include "engine/llm/llm_client.h"
-#include "engine/llm/llm_forecaster.h"
-#include "engine/llm/llm_mutators.h"
 #include "engine/replay/replay_device.h"
+#include "engine/search/llm_mutators.h"
 #include "engine/surrogate/forecast_query.h"
+#include "engine/surrogate/llm_forecaster.h"
 #include "engine/surrogate/local_forecaster.h"
 #include "engine/worker/measurement_pool.h"
 

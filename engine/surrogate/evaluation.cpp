@@ -7,8 +7,8 @@
 #include "core/problem_library.h"
 #include "core/run_store.h"
 #include "core/text_util.h"
-#include "engine/llm/llm_forecaster.h"
 #include "engine/surrogate/forecast_query.h"
+#include "engine/surrogate/llm_forecaster.h"
 #include "engine/surrogate/local_forecaster.h"
 #include "engine/unified_diff.h"
 

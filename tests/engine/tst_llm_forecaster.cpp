@@ -2,7 +2,7 @@
 // (resources/prompts): the request it sends, how it reads tool calls and JSON blocks, renormalisation, samples,
 // failures as results, the cache, and the templates a user may edit.
 #include "core/error.h"
-#include "engine/llm/llm_forecaster.h"
+#include "engine/surrogate/llm_forecaster.h"
 #include "tests/support/chat_replies.h"
 #include "tests/support/error_of.h"
 #include "tests/support/llm_servers.h"

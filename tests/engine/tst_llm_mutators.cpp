@@ -3,8 +3,8 @@
 #include "core/problem_library.h"
 #include "core/run_store.h"
 #include "engine/cli/cli.h"
-#include "engine/llm/llm_mutators.h"
 #include "engine/replay/replay_device.h"
+#include "engine/search/llm_mutators.h"
 #include "engine/search/search_runner.h"
 #include "tests/support/chat_replies.h"
 

@@ -3,7 +3,7 @@
 #include "core/error.h"
 #include "core/forecast.h"
 #include "core/untrusted_json.h"
-#include "engine/llm/llm_forecaster.h"
+#include "engine/surrogate/llm_forecaster.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "engine/llm/llm_forecaster.h"
+#include "engine/surrogate/llm_forecaster.h"
 
 #include "engine/unified_diff.h"
 

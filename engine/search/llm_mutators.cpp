@@ -1,4 +1,4 @@
-#include "engine/llm/llm_mutators.h"
+#include "engine/search/llm_mutators.h"
 #include "core/text_util.h"
 
 #include "core/error.h"

@@ -1,4 +1,4 @@
-#include "engine/llm/llm_spend.h"
+#include "engine/search/llm_spend.h"
 
 #include "engine/llm/llm_client.h"
 
