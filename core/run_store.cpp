@@ -1072,13 +1072,15 @@ std::vector<LlmCall> RunStore::llmCalls(int64_t run_id, int64_t candidate_id) {
     return out;
 }
 
-LlmTotals RunStore::llmTotals(int64_t run_id) {
+LlmTotals RunStore::llmTotals(int64_t run_id, const std::string& kind) {
     auto stmt = m_impl->db.prepare(
         "SELECT count(*), coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0), coalesce(sum(cost_usd), 0), "
         "coalesce(sum(outcome <> 'ok'), 0), coalesce(sum(outcome = 'truncated'), 0), "
-        "coalesce(sum(outcome = 'deferred'), 0) FROM llm_calls WHERE run_id = ?",
+        "coalesce(sum(outcome = 'deferred'), 0), coalesce(sum(outcome = 'duplicate'), 0) FROM llm_calls "
+        "WHERE run_id = ?1 AND (?2 = '' OR kind = ?2)",
         "summing calls to the language model");
     stmt.bind(1, run_id);
+    stmt.bind(2, kind);
     LlmTotals t;
     if (stmt.step()) {
         t.calls = stmt.int64(0);
@@ -1088,6 +1090,7 @@ LlmTotals RunStore::llmTotals(int64_t run_id) {
         t.not_ok = stmt.int64(4);
         t.truncated = stmt.int64(5);
         t.deferred = stmt.int64(6);
+        t.duplicate = stmt.int64(7);
     }
     return t;
 }

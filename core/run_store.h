@@ -98,6 +98,7 @@ struct LlmTotals {
     int64_t not_ok = 0;     // calls whose outcome is not "ok"
     int64_t truncated = 0;  // outcome "truncated": cut by the token limit
     int64_t deferred = 0;   // outcome "deferred": a forecast declined in favour of a measurement
+    int64_t duplicate = 0;  // outcome "duplicate": a mutation whose program the run had already seen
 };
 
 struct RunEvent {
@@ -221,7 +222,8 @@ public:
     std::vector<ImportedPair> importedPairs(int64_t run_id);
     // The run's calls, or only those of one candidate when candidate_id > 0.
     std::vector<LlmCall> llmCalls(int64_t run_id, int64_t candidate_id = 0);
-    LlmTotals llmTotals(int64_t run_id);
+    // kind: only the calls of that kind ("forecast", "mutate_rewrite", "mutate_diff"); empty: all of them.
+    LlmTotals llmTotals(int64_t run_id, const std::string& kind = {});
 
     // SQLite's own consistency check: "ok", or what is wrong, one finding per line.
     std::string integrityCheck();

@@ -63,8 +63,11 @@ LoadedRun loadRun(const QString& path) {
                 // shown without Resume
             }
         }
-        if (out.config)
+        if (out.config) {
             out.budgetMeasurements = out.config->budgets.measurements;
+            out.budgetTokens = out.config->budgets.tokens;
+            out.budgetCostUsd = out.config->budgets.cost_usd;
+        }
         for (const RunEvent& e : store.events(out.run.id)) {
             if (e.kind == to_string(RunState::Finished) || e.kind == to_string(RunState::Failed))
                 out.endState = run_state_from_string(e.kind);
@@ -73,7 +76,11 @@ LoadedRun loadRun(const QString& path) {
                 out.budgetMeasurements = e.payload.value("budget_measurements", out.budgetMeasurements);
             } else if (e.kind == "checkpoint")
                 out.elapsedS = std::max(out.elapsedS, e.payload.value("elapsed_s", 0.0));
-            else if (e.kind == "gating_changed" && out.config && e.payload.contains("gating"))
+            else if (e.kind == "budgets_extended" && e.payload.contains("budgets")) {
+                const SearchBudgets b = search_budgets_from_json(e.payload.at("budgets"));
+                out.budgetTokens = b.tokens;
+                out.budgetCostUsd = b.cost_usd;
+            } else if (e.kind == "gating_changed" && out.config && e.payload.contains("gating"))
                 out.config->gating = gating_config_from_json(e.payload.at("gating"));
             else if (e.kind == "prompt")
                 out.prompts[e.payload.value("candidate", int64_t{0})] = e.payload.value("prompt", std::string());
@@ -83,6 +90,20 @@ LoadedRun loadRun(const QString& path) {
         const RunStore::ForecastUsage usage = store.forecastUsage(out.run.id);
         out.tokens = usage.tokens;
         out.costUsd = usage.cost_usd;
+        // Every call to a model is a row of llm_calls, mutations too (a run written before the table existed counts
+        // its forecasts' tokens): the run control's spend per measurement and by kind, as a live search shows it.
+        if (const LlmTotals llm = store.llmTotals(out.run.id); llm.calls > 0) {
+            out.tokens = llm.tokens_in + llm.tokens_out;
+            out.costUsd = llm.cost_usd;
+            out.llmCalls = llm.calls;
+            const auto spend = [&](const char* kind) {
+                const LlmTotals t = store.llmTotals(out.run.id, kind);
+                return LlmSpend{t.calls, t.tokens_in + t.tokens_out, t.cost_usd, t.duplicate};
+            };
+            out.llmForecast = spend("forecast");
+            out.llmRewrite = spend("mutate_rewrite");
+            out.llmDiff = spend("mutate_diff");
+        }
         if (out.evaluation) {
             // Each pair's candidate is compared with its anchor (what the speedup is relative to).
             std::unordered_map<std::string, std::string> anchorOf;
@@ -130,6 +151,12 @@ SearchProgress storedProgress(const LoadedRun& run, const std::vector<CandidateR
     p.forecasts = run.forecasts;
     p.tokens = run.tokens;
     p.cost_usd = run.costUsd;
+    p.llm_calls = run.llmCalls;
+    p.llm_forecast = run.llmForecast;
+    p.llm_rewrite = run.llmRewrite;
+    p.llm_diff = run.llmDiff;
+    p.budget_tokens = run.budgetTokens;
+    p.budget_cost_usd = run.budgetCostUsd;
     p.elapsed_s = run.elapsedS;
     for (const CandidateRow& r : rows) {
         p.measurements += run.evaluation && r.isMeasured() ? 1 : 0;

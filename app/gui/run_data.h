@@ -33,10 +33,14 @@ struct LoadedRun {
     int64_t measurements = 0;             // device measurements of the run
     int64_t forecasts = 0;                // forecasts of the run, re-forecasts included (what a live run counts)
     int64_t budgetMeasurements = 0;       // the measurement budget of the last session (a resume may raise it)
-    int64_t tokens = 0;                   // LLM tokens of its forecasts
+    int64_t tokens = 0;                   // LLM tokens of its forecasts and mutations
     double costUsd = 0;
-    double elapsedS = 0;                  // search time at the last checkpoint
-    std::vector<ProgressPoint> baseline;  // a measure-all run of the same problem in the same store, if any
+    int64_t llmCalls = 0;                       // calls to language models (rows of llm_calls)
+    LlmSpend llmForecast, llmRewrite, llmDiff;  // the tokens above by the kind of call
+    int64_t budgetTokens = 0;                   // the token budget of its last session (0: none)
+    double budgetCostUsd = 0;                   // the cost budget of its last session (0: none)
+    double elapsedS = 0;                        // search time at the last checkpoint
+    std::vector<ProgressPoint> baseline;        // a measure-all run of the same problem in the same store, if any
     int64_t baselineMeasurements = 0;
     QString baselineName;
     std::unordered_map<int64_t, std::string> prompts;  // candidate id -> the prompt an evaluation sent

@@ -1,13 +1,26 @@
 // Reading a stored run for the workbench: the best-so-far curve in measurement order, the measure-all baseline of
-// the same problem, evaluation pairs with their anchors and prompts, and readable errors.
+// the same problem, evaluation pairs with their anchors and prompts, what an LLM search spent, and readable errors.
+#include "app/gui/run_control_panel.h"
 #include "app/gui/run_data.h"
 
 #include "core/run_store.h"
+#include "tests/support/chat_replies.h"
+#include "tests/support/cli_runner.h"
+#include "widgets/device_list_model.h"
+#include "widgets/problem_list_model.h"
 
+#include <QLabel>
+#include <QLocale>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <cstdlib>
+
 using namespace kerncast;
+using namespace kerncast::test;
 
 namespace {
 
@@ -41,7 +54,80 @@ int64_t addCandidate(RunStore& store, int64_t runId, const std::string& label) {
 class TestRunData : public QObject {
     Q_OBJECT
 
+    QTemporaryDir m_config;  // an empty settings folder: no user's llm.json takes part
+
 private Q_SLOTS:
+    void initTestCase() { ::setenv("XDG_CONFIG_HOME", m_config.path().toUtf8().constData(), 1); }
+
+    // A search with LLM rewrites, opened from its file, shows in the run control what it spent per measurement, by
+    // kind of call and against its budget, as the search reported it when it ended: the softmax search on the replay
+    // device, its rewrites answered on loopback, every other answer the parent again (a duplicate).
+    void anLlmSearchShowsItsSpendPerMeasurement() {
+        LoopbackHttpServer model;
+        std::atomic<int> requests{0};
+        model.setHandler([&requests](const HttpRequestSeen& r) {
+            const nlohmann::json body = nlohmann::json::parse(r.body);
+            const std::string prompt = body["messages"].back().value("content", std::string());
+            const int n = ++requests;
+            std::string code = parentCodeOf(prompt);
+            if (n % 2 == 0)
+                code = "#define KERNCAST_VARIANT " + std::to_string(n) + "\n" + code;
+            const std::string reply = "The program.\n\n```cuda\n" + code + "```\n";
+            return HttpAnswer::json(chatCompletionBody(reply, static_cast<int>(prompt.size() / 4 + 1),
+                                                       static_cast<int>(reply.size() / 4 + 1)));
+        });
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("llm.sqlite"));
+        const CliResult r =
+            run_cli({"search",     "--problem",     "softmax",     "--device",  "replay:nvidia-h100-80gb-hbm3",
+                     "--gating",   "selective",     "--seed",      "1",         "--budget",
+                     "12",         "--mutator",     "llm-rewrite", "--mutator", "parametric",
+                     "--endpoint", model.baseUrl(), "--model",     "scripted",  "--price-in",
+                     "2",          "--price-out",   "8",           "--run",     path.toStdString(),
+                     "--json",     "--quiet"});
+        model.stop();
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        const nlohmann::json j = nlohmann::json::parse(r.out);
+        QVERIFY(j["llm"]["mutate_rewrite"]["duplicates"].get<int64_t>() > 0);
+
+        const LoadedRun loaded = loadRun(path);
+        QVERIFY2(loaded.error.isEmpty(), qPrintable(loaded.error));
+        const SearchProgress p = storedProgress(loaded, loaded.rows, ForecastMetrics{});
+        QCOMPARE(p.measurements, j["measurements"].get<int64_t>());
+        QCOMPARE(p.llm_calls, j["llm_calls"].get<int64_t>());
+        QCOMPARE(p.llm_calls, static_cast<int64_t>(requests.load()));
+        QCOMPARE(p.tokens, j["tokens"].get<int64_t>());
+        QVERIFY(qFuzzyCompare(p.cost_usd, j["cost_usd"].get<double>()));
+        const auto sameSpend = [&](const LlmSpend& s, const char* kind) {
+            const nlohmann::json& k = j["llm"][kind];
+            return s.calls == k["calls"].get<int64_t>() && s.tokens == k["tokens"].get<int64_t>() &&
+                   qFuzzyCompare(1 + s.cost_usd, 1 + k["cost_usd"].get<double>()) &&
+                   s.duplicates == k["duplicates"].get<int64_t>();
+        };
+        QVERIFY(sameSpend(p.llm_rewrite, "mutate_rewrite"));
+        QVERIFY(sameSpend(p.llm_forecast, "forecast"));
+        QVERIFY(sameSpend(p.llm_diff, "mutate_diff"));
+        QVERIFY(p.budget_tokens > 0);  // the default budget, stored with the run
+        QCOMPARE(p.budget_tokens, j["llm"]["budget_tokens"].get<int64_t>());
+        QCOMPARE(p.budget_cost_usd, j["llm"]["budget_cost_usd"].get<double>());
+
+        ProblemListModel problems;
+        DeviceListModel devices;
+        RunControlPanel panel(&problems, &devices);
+        panel.showProgress(p);
+        QLabel* label = panel.tokensPerMeasurementLabel();
+        QVERIFY(!label->isHidden());
+        const QLocale locale;
+        QCOMPARE(label->text(), QStringLiteral("Per measurement: %1 tokens ($%2)")
+                                    .arg(locale.toString(j["tokens_per_measurement"].get<double>(), 'f', 0),
+                                         locale.toString(j["cost_per_measurement"].get<double>(), 'f', 3)));
+        QVERIFY2(label->toolTip().startsWith(QStringLiteral("Forecasts: 0 tokens in 0 calls. Rewrites: %1 tokens in "
+                                                            "%2 calls.")
+                                                 .arg(locale.toString(static_cast<qlonglong>(p.llm_rewrite.tokens)),
+                                                      locale.toString(static_cast<qlonglong>(p.llm_rewrite.calls)))),
+                 qPrintable(label->toolTip()));
+    }
+
     void progressFollowsMeasurementOrder() {
         QTemporaryDir dir;
         const std::string path = dir.filePath(QStringLiteral("run.sqlite")).toStdString();

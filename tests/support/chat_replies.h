@@ -38,4 +38,14 @@ inline std::string chatCompletionBody(const nlohmann::json& content, int promptT
         .dump();
 }
 
+// The parent's program as an LLM mutation's prompt shows it (empty when the prompt has none).
+inline std::string parentCodeOf(const std::string& prompt) {
+    const size_t parent = prompt.find("# Parent to improve");
+    const size_t code = prompt.find("```cuda\n", parent);
+    const size_t end = prompt.find("\n```", code + 8);
+    if (parent == std::string::npos || code == std::string::npos || end == std::string::npos)
+        return {};
+    return prompt.substr(code + 8, end + 1 - code - 8);
+}
+
 }  // namespace kerncast::test
