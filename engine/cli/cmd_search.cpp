@@ -49,6 +49,7 @@ struct SearchArgs {
     LlmOptionArgs llm;
     int samples = 1;
     double llm_per_measurement = LlmPacing{}.per_measurement;
+    std::string llm_parents = LlmPacing{}.parents;
     bool abstain = false;
     bool overlap = false;
     int round = 1;
@@ -126,6 +127,7 @@ std::vector<std::string> ignored_with_resume(const CLI::App& cmd, const SearchAr
                              "--endpoint",
                              "--model",
                              "--llm-per-measurement",
+                             "--llm-parents",
                              "--max-prompt-tokens",
                              "--space-picks"})
         if (cmd.count(flag) > 0)
@@ -226,6 +228,7 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
     cfg.space_picks = a.space_picks;
     cfg.samples = a.samples;
     cfg.llm_pacing.per_measurement = a.llm_per_measurement;
+    cfg.llm_pacing.parents = a.llm_parents;
     cfg.abstain = a.abstain;
     cfg.overlap = a.overlap;
     cfg.round = a.round;
@@ -469,6 +472,11 @@ void add_search_command(CLI::App& app, Context& ctx) {
                     "LLM mutators: proposals earned by each measurement (the LLM is asked only for the best parents, "
                     "and no more for a parent whose answers repeat programs; 0: not tied to measurements)")
         ->check(CLI::Range(0.0, 1000.0))
+        ->capture_default_str();
+    cmd->add_option("--llm-parents", args->llm_parents,
+                    "LLM mutators: which of the parents the strategy expands are asked: best (the 4 best measured) "
+                    "or forecast (the 4 whose children the forecaster expects to be fastest)")
+        ->check(CLI::IsMember({"best", "forecast"}))
         ->capture_default_str();
     cmd->add_flag("--abstain", args->abstain,
                   "LLM forecaster: predict or defer (a second tool lets the model ask for a measurement instead)");

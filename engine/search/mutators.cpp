@@ -13,7 +13,8 @@ void to_json(nlohmann::json& j, const LlmPacing& p) {
          {"initial", p.initial},
          {"per_parent", p.per_parent},
          {"elite_parents", p.elite_parents},
-         {"duplicate_streak", p.duplicate_streak}};
+         {"duplicate_streak", p.duplicate_streak},
+         {"parents", p.parents}};
 }
 
 LlmPacing llm_pacing_from_json(const nlohmann::json& j) {
@@ -24,6 +25,7 @@ LlmPacing llm_pacing_from_json(const nlohmann::json& j) {
         p.per_parent = j.value("per_parent", p.per_parent);
         p.elite_parents = j.value("elite_parents", p.elite_parents);
         p.duplicate_streak = j.value("duplicate_streak", p.duplicate_streak);
+        p.parents = j.value("parents", p.parents);  // runs stored before the field: the best measured
     } catch (const nlohmann::json::exception& e) {
         throw Error(std::string("llm_pacing: ") + e.what());
     }
@@ -31,6 +33,8 @@ LlmPacing llm_pacing_from_json(const nlohmann::json& j) {
         throw Error("llm_pacing: per_measurement, initial and elite_parents must not be negative, per_parent and "
                     "duplicate_streak must be at least 1; got " +
                     j.dump());
+    if (p.parents != "best" && p.parents != "forecast")
+        throw Error("llm_pacing: parents must be \"best\" or \"forecast\"; got \"" + p.parents + "\"");
     return p;
 }
 

@@ -76,6 +76,9 @@ struct LlmPacing {
                                  // mutator); 0: any parent
     int duplicate_streak = 2;    // a parent whose last N programs from an LLM were programs already seen (answers
                                  // without a program in between aside) is not asked again
+    // Which elite_parents parents are asked: "best", the best measured; "forecast", those whose children the
+    // search's forecaster expects to be fastest (a parent not expanded yet ranks by its own speedup).
+    std::string parents = "best";
 };
 void to_json(nlohmann::json& j, const LlmPacing& p);
 // Throws kerncast::Error naming a field out of range.

@@ -9,6 +9,7 @@
 #include "engine/replay/replay_device.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
@@ -206,7 +207,10 @@ void Loop::screenInitial(const std::vector<int64_t>& ids, size_t keep) {
             s.store->addEvent(s.run_id, "forecast_failed", {{"candidate", id}, {"error", e.what()}});
         }
     }
-    const std::vector<ForecastResult> results = s.surrogate->forecast(queries);
+    const std::vector<ForecastResult> results = forecastWithinBudget(queries);
+    for (size_t i = results.size(); i < asked.size(); ++i)
+        recordGating(asked[i], GatingDecision::Discard,
+                     "initial screening: not forecast, what is left of the LLM budget covers no further forecast");
     std::vector<std::pair<double, int64_t>> ranked;
     for (size_t i = 0; i < asked.size() && i < results.size(); ++i) {
         if (const Forecast* f = recordForecast(asked[i], results[i]))
@@ -249,6 +253,10 @@ bool Loop::budgetLeft(std::string& why) const {
     }
     if (cfg.budgets.cost_usd > 0 && s.progress.cost_usd >= cfg.budgets.cost_usd) {
         why = "cost budget spent";
+        return false;
+    }
+    if (std::string spent; forecastsSpend() && forecastsAffordable({}, &spent) == 0) {
+        why = spent;  // an iteration could forecast none of its children
         return false;
     }
     if (!nextStepFits(why))
@@ -413,17 +421,43 @@ void Loop::iterate() {
     emitSimple(SearchEvent::Kind::Progress);
 }
 
-// LlmPacing: the best measured parents get LLM proposals, as many as measurements have earned (never so many that the
-// parent's duplicate streak could pass its limit), within what the token and cost budgets leave for calls as large as
-// the largest so far. A parent only an LLM can expand, whose proposals are not earned yet, waits: a candidate that
-// gating trusted is measured instead (rescue), or, with none waiting, the parent gets one proposal.
+// LlmPacing::parents. "best": the elite_parents best measured parents. "forecast": the elite_parents whose children
+// the search's forecaster expects to be fastest, forecasts the search already has (every child of a parent it expanded,
+// measured or not): a parent's promise is the largest expected speedup over the reference among them, or its own
+// measured speedup where that is larger (a parent not expanded yet has only that).
+std::vector<int64_t> Loop::llmParents() const {
+    const size_t n = static_cast<size_t>(cfg.llm_pacing.elite_parents);
+    if (cfg.llm_pacing.parents != "forecast")
+        return s.strategy.elites(n);
+    std::map<int64_t, double> promise;  // measured parent -> log speedup over the reference
+    for (int64_t id : s.strategy.elites(s.strategy.size()))
+        promise[id] = std::log(std::max(s.strategy.speedup(id), 1e-12));
+    for (const auto& [id, c] : s.cands)
+        if (c.forecast && c.c.parent_id)
+            if (auto it = promise.find(c.c.parent_id); it != promise.end())
+                it->second = std::max(it->second, c.forecast->expectedLogSpeedupOverReference(s.scheme));
+    std::vector<std::pair<double, int64_t>> ranked;
+    for (const auto& [id, p] : promise)
+        ranked.push_back({p, id});
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<int64_t> chosen;
+    for (size_t i = 0; i < ranked.size() && i < n; ++i)
+        chosen.push_back(ranked[i].second);
+    return chosen;
+}
+
+// LlmPacing: the best measured parents (or those the forecaster ranks first) get LLM proposals, as many as measurements
+// have earned (never so many that the parent's duplicate streak could pass its limit), within what the token and cost
+// budgets leave for calls as large as the largest so far. A parent only an LLM can expand, whose proposals are not
+// earned yet, waits: a candidate that gating trusted is measured instead (rescue), or, with none waiting, the parent
+// gets one proposal.
 int Loop::llmShare(int64_t parent, bool only_llm) {
     const LlmPacing& pace = cfg.llm_pacing;
     if (s.llm_ledger.retired(parent))
         return 0;
     if (pace.elite_parents > 0) {
-        const auto elites = s.strategy.elites(static_cast<size_t>(pace.elite_parents));
-        if (std::find(elites.begin(), elites.end(), parent) == elites.end())
+        const auto chosen = llmParents();
+        if (std::find(chosen.begin(), chosen.end(), parent) == chosen.end())
             return 0;
     }
     int64_t n = s.llm_ledger.allowance(parent, s.progress.measurements);

@@ -59,12 +59,13 @@ struct SearchRunner::State {
     std::vector<int64_t> last_added;               // the ids addChildren gave, in order (compile failures included)
     std::shared_ptr<RequestShapeMemory> shapes;    // null: no LLM client learns shapes in this run
     LlmProposalLedger llm_ledger;                  // LLM proposals earned and spent (SearchConfig::llm_pacing)
-    // The largest LLM spend of one mutation call and of one iteration so far: what the next must still fit in the
-    // token and cost budgets.
+    // The largest LLM spend of one mutation call, of one forecast call and of one iteration so far: what the next
+    // must still fit in the token and cost budgets.
     struct Spend {
         int64_t tokens = 0;
         double cost_usd = 0;
-    } llm_call_max, llm_step_max, llm_step_start;
+    } llm_call_max, llm_step_max, llm_step_start, forecast_call_max;
+    bool forecast_call_known = false;  // an LLM forecast call has come back (its size is known)
     std::vector<int64_t> recent_failures;
     std::set<int64_t> accepted_suspects;  // suspect results a person accepted: they enter the archive
     std::optional<double> reference_us;
@@ -250,8 +251,18 @@ private:
     // LLM proposals for the parent in this expansion (SearchConfig::llm_pacing); -1 when, with nothing else to
     // propose, a waiting candidate was measured instead to earn one.
     int llmShare(int64_t parent, bool only_llm);
+    // The parents LLM proposals go to (LlmPacing::parents, elite_parents of them), best first.
+    std::vector<int64_t> llmParents() const;
     // Whether an iteration as large as the largest so far still fits the token and cost budgets.
     bool nextStepFits(std::string& why) const;
+    // The LLM forecaster's calls within the token and cost budgets (forecastWithinBudget): whether this search's
+    // forecasts spend from them, what one candidate's forecast may spend, and how many more forecasts what is left
+    // covers after `pending` (spent, not recorded yet); why: the budget that limits them.
+    bool forecastsSpend() const;
+    SearchRunner::State::Spend forecastSize() const;
+    size_t forecastsAffordable(const SearchRunner::State::Spend& pending, std::string* why = nullptr) const;
+    // The queries' forecasts as far as the budgets go, in order: fewer results than queries when they run out.
+    std::vector<ForecastResult> forecastWithinBudget(const std::vector<ForecastQuery>& queries);
 
     SearchRunner::State& s;
     SearchConfig& cfg;

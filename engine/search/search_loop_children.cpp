@@ -184,10 +184,11 @@ void Loop::noteSpend(const LlmCall& call) {
     spend.tokens += call.tokens_in + call.tokens_out;
     spend.cost_usd += call.cost_usd;
     spend.duplicates += call.outcome == "duplicate";
-    if (call.kind != "forecast") {
-        s.llm_call_max.tokens = std::max(s.llm_call_max.tokens, call.tokens_in + call.tokens_out);
-        s.llm_call_max.cost_usd = std::max(s.llm_call_max.cost_usd, call.cost_usd);
-    }
+    SearchRunner::State::Spend& largest = call.kind == "forecast" ? s.forecast_call_max : s.llm_call_max;
+    largest.tokens = std::max(largest.tokens, call.tokens_in + call.tokens_out);
+    largest.cost_usd = std::max(largest.cost_usd, call.cost_usd);
+    if (call.kind == "forecast")
+        s.forecast_call_known = true;
 }
 
 void Loop::noteRequestShapes() {

@@ -3,9 +3,12 @@
 
 #include "engine/search/search_loop.h"
 
+#include "engine/search/llm_spend.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace kerncast::search_loop {
 
@@ -178,13 +181,94 @@ void Loop::topUpToRound(const std::vector<int64_t>& ids, const std::vector<Gatin
 
 void Loop::forecastAndGate(const std::vector<int64_t>& ids, bool initial) { measureInOrder(gate(ids, initial)); }
 
+// The LLM forecaster spends from the token and cost budgets like the mutations, from the first call on (the seeding's
+// forecasts and the initial screen included): a batch is forecast only as far as what is left covers forecasts as
+// large as the largest so far. Before any has come back its size is not known: one is asked alone, and only when what
+// is left covers a typical one (llm_spend.h). The rest of the batch is not forecast, and the search ends.
+bool Loop::forecastsSpend() const {
+    return s.surrogate && cfg.surrogate == "llm" && (cfg.budgets.tokens > 0 || cfg.budgets.cost_usd > 0);
+}
+
+SearchRunner::State::Spend Loop::forecastSize() const {
+    SearchRunner::State::Spend call = s.forecast_call_max;
+    if (!s.forecast_call_known || call.tokens <= 0) {  // none back yet, or a server that counts no tokens
+        LlmConfig llm;
+        if (cfg.llm.is_object())
+            from_json(cfg.llm, llm);
+        const int64_t reply = std::min<int64_t>(llm.max_tokens, kTypicalReplyTokens);
+        call.tokens = std::max(call.tokens, kTypicalForecastPromptTokens + reply);
+        call.cost_usd =
+            std::max(call.cost_usd, (static_cast<double>(kTypicalForecastPromptTokens) * llm.price_in_per_mtok +
+                                     static_cast<double>(reply) * llm.price_out_per_mtok) /
+                                        1e6);
+    }
+    const int64_t samples = std::max(cfg.samples, 1);
+    return {call.tokens * samples, call.cost_usd * static_cast<double>(samples)};
+}
+
+size_t Loop::forecastsAffordable(const SearchRunner::State::Spend& pending, std::string* why) const {
+    size_t n = std::numeric_limits<size_t>::max();
+    if (!forecastsSpend())
+        return n;
+    const SearchRunner::State::Spend one = forecastSize();
+    if (cfg.budgets.tokens > 0) {
+        const int64_t left = std::max<int64_t>(cfg.budgets.tokens - s.progress.tokens - pending.tokens, 0);
+        n = static_cast<size_t>(left / one.tokens);
+        if (why)
+            *why = "token budget spent";
+    }
+    if (cfg.budgets.cost_usd > 0 && one.cost_usd > 0) {
+        const double left = std::max(cfg.budgets.cost_usd - s.progress.cost_usd - pending.cost_usd, 0.0);
+        const auto k = static_cast<size_t>(left / one.cost_usd);
+        if (k < n && why)
+            *why = "cost budget spent";
+        n = std::min(n, k);
+    }
+    return n;
+}
+
+std::vector<ForecastResult> Loop::forecastWithinBudget(const std::vector<ForecastQuery>& queries) {
+    if (!forecastsSpend())
+        return s.surrogate->forecast(queries);
+    std::vector<ForecastResult> results;
+    SearchRunner::State::Spend pending;  // what the results so far spent (recorded by the caller)
+    while (results.size() < queries.size()) {
+        size_t n = std::min(forecastsAffordable(pending), queries.size() - results.size());
+        if (!s.forecast_call_known)
+            n = std::min<size_t>(n, 1);
+        if (n == 0)
+            break;
+        const auto from = queries.begin() + static_cast<std::ptrdiff_t>(results.size());
+        std::vector<ForecastResult> part =
+            s.surrogate->forecast(std::vector<ForecastQuery>(from, from + static_cast<std::ptrdiff_t>(n)));
+        for (ForecastResult& r : part) {
+            for (const LlmCall& call : r.calls) {
+                pending.tokens += call.tokens_in + call.tokens_out;
+                pending.cost_usd += call.cost_usd;
+                s.forecast_call_max.tokens = std::max(s.forecast_call_max.tokens, call.tokens_in + call.tokens_out);
+                s.forecast_call_max.cost_usd = std::max(s.forecast_call_max.cost_usd, call.cost_usd);
+            }
+            if (r.calls.empty() && r.forecast) {
+                pending.tokens += r.forecast->tokens_in + r.forecast->tokens_out;
+                pending.cost_usd += r.forecast->cost_usd;
+            }
+            results.push_back(std::move(r));
+        }
+        s.forecast_call_known = true;
+        if (part.size() < n)
+            break;
+    }
+    return results;
+}
+
 std::vector<int64_t> Loop::gate(const std::vector<int64_t>& ids, bool initial) {
     if (ids.empty())
         return {};
     std::vector<ForecastQuery> queries;
     std::vector<int64_t> asked;
     std::vector<GatingInput> inputs(ids.size());
-    std::set<int64_t> deferred;  // the surrogate asked for a measurement instead of forecasting
+    std::set<int64_t> deferred;      // the surrogate asked for a measurement instead of forecasting
+    std::set<int64_t> unaffordable;  // not forecast: the token or cost budget left covers no further forecast
     if (s.surrogate && s.progress.forecasts < forecastBudget()) {
         for (int64_t id : ids) {
             try {
@@ -194,7 +278,9 @@ std::vector<int64_t> Loop::gate(const std::vector<int64_t>& ids, bool initial) {
                 s.store->addEvent(s.run_id, "forecast_failed", {{"candidate", id}, {"error", e.what()}});
             }
         }
-        std::vector<ForecastResult> results = s.surrogate->forecast(queries);
+        std::vector<ForecastResult> results = forecastWithinBudget(queries);
+        for (size_t i = results.size(); i < asked.size(); ++i)
+            unaffordable.insert(asked[i]);
         for (size_t i = 0; i < asked.size() && i < results.size(); ++i) {
             const int64_t id = asked[i];
             if (results[i].deferred)
@@ -219,6 +305,10 @@ std::vector<int64_t> Loop::gate(const std::vector<int64_t>& ids, bool initial) {
             if (deferred.count(ids[i])) {
                 outcomes[i].decision = GatingDecision::Measure;
                 outcomes[i].reason = "the forecaster deferred to a measurement";
+            } else if (unaffordable.count(ids[i])) {
+                // Measured without a forecast they would spend measurements of a search the budget ends now.
+                outcomes[i].decision = GatingDecision::Trust;
+                outcomes[i].reason = "not forecast: what is left of the LLM budget covers no further forecast";
             } else if (auto picked = s.space_picked.find(ids[i]); picked != s.space_picked.end()) {
                 outcomes[i].decision = GatingDecision::Measure;
                 outcomes[i].reason = picked->second;

@@ -25,16 +25,6 @@ using nlohmann::json;
 
 namespace {
 
-// The parent's program as the mutation prompt shows it.
-std::string parentCode(const std::string& prompt) {
-    const size_t parent = prompt.find("# Parent to improve");
-    const size_t code = prompt.find("```cuda\n", parent);
-    const size_t end = prompt.find("\n```", code + 8);
-    if (parent == std::string::npos || code == std::string::npos || end == std::string::npos)
-        return {};
-    return prompt.substr(code + 8, end + 1 - code - 8);
-}
-
 // A model on loopback: "repeat" answers every rewrite with the parent as it is (a program already seen), "fresh"
 // with a new variant of it each time. Tokens are the characters over 4, as the emulated servers count them.
 class ScriptedModel {
@@ -46,7 +36,7 @@ public:
             for (const auto& m : body["messages"])
                 prompt += m.value("content", std::string());
             const int n = ++m_requests;
-            std::string code = parentCode(body["messages"].back().value("content", std::string()));
+            std::string code = parentCodeOf(body["messages"].back().value("content", std::string()));
             if (fresh)
                 code = "#define KERNCAST_VARIANT " + std::to_string(n) + "\n" + code;
             const std::string reply = "The program.\n\n```cuda\n" + code + "```\n";
@@ -243,6 +233,56 @@ private slots:
             runJson({"search", "--run", run, "--resume", flag.toStdString(), large.toStdString(), "--json", "--quiet"});
         QVERIFY(raised["llm_calls"].get<int64_t>() > first["llm_calls"].get<int64_t>());
         QVERIFY2(spent(raised) <= large.toDouble(), qPrintable(QString::number(spent(raised))));
+    }
+
+    // The LLM forecaster's first forecasts (the seeding's and the initial screen's, 2 x 16 of them by default) are
+    // asked within the token budget like every later one: a budget of a few forecasts ends the search within it, and
+    // again at once on --resume.
+    void theForecastersFirstCallsStayWithinTheBudget() {
+        LoopbackHttpServer model;
+        std::atomic<int> requests{0};
+        model.setHandler([&requests](const HttpRequestSeen& r) {
+            const json body = json::parse(r.body);
+            std::string prompt;
+            for (const auto& m : body["messages"])
+                prompt += m.value("content", std::string());
+            const int n = ++requests;
+            json args = {{"reasoning", "memory bound; the same traffic as the parent"}};
+            const char* keys[] = {"p_severe_slowdown", "p_significant_slowdown", "p_moderate_slowdown",
+                                  "p_minor_slowdown",  "p_minor_speedup",        "p_significant_speedup",
+                                  "p_high_speedup",    "p_extreme_speedup"};
+            const int bin = 3 + n % 4;
+            for (int i = 0; i < 8; ++i)
+                args[keys[i]] = i + 1 == bin ? 0.65 : 0.05;
+            args["predicted_bin"] = bin;
+            const json calls =
+                json::array({{{"id", "call_1"},
+                              {"type", "function"},
+                              {"function", {{"name", "submit_kernel_runtime_estimate"}, {"arguments", args.dump()}}}}});
+            return HttpAnswer::json(chatCompletionBody(nullptr, static_cast<int>(prompt.size() / 4 + 1), 300, calls));
+        });
+        QTemporaryDir dir;
+        const std::string run = dir.filePath("run.sqlite").toStdString();
+        const std::vector<std::string> args = {
+            "search",     "--problem",     "softmax", "--device",  "replay:nvidia-h100-80gb-hbm3",
+            "--gating",   "selective",     "--seed",  "1",         "--budget",
+            "20",         "--surrogate",   "llm",     "--mutator", "parametric",
+            "--endpoint", model.baseUrl(), "--model", "scripted",  "--token-budget",
+            "20000",      "--run",         run,       "--json",    "--quiet"};
+        const json j = runJson(args);
+        QCOMPARE(j.value("state", std::string()), std::string("finished"));
+        QVERIFY2(j.value("reason", std::string()).find("token budget") != std::string::npos,
+                 j.value("reason", std::string()).c_str());
+        QVERIFY(j["llm"]["forecast"]["calls"].get<int64_t>() > 0);
+        QCOMPARE(j["llm_calls"].get<int64_t>(), static_cast<int64_t>(requests.load()));
+        QVERIFY2(j["tokens"].get<int64_t>() <= 20000,
+                 qPrintable(QString("%1 tokens in %2 calls").arg(j["tokens"].get<int64_t>()).arg(requests.load())));
+        const json again = runJson({"search", "--run", run, "--resume", "--json", "--quiet"});
+        QVERIFY2(again.value("reason", std::string()).find("token budget") != std::string::npos,
+                 again.value("reason", std::string()).c_str());
+        QCOMPARE(again["tokens"].get<int64_t>(), j["tokens"].get<int64_t>());
+        QCOMPARE(static_cast<int64_t>(requests.load()), j["llm_calls"].get<int64_t>());
+        model.stop();
     }
 
     // A search that uses an LLM and gives no budget for it runs with the defaults, stored with the run; settings
