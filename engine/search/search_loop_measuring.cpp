@@ -34,6 +34,10 @@ MeasureRequest Loop::requestFor(const Cand& c) const {
     req.candidate.file_name = c.c.label.rfind("seed:", 0) == 0 ? c.c.label.substr(5) : "candidate.cu";
     req.reference.source = s.bundle.reference.source;
     req.reference.file_name = "reference.cu";
+    // A candidate that would become the new best is verified again on fresh inputs and timed again by the worker
+    // (ARCHITECTURE §5), not only an implausible speedup: the best is what the search and its user act on.
+    if (s.progress.best_speedup > 0)
+        req.options.reverify_above = std::min(req.options.reverify_above, s.progress.best_speedup);
     return req;
 }
 

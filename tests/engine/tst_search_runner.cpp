@@ -2,6 +2,8 @@
 // steering commands, budgets and resume.
 #include "core/run_store.h"
 #include "engine/cli/cli.h"
+#include "engine/device.h"
+#include "engine/search/mutators.h"
 #include "engine/search/search_runner.h"
 
 #include <QTemporaryDir>
@@ -57,12 +59,57 @@ std::vector<std::string> hashes(const std::string& path) {
     return out;
 }
 
+// The replay device, remembering every request's re-verification threshold and the speedup it came back with.
+class ThresholdDevice : public Device {
+public:
+    explicit ThresholdDevice(std::unique_ptr<Device> inner) : m_inner(std::move(inner)) {}
+    std::string id() const override { return m_inner->id(); }
+    DeviceFingerprint fingerprint() const override { return m_inner->fingerprint(); }
+    MeasureOutcome measure(const MeasureRequest& request, const ProgressFn& progress) override {
+        MeasureOutcome o = m_inner->measure(request, progress);
+        std::lock_guard<std::mutex> lock(mutex);
+        seen.emplace_back(request.options.reverify_above,
+                          o.measurement.status == Status::Ok ? o.measurement.speedup : 0.0);
+        return o;
+    }
+    std::mutex mutex;
+    std::vector<std::pair<double, double>> seen;  // (reverify_above, speedup), in measurement order
+
+private:
+    std::unique_ptr<Device> m_inner;
+};
+
 }  // namespace
 
 class TestSearchRunner : public QObject {
     Q_OBJECT
 
 private slots:
+    // Every measurement that beats the best so far goes through the worker's re-verification: the threshold
+    // sent with each request is never above the best speedup measured before it (10x only at the start).
+    void everyNewBestIsReverified() {
+        QTemporaryDir dir;
+        auto device = std::make_unique<ThresholdDevice>(open_device("replay:nvidia-h200", cli::resources_dir()));
+        ThresholdDevice* seen = device.get();
+        std::vector<std::unique_ptr<CandidateMutator>> mutators;
+        mutators.push_back(std::make_unique<ParametricMutator>());
+        SearchRunner runner(config("saxpy", GatingKind::MeasureAll, "none", 14),
+                            dir.filePath("run.sqlite").toStdString(), false, std::move(device), nullptr,
+                            std::move(mutators));
+        QCOMPARE(runner.runHere().state, RunState::Finished);
+        double best = 0;
+        int beat = 0;
+        QVERIFY(seen->seen.size() >= 10);
+        for (const auto& [threshold, speedup] : seen->seen) {
+            QVERIFY2(threshold <= (best > 0 ? best : MeasureOptions{}.reverify_above),
+                     qPrintable(QStringLiteral("threshold %1 with a best of %2").arg(threshold).arg(best)));
+            if (best > 0 && speedup > best)
+                ++beat;
+            best = std::max(best, speedup);
+        }
+        QVERIFY2(beat > 0, "no measurement beat an earlier best: the test shows nothing");
+    }
+
     void measureAllRunStoresEverythingItReports() {
         QTemporaryDir dir;
         const std::string path = dir.filePath("run.sqlite").toStdString();
