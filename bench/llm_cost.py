@@ -16,6 +16,9 @@ repository root): the benchmark then runs the bundle's kerncast-cli with its lib
                               [--seeds 1] [--gating selective,top-k,measure-all] [--scenarios mutators,forecaster]
                               [--cli build/app/kerncast-cli] [--json FILE] [-- extra search flags]
 
+With --seeds N the last lines give each search's mean over the seeds, and the best speedup found at the same number of
+measurements (e.g. `--seeds 5 --gating selective -- --llm-parents forecast` against the default parents).
+
 Each row is one search (`kerncast-cli search --json`); "no llm" is the same search with the parametric mutator and
 the local surrogate only, for the wall-time ratio. The endpoint's own counts give the longest run of replies, for one
 parent, whose program was already sent for that parent (or is the parent), answers without a program aside: "streak".
@@ -388,6 +391,20 @@ def main():
                        r["median_prompt_chars"], r["wall_s"], r["best"]), flush=True)
                 if r["state"] != "finished":
                     print("    %s: %s" % (r["state"], r["reason"]))
+    if args.seeds > 1:
+        # The same searches over the seeds: the spend, and the best speedup found at the same number of measurements.
+        for gating in args.gating.split(","):
+            for scenario in ["no llm"] + args.scenarios.split(","):
+                rs = [r for r in rows if r["gating"] == gating and r["scenario"] == scenario]
+                if not rs:
+                    continue
+                best = sorted(r["best"] for r in rs)
+                print("%s, %s, %d seeds: %.0f tokens, %.1f calls per measurement, %.1f measurements; best %.3fx "
+                      "mean, %.3fx median (%.3f-%.3f)" %
+                      (gating, scenario, len(rs), sum(r["tokens_per_measurement"] for r in rs) / len(rs),
+                       sum(r["calls_per_measurement"] for r in rs) / len(rs),
+                       sum(r["measurements"] for r in rs) / len(rs), sum(best) / len(best), best[len(best) // 2],
+                       best[0], best[-1]))
     for gating in args.gating.split(","):
         base = [r["wall_s"] for r in rows if r["gating"] == gating and r["scenario"] == "no llm"]
         for scenario in args.scenarios.split(","):
