@@ -1,5 +1,6 @@
 #include "engine/cli/cli.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>

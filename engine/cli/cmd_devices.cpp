@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <iomanip>

@@ -12,6 +12,7 @@
 
 #include "core/metrics.h"
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>

@@ -21,6 +21,7 @@
 #include "engine/atomic_file.h"
 #include "engine/unified_diff.h"
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

@@ -16,6 +16,7 @@
 #include "engine/surrogate/llm_forecaster.h"
 #include "engine/surrogate/local_forecaster.h"
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cmath>

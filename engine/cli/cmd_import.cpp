@@ -19,6 +19,7 @@
 #include "engine/cli/problem_arg.h"
 #include "engine/replay/kernel_tuner_interop.h"
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>

@@ -9,6 +9,7 @@
 #include "core/kernel_program.h"
 #include "core/problem.h"
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>

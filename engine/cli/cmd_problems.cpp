@@ -7,6 +7,7 @@
 #include "core/problem_fingerprint.h"
 #include "core/problem_library.h"
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>

@@ -7,6 +7,7 @@
 #include "core/run_store.h"
 #include "core/suspect_review.h"
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>

@@ -17,6 +17,7 @@
 #include "core/metrics.h"
 #include "core/run_store.h"
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <limits>

@@ -16,6 +16,7 @@
 #include "core/problem.h"
 #include "core/problem_library.h"
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>

@@ -15,6 +15,7 @@
 #include "core/run_store.h"
 #include "core/text_util.h"
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

@@ -1,5 +1,7 @@
 #include "engine/cli/llm_options.h"
 
+#include <CLI/CLI.hpp>
+
 namespace kerncast::cli {
 
 void add_llm_options(CLI::App* cmd, LlmOptionArgs& a) {
