@@ -91,10 +91,11 @@ LoadedRun loadRun(const QString& path) {
         out.tokens = usage.tokens;
         out.costUsd = usage.cost_usd;
         // Every call to a model is a row of llm_calls, mutations too (a run written before the table existed counts
-        // its forecasts' tokens): the run control's spend per measurement and by kind, as a live search shows it.
+        // its forecasts' tokens, and so does one whose calls hold fewer): the run control's spend per measurement and
+        // by kind, as a live search shows it.
         if (const LlmTotals llm = store.llmTotals(out.run.id); llm.calls > 0) {
-            out.tokens = llm.tokens_in + llm.tokens_out;
-            out.costUsd = llm.cost_usd;
+            out.tokens = std::max(out.tokens, llm.tokens_in + llm.tokens_out);
+            out.costUsd = std::max(out.costUsd, llm.cost_usd);
             out.llmCalls = llm.calls;
             const auto spend = [&](const char* kind) {
                 const LlmTotals t = store.llmTotals(out.run.id, kind);
