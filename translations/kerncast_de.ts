@@ -1072,6 +1072,13 @@
             <numerusform>%1 geöffnet: %2, %n Kandidaten</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>Opened %1: %2 on %3, %n candidate(s)</source>
+        <translation>
+            <numerusform>%1 geöffnet: %2 auf %3, %n Kandidat</numerusform>
+            <numerusform>%1 geöffnet: %2 auf %3, %n Kandidaten</numerusform>
+        </translation>
+    </message>
     <message>
         <source>Resuming %1</source>
         <translation>%1 wird fortgesetzt</translation>

@@ -548,8 +548,13 @@ void MainWindow::showReadRun() {
     if (run.evaluation)
         m_plots->showReliability();
     refreshRunStatus();
-    QString opened = tr("Opened %1: %2, %n candidate(s)", nullptr, populationModel()->rowCount())
-                         .arg(run.path, QString::fromStdString(run.run.name));
+    // The run's stored name is English ("softmax on replay:..."): say it in the window's language from its parts.
+    QString opened =
+        run.run.problem.empty() || run.run.device.empty()
+            ? tr("Opened %1: %2, %n candidate(s)", nullptr, populationModel()->rowCount())
+                  .arg(run.path, QString::fromStdString(run.run.name))
+            : tr("Opened %1: %2 on %3, %n candidate(s)", nullptr, populationModel()->rowCount())
+                  .arg(run.path, QString::fromStdString(run.run.problem), QString::fromStdString(run.run.device));
     // The same pairs score higher in the calibration line of the search they came from: say why, where the numbers
     // are (as `kerncast-cli evaluate` does).
     if (run.evaluation && run.run.surrogate.rfind("local", 0) == 0)
