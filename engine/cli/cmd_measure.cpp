@@ -132,7 +132,8 @@ void run_measure(Context& ctx, const MeasureArgs& args) {
         if (!args.seed.empty()) {
             size_t used = 0;
             try {
-                req.options.seed_base = std::stoull(args.seed, &used, 0);
+                if (args.seed.find('-') == std::string::npos)  // stoull would wrap "-1" around
+                    req.options.seed_base = std::stoull(args.seed, &used, 0);
             } catch (const std::exception&) {
                 used = 0;
             }

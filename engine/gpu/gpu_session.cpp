@@ -489,6 +489,7 @@ GpuSession::GpuSession(int ordinal) : m_ordinal(ordinal), m_rng(std::random_devi
     check(a.cuCtxSetCurrent(m_context), "cuCtxSetCurrent");
     check(a.cuDeviceGetAttribute(&m_smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, m_device),
           "cuDeviceGetAttribute");
+    m_guard_granularity = guarded_granularity(m_device);
     check(a.cuStreamCreate(&m_plan_stream, CU_STREAM_NON_BLOCKING), "creating the plan stream");
     check(a.cuStreamCreate(&m_util_stream, CU_STREAM_NON_BLOCKING), "creating the utility stream");
 
@@ -604,7 +605,7 @@ std::unique_ptr<CaseBuffers> GpuSession::allocate(const Problem& problem, const 
 
 GuardedBlock GpuSession::allocateGuarded(size_t bytes, const std::string& what) {
     GuardedBlock block;
-    const CUresult rc = block.allocate(bytes, m_device, m_rng);
+    const CUresult rc = block.allocate(bytes, m_device, m_guard_granularity, m_rng);
     if (rc == CUDA_ERROR_OUT_OF_MEMORY)
         throw LaunchError(what + " needs " + std::to_string(bytes) + " bytes of device memory, more than is free");
     check(rc, ("allocating " + what).c_str());

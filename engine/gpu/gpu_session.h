@@ -285,7 +285,8 @@ private:
     std::unique_ptr<GpuModule> m_util;
     CUfunction m_fill = nullptr, m_flush = nullptr, m_copy = nullptr, m_read = nullptr, m_fma = nullptr;
     CUfunction m_check_ref = nullptr, m_check_out = nullptr, m_check_fill = nullptr, m_check_guards = nullptr;
-    std::mt19937_64 m_rng;  // where guarded blocks go
+    std::mt19937_64 m_rng;           // where guarded blocks go
+    size_t m_guard_granularity = 0;  // guarded_granularity(m_device)
 
     CUdeviceptr m_flush_buffer = 0;
     size_t m_flush_bytes = 0;

@@ -31,12 +31,13 @@ size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
 
 }  // namespace
 
-bool supports_guarded_reservations(CUdevice device) {
+size_t guarded_granularity(CUdevice device) {
     int vmm = 0;
     if (cuda::api().cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, device) !=
-        CUDA_SUCCESS)
-        return false;
-    return vmm != 0 && granularity(device) > 0;
+            CUDA_SUCCESS ||
+        vmm == 0)
+        return 0;
+    return granularity(device);
 }
 
 GuardedBlock& GuardedBlock::operator=(GuardedBlock&& other) noexcept {
@@ -54,10 +55,9 @@ GuardedBlock& GuardedBlock::operator=(GuardedBlock&& other) noexcept {
     return *this;
 }
 
-CUresult GuardedBlock::allocate(size_t bytes, CUdevice device, std::mt19937_64& rng) {
+CUresult GuardedBlock::allocate(size_t bytes, CUdevice device, size_t gran, std::mt19937_64& rng) {
     release();
     const auto& a = cuda::api();
-    const size_t gran = supports_guarded_reservations(device) ? granularity(device) : 0;
     if (gran == 0) {
         CUresult rc = a.cuMemAlloc_v2(&m_ptr, bytes + kGuardBytes);
         if (rc != CUDA_SUCCESS) {
@@ -112,21 +112,20 @@ CUresult GuardedBlock::allocate(size_t bytes, CUdevice device, std::mt19937_64& 
 }
 
 void GuardedBlock::release() {
-    if (!cuda::available()) {
-        *this = GuardedBlock();
-        return;
-    }
-    const auto& a = cuda::api();
-    if (!m_vmm) {
-        if (m_ptr)
-            a.cuMemFree_v2(m_ptr);
-    } else {
-        if (m_mapped)
-            a.cuMemUnmap(m_mapped, m_mapped_bytes);
-        if (m_handle)
-            a.cuMemRelease(m_handle);
-        if (m_reserved)
-            a.cuMemAddressFree(m_reserved, m_reserved_bytes);
+    const bool held = m_ptr || m_reserved || m_mapped || m_handle;
+    if (held && cuda::available()) {
+        const auto& a = cuda::api();
+        if (!m_vmm) {
+            if (m_ptr)
+                a.cuMemFree_v2(m_ptr);
+        } else {
+            if (m_mapped)
+                a.cuMemUnmap(m_mapped, m_mapped_bytes);
+            if (m_handle)
+                a.cuMemRelease(m_handle);
+            if (m_reserved)
+                a.cuMemAddressFree(m_reserved, m_reserved_bytes);
+        }
     }
     m_ptr = m_reserved = m_mapped = 0;
     m_bytes = m_reserved_bytes = m_mapped_bytes = 0;

@@ -45,9 +45,10 @@ public:
     GuardedBlock(GuardedBlock&& other) noexcept { *this = std::move(other); }
     GuardedBlock& operator=(GuardedBlock&& other) noexcept;
 
-    // Allocates `bytes` (0 allowed) on `device` and fills the guard regions. Returns the driver's error
-    // (CUDA_ERROR_OUT_OF_MEMORY when the memory is not there); the block is then empty.
-    CUresult allocate(size_t bytes, CUdevice device, std::mt19937_64& rng);
+    // Allocates `bytes` (0 allowed) on `device` and fills the guard regions; `granularity` is
+    // guarded_granularity(device), 0 for a plain allocation. Returns the driver's error (CUDA_ERROR_OUT_OF_MEMORY
+    // when the memory is not there); the block is then empty.
+    CUresult allocate(size_t bytes, CUdevice device, size_t granularity, std::mt19937_64& rng);
     void release();
 
     CUdeviceptr ptr() const { return m_ptr; }
@@ -72,7 +73,8 @@ private:
     bool m_vmm = false;
 };
 
-// Whether `device` supports virtual memory management (reservations with unmapped gaps).
-bool supports_guarded_reservations(CUdevice device);
+// The granule of `device`'s address reservations (2 MiB on current GPUs), or 0 when it lacks virtual memory
+// management (blocks then fall back to cuMemAlloc). Asked once per session, not per allocation.
+size_t guarded_granularity(CUdevice device);
 
 }  // namespace kerncast

@@ -1,5 +1,6 @@
 #include "engine/worker/worker_server.h"
 
+#include "core/gating.h"
 #include "core/kernel_program.h"
 #include "core/problem.h"
 #include "engine/gpu/cuda_driver.h"
@@ -40,27 +41,14 @@ std::string hex(uint64_t v) {
     return buf;
 }
 
-// Seeds: drawn for every measurement from the operating system (or from `base` when a caller fixes it to
-// reproduce a failure, whose reason names its seed), never reused between runs, so no program can know its inputs
-// ahead of time or meet the same inputs twice.
-class SeedSource {
-public:
-    explicit SeedSource(uint64_t base) : m_base(base ? base : draw()), m_state(m_base) {}
-    uint64_t base() const { return m_base; }
-    uint64_t next() {
-        uint64_t z = (m_state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
-
-private:
-    static uint64_t draw() {
-        std::random_device rd;
-        return (uint64_t{rd()} << 32) ^ rd();
-    }
-    uint64_t m_base, m_state;
-};
+// Seeds: the base is drawn for every measurement from the operating system (or given, to reproduce a failure, whose
+// reason names it), and every run's seed is the next of a splitmix64 sequence from it: never reused between runs,
+// so no program can know its inputs ahead of time or meet the same inputs twice.
+uint64_t draw_seed_base() {
+    std::random_device rd;
+    const uint64_t base = (uint64_t{rd()} << 32) ^ rd();
+    return base ? base : 1;  // 0 means "draw one"
+}
 
 std::string describe_sizes(const Bindings& sizes) {
     std::string out;
@@ -223,7 +211,8 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
     GpuSession& gpu = *m_session;
     Measurement& m = ctx.m;
     const auto verify_t0 = Clock::now();
-    SeedSource seeds(opt.seed_base);
+    const uint64_t seed_base = opt.seed_base ? opt.seed_base : draw_seed_base();
+    SplitMix seeds(seed_base);
 
     ctx.doing = "reading the problem";
     ctx.problem = Problem::parse(p.problem_json, p.problem_file);
@@ -283,10 +272,14 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
     // reference's answer exists anywhere while it runs. Every guard byte is checked right after it: damage found
     // then is the candidate's, wherever it is (its own buffers, the inputs', the reference's). Then the reference
     // runs; damage found after that is the reference's own, and the problem's fault.
-    auto run_both = [&](Bound& b, const std::string& where) {
+    // Both sides' outputs and both programs' scratch poisoned: nothing left from an earlier run.
+    auto poison_all = [](Bound& b) {
         b.buffers->poisonOutputs();
         b.ref->poisonScratch();
         b.cand->poisonScratch();
+    };
+    auto run_both = [&](Bound& b, const std::string& where) {
+        poison_all(b);
         gpu.synchronize();
         ctx.doing = "running the candidate (" + where + ")";
         b.cand->launch();
@@ -354,7 +347,7 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
         return r;
     };
     // A failure's reason ends with what reproduces it: `kerncast-cli measure --seed` derives the same inputs.
-    const std::string replay = " (to reproduce: --seed " + hex(seeds.base()) + ")";
+    const std::string replay = " (to reproduce: --seed " + hex(seed_base) + ")";
     auto fail = [&](Status status, const std::string& reason) {
         m.status = status;
         m.reason = reason + replay;
@@ -470,9 +463,7 @@ void WorkerServer::measureInto(MeasureContext& ctx) {
     int candidate_launches = 0;
     auto fresh_inputs = [&](uint64_t seed) {
         bench.buffers->fillInputs(seed);
-        bench.buffers->poisonOutputs();
-        bench.ref->poisonScratch();
-        bench.cand->poisonScratch();
+        poison_all(bench);
     };
     auto time_all = [&](DeviceCounters& counters, Samples& alone, Samples& ref, Samples& cand) {
         const auto t0 = Clock::now();

@@ -108,6 +108,28 @@ private Q_SLOTS:
         QVERIFY2(contains(r.out, "status     " + status.toStdString()), r.out.c_str());
     }
 
+    // --seed replays a failure's inputs; anything but a non-zero unsigned number is refused before measuring, and a
+    // valid one measures as usual.
+    void measureSeedMustBeANonZeroNumber_data() {
+        QTest::addColumn<QString>("seed");
+        QTest::addColumn<int>("code");
+        QTest::newRow("not a number") << "banana" << 1;
+        QTest::newRow("zero") << "0" << 1;
+        QTest::newRow("negative") << "-1" << 1;
+        QTest::newRow("trailing text") << "0x12zz" << 1;
+        QTest::newRow("hex") << "0x2f1c5e9a07b3d482" << 0;
+    }
+    void measureSeedMustBeANonZeroNumber() {
+        QFETCH(QString, seed);
+        QFETCH(int, code);
+        const auto r = run_cli({"measure", "--problem", "replay_saxpy", "--kernel",
+                                kData + "/problems/replay_saxpy/family.cu", "--device", "replay:test-h100", "--tunable",
+                                "BLOCK=128", "--tunable", "ITEMS=4", "--seed", seed.toStdString()});
+        QCOMPARE(r.code, code);
+        if (code != 0)
+            QVERIFY2(contains(r.err, "--seed: expected a non-zero number"), r.err.c_str());
+    }
+
     void unknownProblemIsAClearError() {
         const auto r =
             run_cli({"measure", "--problem", "no_such_problem", "--kernel", "k.cu", "--device", "replay:test-h100"});
