@@ -574,7 +574,7 @@ def read_events(events, keys, default, truth, learning, problem, method):
                 continue
             log_speedup = math.log(f.get("anchor_speedup", 1.0)) + f["log_mean"]
             entry = (f["probabilities"], log_speedup, f.get("anchor_id", 0), f.get("anchor_speedup", 1.0),
-                     len(measured))
+                     len(measured), f.get("uncalibrated") or f["probabilities"])
             last_forecast[cid] = entry
             if cid in config and len(measured) >= FORECAST_AFTER:
                 forecast_rows["all"].append((cid, entry))
@@ -597,12 +597,14 @@ def read_events(events, keys, default, truth, learning, problem, method):
             elif m.get("reference") and m["reference"].get("median_us") and reference_ms is None:
                 reference_ms = m["reference"]["median_us"] / 1000.0
 
-    def rows(kind):
+    def rows(kind, as_given=False):
         """(probabilities, true bin, forecast log speedup over the reference, true one): the truths from the cache;
-        an anchor that is the reference takes the reference's recorded time."""
+        an anchor that is the reference takes the reference's recorded time. as_given: the probabilities as the
+        surrogate gave them, before the search recalibrated them (the same forecasts otherwise)."""
         out = []
         t_ref = reference_ms or truth.get(default)
-        for cid, (probs, log_s, anchor_id, _, _) in forecast_rows[kind]:
+        for cid, (stored, log_s, anchor_id, _, _, given) in forecast_rows[kind]:
+            probs = given if as_given else stored
             t = truth.get(config.get(cid))
             t_anchor = truth.get(config.get(anchor_id)) if anchor_id else t_ref
             if t is None or t_anchor is None or t_ref is None:
@@ -615,6 +617,10 @@ def read_events(events, keys, default, truth, learning, problem, method):
         leaks.append(f"none of the {forecasts} forecasts' reasoning says what the model learned (expected "
                      f"'... from N pairs of M programs, K of pack ...'): the leak check cannot be made")
     quality = {k: forecast_quality(rows(k)) for k in ("measured", "all")}
+    for k in ("measured", "all"):
+        if quality[k]:
+            given = forecast_quality(rows(k, as_given=True))
+            quality[k]["as_given"] = {"brier_skill": given["brier_skill"], "crps_skill": given["crps_skill"]}
     return {"measured": measured, "leaks": leaks[:5], "leak_count": len(leaks), "forecast_quality": quality,
             "measurements": len(measured)}
 
@@ -955,8 +961,9 @@ def report(a, spaces, strategies, kc_methods, budgets, kc_seeds, cache, notes, c
         print(f"\n{m}: forecasts made after the {FORECAST_AFTER}th measurement (median over seeds): on the measured "
               f"candidates and on every forecast of a configuration; Kendall tau-b of forecast and true log speedup "
               f"over the reference; Brier and CRPS skill against the climatology of the scored forecasts' own true "
-              f"bins. Wall time per measurement against the cache's median compile + benchmark time per "
-              f"configuration.\n")
+              f"bins; in brackets the same forecasts as the surrogate gave them, before the search recalibrated "
+              f"them against its measured outcomes. Wall time per measurement against the cache's median compile + "
+              f"benchmark time per configuration.\n")
         print("| space | measured: n / tau-b / Brier skill / CRPS skill | all: n / tau-b / Brier skill / CRPS skill "
               "| s per measurement | recorded compile + benchmark s |")
         print("|---|---|---|---|---|")
@@ -973,9 +980,15 @@ def report(a, spaces, strategies, kc_methods, budgets, kc_seeds, cache, notes, c
                     continue
                 med = {k: median([q[k] for q in qs if q[k] == q[k]]) for k in ("n", "tau_b", "brier_skill",
                                                                                  "crps_skill")}
+                given = [q["as_given"] for q in qs if q.get("as_given")]
+                if given:
+                    med["as_given"] = {k: median([g[k] for g in given if g[k] == g[k]])
+                                       for k in ("brier_skill", "crps_skill")}
                 entry[kind] = med
                 cells.append(f"{med['n']:g} / {med['tau_b']:.2f} / {med['brier_skill']:+.3f} / "
-                             f"{med['crps_skill']:+.3f}")
+                             f"{med['crps_skill']:+.3f}" + (f" (as given: {med['as_given']['brier_skill']:+.3f} / "
+                                                            f"{med['as_given']['crps_skill']:+.3f})"
+                                                            if "as_given" in med else ""))
             per = median([r["seconds"] / max(1, r["measurements"]) for r in rs])
             entry["seconds_per_measurement"] = per
             entry["recorded_compile_plus_benchmark_s"] = (s.compile_benchmark_ms or float("nan")) / 1000.0

@@ -121,6 +121,19 @@ double Forecast::expectedLogSpeedupOverReference(const BinScheme& scheme) const 
     return std::log(anchor) + (log_mean ? *log_mean : expectedLogSpeedup(scheme));
 }
 
+std::array<double, kBinCount> uncalibrated_from_json(const nlohmann::json& u) {
+    if (!u.is_array() || u.size() != kBinCount)
+        throw Error("forecast: \"uncalibrated\" must be an array of " + std::to_string(kBinCount) + " numbers");
+    std::array<double, kBinCount> out{};
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (!u[i].is_number() || !(u[i].get<double>() >= 0) || !std::isfinite(u[i].get<double>()))
+            throw Error("forecast: \"uncalibrated\" probability of bin " + std::to_string(i + 1) +
+                        " must be a finite number, not negative");
+        out[i] = u[i].get<double>();
+    }
+    return out;
+}
+
 void to_json(nlohmann::json& j, const Forecast& f) {
     j = nlohmann::json{{"surrogate_id", f.surrogate_id},
                        {"scheme_id", f.scheme_id},
@@ -139,6 +152,8 @@ void to_json(nlohmann::json& j, const Forecast& f) {
         j["log_mean"] = *f.log_mean;
         j["log_sigma"] = *f.log_sigma;
     }
+    if (f.uncalibrated)
+        j["uncalibrated"] = *f.uncalibrated;
 }
 
 void from_json(const nlohmann::json& j, Forecast& f) {
@@ -180,6 +195,8 @@ void from_json(const nlohmann::json& j, Forecast& f) {
         f.log_mean = j["log_mean"].get<double>();
         f.log_sigma = j["log_sigma"].get<double>();
     }
+    if (j.contains("uncalibrated") && !j["uncalibrated"].is_null())
+        f.uncalibrated = uncalibrated_from_json(j["uncalibrated"]);
 }
 
 }  // namespace kerncast

@@ -35,6 +35,10 @@ struct Forecast {
     // anchor_speedup * S.
     int64_t anchor_id = 0;
     double anchor_speedup = 1;
+    // The probabilities as the surrogate (and the space model) gave them, when the search recalibrated them against
+    // the outcomes it had measured (core/recalibration.h); empty when these are the surrogate's own. The next
+    // recalibration is fitted on these, never on forecasts already recalibrated.
+    std::optional<std::array<double, kBinCount>> uncalibrated;
 
     // Builds a forecast from raw (possibly unnormalised) probabilities. Negative or non-finite values, or an
     // all-zero vector, throw kerncast::Error. Sets probabilities, raw_sum and predicted_bin.
@@ -62,6 +66,8 @@ struct Forecast {
 };
 
 void to_json(nlohmann::json& j, const Forecast& f);
+// Forecast::uncalibrated as stored: an array of kBinCount finite, non-negative numbers; throws kerncast::Error.
+std::array<double, kBinCount> uncalibrated_from_json(const nlohmann::json& u);
 void from_json(const nlohmann::json& j, Forecast& f);
 
 }  // namespace kerncast

@@ -118,7 +118,11 @@ std::vector<GatingOutcome> decide_gating(const GatingConfig& config, const std::
     for (size_t i = 0; i < batch.size(); ++i) {
         if (!batch[i].forecast)
             continue;
-        const Forecast& f = *batch[i].forecast;
+        // The surrogate's own forecast: tau and pi are thresholds on what surrogates say, and a run's recalibration
+        // (Forecast::uncalibrated) changes what the run shows and scores, never what it measures.
+        Forecast f = *batch[i].forecast;
+        if (f.uncalibrated)
+            f.probabilities = *f.uncalibrated;
         out[i].confidence = f.maxProbability();
         out[i].p_above_best = best_speedup > 0 ? f.probabilityAboveReference(scheme, best_speedup) : 1.0;
     }

@@ -26,7 +26,7 @@ struct Migration {
 };
 
 // Ordered; each brings the schema from version - 1 to version. Never edit a released entry: add a new one.
-constexpr std::array<Migration, 4> kMigrations{{
+constexpr std::array<Migration, 5> kMigrations{{
     {1, R"sql(
 CREATE TABLE runs (
     id         INTEGER PRIMARY KEY,
@@ -166,6 +166,11 @@ CREATE TABLE llm_calls (
 );
 CREATE INDEX llm_calls_by_run ON llm_calls(run_id, id);
 CREATE INDEX llm_calls_by_candidate ON llm_calls(candidate_id);
+)sql"},
+    // A search recalibrates forecasts against the outcomes it measured (core/recalibration.h) and keeps what the
+    // surrogate said, as a JSON array, to fit the next recalibration on; NULL for a forecast left as given.
+    {5, R"sql(
+ALTER TABLE forecasts ADD COLUMN uncalibrated TEXT;
 )sql"},
 }};
 
@@ -658,7 +663,8 @@ int64_t RunStore::addForecast(int64_t candidate_id, const Forecast& f) {
         auto stmt = m_impl->db.prepare(
             "INSERT INTO forecasts (candidate_id, surrogate_id, scheme_id, p1, p2, p3, p4, p5, p6, p7, p8, raw_sum, "
             "predicted_bin, reasoning, prompt_hash, tokens_in, tokens_out, latency_ms, cost_usd, log_mean, log_sigma, "
-            "anchor_id, anchor_speedup) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "anchor_id, anchor_speedup, uncalibrated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+            "?, ?, ?, ?, ?)",
             operation);
         stmt.bind(1, candidate_id).bind(2, f.surrogate_id).bind(3, f.scheme_id);
         for (int b = 0; b < kBinCount; ++b)
@@ -667,6 +673,8 @@ int64_t RunStore::addForecast(int64_t candidate_id, const Forecast& f) {
         stmt.bind(16, f.tokens_in).bind(17, f.tokens_out).bind(18, f.latency_ms).bind(19, f.cost_usd);
         stmt.bind(20, f.log_mean).bind(21, f.log_sigma);
         stmt.bind(22, f.anchor_id).bind(23, f.anchor_speedup);
+        stmt.bind(24, f.uncalibrated ? std::optional<std::string>(dump(nlohmann::json(*f.uncalibrated)))
+                                     : std::optional<std::string>());
         return m_impl->insert(stmt, "forecasts", run_id);
     });
 }
@@ -883,9 +891,9 @@ namespace {
 constexpr const char* kForecastColumns =
     "t.id, t.candidate_id, t.surrogate_id, t.scheme_id, t.p1, t.p2, t.p3, t.p4, t.p5, t.p6, t.p7, t.p8, t.raw_sum, "
     "t.predicted_bin, t.reasoning, t.prompt_hash, t.tokens_in, t.tokens_out, t.latency_ms, t.cost_usd, t.created_at, "
-    "t.log_mean, t.log_sigma, t.anchor_id, t.anchor_speedup";
+    "t.log_mean, t.log_sigma, t.anchor_id, t.anchor_speedup, t.uncalibrated";
 
-StoredForecast forecast_row(const sqlite::Statement& stmt) {
+StoredForecast forecast_row(const sqlite::Statement& stmt, const std::string& file) {
     StoredForecast s;
     s.id = stmt.int64(0);
     s.candidate_id = stmt.int64(1);
@@ -912,6 +920,8 @@ StoredForecast forecast_row(const sqlite::Statement& stmt) {
         f.anchor_id = stmt.int64(23);
         f.anchor_speedup = stmt.real(24);
     }
+    if (!stmt.isNull(25))
+        f.uncalibrated = uncalibrated_from_json(parse_column(stmt.text(25), file, "uncalibrated forecast"));
     return s;
 }
 
@@ -962,8 +972,8 @@ std::unordered_map<int64_t, std::vector<StaticReport>> RunStore::staticReports(c
 std::unordered_map<int64_t, std::vector<StoredForecast>> RunStore::forecasts(const char* where, int64_t key) {
     return by_candidate<StoredForecast>(m_impl->db,
                                         std::string("SELECT ") + kForecastColumns + " FROM forecasts t" + where,
-                                        "reading forecasts", key, [](const sqlite::Statement& stmt) {
-                                            StoredForecast f = forecast_row(stmt);
+                                        "reading forecasts", key, [this](const sqlite::Statement& stmt) {
+                                            StoredForecast f = forecast_row(stmt, path());
                                             return std::pair{f.candidate_id, std::move(f)};
                                         });
 }

@@ -63,6 +63,7 @@ struct SearchArgs {
     int batch = 0;
     int measure_per_parent = 0;
     int space_picks = -1;
+    bool no_recalibrate = false;
     int top_k = GatingConfig{}.top_k;
     double tau = GatingConfig{}.tau;
     double pi = GatingConfig{}.pi;
@@ -227,6 +228,7 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
     cfg.batch = a.batch;
     cfg.measure_per_parent = a.measure_per_parent;
     cfg.space_picks = a.space_picks;
+    cfg.recalibrate = !a.no_recalibrate;
     cfg.samples = a.samples;
     cfg.llm_pacing.per_measurement = a.llm_per_measurement;
     cfg.llm_pacing.parents = a.llm_parents;
@@ -446,6 +448,9 @@ void add_search_command(CLI::App& app, Context& ctx) {
                     "expected improvement (-1: 2 for a family of 1,000 configurations or more, else none; 0: none)")
         ->check(CLI::Range(-1, 64))
         ->capture_default_str();
+    cmd->add_flag("--no-recalibrate", args->no_recalibrate,
+                  "leave forecasts as the surrogate gives them (default: once 8 forecasts came true, each forecast's "
+                  "bins are recalibrated against the run's measured outcomes, the surrogate's kept beside them)");
     cmd->add_option("--measure-per-parent", args->measure_per_parent,
                     "selective: most children of one parent measured per batch (0: 4)")
         ->check(CLI::Range(0, 100000))

@@ -296,6 +296,7 @@ bool Loop::nextStepFits(std::string& why) const {
 void Loop::iterate() {
     ++s.iteration;
     refreshSpaceModel();
+    refreshRecalibration();
     const std::optional<int64_t> parent = s.strategy.selectParent(s.rng);
     if (!parent && s.in_flight) {
         // The batch in flight may give new parents: apply it before rescuing or ending.

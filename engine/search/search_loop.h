@@ -1,10 +1,12 @@
 #pragma once
 // The search runner's thread state and the loop that runs a search (search_runner.cpp), shared by the loop's
 // units, one per concern: search_loop.cpp (the loop itself), search_loop_children.cpp, search_loop_gating.cpp,
-// search_loop_measuring.cpp, search_loop_steering.cpp, search_loop_checkpoint.cpp and search_loop_space_model.cpp.
+// search_loop_measuring.cpp, search_loop_steering.cpp, search_loop_checkpoint.cpp, search_loop_space_model.cpp and
+// search_loop_recalibration.cpp.
 // Private to engine/search.
 
 #include "core/metrics.h"
+#include "core/recalibration.h"
 #include "engine/gpu/compiler.h"
 #include "engine/llm/llm_client.h"
 #include "engine/search/search_runner.h"
@@ -95,6 +97,8 @@ struct SearchRunner::State {
         size_t scored = 0;              // measured configurations with a forecast the weight was fitted on
     };
     std::optional<SpaceFit> space_fit;
+    // The recalibration of forecasts (SearchConfig::recalibrate) as last fitted on the run's measured outcomes.
+    std::optional<BinRecalibration> recalibration;
     int64_t inFlightCount() const { return in_flight ? static_cast<int64_t>(in_flight->ids.size()) : 0; }
     SearchProgress progress;
     int64_t seq = 0;
@@ -174,6 +178,12 @@ private:
     // The space model's forecast of a family configuration against the anchor (log speedup anchor_log over the
     // reference), mixed into f by the fitted share; f unchanged when there is none.
     void mixSpaceForecast(Forecast& f, const Candidate& c) const;
+    // Refits the recalibration (SearchConfig::recalibrate) on every measured candidate's forecast as the surrogate
+    // gave it and the bin that came true; none before BinRecalibration::kMinOutcomes.
+    void refreshRecalibration();
+    // Recalibrates a forecast's bins, keeping the surrogate's in Forecast::uncalibrated; f unchanged when there is no
+    // recalibration yet.
+    void recalibrate(Forecast& f) const;
     void forecastAndGate(const std::vector<int64_t>& ids, bool initial);
     // Forecasts and gates; returns the candidates to measure, most promising first.
     std::vector<int64_t> gate(const std::vector<int64_t>& ids, bool initial);

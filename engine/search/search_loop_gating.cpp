@@ -60,6 +60,7 @@ const Forecast* Loop::recordForecast(int64_t id, const ForecastResult& result) {
     f.anchor_id = anchor ? anchor->candidate_id : 0;
     f.anchor_speedup = anchor ? anchor->speedup : 1.0;
     mixSpaceForecast(f, s.cands.at(id).c);
+    recalibrate(f);
     s.rows.forecast = s.store->addForecast(id, f);
     if (!counted) {
         s.progress.tokens += f.tokens_in + f.tokens_out;

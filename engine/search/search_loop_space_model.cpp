@@ -89,10 +89,12 @@ void Loop::refreshSpaceModel() {
         const int truth = s.scheme.binOf(c.measurement->speedup / said->anchor_speedup);
         const auto space = space_bin_probabilities(s.scheme, oof[i]->mean - std::log(said->anchor_speedup),
                                                    oof[i]->sigma * fit.sigma_scale);
+        // Before the run's recalibration (search_loop_recalibration.cpp), which comes after the mixing.
+        const std::array<double, kBinCount>& given = said->uncalibrated.value_or(said->probabilities);
         for (int w = 0; w < kWeights; ++w) {
             std::array<double, kBinCount> p{};
             for (size_t b = 0; b < kBinCount; ++b)
-                p[b] = (1 - w / 10.0) * said->probabilities[b] + w / 10.0 * space[b];
+                p[b] = (1 - w / 10.0) * given[b] + w / 10.0 * space[b];
             loss[static_cast<size_t>(w)] += brier_score(p, truth) + ranked_probability_score(p, truth);
         }
         ++fit.scored;

@@ -57,6 +57,7 @@ void to_json(nlohmann::json& j, const SearchConfig& c) {
          {"batch", c.batch},
          {"measure_per_parent", c.measure_per_parent},
          {"space_picks", c.space_picks},
+         {"recalibrate", c.recalibrate},
          {"initial_family", c.initial_family},
          {"initial_screen", c.initial_screen},
          {"inspirations", c.inspirations},
@@ -89,6 +90,7 @@ SearchConfig search_config_from_json(const nlohmann::json& j) {
         c.batch = j.value("batch", c.batch);
         c.measure_per_parent = j.value("measure_per_parent", c.measure_per_parent);
         c.space_picks = j.value("space_picks", 0);
+        c.recalibrate = j.value("recalibrate", false);  // a run stored before recalibration resumes without it
         if (c.batch < 0 || c.measure_per_parent < 0)
             throw Error("search settings: 'batch' and 'measure_per_parent' must not be negative");
         c.initial_family = j.value("initial_family", c.initial_family);

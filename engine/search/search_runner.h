@@ -77,6 +77,10 @@ struct SearchConfig {
     // are measured. -1: kSpacePicks when gated and the family holds at least kSpaceModelFrom configurations, else 0,
     // stored with a new run as that number (a run stored without it resumes with 0); 0: none.
     int space_picks = -1;
+    // Every forecast's bins recalibrated against the outcomes the run has measured (core/recalibration.h), once
+    // BinRecalibration::kMinOutcomes forecasts came true; what the surrogate said is kept with it. A run stored
+    // without it resumes with false.
+    bool recalibrate = true;
     int initial_family = 2;   // random family configurations measured with the reference and the seeds
     int initial_screen = 16;  // gated searches forecast initial_family * initial_screen random configurations
                               // and measure the initial_family most promising

@@ -140,6 +140,66 @@ private Q_SLOTS:
             QVERIFY(near(back.probabilities[b], f.probabilities[b]));
         QVERIFY_THROWS_EXCEPTION(Error, nlohmann::json::parse(R"({"probabilities": [1, 2]})").get<Forecast>());
     }
+    // What the surrogate said before a run recalibrated it goes through JSON bit for bit beside the recalibrated
+    // bins; a forecast left as given has no "uncalibrated" key and reads back without it (also from null).
+    void jsonKeepsUncalibrated() {
+        auto f = Forecast::fromRaw({0.03, 0.07, 0.25, 0.45, 0.05, 0.05, 0.05, 0.05});
+        f.uncalibrated = std::array<double, kBinCount>{0.02, 0.1 / 3, 0.05, 0.15, 0.4, 0.2, 1.0 / 7, 1e-300};
+        const nlohmann::json j = f;
+        QVERIFY(j.contains("uncalibrated"));
+        const auto back = nlohmann::json::parse(j.dump()).get<Forecast>();
+        QVERIFY(back.uncalibrated.has_value());
+        for (int b = 0; b < kBinCount; ++b) {
+            QCOMPARE((*back.uncalibrated)[b], (*f.uncalibrated)[b]);
+            QCOMPARE(back.probabilities[b], f.probabilities[b]);
+        }
+        QCOMPARE(back.predicted_bin, 4);
+
+        const auto given = Forecast::fromRaw({0, 0, 1, 2, 1, 0, 0, 0});
+        const nlohmann::json plain = given;
+        QVERIFY(!plain.contains("uncalibrated"));
+        QVERIFY(!plain.get<Forecast>().uncalibrated.has_value());
+        nlohmann::json with_null = plain;
+        with_null["uncalibrated"] = nullptr;
+        QVERIFY(!with_null.get<Forecast>().uncalibrated.has_value());
+    }
+
+    void badUncalibratedJsonIsRefused_data() {
+        QTest::addColumn<QString>("uncalibrated");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("too short") << "[0.5, 0.5]"
+                                   << "\"uncalibrated\" must be an array of 8 numbers";
+        QTest::newRow("too long") << "[0, 0, 0, 0, 0, 0, 0, 0.5, 0.5]"
+                                  << "\"uncalibrated\" must be an array of 8 numbers";
+        QTest::newRow("empty") << "[]"
+                               << "\"uncalibrated\" must be an array of 8 numbers";
+        QTest::newRow("a number") << "1"
+                                  << "\"uncalibrated\" must be an array of 8 numbers";
+        QTest::newRow("negative") << "[0.1, 0.1, 0.1, 0.1, 0.1, -0.1, 0.3, 0.3]"
+                                  << "\"uncalibrated\" probability of bin 6 must be a finite number, not negative";
+        QTest::newRow("text") << R"([0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.2, "0.2"])"
+                              << "\"uncalibrated\" probability of bin 8 must be a finite number, not negative";
+        QTest::newRow("null in it") << "[null, 0.1, 0.1, 0.1, 0.1, 0.1, 0.2, 0.3]"
+                                    << "\"uncalibrated\" probability of bin 1 must be a finite number, not negative";
+    }
+    void badUncalibratedJsonIsRefused() {
+        QFETCH(QString, uncalibrated);
+        QFETCH(QString, expected);
+        nlohmann::json j = Forecast::fromRaw({1, 1, 1, 1, 1, 1, 1, 1});
+        j["uncalibrated"] = nlohmann::json::parse(uncalibrated.toStdString());
+        for (int reader = 0; reader < 2; ++reader) {
+            try {
+                if (reader == 0)
+                    j.get<Forecast>();
+                else
+                    uncalibrated_from_json(j["uncalibrated"]);
+                QFAIL("a bad \"uncalibrated\" was read");
+            } catch (const Error& e) {
+                QVERIFY2(std::string(e.what()).find(expected.toStdString()) != std::string::npos, e.what());
+            }
+        }
+    }
+
     void storedForecastIsNotRenormalisedOnRead() {
         // A normalised vector whose sum is 1 only to within an ulp: dividing by that sum again moves its values.
         const std::array<double, kBinCount> p{0.15, 0.15, 0.15, 0.15, 0.1, 0.1, 0.1, 0.1};

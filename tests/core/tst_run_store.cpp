@@ -210,6 +210,140 @@ private Q_SLOTS:
         QCOMPARE(rs[1].shared_bytes, 4096);
     }
 
+    // A recalibrated forecast keeps what the surrogate said (Forecast::uncalibrated) bit for bit, through both
+    // readers; a forecast left as given reads back without it, stored as NULL.
+    void uncalibratedForecastsRoundTrip() {
+        auto store = RunStore::create(path("uncalibrated.sqlite"));
+        RunInfo run;
+        run.name = "r";
+        const int64_t run_id = store.addRun(run);
+        Candidate c = make_candidate("c");
+        store.addCandidate(run_id, c);
+
+        Forecast given = Forecast::fromRaw({0.02, 0.03, 0.05, 0.15, 0.40, 0.20, 0.10, 0.05});
+        given.surrogate_id = "local";
+        Forecast recalibrated = given;
+        recalibrated.probabilities = {0.03, 0.07, 0.25, 0.45, 0.05, 0.05, 0.05, 0.05};
+        recalibrated.predicted_bin = 4;
+        // Values whose decimal text is long: the JSON column must keep every bit.
+        recalibrated.uncalibrated = std::array<double, kBinCount>{0.1 / 3, 0.2 / 3, 1e-300, 0, 0.4, 0.2, 1.0 / 7, 0.0};
+        const int64_t given_id = store.addForecast(c.id, given);
+        const int64_t recalibrated_id = store.addForecast(c.id, recalibrated);
+
+        const auto of_run = store.forecastsOfRun(run_id);
+        QCOMPARE(of_run.size(), size_t{1});
+        for (const auto& fs : {store.forecastsFor(c.id), of_run.at(c.id)}) {
+            QCOMPARE(fs.size(), size_t{2});
+            QCOMPARE(fs[0].id, given_id);
+            QVERIFY(!fs[0].forecast.uncalibrated.has_value());
+            QCOMPARE(fs[1].id, recalibrated_id);
+            QVERIFY(fs[1].forecast.uncalibrated.has_value());
+            QCOMPARE(*fs[1].forecast.uncalibrated, *recalibrated.uncalibrated);
+            QCOMPARE(fs[1].forecast.probabilities, recalibrated.probabilities);
+            QCOMPARE(fs[1].forecast.predicted_bin, 4);
+        }
+        RawDb raw(store.path());
+        QCOMPARE(raw.text("SELECT typeof(uncalibrated) FROM forecasts WHERE id = " + std::to_string(given_id)),
+                 std::string("null"));
+        // Readable by another program as a JSON array of the 8 probabilities.
+        QCOMPARE(raw.text("SELECT json_array_length(uncalibrated) FROM forecasts WHERE id = " +
+                          std::to_string(recalibrated_id)),
+                 std::string("8"));
+        QCOMPARE(raw.text("SELECT json_extract(uncalibrated, '$[4]') FROM forecasts WHERE id = " +
+                          std::to_string(recalibrated_id)),
+                 std::string("0.4"));
+    }
+
+    // A stored "uncalibrated" that is not 8 finite, non-negative numbers is refused when read, with a reason, never
+    // read as something else.
+    void corruptUncalibratedIsRefused_data() {
+        QTest::addColumn<QString>("stored");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("seven") << "[0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.4]"
+                               << "must be an array of 8 numbers";
+        QTest::newRow("nine") << "[0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.2, 0.1]"
+                              << "must be an array of 8 numbers";
+        QTest::newRow("negative") << "[0.1, 0.1, -0.1, 0.1, 0.1, 0.1, 0.4, 0.2]"
+                                  << "bin 3 must be a finite number, not negative";
+        QTest::newRow("text in it") << R"([0.1, 0.1, 0.1, "0.1", 0.1, 0.1, 0.2, 0.2])"
+                                    << "bin 4 must be a finite number, not negative";
+        QTest::newRow("object") << R"({"p1": 1})"
+                                << "must be an array of 8 numbers";
+        QTest::newRow("not JSON") << "[0.1, 0.1,"
+                                  << "corrupt uncalibrated forecast in the store";
+    }
+    void corruptUncalibratedIsRefused() {
+        QFETCH(QString, stored);
+        QFETCH(QString, expected);
+        const auto file = path("corrupt-uncalibrated-" +
+                               QString(QTest::currentDataTag()).replace(' ', '_').toStdString() + ".sqlite");
+        int64_t run_id = 0, candidate_id = 0;
+        {
+            auto store = RunStore::create(file);
+            RunInfo run;
+            run.name = "r";
+            run_id = store.addRun(run);
+            Candidate c = make_candidate("c");
+            candidate_id = store.addCandidate(run_id, c);
+            Forecast f = Forecast::fromRaw({1, 1, 1, 1, 1, 1, 1, 1});
+            f.uncalibrated = f.probabilities;
+            store.addForecast(c.id, f);
+        }
+        {
+            RawDb raw(file);
+            sqlite3_stmt* stmt = nullptr;
+            QCOMPARE(sqlite3_prepare_v2(raw.db, "UPDATE forecasts SET uncalibrated = ?", -1, &stmt, nullptr),
+                     SQLITE_OK);
+            const std::string text = stored.toStdString();
+            sqlite3_bind_text(stmt, 1, text.c_str(), -1, SQLITE_TRANSIENT);
+            QCOMPARE(sqlite3_step(stmt), SQLITE_DONE);
+            sqlite3_finalize(stmt);
+        }
+        auto store = RunStore::open(file);
+        for (int reader = 0; reader < 2; ++reader) {
+            try {
+                if (reader == 0)
+                    store.forecastsFor(candidate_id);
+                else
+                    store.forecastsOfRun(run_id);
+                QFAIL("a corrupt uncalibrated forecast was read");
+            } catch (const Error& e) {
+                QVERIFY2(std::string(e.what()).find(expected.toStdString()) != std::string::npos, e.what());
+            }
+        }
+    }
+
+    // A store written before recalibration (schema 4) opens: its forecasts read back without "uncalibrated", and new
+    // ones keep it.
+    void olderStoreGainsUncalibrated() {
+        const auto file = path("schema4.sqlite");
+        int64_t candidate_id = 0;
+        {
+            auto store = RunStore::create(file);
+            RunInfo run;
+            run.name = "before";
+            Candidate c = make_candidate("kept");
+            candidate_id = store.addCandidate(store.addRun(run), c);
+            store.addForecast(c.id, Forecast::fromRaw({0, 0, 0, 1, 1, 0, 0, 0}));
+        }
+        {
+            RawDb raw(file);
+            raw.exec("ALTER TABLE forecasts DROP COLUMN uncalibrated; PRAGMA user_version = 4");
+        }
+        auto store = RunStore::open(file);
+        Forecast recalibrated = Forecast::fromRaw({0, 0, 1, 1, 0, 0, 0, 0});
+        recalibrated.uncalibrated = std::array<double, kBinCount>{0, 0, 0, 0.5, 0.5, 0, 0, 0};
+        store.addForecast(candidate_id, recalibrated);
+        const auto fs = store.forecastsFor(candidate_id);
+        QCOMPARE(fs.size(), size_t{2});
+        QVERIFY(!fs[0].forecast.uncalibrated.has_value());
+        QCOMPARE(fs[0].forecast.probabilities[3], 0.5);
+        QVERIFY(fs[1].forecast.uncalibrated.has_value());
+        QCOMPARE(*fs[1].forecast.uncalibrated, *recalibrated.uncalibrated);
+        RawDb raw(file);
+        QCOMPARE(raw.text("PRAGMA user_version"), std::to_string(RunStore::schemaVersion()));
+    }
+
     // The whole-run readers give what the per-candidate readers give, and nothing of another run.
     void runReadersMatchCandidateReaders() {
         auto store = RunStore::create(path("bulk.sqlite"));
@@ -785,7 +919,8 @@ private Q_SLOTS:
         }
         {
             RawDb raw(file);
-            raw.exec("DROP TABLE llm_calls; PRAGMA user_version = 3");
+            // As schema 3 was: neither llm_calls (4) nor forecasts.uncalibrated (5).
+            raw.exec("DROP TABLE llm_calls; ALTER TABLE forecasts DROP COLUMN uncalibrated; PRAGMA user_version = 3");
             QCOMPARE(raw.text("SELECT count(*) FROM sqlite_master WHERE name = 'llm_calls'"), std::string("0"));
         }
         auto store = RunStore::open(file);

@@ -1,5 +1,6 @@
 // The search runner on the replay device with real problems and recordings: events, the store, determinism,
 // steering commands, budgets and resume.
+#include "core/recalibration.h"
 #include "core/run_store.h"
 #include "engine/cli/cli.h"
 #include "engine/device.h"
@@ -14,6 +15,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <tuple>
 
 #include <sqlite3.h>
 
@@ -567,6 +569,174 @@ private slots:
             }
             before.insert(cand.tunables);
         }
+    }
+
+    // Recalibration (SearchConfig::recalibrate, core/recalibration.h) changes what a run shows, never what it
+    // measures. Once BinRecalibration::kMinOutcomes forecasts came true, every new forecast is recalibrated: its bins
+    // are the recalibrated ones, the surrogate's are kept in `uncalibrated`, and the reasoning says against how many
+    // outcomes; none before. Without recalibration the same search measures the same candidates in the same order
+    // with the same speedups, and its forecasts are what the recalibrated run kept as the surrogate's.
+    void recalibrationChangesForecastsNotMeasurements() {
+        QTemporaryDir dir;
+        struct Run {
+            std::string path;
+            SearchSummary summary;
+            std::vector<SearchEvent> events;
+            std::vector<std::tuple<int64_t, std::string, int, double>> measured;  // id, label, status, speedup
+            std::vector<std::pair<int64_t, GatingDecision>> decisions;
+        };
+        auto search = [&](bool recalibrate) {
+            Run run;
+            run.path = dir.filePath(recalibrate ? "recalibrated.sqlite" : "plain.sqlite").toStdString();
+            SearchConfig c = config("softmax", GatingKind::Selective, "local", 30);
+            c.recalibrate = recalibrate;
+            auto runner = make_search_runner(c, cli::resources_dir(), run.path, false);
+            Recorder rec;
+            runner->setEventCallback(rec.fn());
+            run.summary = runner->runHere();
+            run.events = rec.events;
+            RunStore store = RunStore::open(run.path);
+            std::map<int64_t, std::string> labels;
+            for (const Candidate& cand : store.candidates(run.summary.run_id))
+                labels[cand.id] = cand.label;
+            for (const SearchEvent& e : run.events) {
+                if (e.kind == SearchEvent::Kind::Measured)
+                    run.measured.emplace_back(e.candidate_id, labels.at(e.candidate_id),
+                                              e.measurement ? static_cast<int>(e.measurement->status) : -1, e.speedup);
+                if (e.kind == SearchEvent::Kind::Gating)
+                    run.decisions.emplace_back(e.candidate_id, *e.decision);
+            }
+            return run;
+        };
+        const Run with = search(true), without = search(false);
+        QCOMPARE(with.summary.state, RunState::Finished);
+        QCOMPARE(without.summary.state, RunState::Finished);
+        QCOMPARE(with.summary.progress.measurements, int64_t(30));
+
+        // The same measurements, in the same order.
+        QCOMPARE(with.measured.size(), without.measured.size());
+        for (size_t i = 0; i < with.measured.size(); ++i) {
+            const auto& [id, label, status, speedup] = with.measured[i];
+            const auto& [other_id, other_label, other_status, other_speedup] = without.measured[i];
+            QVERIFY2(id == other_id && label == other_label && status == other_status && speedup == other_speedup,
+                     qPrintable(QStringLiteral("measurement %1: %2 '%3' %4x with recalibration, %5 '%6' %7x without")
+                                    .arg(i + 1)
+                                    .arg(id)
+                                    .arg(QString::fromStdString(label))
+                                    .arg(speedup)
+                                    .arg(other_id)
+                                    .arg(QString::fromStdString(other_label))
+                                    .arg(other_speedup)));
+        }
+        QVERIFY(with.decisions == without.decisions);
+        QCOMPARE(with.summary.best_candidate, without.summary.best_candidate);
+        QCOMPARE(with.summary.best_speedup, without.summary.best_speedup);
+
+        // With recalibration, from the events in the order they happened: no forecast is recalibrated before
+        // kMinOutcomes forecasts came true, and every one after the first that is, against no more outcomes than
+        // had come true.
+        std::map<int64_t, Forecast> latest;  // each candidate's forecast, as the loop keeps it
+        size_t outcomes = 0, recalibrated = 0, plain_after = 0, last_n = 0;
+        std::optional<size_t> first_recalibrated_after;
+        const std::string note = "Recalibrated against the ";
+        for (const SearchEvent& e : with.events) {
+            if (e.kind == SearchEvent::Kind::Measured && e.speedup > 0 && latest.count(e.candidate_id))
+                ++outcomes;
+            if (e.kind != SearchEvent::Kind::Forecast || !e.forecast)
+                continue;
+            const Forecast& f = *e.forecast;
+            latest[e.candidate_id] = f;
+            const size_t at = f.reasoning.find(note);
+            QCOMPARE(f.uncalibrated.has_value(), at != std::string::npos);
+            if (!f.uncalibrated) {
+                QVERIFY2(!first_recalibrated_after, qPrintable(QStringLiteral("candidate %1 was not recalibrated "
+                                                                              "after %2 outcomes")
+                                                                   .arg(e.candidate_id)
+                                                                   .arg(outcomes)));
+                plain_after += first_recalibrated_after.has_value();
+                continue;
+            }
+            ++recalibrated;
+            if (!first_recalibrated_after)
+                first_recalibrated_after = outcomes;
+            const size_t n = std::stoul(f.reasoning.substr(at + note.size()));
+            QVERIFY2(n >= BinRecalibration::kMinOutcomes && n <= outcomes && n >= last_n,
+                     qPrintable(
+                         QStringLiteral("against %1 with %2 come true (%3 before)").arg(n).arg(outcomes).arg(last_n)));
+            last_n = n;
+            QVERIFY2(f.reasoning.find(" measured forecasts of the run", at) != std::string::npos, f.reasoning.c_str());
+            // Both are distributions, and the recalibration moved something.
+            double sum = 0, sum_given = 0, moved = 0;
+            for (size_t b = 0; b < kBinCount; ++b) {
+                QVERIFY(f.probabilities[b] >= 0 && (*f.uncalibrated)[b] >= 0);
+                sum += f.probabilities[b];
+                sum_given += (*f.uncalibrated)[b];
+                moved += std::abs(f.probabilities[b] - (*f.uncalibrated)[b]);
+            }
+            QVERIFY(std::abs(sum - 1) < 1e-9 && std::abs(sum_given - 1) < 1e-9);
+            QVERIFY2(moved > 1e-6, f.reasoning.c_str());
+            const auto argmax = std::max_element(f.probabilities.begin(), f.probabilities.end());
+            QCOMPARE(f.predicted_bin, int(argmax - f.probabilities.begin()) + 1);
+        }
+        QVERIFY(first_recalibrated_after.has_value());
+        QVERIFY(*first_recalibrated_after >= BinRecalibration::kMinOutcomes);
+        QCOMPARE(plain_after, size_t{0});
+        QVERIFY2(recalibrated > 20, std::to_string(recalibrated).c_str());  // most of the run's forecasts
+
+        // The store holds the same: with recalibration, the surrogate's bins beside the recalibrated ones, and they
+        // are exactly the bins the run without recalibration stored for the same candidate; without, no
+        // `uncalibrated` and no note at all.
+        {
+            RunStore store_with = RunStore::open(with.path), store_without = RunStore::open(without.path);
+            const auto stored_with = store_with.forecastsOfRun(with.summary.run_id);
+            const auto stored_without = store_without.forecastsOfRun(without.summary.run_id);
+            size_t stored_recalibrated = 0, compared = 0;
+            bool first_plain = false;
+            std::vector<std::pair<int64_t, const Forecast*>> in_order;  // by forecast id
+            for (const auto& [id, list] : stored_with)
+                for (const StoredForecast& f : list)
+                    in_order.emplace_back(f.id, &f.forecast);
+            std::sort(in_order.begin(), in_order.end());
+            for (const auto& [forecast_id, f] : in_order) {
+                QCOMPARE(f->uncalibrated.has_value(), f->reasoning.find(note) != std::string::npos);
+                stored_recalibrated += f->uncalibrated.has_value();
+                if (forecast_id == in_order.front().first)
+                    first_plain = !f->uncalibrated;
+            }
+            QVERIFY(first_plain);
+            QCOMPARE(stored_recalibrated, recalibrated);
+            for (const auto& [id, list] : stored_without) {
+                const auto other = stored_with.find(id);
+                QVERIFY(other != stored_with.end());
+                QCOMPARE(other->second.size(), list.size());
+                for (size_t i = 0; i < list.size(); ++i) {
+                    const Forecast& plain = list[i].forecast;
+                    const Forecast& rec = other->second[i].forecast;
+                    QVERIFY(!plain.uncalibrated.has_value());
+                    QVERIFY2(plain.reasoning.find("Recalibrated") == std::string::npos, plain.reasoning.c_str());
+                    QCOMPARE(rec.uncalibrated.value_or(rec.probabilities), plain.probabilities);
+                    QCOMPARE(rec.log_mean, plain.log_mean);
+                    QCOMPARE(rec.anchor_id, plain.anchor_id);
+                    compared += rec.uncalibrated.has_value();
+                }
+            }
+            QCOMPARE(compared, recalibrated);
+
+            // The stored run config says which it was, and a run stored before the setting reads as without.
+            QCOMPARE(store_with.run(with.summary.run_id)->config.at("recalibrate"), nlohmann::json(true));
+            QCOMPARE(store_without.run(without.summary.run_id)->config.at("recalibrate"), nlohmann::json(false));
+            QVERIFY(stored_search_config(with.path).recalibrate);
+            QVERIFY(!stored_search_config(without.path).recalibrate);
+        }
+        {
+            sqlite3* db = nullptr;
+            QCOMPARE(sqlite3_open(with.path.c_str(), &db), SQLITE_OK);
+            QCOMPARE(sqlite3_exec(db, "UPDATE runs SET config = json_remove(config, '$.recalibrate')", nullptr, nullptr,
+                                  nullptr),
+                     SQLITE_OK);
+            sqlite3_close(db);
+        }
+        QVERIFY(!stored_search_config(with.path).recalibrate);
     }
 
     void steeringCommandsAreAppliedAndStored() {
