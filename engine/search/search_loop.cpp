@@ -397,11 +397,17 @@ void Loop::iterate() {
         checkpoint();
         return;
     }
-    const std::vector<int64_t> ids = addChildren(children);
+    std::vector<int64_t> ids = addChildren(children);
     s.space_picked.clear();
     for (int64_t id : ids)
         if (auto it = pick_reasons.find(s.cands.at(id).c.source_hash); it != pick_reasons.end())
             s.space_picked[id] = it->second;
+    // A configuration the run held unmeasured, which the space model chose: forecast again and measured with these.
+    for (const auto& [id, reason] : s.space_held_picks)
+        if (std::find(ids.begin(), ids.end(), id) == ids.end()) {
+            ids.push_back(id);
+            s.space_picked[id] = reason;
+        }
     for (size_t i = 0; i < s.last_added.size() && i < child_calls.size(); ++i)
         if (child_calls[i])
             recordLlmCalls({*child_calls[i]}, s.last_added[i]);

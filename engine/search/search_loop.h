@@ -87,6 +87,10 @@ struct SearchRunner::State {
     // empty when the family has none or too many), and the candidates of the current batch it chose, with why.
     std::optional<std::vector<Configuration>> space;
     std::map<int64_t, std::string> space_picked;
+    // The space model's refining pick when it is a configuration the run already holds unmeasured (a child the gate
+    // trusted earlier): measured in this batch beside the new children, with why.
+    std::vector<std::pair<int64_t, std::string>> space_held_picks;
+    std::set<Configuration> space_index;  // *space as a set, for neighbour lookups
     // The space model as last fitted (refreshSpaceModel()), and how far its forecasts are mixed into the surrogate's.
     struct SpaceFit {
         std::shared_ptr<SpaceModel> model;

@@ -74,8 +74,10 @@ struct SearchConfig {
     // Family configurations chosen over the problem's whole space (engine/surrogate/space_model.h): each iteration of
     // a selective or top-k search measures, beside the parent's children, the `space_picks` configurations nobody has
     // proposed yet whose expected improvement over the best is highest, once kSpaceModelAfter family configurations
-    // are measured. -1: kSpacePicks when gated and the family holds at least kSpaceModelFrom configurations, else 0,
-    // stored with a new run as that number (a run stored without it resumes with 0); 0: none.
+    // are measured; with 2 or more, also the unmeasured neighbour of the best configuration the model predicts
+    // fastest (a refining pick, even when a child the gate trusted holds it). -1: kSpacePicks when gated and the
+    // family holds at least kSpaceModelFrom configurations, else 0, stored with a new run as that number (a run
+    // stored without it resumes with 0); 0: none.
     int space_picks = -1;
     // Every forecast's bins recalibrated against the outcomes the run has measured (core/recalibration.h), once
     // BinRecalibration::kMinOutcomes forecasts came true; what the surrogate said is kept with it. A run stored
