@@ -10,7 +10,7 @@ namespace kerncast {
 
 namespace {
 
-constexpr double kClip = 1e-6;     // cumulative probabilities are read in [kClip, 1 - kClip]
+constexpr double kClip = 1e-6;      // cumulative probabilities are read in [kClip, 1 - kClip]
 constexpr double kMinSlope = 0.05;  // the least slope of an edge's map in logit space
 
 double logit(double p) {

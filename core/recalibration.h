@@ -33,7 +33,7 @@ namespace kerncast {
 class BinRecalibration {
 public:
     static constexpr double kDefaultPrior = 0.5;  // penalty weight towards the identity, in log-likelihood units
-    static constexpr size_t kMinOutcomes = 8;   // fewer outcomes fit nothing
+    static constexpr size_t kMinOutcomes = 8;     // fewer outcomes fit nothing
 
     // One forecast (probabilities, index 0 is bin 1), the bin (1..kBinCount) that came true and its weight in the
     // fit. Throws kerncast::Error for a bin out of range, a weight not positive, or probabilities that are negative,
