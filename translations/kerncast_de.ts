@@ -588,6 +588,10 @@
 <context>
     <name>kerncast::ForecastInspector</name>
     <message>
+        <source>Forecast</source>
+        <translation>Prognose</translation>
+    </message>
+    <message>
         <source>No language model was asked about this candidate.</source>
         <translation>Zu diesem Kandidaten wurde kein Sprachmodell befragt.</translation>
     </message>
@@ -1633,7 +1637,7 @@
     </message>
     <message>
         <source>Choose the next batch while one is measured</source>
-        <translation>Nächsten Stapel wählen, während einer gemessen wird</translation>
+        <translation>Nächsten Stapel beim Messen wählen</translation>
     </message>
     <message>
         <source>Keeps the workers busy: forecasting and retraining overlap the measurements. The search learns from a batch one iteration later; a seed still gives the same search with any number of workers.</source>
@@ -2268,8 +2272,8 @@ Erwartete Beschleunigung %3× %4</translation>
         <translation>aus</translation>
     </message>
     <message>
-        <source>per M tokens</source>
-        <translation>je Mio. Token</translation>
+        <source>/M</source>
+        <translation>/Mio.</translation>
     </message>
     <message>
         <source>LLM pro&amp;file:</source>

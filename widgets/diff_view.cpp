@@ -1,5 +1,6 @@
 #include "widgets/diff_view.h"
 
+#include "widgets/elided_label.h"
 #include "widgets/kernel_editor.h"
 
 #include <QAction>
@@ -166,14 +167,17 @@ WordDiff diffWords(const QString& left, const QString& right) {
 DiffView::DiffView(QWidget* parent) : QWidget(parent) {
     m_left = new KernelEditor(this);
     m_right = new KernelEditor(this);
-    m_leftTitle = new QLabel(this);
-    m_rightTitle = new QLabel(this);
+    m_leftTitle = new ElidedLabel(this);
+    m_leftTitle->setObjectName(QStringLiteral("diffLeftTitle"));
+    m_rightTitle = new ElidedLabel(this);
+    m_rightTitle->setObjectName(QStringLiteral("diffRightTitle"));
     m_summary = new QLabel(this);
     m_summary->setObjectName(QStringLiteral("diffSummary"));
-    for (QLabel* title : {m_leftTitle, m_rightTitle})
+    for (QLabel* title : {static_cast<QLabel*>(m_leftTitle), static_cast<QLabel*>(m_rightTitle)})
         title->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
-    m_position = new QLabel(this);
+    m_navigation = new QWidget(this);
+    m_position = new QLabel(m_navigation);
     m_position->setObjectName(QStringLiteral("diffChangePosition"));
 
     // Jumping between changes and the inline mode: actions of this view (Alt+Up, Alt+Down while it has the focus),
@@ -199,7 +203,7 @@ DiffView::DiffView(QWidget* parent) : QWidget(parent) {
     connect(m_nextAction, &QAction::triggered, this, &DiffView::nextChange);
     connect(m_inlineAction, &QAction::toggled, this, &DiffView::setInline);
     const auto button = [this](QAction* action, Qt::ArrowType arrow) {
-        auto* b = new QToolButton(this);
+        auto* b = new QToolButton(m_navigation);
         b->setDefaultAction(action);
         b->setAutoRaise(true);
         if (arrow != Qt::NoArrow)
@@ -207,14 +211,22 @@ DiffView::DiffView(QWidget* parent) : QWidget(parent) {
         return b;
     };
 
-    auto* header = new QHBoxLayout;
-    header->addWidget(m_leftTitle, 1);
-    header->addWidget(m_summary);
-    header->addWidget(m_rightTitle, 1);
-    header->addWidget(m_position);
-    header->addWidget(button(m_previousAction, Qt::UpArrow));
-    header->addWidget(button(m_nextAction, Qt::DownArrow));
-    header->addWidget(button(m_inlineAction, Qt::NoArrow));
+    // The titles with the summary between them; the navigation beside them, or under them on a narrow dock
+    // (arrangeHeader), so that "+1 −1 lines" and "change 1 of 3" are never cut and a title is cut only with "…".
+    auto* navigation = new QHBoxLayout(m_navigation);
+    navigation->setContentsMargins(0, 0, 0, 0);
+    navigation->addWidget(m_position, 1);
+    navigation->addWidget(button(m_previousAction, Qt::UpArrow));
+    navigation->addWidget(button(m_nextAction, Qt::DownArrow));
+    navigation->addWidget(button(m_inlineAction, Qt::NoArrow));
+    m_titleRow = new QHBoxLayout;
+    m_titleRow->addWidget(m_leftTitle, 1);
+    m_titleRow->addWidget(m_summary);
+    m_titleRow->addWidget(m_rightTitle, 1);
+    for (QWidget* title : {static_cast<QWidget*>(m_leftTitle), static_cast<QWidget*>(m_rightTitle)})
+        title->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_navigationRow = new QHBoxLayout;
+    m_navigationRow->addWidget(m_navigation);
     m_rightTitle->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
@@ -234,7 +246,8 @@ DiffView::DiffView(QWidget* parent) : QWidget(parent) {
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(header);
+    layout->addLayout(m_titleRow);
+    layout->addLayout(m_navigationRow);
     layout->addWidget(m_stack, 1);
 
     connect(m_left, &KernelEditor::firstVisibleLineChanged, this, [this] { syncVertical(m_left, m_right); });
@@ -297,6 +310,7 @@ void DiffView::setSources(const QString& left, const QString& right, const QStri
     m_leftTitle->setText(leftTitle);
     m_rightTitle->setText(rightTitle);
     m_summary->setText(summary());
+    arrangeHeader();
 
     m_changeRows.clear();
     for (size_t i = 0; i < m_diff.rows.size(); ++i)
@@ -408,6 +422,39 @@ void DiffView::updateChangeLabel() {
     m_position->setText(any ? tr("change %1 of %2").arg(m_current + 1).arg(changeCount()) : QString());
     m_previousAction->setEnabled(any && m_current > 0);
     m_nextAction->setEnabled(any && m_current < changeCount() - 1);
+    arrangeHeader();
+}
+
+bool DiffView::headerWrapped() const { return m_navigationRow->indexOf(m_navigation) >= 0; }
+
+void DiffView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    arrangeHeader();
+}
+
+void DiffView::arrangeHeader() {
+    if (!m_titleRow)
+        return;  // still being built
+    // What one line would need: both titles whole, the summary and the navigation at their preferred widths.
+    const int spacing = std::max(0, m_titleRow->spacing());
+    const int leftWhole = m_leftTitle->sizeHint().width();
+    const int rightWhole = m_rightTitle->sizeHint().width();
+    const int fixed = m_summary->sizeHint().width() + 2 * spacing;
+    const int navigation = m_navigation->sizeHint().width() + spacing;
+    const QMargins margins = layout()->contentsMargins();
+    const int available = width() - margins.left() - margins.right();
+    const bool wrap = leftWhole + rightWhole + fixed + navigation > available;
+    if (wrap != headerWrapped()) {
+        (wrap ? m_titleRow : m_navigationRow)->removeWidget(m_navigation);
+        (wrap ? m_navigationRow : m_titleRow)->addWidget(m_navigation);
+    }
+    // The titles share what is left: the shorter is whole while it takes at most half, the longer is shortened
+    // ("#5 parent" stays whole beside a long family label). The titles ignore their size hints, so the layout
+    // follows these stretch factors exactly.
+    const int space = std::max(2, available - fixed - (wrap ? 0 : navigation));
+    const int left = std::clamp(std::min(leftWhole, std::max(space / 2, space - rightWhole)), 1, space - 1);
+    m_titleRow->setStretchFactor(m_leftTitle, left);
+    m_titleRow->setStretchFactor(m_rightTitle, space - left);
 }
 
 QList<WordSpan> DiffView::inlineHighlights(int line) const {
@@ -433,6 +480,7 @@ void DiffView::clear() {
     m_leftTitle->clear();
     m_rightTitle->clear();
     m_summary->clear();
+    arrangeHeader();
 }
 
 QString DiffView::summary() const {

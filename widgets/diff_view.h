@@ -12,6 +12,7 @@
 #include <vector>
 
 class QAction;
+class QBoxLayout;
 class QLabel;
 class QPlainTextEdit;
 class QStackedWidget;
@@ -19,6 +20,7 @@ class QToolButton;
 
 namespace kerncast {
 
+class ElidedLabel;
 class KernelEditor;
 
 enum class DiffKind { Same, Changed, Added, Removed };
@@ -98,17 +100,31 @@ public:
     // The inline text's marked character ranges of one 0-based line (word-level highlights), for tests.
     QList<WordSpan> inlineHighlights(int line) const;
 
+    // The titles over the two sides: shortened with "…" on a narrow dock, the whole title in their tool tips.
+    ElidedLabel* leftTitleLabel() const { return m_leftTitle; }
+    ElidedLabel* rightTitleLabel() const { return m_rightTitle; }
+    // Whether the change position and its buttons sit on a line of their own under the titles (a narrow dock).
+    bool headerWrapped() const;
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    // The navigation joins the titles' line when both fit whole beside it, else it takes a line of its own.
+    void arrangeHeader();
     void syncVertical(KernelEditor* from, KernelEditor* to);
     void buildInline(const QStringList& leftLines, const QStringList& rightLines);
     void updateChangeLabel();
 
     KernelEditor* m_left = nullptr;
     KernelEditor* m_right = nullptr;
-    QLabel* m_leftTitle = nullptr;
-    QLabel* m_rightTitle = nullptr;
+    ElidedLabel* m_leftTitle = nullptr;
+    ElidedLabel* m_rightTitle = nullptr;
     QLabel* m_summary = nullptr;
     QLabel* m_position = nullptr;
+    QWidget* m_navigation = nullptr;  // the change position, Previous, Next and Inline
+    QBoxLayout* m_titleRow = nullptr;
+    QBoxLayout* m_navigationRow = nullptr;
     QStackedWidget* m_stack = nullptr;
     QWidget* m_sideBySide = nullptr;
     QPlainTextEdit* m_inline = nullptr;

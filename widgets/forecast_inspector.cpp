@@ -7,7 +7,8 @@
 #include "engine/search/llm_mutators.h"
 #include "widgets/population_model.h"
 
-#include <QFormLayout>
+#include <QGridLayout>
+#include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QLabel>
 #include <QLocale>
@@ -15,6 +16,8 @@
 #include <QPainterPath>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QTabWidget>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -30,6 +33,53 @@ constexpr double kMargin = 6;
 constexpr double kLabelHeight = 16;  // bin numbers below, percentages above
 
 QString percent(double p) { return QLocale().toString(p * 100, 'f', 0) + QLatin1Char('%'); }
+
+// Scrolls a page of wrapped labels up and down only. QScrollArea sizes such a page for the viewport's width before
+// it knows whether a vertical scroll bar will take part of it, and a label that wraps onto one more line in the
+// narrower page is then cut off; this one sizes the page for the width it will really have. `flexible` is a widget
+// of the page that ignores its size hint (the layout's height for width counts it as nothing) and takes what the
+// rest leaves, down to its minimum height: the page scrolls only once it is that small.
+class VerticalScrollArea : public QScrollArea {
+public:
+    VerticalScrollArea(QWidget* page, QWidget* flexible, QWidget* parent) : QScrollArea(parent), m_flexible(flexible) {
+        setFrameShape(QFrame::NoFrame);
+        setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+        setWidgetResizable(false);
+        setWidget(page);
+        page->installEventFilter(this);
+    }
+
+    QSize minimumSizeHint() const override { return {widget()->minimumSizeHint().width(), 60}; }
+
+protected:
+    void resizeEvent(QResizeEvent* event) override {
+        QScrollArea::resizeEvent(event);
+        fitPage();
+    }
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        // A value that changes (a longer label) may need another line: fit again once its layout has been updated.
+        if (watched == widget() && event->type() == QEvent::LayoutRequest)
+            QMetaObject::invokeMethod(
+                this, [this] { fitPage(); }, Qt::QueuedConnection);
+        return QScrollArea::eventFilter(watched, event);
+    }
+
+private:
+    int neededHeight(int width) const {
+        const int rest = widget()->heightForWidth(width);
+        return (rest >= 0 ? rest : widget()->sizeHint().height()) + m_flexible->minimumHeight();
+    }
+    void fitPage() {
+        const int height = contentsRect().height();
+        int width = contentsRect().width();
+        if (neededHeight(width) > height)
+            width -= verticalScrollBar()->sizeHint().width();
+        widget()->resize(width, std::max(neededHeight(width), height));
+    }
+
+    QWidget* m_flexible;
+};
 
 }  // namespace
 
@@ -185,13 +235,33 @@ ForecastInspector::ForecastInspector(QWidget* parent) : QWidget(parent) {
     m_measured = value("measuredValue");
     m_measured->setWordWrap(true);
 
-    auto* scores = new QFormLayout;
-    scores->addRow(tr("Predicted bin:"), m_predicted);
-    scores->addRow(tr("Max probability:"), m_maxProbability);
-    scores->addRow(tr("1 − H/log 8:"), m_entropyConfidence);
-    scores->addRow(tr("Top-2 margin:"), m_top2Margin);
-    scores->addRow(tr("Expected speedup:"), m_expectedSpeedup);
-    scores->addRow(tr("Measured:"), m_measured);
+    // The forecast page: the distribution and its scores.
+    auto* forecastPage = new QWidget(this);
+
+    // A grid, not a form layout: QFormLayout underestimates the height of values that wrap, and they were cut off.
+    auto* scores = new QGridLayout;
+    scores->setContentsMargins(0, 0, 0, 0);
+    scores->setColumnStretch(1, 1);
+    const std::pair<QString, QLabel*> rows[] = {
+        {tr("Predicted bin:"), m_predicted},          {tr("Max probability:"), m_maxProbability},
+        {tr("1 − H/log 8:"), m_entropyConfidence},    {tr("Top-2 margin:"), m_top2Margin},
+        {tr("Expected speedup:"), m_expectedSpeedup}, {tr("Measured:"), m_measured}};
+    for (const auto& [name, value] : rows) {
+        const int row = scores->rowCount();
+        auto* label = new QLabel(name, forecastPage);
+        label->setBuddy(value);
+        scores->addWidget(label, row, 0, Qt::AlignLeft | Qt::AlignTop);
+        scores->addWidget(value, row, 1, Qt::AlignTop);
+    }
+    // The bars take what the scores leave, down to a readable minimum: the scores scroll only on a very low dock.
+    m_distribution->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
+    m_distribution->setMinimumHeight(m_distribution->minimumSizeHint().height());
+    auto* forecastLayout = new QVBoxLayout(forecastPage);
+    forecastLayout->setContentsMargins(4, 4, 4, 4);
+    forecastLayout->addWidget(m_distribution, 1);
+    forecastLayout->addLayout(scores);
+    auto* forecastScroll = new VerticalScrollArea(forecastPage, m_distribution, this);
+    forecastScroll->setObjectName(QStringLiteral("forecastScroll"));
 
     m_reasoning = new QPlainTextEdit(this);
     m_reasoning->setObjectName(QStringLiteral("reasoningText"));
@@ -202,17 +272,21 @@ ForecastInspector::ForecastInspector(QWidget* parent) : QWidget(parent) {
     m_prompt->setReadOnly(true);
     m_prompt->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_prompt->setPlaceholderText(tr("The prompt is not available for this forecast."));
-    m_tabs = new QTabWidget(this);
-    m_tabs->setObjectName(QStringLiteral("detailsTabs"));
-    m_tabs->addTab(m_reasoning, tr("Reasoning"));
-    m_tabs->addTab(m_prompt, tr("Prompt"));
     m_calls = new QPlainTextEdit(this);
     m_calls->setObjectName(QStringLiteral("llmCallsText"));
     m_calls->setReadOnly(true);
     m_calls->setPlaceholderText(tr("No language model was asked about this candidate."));
-    m_tabs->addTab(m_calls, tr("Model calls"));
     m_measurement = new MeasurementPanel(this);
+    // The forecast and the measurement are what a person compares, so they are the first two tabs: in view on
+    // the narrowest dock, one click apart, with nothing to scroll to first (the tab bar is at the top).
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("detailsTabs"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(forecastScroll, tr("Forecast"));
     m_tabs->addTab(m_measurement, tr("Measurement"));
+    m_tabs->addTab(m_reasoning, tr("Reasoning"));
+    m_tabs->addTab(m_prompt, tr("Prompt"));
+    m_tabs->addTab(m_calls, tr("Model calls"));
 
     m_measureButton = new QPushButton(tr("Measure on the device"), this);
     m_measureButton->setObjectName(QStringLiteral("measureButton"));
@@ -221,13 +295,15 @@ ForecastInspector::ForecastInspector(QWidget* parent) : QWidget(parent) {
             Q_EMIT forceMeasureRequested(static_cast<qint64>(m_candidateId));
     });
 
+    // The gating decision and the button that overrides it side by side, above the tabs.
+    auto* statusRow = new QHBoxLayout;
+    statusRow->addWidget(m_status, 1);
+    statusRow->addWidget(m_measureButton, 0, Qt::AlignTop);
     auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 6, 6, 6);
     layout->addWidget(m_title);
-    layout->addWidget(m_status);
-    layout->addWidget(m_distribution);
-    layout->addLayout(scores);
+    layout->addLayout(statusRow);
     layout->addWidget(m_tabs, 1);
-    layout->addWidget(m_measureButton, 0, Qt::AlignRight);
     clear();
 }
 

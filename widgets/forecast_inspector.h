@@ -1,6 +1,7 @@
 #pragma once
 // One candidate's forecast: the distribution over the speedup bins with the measured bin marked, the confidence
-// scores, the expected speedup, the surrogate's reasoning and prompt, and a button to have it measured anyway.
+// scores, the expected speedup, what the device measured, the surrogate's reasoning and prompt, and a button to have
+// it measured anyway. Each is a tab under the candidate's title, so that none lies below the fold of a low dock.
 
 #include "core/bins.h"
 #include "core/forecast.h"
@@ -84,6 +85,9 @@ public:
     int64_t candidateId() const { return m_candidateId; }
     // The Measurement tab: what the device said about the candidate (its caller fills it from the run file).
     MeasurementPanel* measurementPanel() const { return m_measurement; }
+    // The tabs under the title: Forecast (the distribution and its scores), Measurement, Reasoning, Prompt and
+    // Model calls.
+    QTabWidget* tabs() const { return m_tabs; }
     BinDistributionWidget* distribution() const { return m_distribution; }
 
 Q_SIGNALS:

@@ -234,6 +234,12 @@ ForecastScatterPlot::ForecastScatterPlot(QWidget* parent) : PlotWidget(parent) {
     // never run into each other.
     showLegendBelow();
     spaceTicksByLength(64, 36, 7);
+    // The colour scale's percentages one every 30 pixels at most: on a low plot (1280×720) they ran into each other.
+    connect(plot, &QCustomPlot::beforeReplot, this, [this] {
+        const int count = std::clamp(m_colorScale->axis()->axisRect()->height() / 30, 1, 5);
+        if (m_colorScale->axis()->ticker()->tickCount() != count)
+            m_colorScale->axis()->ticker()->setTickCount(count);
+    });
     setZoomable(true);
 
     connect(plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) { m_pressPos = event->pos(); });

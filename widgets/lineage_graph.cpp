@@ -201,6 +201,8 @@ int LineageGraph::columnOf(qint64 candidateId) const {
 }
 
 int LineageGraph::nodeIndexAt(const QPoint& viewportPos) const {
+    if (generationHeaderRect().contains(viewportPos))
+        return -1;  // a node scrolled under the generation numbers is hidden there
     const QPoint p = viewportPos + offset();
     const int column = static_cast<int>(std::lround(double(p.x() - kMargin) / m_columnStep));
     const int rank = static_cast<int>(std::lround(double(p.y() - kMargin - kHeader) / m_rowStep));
@@ -221,8 +223,9 @@ void LineageGraph::setSelected(qint64 candidateId) {
     if (m_relayout->isActive() && !m_index.contains(candidateId))
         relayout();
     if (const auto at = nodeCenter(candidateId)) {
-        // Scrolled into view, with a row and a column to spare.
-        const QRect area = viewport()->rect().adjusted(m_columnStep, m_rowStep, -m_columnStep, -m_rowStep);
+        // Scrolled into view below the generation numbers, with a row and a column to spare.
+        const QRect area =
+            viewport()->rect().adjusted(m_columnStep, kHeader + m_rowStep, -m_columnStep, -m_rowStep - legendHeight());
         if (!area.contains(*at)) {
             const QPoint content = *at + offset();
             horizontalScrollBar()->setValue(content.x() - viewport()->width() / 2);
@@ -289,17 +292,6 @@ void LineageGraph::paintEvent(QPaintEvent*) {
         return;
     }
 
-    // The generation numbers above the columns (every one while they fit, else every few).
-    p.setPen(pal.color(QPalette::PlaceholderText));
-    const int labelEvery = std::max(1, (p.fontMetrics().horizontalAdvance(QStringLiteral("000")) + 8) / m_columnStep +
-                                           (m_columnStep < 30 ? 1 : 0));
-    for (int g = 0; g < m_generations; g += labelEvery) {
-        const int x = kMargin + g * m_columnStep;
-        if (x < visible.left() || x > visible.right())
-            continue;
-        p.drawText(QRect(x - 30, shift.y() + 2, 60, kHeader - 2), Qt::AlignHCenter | Qt::AlignTop, QString::number(g));
-    }
-
     const std::vector<CandidateRow>& rows = m_population->rows();
     const auto inView = [&](const QPoint& a, const QPoint& b) {
         return QRect(a, b).normalized().adjusted(-1, -1, 1, 1).intersects(visible);
@@ -357,7 +349,35 @@ void LineageGraph::paintEvent(QPaintEvent*) {
         }
     }
     p.resetTransform();
+    // Over the nodes, so that the numbers stay readable however far the graph is scrolled down.
+    paintGenerationHeader(p);
     paintLegend(p);
+}
+
+QRect LineageGraph::generationHeaderRect() const { return QRect(0, 0, viewport()->width(), kHeader); }
+
+QRect LineageGraph::generationLabelRect(int generation) const {
+    const int x = kMargin + generation * m_columnStep - horizontalScrollBar()->value();
+    const int w = fontMetrics().horizontalAdvance(QString::number(generation)) + 4;
+    return QRect(x - w / 2, 1, w, kHeader - 2);
+}
+
+void LineageGraph::paintGenerationHeader(QPainter& p) {
+    const QPalette& pal = palette();
+    const QRect band = generationHeaderRect();
+    p.fillRect(band, pal.color(QPalette::Base));
+    p.setPen(pal.color(QPalette::Midlight));
+    p.drawLine(band.bottomLeft(), band.bottomRight());
+    // Every generation's number while they fit, else every few.
+    p.setPen(pal.color(QPalette::PlaceholderText));
+    const int labelEvery = std::max(1, (p.fontMetrics().horizontalAdvance(QStringLiteral("000")) + 8) / m_columnStep +
+                                           (m_columnStep < 30 ? 1 : 0));
+    for (int g = 0; g < m_generations; g += labelEvery) {
+        const QRect label = generationLabelRect(g);
+        if (label.right() < 0 || label.left() > band.right())
+            continue;
+        p.drawText(label, Qt::AlignHCenter | Qt::AlignVCenter, QString::number(g));
+    }
 }
 
 void LineageGraph::paintLegend(QPainter& p) {

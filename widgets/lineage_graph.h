@@ -50,6 +50,11 @@ public:
     const QList<qint64>& bestPath() const { return m_bestPath; }
     // Crossover edges drawn: (the candidate it took values from, the crossover).
     const std::vector<std::pair<qint64, qint64>>& crossoverEdges() const { return m_crossovers; }
+    // The band at the top of the viewport with the generation numbers, in viewport coordinates: it stays there
+    // while the graph scrolls down (nodes pass under it) and scrolls sideways with the columns.
+    QRect generationHeaderRect() const;
+    // Where generation g's number is drawn, in viewport coordinates (its column's x, inside the band).
+    QRect generationLabelRect(int generation) const;
 
 Q_SIGNALS:
     void candidateClicked(qint64 candidateId);
@@ -79,6 +84,8 @@ private:
     QPoint offset() const;
     int nodeIndexAt(const QPoint& viewportPos) const;
     QString toolTipFor(const Node& node) const;
+    // The generation numbers over the columns, fixed at the top of the view (scrolled sideways only).
+    void paintGenerationHeader(QPainter& p);
     // What the colours and lines mean, at the foot of the view (not scrolled).
     void paintLegend(QPainter& p);
     int legendHeight() const;

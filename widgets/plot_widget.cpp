@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <limits>
 
 namespace kerncast {
 
@@ -56,6 +57,7 @@ PlotWidget::PlotWidget(QWidget* parent) : QWidget(parent) {
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
     setFocusProxy(m_plot);
+    connect(m_plot, &QCustomPlot::beforeReplot, this, &PlotWidget::fitAxisLabels);
 
     m_plot->setBackground(Qt::white);
     m_plot->setAntialiasedElements(QCP::aeNone);
@@ -134,7 +136,78 @@ QString PlotWidget::title() const { return m_title->text(); }
 void PlotWidget::setAxisLabels(const QString& xLabel, const QString& yLabel) {
     mainAxisRect()->axis(QCPAxis::atBottom)->setLabel(xLabel);
     mainAxisRect()->axis(QCPAxis::atLeft)->setLabel(yLabel);
+    fitAxisLabels();
     replot();
+}
+
+namespace {
+
+// The label on one line when it fits `length`, else on two or three lines of about equal width, broken at spaces;
+// a label that three lines do not hold is one line ending in "…".
+QString fitLabel(const QString& label, const QFont& font, int length) {
+    const QFontMetrics fm(font);
+    if (length <= 0 || fm.horizontalAdvance(label) <= length)
+        return label;
+    const QStringList words = label.split(QLatin1Char(' '));
+    const auto part = [&](qsizetype from, qsizetype to) { return words.mid(from, to - from).join(QLatin1Char(' ')); };
+    QStringList best;
+    int bestWidth = std::numeric_limits<int>::max();
+    const auto consider = [&](const QStringList& lines) {
+        int widest = 0;
+        for (const QString& line : lines)
+            widest = std::max(widest, fm.horizontalAdvance(line));
+        if (widest <= length && widest < bestWidth) {
+            bestWidth = widest;
+            best = lines;
+        }
+    };
+    const qsizetype n = words.size();
+    for (qsizetype a = 1; a < n; ++a)
+        consider({part(0, a), part(a, n)});
+    if (best.isEmpty())
+        for (qsizetype a = 1; a < n; ++a)
+            for (qsizetype b = a + 1; b < n; ++b)
+                consider({part(0, a), part(a, b), part(b, n)});
+    return best.isEmpty() ? fm.elidedText(label, Qt::ElideRight, length) : best.join(QLatin1Char('\n'));
+}
+
+}  // namespace
+
+void PlotWidget::fitAxisLabels() {
+    const auto fit = [](QCPAxis* axis, QString& whole, QString& shown, int length) {
+        if (axis->label() != shown)
+            whole = axis->label();  // set since the last fit (by setAxisLabels or a derived plot)
+        shown = fitLabel(whole, axis->labelFont(), length);
+        axis->setLabel(shown);
+    };
+    QCPAxis* x = mainAxisRect()->axis(QCPAxis::atBottom);
+    QCPAxis* y = mainAxisRect()->axis(QCPAxis::atLeft);
+    // Until the plot is on screen its axis rect has no real size: the labels stay whole.
+    if (!m_plot->isVisible()) {
+        fit(x, m_xLabel, m_xShown, 0);
+        fit(y, m_yLabel, m_yShown, 0);
+        return;
+    }
+    // The axes' lengths depend on the labels (a label on two lines takes room from the other axis): lay the plot out,
+    // fit, and once more with the fitted labels. The replot lays it out again as it stands then.
+    for (int pass = 0; pass < 2; ++pass) {
+        for (const auto phase :
+             {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+            m_plot->plotLayout()->update(phase);
+        // A label is centred on its axis and may reach into the empty corners beside it, as far as the narrower
+        // margin at either end.
+        const QRect inner = mainAxisRect()->rect();
+        const QMargins margins = mainAxisRect()->margins();
+        // Above the axis the y label may also reach into the title's row while the (centred) title leaves its left
+        // end free.
+        int above = margins.top();
+        const QRect title = m_title->outerRect();
+        const int titleText = QFontMetrics(m_title->font()).horizontalAdvance(m_title->text());
+        if (m_title->visible() && title.bottom() <= inner.top() && (title.width() - titleText) / 2 > margins.left())
+            above = inner.top() - title.top();
+        fit(x, m_xLabel, m_xShown, inner.width() + 2 * std::min(margins.left(), margins.right()));
+        fit(y, m_yLabel, m_yShown, inner.height() + 2 * std::min(above, margins.bottom()));
+    }
 }
 
 void PlotWidget::setPlaceholderText(const QString& text) {

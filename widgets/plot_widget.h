@@ -89,6 +89,9 @@ protected:
 private:
     void exportWithDialog(bool pdf);
     bool checkTarget(const QString& path, QString* error) const;
+    // Before each replot: an axis label longer than its axis ("Gemessene Beschleunigung gegenüber demselben Anker"
+    // on a short y axis) is broken onto two lines, so that it is read whole instead of running off the plot.
+    void fitAxisLabels();
 
     QCustomPlot* m_plot = nullptr;
     QCPTextElement* m_title = nullptr;
@@ -97,6 +100,10 @@ private:
     QAction* m_exportPdfAction = nullptr;
     QAction* m_resetViewAction = nullptr;
     QString m_lastExportDir;
+    QString m_xLabel;  // the main axis rect's labels as set, and as fitAxisLabels shows them
+    QString m_yLabel;
+    QString m_xShown;
+    QString m_yShown;
     bool m_zoomable = false;
     bool m_viewMovedByUser = false;
 };

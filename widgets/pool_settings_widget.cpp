@@ -13,6 +13,7 @@ PoolSettingsWidget::PoolSettingsWidget(QWidget* parent) : QWidget(parent) {
     auto* form = new QFormLayout(this);
     form->setContentsMargins(0, 0, 0, 0);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     m_extra = new QLineEdit(this);
     m_extra->setObjectName(QStringLiteral("poolExtraDevices"));
     m_extra->setPlaceholderText(tr("e.g. cuda:1, cuda:all@ssh:gpu-b"));

@@ -1,5 +1,6 @@
 #include "app/gui/kernel_pane.h"
 
+#include "widgets/elided_label.h"
 #include "widgets/kernel_editor.h"
 
 #include <QComboBox>
@@ -55,14 +56,14 @@ KernelPane::KernelPane(QWidget* parent) : QWidget(parent) {
     // While a candidate of the run is on show, no library program is selected: the box says so.
     m_programSelector->setPlaceholderText(tr("(candidate of the run)"));
     programLabelWidget->setBuddy(m_programSelector);
-    m_programPath = new QLabel(this);
+    m_programPath = new ElidedLabel(this, Qt::ElideMiddle);
     m_programPath->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_programPath->setStyleSheet(QStringLiteral("color: palette(mid);"));
-    m_candidateTitle = new QLabel(this);
+    m_candidateTitle = new ElidedLabel(this);
     m_candidateTitle->setObjectName(QStringLiteral("candidateTitle"));
     m_candidateTitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_candidateTitle->hide();
-    // Long labels and paths must not widen the window: they are cut where space ends (a tool tip has them whole).
+    // Long labels and paths must not widen the window: they end in "…" where space ends, whole in their tool tips.
     m_candidateTitle->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_programPath->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     programRow->addWidget(programLabelWidget);
@@ -146,7 +147,6 @@ void KernelPane::showProgram(int index) {
     const QString path = QString::fromStdString(program.path);
     m_editor->setSource(QString::fromStdString(program.source), path);
     m_programPath->setText(path);
-    m_programPath->setToolTip(path);
     QList<EditorDiagnostic> diagnostics;
     for (const auto& e : m_entry->errors)
         if (e.where().line > 0 && sameFile(e.where().file, program.path))
@@ -185,7 +185,6 @@ void KernelPane::showFile(const QString& file, int line) {
 void KernelPane::showCandidate(const QString& title, const QString& source, const QString& fileName,
                                const QString& compileLog, bool editable) {
     m_candidateTitle->setText(title);
-    m_candidateTitle->setToolTip(title);
     setCandidateMode(true, editable);
     m_editor->setSource(source, fileName);
     // A compile error is shown where it is: on its line, scrolled into view.

@@ -16,6 +16,7 @@ class QLabel;
 
 namespace kerncast {
 
+class ElidedLabel;
 class KernelEditor;
 
 class KernelPane : public QWidget {
@@ -49,8 +50,8 @@ private:
     void setCandidateMode(bool candidate, bool editable);
 
     QComboBox* m_programSelector = nullptr;
-    QLabel* m_programPath = nullptr;
-    QLabel* m_candidateTitle = nullptr;
+    ElidedLabel* m_programPath = nullptr;
+    ElidedLabel* m_candidateTitle = nullptr;
     KernelEditor* m_editor = nullptr;
     std::optional<ProblemEntry> m_entry;  // a copy: the problem model replaces its entries on every reload
 };

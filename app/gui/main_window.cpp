@@ -29,7 +29,6 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
-#include <QScrollArea>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -74,20 +73,6 @@ MainWindow::~MainWindow() {
     m_session = nullptr;
 }
 
-namespace {
-
-// Below `minimumHeight` a dock's rows would overlap (the inspector's scores at 1280×720): it scrolls instead.
-QWidget* scrolled(QWidget* widget, int minimumHeight) {
-    auto* area = new QScrollArea(widget->parentWidget());
-    area->setWidgetResizable(true);
-    area->setFrameShape(QFrame::NoFrame);
-    widget->setMinimumHeight(minimumHeight);
-    area->setWidget(widget);
-    return area;
-}
-
-}  // namespace
-
 void MainWindow::createDocks() {
     m_kernelPane = new KernelPane(this);
     setCentralWidget(m_kernelPane);
@@ -108,7 +93,7 @@ void MainWindow::createDocks() {
                makeDock(this, tr("Problems"), QStringLiteral("problemDock"), m_problems),
                makeDock(this, tr("Device"), QStringLiteral("deviceDock"), m_devices),
                makeDock(this, tr("Population"), QStringLiteral("populationDock"), m_population),
-               makeDock(this, tr("Forecast Inspector"), QStringLiteral("inspectorDock"), scrolled(m_inspector, 420)),
+               makeDock(this, tr("Forecast Inspector"), QStringLiteral("inspectorDock"), m_inspector),
                makeDock(this, tr("Diff"), QStringLiteral("diffDock"), m_diff),
                makeDock(this, tr("Details"), QStringLiteral("detailsDock"), m_details),
                makeDock(this, tr("Plots"), QStringLiteral("plotsDock"), m_plots)};

@@ -73,7 +73,8 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     auto* settings = new QWidget(scroll);
     auto* layout = new QVBoxLayout(settings);
-    layout->setContentsMargins(6, 0, 6, 6);
+    // Narrow side margins: on a 1280×720 screen the dock is about 330 pixels wide inside its scroll bar.
+    layout->setContentsMargins(4, 0, 4, 6);
     layout->setSpacing(6);
     scroll->setWidget(settings);
     outer->addWidget(scroll, 1);
@@ -82,6 +83,10 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     auto* what = new QGroupBox(tr("Search"), settings);
     auto* whatForm = new QFormLayout(what);
     whatForm->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    // A row too wide for a narrow dock (the prices, the mutators in German) puts its label above its fields.
+    whatForm->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    const QMargins boxMargins = whatForm->contentsMargins();
+    whatForm->setContentsMargins(6, boxMargins.top(), 6, boxMargins.bottom());
     m_problem = new QComboBox(what);
     m_problem->setObjectName(QStringLiteral("runProblem"));
     m_problem->setModel(problems);
@@ -115,6 +120,8 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     m_profile->addItem(tr("vLLM"), QStringLiteral("vllm"));
     m_profile->addItem(tr("Ollama"), QStringLiteral("ollama"));
     m_profile->addItem(tr("llama.cpp server"), QStringLiteral("llamacpp"));
+    m_profile->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_profile->setMinimumContentsLength(10);
     m_profile->setToolTip(tr("How requests are shaped: tool calling, JSON in the answer, max_tokens or "
                              "max_completion_tokens, temperature. Auto switches once when the endpoint refuses one."));
     auto* prices = new QWidget(what);
@@ -126,7 +133,13 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
         price->setRange(0, 1000);
         price->setDecimals(3);
         price->setPrefix(QStringLiteral("$"));
-        pricesLayout->addWidget(price);
+        // The unit in the box ("$0.150/M"): a label after the boxes would not fit the narrow dock of a small screen.
+        price->setSuffix(tr("/M"));
+        // As wide as a usual price, not as the largest one ($1000.000): the two share a narrow row.
+        price->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+        price->setMinimumWidth(
+            price->fontMetrics().horizontalAdvance(price->prefix() + QStringLiteral("00.000") + price->suffix()) + 32);
+        pricesLayout->addWidget(price, 1);
     }
     m_priceIn->setObjectName(QStringLiteral("runPriceIn"));
     m_priceOut->setObjectName(QStringLiteral("runPriceOut"));
@@ -134,7 +147,6 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     m_priceOut->setToolTip(tr("USD per million completion tokens (reasoning included)."));
     pricesLayout->insertWidget(0, new QLabel(tr("in"), prices));
     pricesLayout->insertWidget(2, new QLabel(tr("out"), prices));
-    pricesLayout->addWidget(new QLabel(tr("per M tokens"), prices));
     m_keyNote = new QLabel(tr("The API key is read from $KERNCAST_API_KEY, $OPENAI_API_KEY or "
                               "~/.config/kerncast/llm.json; it is never stored by the workbench."),
                            what);
@@ -221,7 +233,8 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
 
     // Budgets and seed.
     auto* budgets = new QGroupBox(tr("Budgets"), settings);
-    auto* budgetGrid = new QGridLayout(budgets);
+    auto* budgetForm = new QFormLayout(budgets);
+    budgetForm->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_budgetMeasurements = new QSpinBox(budgets);
     m_budgetMeasurements->setObjectName(QStringLiteral("budgetMeasurements"));
     m_budgetMeasurements->setRange(1, 1000000);
@@ -249,24 +262,17 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     m_seed->setObjectName(QStringLiteral("runSeed"));
     m_seed->setRange(0, std::numeric_limits<int>::max());
     m_seed->setValue(1);
-    budgetGrid->addWidget(new QLabel(tr("Measurements:"), budgets), 0, 0);
-    budgetGrid->addWidget(m_budgetMeasurements, 0, 1);
-    budgetGrid->addWidget(new QLabel(tr("Forecasts:"), budgets), 0, 2);
-    budgetGrid->addWidget(m_budgetForecasts, 0, 3);
-    budgetGrid->addWidget(new QLabel(tr("Tokens:"), budgets), 1, 0);
-    budgetGrid->addWidget(m_budgetTokens, 1, 1);
-    budgetGrid->addWidget(new QLabel(tr("Cost:"), budgets), 1, 2);
-    budgetGrid->addWidget(m_budgetCost, 1, 3);
-    budgetGrid->addWidget(new QLabel(tr("Wall time:"), budgets), 2, 0);
-    budgetGrid->addWidget(m_budgetWall, 2, 1);
-    budgetGrid->addWidget(new QLabel(tr("Seed:"), budgets), 2, 2);
-    budgetGrid->addWidget(m_seed, 2, 3);
+    // One budget a row: two to a row would not fit the narrow dock of a small screen in German.
+    budgetForm->addRow(tr("Measurements:"), m_budgetMeasurements);
+    budgetForm->addRow(tr("Forecasts:"), m_budgetForecasts);
+    budgetForm->addRow(tr("Tokens:"), m_budgetTokens);
+    budgetForm->addRow(tr("Cost:"), m_budgetCost);
+    budgetForm->addRow(tr("Wall time:"), m_budgetWall);
+    budgetForm->addRow(tr("Seed:"), m_seed);
     // A spin box asks for the width of its largest value (2^31 for some); these fit a narrow dock instead.
     for (QAbstractSpinBox* spin : std::initializer_list<QAbstractSpinBox*>{
              m_budgetMeasurements, m_budgetForecasts, m_budgetTokens, m_budgetCost, m_budgetWall, m_seed})
-        spin->setMinimumWidth(spin->fontMetrics().horizontalAdvance(QStringLiteral("no limit")) + 36);
-    budgetGrid->setColumnStretch(1, 1);
-    budgetGrid->setColumnStretch(3, 1);
+        spin->setMinimumWidth(spin->fontMetrics().horizontalAdvance(tr("no limit")) + 36);
     layout->addWidget(budgets);
     layout->addStretch(1);
 

@@ -83,9 +83,10 @@ void applyDefaultDockLayout(QMainWindow* window, const WorkbenchDocks& d) {
     window->resizeDocks({d.run, d.inspector}, {runWidth, inspectorWidth}, Qt::Horizontal);
     if (!low)
         window->resizeDocks({d.run, d.problems}, {h * 65 / 100, h * 30 / 100}, Qt::Vertical);
-    // On a wide window the inspector and the diff share what the population leaves of the height.
+    // On a wide window the inspector and the diff share what the population leaves of the height (the diff's header
+    // takes two lines on a dock this narrow; the inspector's forecast tab shrinks its bars first).
     if (wide)
-        window->resizeDocks({d.inspector, d.diff}, {h * 38 / 100, h * 22 / 100}, Qt::Vertical);
+        window->resizeDocks({d.inspector, d.diff}, {h * 35 / 100, h * 25 / 100}, Qt::Vertical);
     else
         window->resizeDocks({d.inspector, d.diff}, {h * 52 / 100, h * 44 / 100}, Qt::Vertical);
     // The population gets the larger share: its ten columns are what a person reads most.

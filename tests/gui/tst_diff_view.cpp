@@ -1,4 +1,6 @@
+#include "app/gui/translations.h"
 #include "widgets/diff_view.h"
+#include "widgets/elided_label.h"
 #include "widgets/kernel_editor.h"
 
 #include "tests/support/fixture_text.h"
@@ -6,8 +8,10 @@
 #include <QAction>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QScopeGuard>
 #include <QTest>
 #include <QTextBlock>
+#include <QToolButton>
 
 using namespace kerncast;
 
@@ -291,6 +295,86 @@ private Q_SLOTS:
         QCOMPARE(view.changeCount(), 0);
         QCOMPARE(view.currentChange(), -1);
         QVERIFY(!view.nextChangeAction()->isEnabled());
+    }
+
+    void theHeaderFitsANarrowDock_data() {
+        QTest::addColumn<QLocale>("language");
+        QTest::addColumn<int>("width");
+        for (const QLocale& language :
+             {QLocale(QLocale::English, QLocale::UnitedStates), QLocale(QLocale::German, QLocale::Germany)})
+            for (int width : {280, 332, 440, 900})
+                QTest::addRow("%s %d", language.name().toLatin1().constData(), width) << language << width;
+    }
+    // The diff dock of a 1280×720 window is about 330 pixels wide (440 at 1920×1080): its header stays inside it,
+    // the summary and the change position are whole, and a title is shortened only with "…" and its whole text in
+    // the tool tip ("#5 Elternteil", never "#5 Elter" cut off at the edge).
+    void theHeaderFitsANarrowDock() {
+        QFETCH(QLocale, language);
+        QFETCH(int, width);
+        if (language.language() != QLocale::English)  // English is the source text: there is no catalogue for it
+            QVERIFY(install_translations(language));
+        const auto restore =
+            qScopeGuard([] { install_translations(QLocale(QLocale::English, QLocale::UnitedStates)); });
+        const QString leftTitle =
+            language.language() == QLocale::German ? QStringLiteral("#5 Elternteil") : QStringLiteral("#5 parent");
+        const QString rightTitle = QStringLiteral("#46 family TPR=256 ROWS=1 VEC=4 ITEMS=8 (crossover with #26)");
+        QStringList changed;
+        for (int i = 0; i < 40; ++i)
+            changed << QStringLiteral("line %1").arg(i);
+        const QString left = changed.join(QLatin1Char('\n'));
+        changed[3] += QStringLiteral(" // a");
+        changed[20] += QStringLiteral(" // b");
+        changed[37] += QStringLiteral(" // c");
+
+        DiffView view;
+        view.setSources(left, changed.join(QLatin1Char('\n')), leftTitle, rightTitle);
+        view.resize(width, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCoreApplication::processEvents();
+        QCOMPARE(view.width(), width);  // nothing in the header asks for more
+        QCOMPARE(view.changeCount(), 3);
+
+        QStringList problems;
+        for (const QWidget* w : view.findChildren<QWidget*>()) {
+            if (!w->isVisible() || !(qobject_cast<const QLabel*>(w) || qobject_cast<const QToolButton*>(w)))
+                continue;
+            const QRect at(w->mapTo(&view, QPoint(0, 0)), w->size());
+            if (at.right() >= width)
+                problems << QStringLiteral("%1 '%2' ends at %3")
+                                .arg(QString::fromLatin1(w->metaObject()->className()), w->objectName())
+                                .arg(at.right());
+            const auto* label = qobject_cast<const QLabel*>(w);
+            if (label && label->width() < label->sizeHint().width() &&
+                !(label->toolTip() == leftTitle || label->toolTip() == rightTitle))
+                problems << QStringLiteral("'%1' cut to %2 of %3 pixels without its text in a tool tip")
+                                .arg(label->text())
+                                .arg(label->width())
+                                .arg(label->sizeHint().width());
+        }
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+        // The summary and the position are never shortened.
+        for (const char* name : {"diffSummary", "diffChangePosition"}) {
+            const auto* label = view.findChild<QLabel*>(QLatin1String(name));
+            QVERIFY2(label->width() >= label->sizeHint().width(), name);
+        }
+        QCOMPARE(view.findChild<QLabel*>(QStringLiteral("diffChangePosition"))->text(),
+                 DiffView::tr("change %1 of %2").arg(1).arg(3));
+        // A shortened title ends in "…" and says the rest in its tool tip; a whole one needs none.
+        for (ElidedLabel* title : {view.leftTitleLabel(), view.rightTitleLabel()}) {
+            QVERIFY(title->text() == leftTitle || title->text() == rightTitle);
+            if (title->isElided()) {
+                QVERIFY2(title->displayedText().endsWith(QStringLiteral("…")), qPrintable(title->displayedText()));
+                QCOMPARE(title->toolTip(), title->text());
+            } else {
+                QCOMPARE(title->displayedText(), title->text());
+                QVERIFY(title->toolTip().isEmpty());
+            }
+        }
+        // The left title is short: it is whole on any dock the workbench makes.
+        QVERIFY(!view.leftTitleLabel()->isElided());
+        if (width >= 900)
+            QVERIFY(!view.rightTitleLabel()->isElided() && !view.headerWrapped());
     }
 };
 

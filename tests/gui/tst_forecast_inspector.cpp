@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QScopeGuard>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTest>
 
 #include <cmath>
@@ -223,6 +224,60 @@ private Q_SLOTS:
             QCOMPARE(bars->probabilities()[i], f.probabilities[static_cast<size_t>(i)]);
         QCOMPARE(bars->measuredBin(), 6);
         QCOMPARE(bars->predictedBin(), 5);
+    }
+
+    void scoresAreWholeOnANarrowDock_data() {
+        QTest::addColumn<QLocale>("language");
+        QTest::addColumn<QSize>("size");
+        for (const QLocale& language :
+             {QLocale(QLocale::English, QLocale::UnitedStates), QLocale(QLocale::German, QLocale::Germany)})
+            for (const QSize& size : {QSize(332, 330), QSize(332, 600), QSize(440, 380)})
+                QTest::addRow("%s %dx%d", language.name().toLatin1().constData(), size.width(), size.height())
+                    << language << size;
+    }
+    // The inspector of a 1280×720 window (332×330) or of a 1920×1080 one (440×380): the tabs are in view at the top,
+    // Forecast first and Measurement beside it, and each score is shown whole on as many lines as it needs (scrolled
+    // to, not cut off halfway through a line).
+    void scoresAreWholeOnANarrowDock() {
+        QFETCH(QLocale, language);
+        QFETCH(QSize, size);
+        if (language.language() != QLocale::English)
+            QVERIFY(install_translations(language));
+        const auto restore = qScopeGuard([] {
+            install_translations(QLocale(QLocale::English, QLocale::UnitedStates));
+            QLocale::setDefault(QLocale::c());
+        });
+        ForecastInspector inspector;
+        CandidateRow row = rowWith(QStringLiteral("ok"), 1.8);
+        row.label = QStringLiteral("family TPR=256 ROWS=1 VEC=4 ITEMS=8 (crossover with #26)");
+        Forecast f = peakedForecast();
+        f.anchor_id = 5;
+        f.anchor_speedup = 1.7;
+        inspector.setCandidate(row, f, {});
+        inspector.resize(size);
+        inspector.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&inspector));
+        QCoreApplication::processEvents();
+        QCOMPARE(inspector.size(), size);
+        QTabWidget* tabs = inspector.tabs();
+        QCOMPARE(tabs->currentIndex(), 0);
+        QCOMPARE(tabs->indexOf(inspector.measurementPanel()), 1);
+        QVERIFY(tabs->geometry().top() < size.height() / 3);
+        for (const char* name : {"predictedBinValue", "maxProbabilityValue", "entropyConfidenceValue",
+                                 "top2MarginValue", "expectedSpeedupValue", "measuredValue"}) {
+            const auto* label = inspector.findChild<QLabel*>(QLatin1String(name));
+            QVERIFY(label && label->isVisible());
+            QVERIFY2(label->height() >= label->heightForWidth(label->width()) &&
+                         label->width() + label->x() <= label->parentWidget()->width(),
+                     qPrintable(QStringLiteral("%1: %2x%3 at x %4, needs height %5; '%6'")
+                                    .arg(QLatin1String(name))
+                                    .arg(label->width())
+                                    .arg(label->height())
+                                    .arg(label->x())
+                                    .arg(label->heightForWidth(label->width()))
+                                    .arg(label->text())));
+        }
+        QVERIFY(inspector.distribution()->height() >= 90);
     }
 
     // Without the stored forecast the row's probabilities still give the scores; there is no reasoning to show.

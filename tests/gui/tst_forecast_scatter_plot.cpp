@@ -140,6 +140,35 @@ private Q_SLOTS:
         QVERIFY2(!qcp->legend->outerRect().intersects(rect->rect()), "the legend lies outside the axes");
     }
 
+    // The plots dock of a 1280×720 window leaves the scatter plot about 170 pixels: the colour scale's percentages
+    // keep apart, and the y-axis label stays inside the plot (on more lines, or shortened with "…").
+    void aLowPlotKeepsItsScaleLabelsApart() {
+        ForecastScatterPlot plot;
+        plot.setPoints(grid());
+        showAt(plot, QSize(580, 170));
+        QCustomPlot* qcp = plot.customPlot();
+        qcp->replot();
+        qcp->replot();
+        auto* colorScale = qcp->findChild<QCPColorScale*>();
+        QVERIFY(colorScale);
+        QCPAxis* scale = colorScale->axis();
+        const QVector<double> ticks = scale->tickVector();
+        const int lineHeight = QFontMetrics(scale->tickLabelFont()).height();
+        QVERIFY(!ticks.isEmpty());
+        for (int i = 1; i < ticks.size(); ++i) {
+            const double gap = std::abs(scale->coordToPixel(ticks[i]) - scale->coordToPixel(ticks[i - 1]));
+            QVERIFY2(gap >= lineHeight,
+                     qPrintable(QStringLiteral("%1 px apart, a label is %2 high").arg(gap).arg(lineHeight)));
+        }
+        QCPAxis* y = qcp->axisRect()->axis(QCPAxis::atLeft);
+        const QFontMetrics label(y->labelFont());
+        // Centred on the axis, each line stays between the plot's top and the foot of the axis rect's margin.
+        const QRect axis = y->axisRect()->rect();
+        const int room = axis.height() + 2 * std::min(axis.top(), y->axisRect()->margins().bottom());
+        for (const QString& line : y->label().split(QLatin1Char('\n')))
+            QVERIFY2(label.horizontalAdvance(line) <= room, qPrintable(line));
+    }
+
     void clickingAPointEmitsItsCandidate_data() {
         QTest::addColumn<qint64>("id");
         QTest::addColumn<QPoint>("offset");  // from the point's centre, in pixels

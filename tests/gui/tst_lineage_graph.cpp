@@ -4,6 +4,7 @@
 #include "widgets/lineage_graph.h"
 #include "widgets/population_model.h"
 
+#include <QImage>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTest>
@@ -142,6 +143,63 @@ private Q_SLOTS:
         graph.setSelected(2500);
         QVERIFY(graph.viewport()->rect().contains(*graph.nodeCenter(2500)));
         QCOMPARE(graph.candidateAt(*graph.nodeCenter(2500)), qint64{2500});
+    }
+
+    // Scrolled down a generation of hundreds, the graph still says which column is which generation: the numbers
+    // stay at the top of the view, drawn over the nodes that pass under them, and a click there picks no node.
+    void theGenerationNumbersStayInViewWhenScrolledDown() {
+        std::vector<CandidateRow> rows{row(1, 0, 0, "ok", 1.0, "reference")};
+        for (int64_t id = 2; id <= 301; ++id)
+            rows.push_back(row(id, 1, 1, "ok", 2.0));
+        for (int64_t id = 302; id <= 601; ++id)
+            rows.push_back(row(id, id - 300, 2, "ok", 3.0));
+        PopulationModel model;
+        model.setRows(std::move(rows));
+        LineageGraph graph;
+        graph.resize(400, 300);
+        graph.setPopulation(&model);
+        graph.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&graph));
+        QScrollBar* vertical = graph.verticalScrollBar();
+        QVERIFY(vertical->maximum() > 1000);
+        const QRect header = graph.generationHeaderRect();
+        QVERIFY(header.height() >= graph.fontMetrics().height());
+        for (int value : {0, vertical->maximum() / 2 + 7, vertical->maximum()}) {
+            vertical->setValue(value);
+            const QImage image = graph.viewport()->grab().toImage();
+            const qreal ratio = image.devicePixelRatio();
+            const QColor base = graph.palette().color(QPalette::Base);
+            // Nodes do pass under the header once the graph is scrolled, and a click there picks none of them.
+            qint64 under = 0;
+            for (qint64 id = 2; id <= 601 && !under; ++id)
+                if (header.contains(*graph.nodeCenter(id)))
+                    under = id;
+            QCOMPARE(under != 0, value > 0);
+            if (under)
+                QCOMPARE(graph.candidateAt(*graph.nodeCenter(under)), qint64{0});
+            for (int generation = 0; generation < graph.generationCount(); ++generation) {
+                const QRect label = graph.generationLabelRect(generation);
+                QVERIFY2(header.contains(label) && graph.viewport()->rect().contains(label),
+                         qPrintable(QStringLiteral("generation %1 at scroll %2").arg(generation).arg(value)));
+                // The number is drawn there, on the view's background: no node's green shows through it.
+                int ink = 0, green = 0;
+                for (int y = label.top(); y <= label.bottom(); ++y)
+                    for (int x = std::max(0, label.left()); x <= std::min(label.right(), graph.viewport()->width() - 1);
+                         ++x) {
+                        const QColor c = image.pixelColor(QPoint(x, y) * ratio);
+                        if (c.green() > c.red() + 40 && c.green() > c.blue() + 40)
+                            ++green;
+                        else if (std::abs(c.lightness() - base.lightness()) > 60)
+                            ++ink;
+                    }
+                QVERIFY2(ink > 5 && green == 0, qPrintable(QStringLiteral("generation %1 at scroll %2: %3 dark, %4 "
+                                                                          "green pixels")
+                                                               .arg(generation)
+                                                               .arg(value)
+                                                               .arg(ink)
+                                                               .arg(green)));
+            }
+        }
     }
 };
 

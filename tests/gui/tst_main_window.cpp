@@ -20,6 +20,7 @@
 #include "widgets/problem_details_view.h"
 #include "widgets/problem_list_model.h"
 
+#include <QAbstractButton>
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QComboBox>
@@ -36,7 +37,10 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QProgressBar>
+#include <QRegion>
 #include <QScopeGuard>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
@@ -104,6 +108,12 @@ class TestMainWindow : public QObject {
         new QAbstractItemModelTester(w->deviceModel(), QAbstractItemModelTester::FailureReportingMode::QtTest, w.get());
         w->show();
         return w;
+    }
+
+    static void languages() {
+        QTest::addColumn<QLocale>("language");
+        QTest::newRow("English") << QLocale(QLocale::English, QLocale::UnitedStates);
+        QTest::newRow("German") << QLocale(QLocale::German, QLocale::Germany);
     }
 
 private Q_SLOTS:
@@ -827,6 +837,95 @@ private Q_SLOTS:
         QCOMPARE(chooser->itemText(1), QStringLiteral("Zuverlässigkeit"));
         QVERIFY2(chooser->width() >= chooser->sizeHint().width(),
                  qPrintable(QStringLiteral("%1 < %2").arg(chooser->width()).arg(chooser->sizeHint().width())));
+    }
+
+    void theMeasurementTabIsInViewAt1280x720_data() { languages(); }
+    // A kernel engineer on a laptop reads what the device measured without hunting for it: the inspector's
+    // Measurement tab is in view at 1280×720 in either language (not below the fold of a scrolled dock, not behind
+    // the tab bar's arrows), its name whole, and a click opens it at a readable size.
+    void theMeasurementTabIsInViewAt1280x720() {
+        QFETCH(QLocale, language);
+        if (language.language() != QLocale::English)  // English is the source text: there is no catalogue for it
+            QVERIFY(install_translations(language));
+        const auto restore = qScopeGuard([] {
+            install_translations(QLocale(QLocale::English, QLocale::UnitedStates));
+            QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+        });
+        auto w = std::make_unique<MainWindow>(MainWindow::Options{m_resources->path(), true});
+        w->resize(1280, 720);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        QCoreApplication::processEvents();
+        ForecastInspector* inspector = w->inspector();
+        auto* tabs = inspector->findChild<QTabWidget*>(QStringLiteral("detailsTabs"));
+        QVERIFY(tabs);
+        const int index = tabs->indexOf(inspector->measurementPanel());
+        QVERIFY(index >= 0);
+        QTabBar* bar = tabs->tabBar();
+        const QRect tab = bar->tabRect(index);
+        QVERIFY2((QRegion(tab) - bar->visibleRegion()).isEmpty(),
+                 qPrintable(QStringLiteral("tab %1,%2 %3x%4 outside what is seen of the tab bar")
+                                .arg(tab.x())
+                                .arg(tab.y())
+                                .arg(tab.width())
+                                .arg(tab.height())));
+        for (const QToolButton* arrow : bar->findChildren<QToolButton*>())
+            QVERIFY(!arrow->isVisible() || !arrow->geometry().intersects(tab));
+        QVERIFY2(tab.width() >= bar->fontMetrics().horizontalAdvance(bar->tabText(index)),
+                 qPrintable(bar->tabText(index)));
+        const QRect inWindow(bar->mapTo(w.get(), tab.topLeft()), tab.size());
+        QVERIFY(w->rect().contains(inWindow));
+        QTest::mouseClick(bar, Qt::LeftButton, {}, tab.center());
+        QCOMPARE(tabs->currentIndex(), index);
+        MeasurementPanel* panel = inspector->measurementPanel();
+        QVERIFY(panel->isVisible() && !panel->visibleRegion().isEmpty());
+        QVERIFY2(panel->height() >= 120 && panel->width() >= 280,
+                 qPrintable(QStringLiteral("%1x%2").arg(panel->width()).arg(panel->height())));
+    }
+
+    void theRunSettingsFitTheirDockAt1280x720_data() { languages(); }
+    // The run settings scroll down on a small screen, never sideways: every field ends inside the dock, and every
+    // check box and label shows its whole text.
+    void theRunSettingsFitTheirDockAt1280x720() {
+        QFETCH(QLocale, language);
+        if (language.language() != QLocale::English)  // English is the source text: there is no catalogue for it
+            QVERIFY(install_translations(language));
+        const auto restore = qScopeGuard([] {
+            install_translations(QLocale(QLocale::English, QLocale::UnitedStates));
+            QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+        });
+        auto w = std::make_unique<MainWindow>(MainWindow::Options{m_resources->path(), true});
+        w->resize(1280, 720);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        w->findChild<QDockWidget*>(QStringLiteral("runDock"))->raise();
+        QCoreApplication::processEvents();
+        auto* scroll = w->findChild<QScrollArea*>(QStringLiteral("runSettingsScroll"));
+        QVERIFY(scroll && scroll->isVisible());
+        QWidget* settings = scroll->widget();
+        const int available = scroll->viewport()->width();
+        QStringList cut;
+        for (QWidget* child : settings->findChildren<QWidget*>()) {
+            if (!child->isVisible() || child->inherits("QScrollBar"))
+                continue;
+            const int right = child->mapTo(settings, QPoint(child->width(), 0)).x();
+            const auto* label = qobject_cast<QLabel*>(child);
+            const bool textWidget = qobject_cast<QAbstractButton*>(child) || (label && !label->wordWrap());
+            if (right > available || (textWidget && child->width() < child->sizeHint().width()))
+                cut << QStringLiteral("%1 '%2': right edge %3 of %4, width %5 of %6")
+                           .arg(QString::fromLatin1(child->metaObject()->className()),
+                                label                                   ? label->text()
+                                : qobject_cast<QAbstractButton*>(child) ? qobject_cast<QAbstractButton*>(child)->text()
+                                                                        : child->objectName())
+                           .arg(right)
+                           .arg(available)
+                           .arg(child->width())
+                           .arg(child->sizeHint().width());
+        }
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1Char('\n'))));
+        QVERIFY(!scroll->horizontalScrollBar()->isVisible());
     }
 
     // View › Reset Layout brings back every dock a person closed, floated or moved, laid out as at the first start.

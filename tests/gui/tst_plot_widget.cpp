@@ -49,6 +49,34 @@ private Q_SLOTS:
         QCOMPARE(plot.customPlot()->yAxis->label(), QStringLiteral("Accuracy"));
     }
 
+    // A y-axis label longer than its axis (German, in the plots dock of a 1920×1080 window) is broken onto more lines
+    // rather than running past the plot's top and bottom; on a tall plot it stays on one.
+    void aLongAxisLabelIsBrokenOntoTwoLinesOnAShortAxis() {
+        const QString label = QStringLiteral("Gemessene Beschleunigung gegenüber demselben Anker");
+        PlotWidget plot;
+        plot.setAxisLabels(QStringLiteral("Erwartete Beschleunigung"), label);
+        plot.resize(520, 260);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.customPlot()->replot(QCustomPlot::rpImmediateRefresh);
+        plot.customPlot()->replot(QCustomPlot::rpImmediateRefresh);
+        QCPAxis* y = plot.customPlot()->yAxis;
+        const QMargins margins = y->axisRect()->margins();
+        const int axisLength = y->axisRect()->height() + 2 * std::min(margins.top(), margins.bottom());
+        const QFontMetrics fm(y->labelFont());
+        QVERIFY2(fm.horizontalAdvance(label) > axisLength, qPrintable(QString::number(axisLength)));
+        const QStringList lines = y->label().split(QLatin1Char('\n'));
+        QVERIFY2(lines.size() >= 2 && lines.size() <= 3, qPrintable(y->label()));
+        QCOMPARE(lines.join(QLatin1Char(' ')), label);  // whole: broken at a space, nothing left out
+        for (const QString& line : lines)
+            QVERIFY2(fm.horizontalAdvance(line) <= axisLength, qPrintable(line));
+
+        plot.resize(520, 900);
+        plot.customPlot()->replot(QCustomPlot::rpImmediateRefresh);
+        plot.customPlot()->replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(y->label(), label);
+    }
+
     // A long title in a narrow dock wraps onto a second line rather than running off both edges.
     void aLongTitleWrapsInANarrowPlot() {
         PlotWidget plot;
