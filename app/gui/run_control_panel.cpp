@@ -10,6 +10,7 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGridLayout>
@@ -389,6 +390,25 @@ RunControlPanel::RunControlPanel(ProblemListModel* problems, DeviceListModel* de
     updateSurrogateFields();
     clearProgress();
     setRunState(EngineBridge::State::Idle);
+
+    // A wheel turned to scroll the settings must not change the box or field that passes under the pointer (it set
+    // the surrogate to "None" on the way down): fields take the wheel only once clicked into, and scroll otherwise.
+    m_settingsScroll = scroll;
+    for (QWidget* field : settings->findChildren<QWidget*>())
+        if (qobject_cast<QComboBox*>(field) || qobject_cast<QAbstractSpinBox*>(field) ||
+            qobject_cast<QAbstractSlider*>(field)) {
+            field->setFocusPolicy(Qt::StrongFocus);
+            field->installEventFilter(this);
+        }
+}
+
+bool RunControlPanel::eventFilter(QObject* watched, QEvent* event) {
+    auto* field = qobject_cast<QWidget*>(watched);
+    if (event->type() == QEvent::Wheel && field && !field->hasFocus() && m_settingsScroll) {
+        QCoreApplication::sendEvent(m_settingsScroll->viewport(), event);
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 SearchConfig RunControlPanel::config() const {

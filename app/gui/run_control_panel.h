@@ -14,6 +14,7 @@ class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
+class QScrollArea;
 class QSettings;
 class QSlider;
 class QSpinBox;
@@ -98,6 +99,9 @@ Q_SIGNALS:
     // The surrogate or its model changed (the status bar names them).
     void surrogateChanged();
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void updateGatingFields();
     void updateSurrogateFields();
@@ -110,6 +114,7 @@ private:
     QComboBox* m_device = nullptr;
     PoolSettingsWidget* m_pool = nullptr;
     QComboBox* m_surrogate = nullptr;
+    QScrollArea* m_settingsScroll = nullptr;  // the settings under the buttons
     QLineEdit* m_endpoint = nullptr;
     QLineEdit* m_model = nullptr;
     QComboBox* m_profile = nullptr;

@@ -54,6 +54,7 @@
 #include <QTest>
 #include <QThreadPool>
 #include <QToolButton>
+#include <QWheelEvent>
 
 #include <cmath>
 #include <filesystem>
@@ -926,6 +927,38 @@ private Q_SLOTS:
         }
         QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1Char('\n'))));
         QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+    }
+
+    // Turning the wheel to scroll the run settings changes no setting the pointer passes over (it set the surrogate
+    // to None): a box takes the wheel only once clicked into, and the wheel scrolls the settings instead.
+    void theWheelScrollsTheRunSettingsWithoutChangingThem() {
+        auto w = openWindow();
+        w->resize(1280, 720);
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        w->findChild<QDockWidget*>(QStringLiteral("runDock"))->raise();
+        QCoreApplication::processEvents();
+        auto* scroll = w->findChild<QScrollArea*>(QStringLiteral("runSettingsScroll"));
+        auto* surrogate = w->findChild<QComboBox*>(QStringLiteral("runSurrogate"));
+        QVERIFY(scroll && surrogate && surrogate->isVisible());
+        QVERIFY(scroll->verticalScrollBar()->maximum() > 0);  // at 1280×720 the settings scroll
+        const int chosen = surrogate->currentIndex(), scrolled = scroll->verticalScrollBar()->value();
+        auto wheel = [&](QWidget* target, int delta) {
+            const QPointF at(target->width() / 2.0, target->height() / 2.0);
+            QWheelEvent e(at, target->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+            QCoreApplication::sendEvent(target, &e);
+        };
+        surrogate->clearFocus();
+        for (int i = 0; i < 3; ++i)
+            wheel(surrogate, -120);
+        QCOMPARE(surrogate->currentIndex(), chosen);
+        QVERIFY2(scroll->verticalScrollBar()->value() > scrolled, "the wheel did not scroll the settings");
+        // Clicked into, the box takes the wheel as usual.
+        surrogate->setFocus(Qt::MouseFocusReason);
+        QVERIFY(surrogate->hasFocus());
+        wheel(surrogate, -120);
+        QVERIFY(surrogate->currentIndex() != chosen);
     }
 
     // View › Reset Layout brings back every dock a person closed, floated or moved, laid out as at the first start.
