@@ -101,6 +101,22 @@ class TestMainWindow : public QObject {
     std::unique_ptr<QTemporaryDir> m_resources;
     QString problemsDir() const { return m_resources->filePath(QStringLiteral("problems")); }
 
+    // English again after a test that switched the language.
+    static void restore_english() {
+        install_translations(QLocale(QLocale::English, QLocale::UnitedStates));
+        QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+    }
+    // The window at 1280×720 in `language` (German from its catalogue; English is the source text), shown and ready.
+    void openSmallWindow(const QLocale& language, std::unique_ptr<MainWindow>& w) {
+        if (language.language() != QLocale::English)
+            QVERIFY(install_translations(language));
+        w = std::make_unique<MainWindow>(MainWindow::Options{m_resources->path(), true});
+        w->resize(1280, 720);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+    }
+
     std::unique_ptr<MainWindow> openWindow() {
         auto w = std::make_unique<MainWindow>(MainWindow::Options{m_resources->path(), true});
         // The window's models change from background loads: check them through every reset and insertion.
@@ -846,17 +862,11 @@ private Q_SLOTS:
     // the tab bar's arrows), its name whole, and a click opens it at a readable size.
     void theMeasurementTabIsInViewAt1280x720() {
         QFETCH(QLocale, language);
-        if (language.language() != QLocale::English)  // English is the source text: there is no catalogue for it
-            QVERIFY(install_translations(language));
-        const auto restore = qScopeGuard([] {
-            install_translations(QLocale(QLocale::English, QLocale::UnitedStates));
-            QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
-        });
-        auto w = std::make_unique<MainWindow>(MainWindow::Options{m_resources->path(), true});
-        w->resize(1280, 720);
-        w->show();
-        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
-        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        const auto restore = qScopeGuard([] { restore_english(); });
+        std::unique_ptr<MainWindow> w;
+        openSmallWindow(language, w);
+        if (QTest::currentTestFailed())
+            return;
         QCoreApplication::processEvents();
         ForecastInspector* inspector = w->inspector();
         auto* tabs = inspector->findChild<QTabWidget*>(QStringLiteral("detailsTabs"));
@@ -890,17 +900,11 @@ private Q_SLOTS:
     // check box and label shows its whole text.
     void theRunSettingsFitTheirDockAt1280x720() {
         QFETCH(QLocale, language);
-        if (language.language() != QLocale::English)  // English is the source text: there is no catalogue for it
-            QVERIFY(install_translations(language));
-        const auto restore = qScopeGuard([] {
-            install_translations(QLocale(QLocale::English, QLocale::UnitedStates));
-            QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
-        });
-        auto w = std::make_unique<MainWindow>(MainWindow::Options{m_resources->path(), true});
-        w->resize(1280, 720);
-        w->show();
-        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
-        QTRY_VERIFY_WITH_TIMEOUT(w->isReady(), 30000);
+        const auto restore = qScopeGuard([] { restore_english(); });
+        std::unique_ptr<MainWindow> w;
+        openSmallWindow(language, w);
+        if (QTest::currentTestFailed())
+            return;
         w->findChild<QDockWidget*>(QStringLiteral("runDock"))->raise();
         QCoreApplication::processEvents();
         auto* scroll = w->findChild<QScrollArea*>(QStringLiteral("runSettingsScroll"));
