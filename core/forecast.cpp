@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace kerncast {
 
@@ -131,6 +132,9 @@ std::array<double, kBinCount> uncalibrated_from_json(const nlohmann::json& u) {
                         " must be a finite number, not negative");
         out[i] = u[i].get<double>();
     }
+    // What a recalibration is fitted on: a forecast of nothing would stop the search that reads it back.
+    if (!(std::accumulate(out.begin(), out.end(), 0.0) > 0))
+        throw Error("forecast: \"uncalibrated\" gives no bin any probability");
     return out;
 }
 

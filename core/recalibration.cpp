@@ -62,6 +62,12 @@ void BinRecalibration::fit() {
     for (size_t k = 0; k + 1 < kBinCount; ++k) {
         // Newton's method on the penalised negative log-likelihood of y_i = [truth_i <= k + 1] given x_i = logit F_k.
         double a = 0, b = 1;
+        // Each outcome's x = logit F_k and y = [truth <= edge k], read once for the edge.
+        std::vector<double> xs(n), ys(n);
+        for (size_t i = 0; i < n; ++i) {
+            xs[i] = logit(m_cumulative[i][k]);
+            ys[i] = m_truth[i] <= static_cast<int>(k) + 1 ? 1.0 : 0.0;
+        }
         // The penalised negative log-likelihood's gradient and Hessian at (a, b).
         struct Local {
             double ga, gb, haa, hab, hbb;
@@ -69,13 +75,10 @@ void BinRecalibration::fit() {
         auto local = [&](double a0, double b0) {
             Local l{2 * m_prior * a0, 2 * m_prior * (b0 - 1), 2 * m_prior, 0, 2 * m_prior};
             for (size_t i = 0; i < n; ++i) {
-                const double x = logit(m_cumulative[i][k]);
-                const double y = m_truth[i] <= static_cast<int>(k) + 1 ? 1.0 : 0.0;
-                const double p = sigmoid(a0 + b0 * x);
-                const double v = m_weight[i];
+                const double x = xs[i], p = sigmoid(a0 + b0 * x), v = m_weight[i];
                 const double w = v * std::max(p * (1 - p), 1e-12);
-                l.ga += v * (p - y);
-                l.gb += v * (p - y) * x;
+                l.ga += v * (p - ys[i]);
+                l.gb += v * (p - ys[i]) * x;
                 l.haa += w;
                 l.hab += w * x;
                 l.hbb += w * x * x;

@@ -1,7 +1,7 @@
 // The loop's recalibration of forecasts (SearchConfig::recalibrate, core/recalibration.h): the bins of every forecast
-// mapped through the calibration its predecessors showed once measured. Gating reads the continuous prediction
-// (log_mean, log_sigma) where a forecast has one, so for the local surrogate this changes what the run shows and
-// scores, not what it measures.
+// mapped through the calibration its predecessors showed once measured. The gating decision reads the surrogate's own
+// bins (Forecast::uncalibrated), and the rest of the loop the continuous prediction (log_mean, log_sigma) where a
+// forecast has one, so for the local surrogate this changes what the run shows and scores, not what it measures.
 
 #include "engine/search/search_loop.h"
 

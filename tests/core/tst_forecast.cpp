@@ -181,6 +181,8 @@ private Q_SLOTS:
                               << "\"uncalibrated\" probability of bin 8 must be a finite number, not negative";
         QTest::newRow("null in it") << "[null, 0.1, 0.1, 0.1, 0.1, 0.1, 0.2, 0.3]"
                                     << "\"uncalibrated\" probability of bin 1 must be a finite number, not negative";
+        QTest::newRow("all zero") << "[0, 0, 0, 0, 0, 0, 0, 0]"
+                                  << "\"uncalibrated\" gives no bin any probability";
     }
     void badUncalibratedJsonIsRefused() {
         QFETCH(QString, uncalibrated);
