@@ -13,19 +13,23 @@
 // a multiple of K with candidates its gate passed over), K the same for every row, by default the largest pool size
 // in the table. Only the pool differs from row to row; --round 1 gives batches exactly as the gate chose them.
 //
+// Two cost models, both reported: "recorded" reads every static report from the recording, as a replay search does;
+// "compiled" compiles every candidate's static report with NVRTC on this machine's CPUs, as a search on a real GPU
+// does (PoolConfig::replay_compiles), so that its figure predicts a real run on a machine with these CPUs. The
+// workers take the recorded wall time of verification and timing either way.
+//
 // The search overlaps by default (SearchConfig::overlap: each iteration queues its batch before it applies the one
 // before, so the workers measure while the engine forecasts and retrains); --no-overlap gives the search that
 // waits for every batch.
 //
 // The default budget, 64, is about a quarter of softmax's 242 recorded programs: the search still has parents to
 // expand and batches to measure. Near the end of a small space a search's batches shrink to a few candidates
-// (most children are programs it measured already), and once no parent is left it measures one trusted candidate
-// at a time (Loop::rescue); no pool can measure one candidate faster, and a budget of 256 on softmax measures all 242
-// programs, its last ~50 that way.
+// (most children are programs it measured already), and once no parent is left it measures a round of trusted
+// candidates at a time (Loop::rescue); a budget of 256 on softmax measures all 242 programs, its last ~50 that way.
 //
 //   kerncast-bench-pool-scaling [--problem softmax] [--budget 64] [--seed 1] [--workers 1,2,4,8] [--wall-time 1]
-//                               [--gating top-k] [--top-k 16] [--batch 24] [--round K] [--no-overlap] [--launcher
-//                               local] [--json]
+//                               [--gating top-k] [--top-k 16] [--batch 24] [--round K] [--ahead N] [--no-overlap]
+//                               [--cost recorded,compiled] [--launcher local] [--json]
 
 #include "engine/cli/cli.h"
 #include "engine/search/search_runner.h"
@@ -40,6 +44,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -50,6 +55,7 @@ using namespace kerncast;
 namespace {
 
 struct Row {
+    std::string cost;  // recorded | compiled
     int workers = 0;
     double seconds = 0;
     int64_t measurements = 0;
@@ -73,6 +79,8 @@ int main(int argc, char** argv) {
     int top_k = 16;
     int batch = 24;
     int round = 0;
+    int ahead = 0;
+    std::vector<std::string> costs{"recorded", "compiled"};
     bool overlap = true;
     double wall = 1.0;
     std::vector<int> sizes{1, 2, 4, 8};
@@ -93,6 +101,16 @@ int main(int argc, char** argv) {
     app.add_option("--round", round,
                    "Measure in rounds of K, the same for every row (0: the largest pool size in --workers)")
         ->check(CLI::Range(0, 1024))
+        ->capture_default_str();
+    app.add_option("--ahead", ahead,
+                   "Measurements kept queued behind a batch before it is applied (0: twice the round)")
+        ->check(CLI::Range(0, 4096))
+        ->capture_default_str();
+    app.add_option("--cost", costs,
+                   "Cost models: recorded (static reports read from the recording) and/or compiled (compiled with "
+                   "NVRTC as on a real GPU)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"recorded", "compiled"}))
         ->capture_default_str();
     app.add_flag("!--no-overlap", overlap, "Wait for every batch before choosing the next (no overlap)");
     app.add_option("--launcher", launcher, "How the replay workers start (local, ssh:HOST, slurm)")
@@ -120,90 +138,95 @@ int main(int argc, char** argv) {
         std::cerr << "kerncast-bench-pool-scaling: " << e.what() << "\n";
         return 1;
     }
-    for (int n : sizes) {
-        SearchConfig cfg;
-        cfg.problem_dir = resources + "/problems/" + problem;
-        cfg.device = device;
-        cfg.surrogate = "local";
-        cfg.gating.kind = gating_kind_from_string(gating);
-        cfg.gating.top_k = top_k;
-        cfg.batch = batch;
-        cfg.overlap = overlap;
-        cfg.round = round;
-        cfg.budgets.measurements = budget;
-        cfg.seed = seed;
-        cfg.pool.workers = n;
-        cfg.pool.replay_wall_time = wall;
-        cfg.pool.launcher = launcher;
-        const std::string run = (tmp / ("pool-" + std::to_string(n) + ".sqlite")).string();
-        fs::remove(run);
-        Row r;
-        r.workers = n;
-        try {
-            const auto opened = std::chrono::steady_clock::now();
-            auto runner = make_search_runner(cfg, resources, run, false);
-            r.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - opened).count();
-            // A batch is in hand from the snapshot that shows work queued until the one that shows none left.
-            std::optional<std::chrono::steady_clock::time_point> batch_start;
-            runner->setEventCallback([&](const SearchEvent& e) {
-                if (e.kind != SearchEvent::Kind::Pool || !e.pool)
-                    return;
-                const bool busy = e.pool->queued + e.pool->in_flight > 0;
-                const auto now = std::chrono::steady_clock::now();
-                if (busy && !batch_start)
-                    batch_start = now;
-                if (!busy && batch_start) {
-                    r.batch_seconds += std::chrono::duration<double>(now - *batch_start).count();
-                    batch_start.reset();
-                }
-            });
-            const auto t0 = std::chrono::steady_clock::now();
-            const SearchSummary s = runner->runHere();
-            r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            if (s.state != RunState::Finished)
-                throw std::runtime_error(s.reason);
-            r.measurements = s.progress.measurements;
-            r.best = s.best_speedup;
-        } catch (const std::exception& e) {
-            std::cerr << "kerncast-bench-pool-scaling: " << n << " workers: " << e.what() << "\n";
-            rc = 1;
-            continue;
+    for (const std::string& cost : costs)
+        for (int n : sizes) {
+            SearchConfig cfg;
+            cfg.problem_dir = resources + "/problems/" + problem;
+            cfg.device = device;
+            cfg.surrogate = "local";
+            cfg.gating.kind = gating_kind_from_string(gating);
+            cfg.gating.top_k = top_k;
+            cfg.batch = batch;
+            cfg.overlap = overlap;
+            cfg.round = round;
+            cfg.ahead = ahead;
+            cfg.budgets.measurements = budget;
+            cfg.seed = seed;
+            cfg.pool.workers = n;
+            cfg.pool.replay_wall_time = wall;
+            cfg.pool.launcher = launcher;
+            cfg.pool.replay_compiles = cost == "compiled";
+            const std::string run = (tmp / ("pool-" + cost + "-" + std::to_string(n) + ".sqlite")).string();
+            fs::remove(run);
+            Row r;
+            r.cost = cost;
+            r.workers = n;
+            try {
+                const auto opened = std::chrono::steady_clock::now();
+                auto runner = make_search_runner(cfg, resources, run, false);
+                r.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - opened).count();
+                // A batch is in hand from the snapshot that shows work queued until the one that shows none left.
+                std::optional<std::chrono::steady_clock::time_point> batch_start;
+                runner->setEventCallback([&](const SearchEvent& e) {
+                    if (e.kind != SearchEvent::Kind::Pool || !e.pool)
+                        return;
+                    const bool busy = e.pool->queued + e.pool->in_flight > 0;
+                    const auto now = std::chrono::steady_clock::now();
+                    if (busy && !batch_start)
+                        batch_start = now;
+                    if (!busy && batch_start) {
+                        r.batch_seconds += std::chrono::duration<double>(now - *batch_start).count();
+                        batch_start.reset();
+                    }
+                });
+                const auto t0 = std::chrono::steady_clock::now();
+                const SearchSummary s = runner->runHere();
+                r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                if (s.state != RunState::Finished)
+                    throw std::runtime_error(s.reason);
+                r.measurements = s.progress.measurements;
+                r.best = s.best_speedup;
+            } catch (const std::exception& e) {
+                std::cerr << "kerncast-bench-pool-scaling: " << n << " workers: " << e.what() << "\n";
+                rc = 1;
+                continue;
+            }
+            r.per_minute = r.seconds > 0 ? 60.0 * double(r.measurements) / r.seconds : 0;
+            const auto first = std::find_if(rows.begin(), rows.end(), [&](const Row& o) { return o.cost == cost; });
+            if (first != rows.end() && (r.measurements != first->measurements || r.best != first->best)) {
+                std::cerr << "kerncast-bench-pool-scaling: " << n << " workers ended with " << r.measurements
+                          << " measurements and best " << r.best << ", one worker with " << first->measurements
+                          << " and " << first->best << ": the pool changed the search\n";
+                rc = 1;
+            }
+            rows.push_back(r);
         }
-        r.per_minute = r.seconds > 0 ? 60.0 * double(r.measurements) / r.seconds : 0;
-        if (!rows.empty() && (r.measurements != rows.front().measurements || r.best != rows.front().best)) {
-            std::cerr << "kerncast-bench-pool-scaling: " << n << " workers ended with " << r.measurements
-                      << " measurements and best " << r.best << ", one worker with " << rows.front().measurements
-                      << " and " << rows.front().best << ": the pool changed the search\n";
-            rc = 1;
-        }
-        rows.push_back(r);
-    }
     fs::remove_all(tmp);
     if (rows.empty())
         return 1;
-    const double base = rows.front().per_minute / rows.front().workers;
-    const double batch_base = rows.front().batch_seconds * rows.front().workers;
-    const double with_setup = rows.front().seconds + rows.front().setup_seconds;
     for (auto& r : rows) {
+        // Against the first row of the same cost model (the smallest pool).
+        const Row& one = *std::find_if(rows.begin(), rows.end(), [&](const Row& o) { return o.cost == r.cost; });
+        const double base = one.per_minute / one.workers;
+        const double batch_base = one.batch_seconds * one.workers;
+        const double with_setup = one.seconds + one.setup_seconds;
         r.efficiency = base > 0 ? r.per_minute / (base * r.workers) : 0;
         r.efficiency_with_setup = with_setup / ((r.seconds + r.setup_seconds) * r.workers);
         r.batch_efficiency = r.batch_seconds > 0 ? batch_base / (r.batch_seconds * r.workers) : 0;
     }
 
     if (json) {
-        nlohmann::json j = {
-            {"workers", nlohmann::json::array()},       {"measurements_per_minute", nlohmann::json::array()},
-            {"efficiency", nlohmann::json::array()},    {"batch_efficiency", nlohmann::json::array()},
-            {"setup_seconds", nlohmann::json::array()}, {"efficiency_with_setup", nlohmann::json::array()},
-            {"best", nlohmann::json::array()},          {"round", round}};
+        // One object per cost model: {"recorded": {workers: [...], ...}, "compiled": {...}, "round": K}.
+        nlohmann::json j = {{"round", round}};
         for (const auto& r : rows) {
-            j["workers"].push_back(r.workers);
-            j["measurements_per_minute"].push_back(r.per_minute);
-            j["efficiency"].push_back(r.efficiency);
-            j["batch_efficiency"].push_back(r.batch_efficiency);
-            j["setup_seconds"].push_back(r.setup_seconds);
-            j["efficiency_with_setup"].push_back(r.efficiency_with_setup);
-            j["best"].push_back(r.best);
+            nlohmann::json& m = j[r.cost];
+            m["workers"].push_back(r.workers);
+            m["measurements_per_minute"].push_back(r.per_minute);
+            m["efficiency"].push_back(r.efficiency);
+            m["batch_efficiency"].push_back(r.batch_efficiency);
+            m["setup_seconds"].push_back(r.setup_seconds);
+            m["efficiency_with_setup"].push_back(r.efficiency_with_setup);
+            m["best"].push_back(r.best);
         }
         std::cout << j.dump() << "\n";
         return rc;
@@ -212,13 +235,16 @@ int main(int argc, char** argv) {
                 "measured in rounds of %d (every row), %s, recorded wall time x %g, launcher %s\n",
                 problem.c_str(), device.c_str(), gating.c_str(), top_k, batch, (long long)budget,
                 (unsigned long long)seed, round, overlap ? "overlapped batches" : "no overlap", wall, launcher.c_str());
-    std::printf("%8s %10s %13s %10s %12s %11s %14s %17s %14s %22s\n", "workers", "seconds", "measurements", "best",
-                "meas/minute", "efficiency", "batch seconds", "batch efficiency", "setup seconds",
-                "efficiency with setup");
+    std::printf("%9s %8s %10s %13s %10s %12s %11s %14s %17s %14s %22s\n", "reports", "workers", "seconds",
+                "measurements", "best", "meas/minute", "efficiency", "batch seconds", "batch efficiency",
+                "setup seconds", "efficiency with setup");
     for (const auto& r : rows)
-        std::printf("%8d %10.2f %13lld %10.3f %12.1f %11.3f %14.2f %17.3f %14.2f %22.3f\n", r.workers, r.seconds,
-                    (long long)r.measurements, r.best, r.per_minute, r.efficiency, r.batch_seconds, r.batch_efficiency,
-                    r.setup_seconds, r.efficiency_with_setup);
+        std::printf("%9s %8d %10.2f %13lld %10.3f %12.1f %11.3f %14.2f %17.3f %14.2f %22.3f\n", r.cost.c_str(),
+                    r.workers, r.seconds, (long long)r.measurements, r.best, r.per_minute, r.efficiency,
+                    r.batch_seconds, r.batch_efficiency, r.setup_seconds, r.efficiency_with_setup);
+    std::printf("reports: recorded = static reports read from the recording; compiled = every static report compiled "
+                "with NVRTC on this machine's %u CPUs, as on a real GPU (the figure that predicts a real run)\n",
+                std::thread::hardware_concurrency());
     std::printf("perfect scaling: efficiency 1.000 (N workers measure N times as fast as one); target >= 0.85 at 8.\n"
                 "efficiency counts the whole search (the engine's serial work included); batch efficiency only the "
                 "time a batch was in the pool;\nsetup (starting the workers, reading the recordings, the surrogate's "

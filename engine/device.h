@@ -15,6 +15,8 @@
 
 namespace kerncast {
 
+class Compiler;
+
 struct Recording;       // engine/replay/replay_device.h
 class MeasurementPool;  // engine/worker/measurement_pool.h
 
@@ -98,6 +100,11 @@ public:
     virtual std::function<MeasureOutcome()> prepareMeasure(const MeasureRequest& request) {
         return [this, request] { return measure(request); };
     }
+    // The compile pool and cache this device compiles candidates with, and the architecture it compiles for: a search
+    // compiles its static reports there, so that a candidate it measures is compiled once, not twice (nullptr: the
+    // device compiles nothing here, as a replay device).
+    virtual std::shared_ptr<Compiler> compilePool() const { return nullptr; }
+    virtual std::string compileArch() const { return "sm_90"; }
 };
 
 struct DeviceListing {

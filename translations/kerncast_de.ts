@@ -1158,6 +1158,10 @@
         <source>scored as a search starts (the pack&apos;s problem left out, nothing learned from the pairs): lower than the calibration line of a search, whose surrogate learns from its measurements</source>
         <translation>bewertet wie zu Beginn einer Suche (das Problem des Pakets ausgelassen, nichts aus den Paaren gelernt): niedriger als die Kalibrierungszeile einer Suche, deren Surrogatmodell aus ihren Messungen lernt</translation>
     </message>
+    <message>
+        <source>Setting up: %1</source>
+        <translation>Vorbereitung: %1</translation>
+    </message>
 </context>
 <context>
     <name>kerncast::MeasurementPanel</name>
@@ -2740,6 +2744,109 @@ Erwartete Beschleunigung %3× %4</translation>
     <message>
         <source>Speedup across sizes</source>
         <translation>Beschleunigung über die Größen</translation>
+    </message>
+</context>
+<context>
+    <name>kerncast::TimelineView</name>
+    <message>
+        <source>%1: %2 ms, batch %3</source>
+        <translation>%1: %2 ms, Stapel %3</translation>
+    </message>
+    <message>
+        <source>, candidate #%1 (waited %2 ms for a worker)</source>
+        <translation>, Kandidat #%1 (wartete %2 ms auf einen Worker)</translation>
+    </message>
+    <message>
+        <source>search thread</source>
+        <translation>Such-Thread</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Where the time goes&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Wohin die Zeit geht&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Each lane is the search thread or a worker; each bar a phase of the search or a part of a measurement. kerncast-cli search --trace FILE writes the same timeline for Perfetto.</source>
+        <translation>Jede Spur ist der Such-Thread oder ein Worker, jeder Balken eine Phase der Suche oder ein Teil einer Messung. kerncast-cli search --trace DATEI schreibt dieselbe Zeitleiste für Perfetto.</translation>
+    </message>
+    <message>
+        <source>Setting up: %1</source>
+        <translation>Vorbereitung: %1</translation>
+    </message>
+    <message>
+        <source>starting workers</source>
+        <translation>Worker starten</translation>
+    </message>
+    <message>
+        <source>base model</source>
+        <translation>Basismodell</translation>
+    </message>
+    <message>
+        <source>opening the run</source>
+        <translation>Lauf öffnen</translation>
+    </message>
+    <message>
+        <source>proposal</source>
+        <translation>Vorschläge</translation>
+    </message>
+    <message>
+        <source>static reports</source>
+        <translation>statische Berichte</translation>
+    </message>
+    <message>
+        <source>forecasting</source>
+        <translation>Prognosen</translation>
+    </message>
+    <message>
+        <source>gating</source>
+        <translation>Gating</translation>
+    </message>
+    <message>
+        <source>model updates</source>
+        <translation>Modellaktualisierung</translation>
+    </message>
+    <message>
+        <source>store writes</source>
+        <translation>Speichern</translation>
+    </message>
+    <message>
+        <source>waiting for measurements</source>
+        <translation>Warten auf Messungen</translation>
+    </message>
+    <message>
+        <source>measuring</source>
+        <translation>Messen</translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation>Sonstiges</translation>
+    </message>
+    <message>
+        <source>compile</source>
+        <translation>Kompilieren</translation>
+    </message>
+    <message>
+        <source>verify</source>
+        <translation>Prüfen</translation>
+    </message>
+    <message>
+        <source>timing</source>
+        <translation>Zeitmessung</translation>
+    </message>
+    <message>
+        <source>round trip</source>
+        <translation>Hin und zurück</translation>
+    </message>
+    <message>
+        <source>%1 %2%</source>
+        <translation>%1 %2 %</translation>
+    </message>
+    <message>
+        <source>%1 s, %2 measurements (%3 per second). Search thread: %4.</source>
+        <translation>%1 s, %2 Messungen (%3 pro Sekunde). Such-Thread: %4.</translation>
+    </message>
+    <message>
+        <source>Workers (%1) busy %2% of the time; a measurement waited %3 ms for a worker.</source>
+        <translation>Worker (%1) %2 % der Zeit beschäftigt; eine Messung wartete %3 ms auf einen Worker.</translation>
     </message>
 </context>
 </TS>

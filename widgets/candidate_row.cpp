@@ -192,6 +192,7 @@ bool applyEvent(CandidateRow& row, const SearchEvent& event, const BinScheme& sc
     case Kind::Command:
     case Kind::Progress:
     case Kind::Pool:
+    case Kind::Setup:
     case Kind::Finished:
     case Kind::Failed:
         return false;

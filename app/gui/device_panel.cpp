@@ -3,6 +3,7 @@
 #include "engine/replay/replay_device.h"
 #include "widgets/device_list_model.h"
 #include "widgets/pool_view.h"
+#include "widgets/timeline_view.h"
 
 #include <QDir>
 #include <QHeaderView>
@@ -66,6 +67,8 @@ DevicePanel::DevicePanel(QString resourcesDir, QWidget* parent)
     layout->addWidget(m_details);
     m_pool = new PoolView(this);
     layout->addWidget(m_pool, 1);
+    m_timeline = new TimelineView(this);
+    layout->addWidget(m_timeline);
     connect(m_view, &QTreeView::activated, this, [this](const QModelIndex& index) {
         if (index.data(DeviceListModel::UsableRole).toBool())
             setActiveDevice(index.data(DeviceListModel::IdRole).toString());
@@ -180,7 +183,13 @@ void DevicePanel::showPoolEvents(const std::vector<SearchEvent>& events) {
             m_pool->clear();  // the new search's pool reports itself with its first batch
         else if (e.kind == SearchEvent::Kind::Pool && e.pool)
             m_pool->showSnapshot(*e.pool, QString::fromStdString(e.message));
+        else if (e.kind == SearchEvent::Kind::Setup)
+            m_timeline->showSetup(QString::fromStdString(e.message));
     }
 }
+
+void DevicePanel::setTimeline(std::shared_ptr<Timeline> timeline) { m_timeline->setTimeline(std::move(timeline)); }
+
+void DevicePanel::freezeTimeline() { m_timeline->freeze(); }
 
 }  // namespace kerncast

@@ -11,6 +11,7 @@
 #include <QWidget>
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ namespace kerncast {
 
 class DeviceListModel;
 class PoolView;
+class TimelineView;
+class Timeline;
 
 // What a device load hands back to the GUI thread: plain values only.
 struct DeviceLoad {
@@ -55,6 +58,10 @@ public:
     // A search's measurement pool, from its events: the workers, their state, the queue (hidden without a pool).
     void showPoolEvents(const std::vector<SearchEvent>& events);
     PoolView* poolView() const { return m_pool; }
+    // The running search's timeline (null: none); frozen when the search ends. Set-up events are shown on it.
+    void setTimeline(std::shared_ptr<Timeline> timeline);
+    void freezeTimeline();
+    TimelineView* timelineView() const { return m_timeline; }
 
 Q_SIGNALS:
     void loaded(int count);
@@ -69,6 +76,7 @@ private:
     QLabel* m_note = nullptr;
     QLabel* m_details = nullptr;
     PoolView* m_pool = nullptr;
+    TimelineView* m_timeline = nullptr;
     QHash<QString, double> m_bandwidth;  // device id -> measured DRAM GB/s (replay recordings' ceilings)
     QString m_active;
     QString m_saved;

@@ -153,6 +153,7 @@ void EngineBridge::start(const SearchConfig& config, const QString& runPath, boo
     const quint64 session = ++m_session;
     m_config = config;
     m_runPath = runPath;
+    m_timeline = std::make_shared<Timeline>();
     m_slot = std::make_shared<RunSlot>();
     m_queue->take(session);
 
@@ -163,10 +164,19 @@ void EngineBridge::start(const SearchConfig& config, const QString& runPath, boo
     const std::string path = runPath.toStdString();
     Worker worker;
     worker.slot = slot;
-    worker.thread = std::thread([slot, queue, session, config, resources, path, resume] {
+    SetupHooks hooks;
+    hooks.timeline = m_timeline;
+    // The set-up's steps (starting workers, the forecaster's first training) reach the window like any event.
+    hooks.progress = [queue, session](const std::string& step) {
+        SearchEvent e;
+        e.kind = SearchEvent::Kind::Setup;
+        e.message = step;
+        queue->push(session, e);
+    };
+    worker.thread = std::thread([slot, queue, session, config, resources, path, resume, hooks] {
         std::unique_ptr<SearchRunner> runner;
         try {
-            runner = make_search_runner(config, resources, path, resume);
+            runner = make_search_runner(config, resources, path, resume, hooks);
         } catch (const std::exception& e) {
             queue->push(session, endEvent(SearchEvent::Kind::Failed, e.what()));
             slot->done = true;

@@ -64,6 +64,8 @@ public:
     QString runPath() const { return m_runPath; }
     // The config of the last start() (for a resume: what was passed, not yet the stored one).
     const SearchConfig& config() const { return m_config; }
+    // The last start()'s timeline (engine/timeline.h), filled from the search's thread: its set-up and its phases.
+    std::shared_ptr<Timeline> timeline() const { return m_timeline; }
     QString resourcesDir() const { return m_resourcesDir; }
 
     int batchIntervalMs() const { return m_timer.interval(); }
@@ -136,6 +138,7 @@ private:
     State m_state = State::Idle;
     SearchConfig m_config;
     QString m_runPath;
+    std::shared_ptr<Timeline> m_timeline;
 };
 
 }  // namespace kerncast

@@ -168,6 +168,7 @@ void MainWindow::connectParts() {
         if (session != m_session->bridge()->session())
             return;
         m_session->setPath(runPath);
+        m_devices->setTimeline(m_session->bridge()->timeline());
         refreshRunStatus();
     });
     connect(bridge, &EngineBridge::eventsReady, this, &MainWindow::onEvents);
@@ -409,6 +410,7 @@ void MainWindow::clearRunViews() {
     m_candidateView->clear();
     m_plots->clear();
     m_runControl->clearProgress();
+    m_devices->setTimeline(nullptr);
     refreshRunStatus();
 }
 
@@ -417,6 +419,9 @@ void MainWindow::onEvents(const SearchEventBatch& batch) {
         return;  // a batch of an earlier search, or the window shows an opened run now
     const bool candidatesChanged = m_session->absorb(batch.events);
     m_devices->showPoolEvents(batch.events);
+    for (const SearchEvent& e : batch.events)
+        if (e.kind == SearchEvent::Kind::Setup)
+            statusBar()->showMessage(tr("Setting up: %1").arg(QString::fromStdString(e.message)), 15000);
     populationModel()->setRunId(m_session->runId());
     m_population->applyEvents(batch.events);
     m_runControl->showProgress(m_session->lastProgress());
@@ -455,6 +460,7 @@ void MainWindow::onSearchEnded(quint64 session, bool ok, const QString& message,
     if (session != m_session->bridge()->session())
         return;
     m_queueLength = 0;
+    m_devices->freezeTimeline();
     if (ok) {
         statusBar()->showMessage(tr("Search finished: %1").arg(EngineText::message(message)), 15000);
         refreshPlots();

@@ -45,5 +45,6 @@ void add_selftest_command(CLI::App& app, Context& ctx);
 void add_import_command(CLI::App& app, Context& ctx);
 void add_review_command(CLI::App& app, Context& ctx);
 void add_sweep_command(CLI::App& app, Context& ctx);
+void add_prepare_command(CLI::App& app, Context& ctx);
 
 }  // namespace kerncast::cli

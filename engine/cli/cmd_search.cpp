@@ -16,6 +16,7 @@
 #include "core/fast_p.h"
 #include "core/metrics.h"
 #include "core/run_store.h"
+#include "core/text_util.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -54,6 +55,7 @@ struct SearchArgs {
     bool abstain = false;
     bool overlap = false;
     int round = 1;
+    int ahead = 0;
     int64_t budget = 40;
     int64_t forecasts = 0;
     int64_t tokens = 0;
@@ -70,6 +72,7 @@ struct SearchArgs {
     double epsilon = GatingConfig{}.epsilon;
     bool resume = false;
     bool quiet = false;
+    std::string trace;  // --trace FILE: the timeline in the Trace Event format
 };
 
 void progress_line(std::ostream& err, const SearchProgress& p) {
@@ -121,6 +124,7 @@ std::vector<std::string> ignored_with_resume(const CLI::App& cmd, const SearchAr
                              "--batch",
                              "--overlap",
                              "--round",
+                             "--ahead",
                              "--measure-per-parent",
                              "--top-k",
                              "--tau",
@@ -235,6 +239,7 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
     cfg.abstain = a.abstain;
     cfg.overlap = a.overlap;
     cfg.round = a.round;
+    cfg.ahead = a.ahead;
     const bool uses_llm = cfg.surrogate == "llm" || std::any_of(cfg.mutators.begin(), cfg.mutators.end(),
                                                                 [](auto& m) { return m.rfind("llm-", 0) == 0; });
     // The settings file, then the command line; the run stores the result (never the key).
@@ -272,7 +277,13 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
                  << "\n";
     }
 
-    auto runner = make_search_runner(cfg, resources_dir(), a.run, a.resume);
+    // The set-up before the first candidate (starting workers, the forecaster's base model) says what it does: on a
+    // fresh machine it takes a while.
+    SetupHooks hooks;
+    hooks.timeline = std::make_shared<Timeline>();
+    if (!ctx.json && !a.quiet)
+        hooks.progress = [&ctx](const std::string& step) { *ctx.err << "kerncast-cli search: " << step << "\n"; };
+    auto runner = make_search_runner(cfg, resources_dir(), a.run, a.resume, hooks);
     const bool bar = !ctx.json && !a.quiet && isatty(STDERR_FILENO);
     auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
     std::ostream& err = *ctx.err;
@@ -301,6 +312,11 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
     const SearchSummary s = runner->runHere();
     if (bar)
         err << "\n";
+    if (!a.trace.empty()) {
+        nlohmann::json trace = runner->timeline()->traceEvents();
+        trace["run"] = a.run;
+        write_file_atomically(a.trace, trace.dump());
+    }
     if (ctx.json) {
         nlohmann::json j = summary_json(s);
         j["run"] = a.run;
@@ -322,6 +338,10 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
                       s.best_label.c_str(), (long long)s.progress.measurements, (long long)s.progress.forecasts,
                       (long long)s.progress.candidates, s.progress.elapsed_s, a.run.c_str());
         *ctx.out << buf;
+        if (!a.trace.empty()) {
+            *ctx.out << format_summary(s.timeline);
+            *ctx.out << "  timeline written to " << a.trace << " (Trace Event format: chrome://tracing, Perfetto)\n";
+        }
         if (s.progress.llm_calls > 0) {
             std::snprintf(buf, sizeof buf,
                           "%lld LLM calls, %lld tokens, $%.4f; %lld cut at the token limit, %lld forecasts deferred "
@@ -399,9 +419,16 @@ void add_search_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--remote-resources", args->pool.remote_resources,
                     "Resources folder on ssh hosts and Slurm nodes, for replay workers (default: this one's)");
     cmd->add_flag("--allow-mixed", args->pool.allow_mixed, "Let one search measure on several GPU models");
+    cmd->add_flag("--replay-compiles", args->pool.replay_compiles,
+                  "Replay workers: compile every static report with NVRTC as a search on a real GPU does, instead of "
+                  "reading the recording's (with --replay-wall-time 1 the search then costs what it costs on a GPU)");
     cmd->add_option("--replay-wall-time", args->pool.replay_wall_time,
                     "Replay workers take each measurement's recorded wall time times this (0: answer at once)")
         ->check(CLI::Range(0.0, 1000.0));
+    cmd->add_option("--trace", args->trace,
+                    "Write the search's timeline to FILE (Trace Event format, for chrome://tracing or Perfetto): "
+                    "each batch's proposal, static reports, forecasting, gating, store writes and waiting, and each "
+                    "worker's measurements");
     cmd->add_flag("--overlap", args->overlap,
                   "Choose the next batch while the last one is measured (keeps a pool busy; the search learns from "
                   "a batch one iteration later)");
@@ -410,6 +437,12 @@ void add_search_command(CLI::App& app, Context& ctx) {
                     "passed over, the most promising first (never past the budget; K workers then measure full "
                     "rounds). The same search with 1 or N workers")
         ->check(CLI::Range(1, 1024))
+        ->capture_default_str();
+    cmd->add_option("--ahead", args->ahead,
+                    "With --overlap: measurements kept queued behind a batch before it is applied, so that the workers "
+                    "measure them while the next batch is chosen (0: twice --round). The same search with 1 or N "
+                    "workers")
+        ->check(CLI::Range(0, 4096))
         ->capture_default_str();
     cmd->add_option("--max-worker-failures", args->pool.max_failures,
                     "Requests a worker may lose in a row before it is retired")

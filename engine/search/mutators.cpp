@@ -88,7 +88,8 @@ void LlmProposalLedger::restore(const nlohmann::json& state) {
             m_parents[p[0].get<int64_t>()] = {p[1].get<int>(), p[2].get<int>()};
 }
 
-Candidate family_candidate(const ProblemBundle& problem, const std::map<std::string, int64_t>& tunables) {
+Candidate family_candidate(const ProblemBundle& problem, const std::map<std::string, int64_t>& tunables,
+                           const std::string* known_hash) {
     Candidate c;
     c.mutator = Mutator::Parametric;
     c.source = problem.family->source;
@@ -99,7 +100,7 @@ Candidate family_candidate(const ProblemBundle& problem, const std::map<std::str
         if (it != tunables.end())
             c.label += " " + t.name + "=" + std::to_string(it->second);
     }
-    c.source_hash = content_hash(c.source, c.tunables);
+    c.source_hash = known_hash ? *known_hash : content_hash(c.source, c.tunables);
     return c;
 }
 
@@ -142,12 +143,27 @@ int64_t step_value(const Tunable& t, int64_t current, SplitMix& rng) {
 
 }  // namespace
 
+const ParametricMutator::Tried& ParametricMutator::tried(const KernelProgram& family,
+                                                         const std::map<std::string, int64_t>& tunables) {
+    auto [it, added] = m_tried.try_emplace(tunables);
+    if (added) {
+        it->second.valid = family.isValid(tunables);
+        if (it->second.valid)
+            it->second.hash = content_hash(family.source, tunables);
+    }
+    return it->second;
+}
+
 std::vector<Proposal> ParametricMutator::propose(const MutationContext& ctx, int count, SplitMix& rng) {
     std::vector<Proposal> out;
     const ProblemBundle& problem = *ctx.problem;
     if (!canExpand(ctx.parent.candidate, problem))
         return out;
     const KernelProgram& family = *problem.family;
+    if (family.source != m_family_source) {  // the memo is of one family
+        m_tried.clear();
+        m_family_source = family.source;
+    }
     std::vector<const MutationExample*> mates;
     for (const auto& e : ctx.inspirations)
         if (e.speedup > 0 && canExpand(e.candidate, problem) && e.candidate.id != ctx.parent.candidate.id)
@@ -173,13 +189,14 @@ std::vector<Proposal> ParametricMutator::propose(const MutationContext& ctx, int
             }
             how = "move";
         }
-        if (!family.isValid(t))
+        const Tried& known = tried(family, t);
+        if (!known.valid)
             continue;
-        Candidate c = family_candidate(problem, t);
-        if (ctx.seen && ctx.seen->count(c.source_hash))
+        if (ctx.seen && ctx.seen->count(known.hash))
             continue;
-        if (!proposed.insert(c.source_hash).second)
+        if (!proposed.insert(known.hash).second)
             continue;
+        Candidate c = family_candidate(problem, t, &known.hash);
         c.parent_id = ctx.parent.candidate.id;
         c.generation = ctx.generation;
         c.label += " (" + how + ")";

@@ -123,10 +123,23 @@ public:
     Mutator kind() const override { return Mutator::Parametric; }
     bool canExpand(const Candidate& candidate, const ProblemBundle& problem) const override;
     std::vector<Proposal> propose(const MutationContext& ctx, int count, SplitMix& rng) override;
+
+private:
+    // Each configuration tried so far: whether the family allows it and its content hash. Most attempts of a later
+    // iteration land on configurations tried before, and hashing the family's source for each (hundreds per
+    // iteration) took most of a search thread's proposal time.
+    struct Tried {
+        bool valid = false;
+        std::string hash;
+    };
+    const Tried& tried(const KernelProgram& family, const std::map<std::string, int64_t>& tunables);
+    std::string m_family_source;  // the family the memo is of
+    std::map<std::map<std::string, int64_t>, Tried> m_tried;
 };
 
 // A family configuration as a candidate: the family source, its tunables, a label "family A=1 B=2".
-Candidate family_candidate(const ProblemBundle& problem, const std::map<std::string, int64_t>& tunables);
+Candidate family_candidate(const ProblemBundle& problem, const std::map<std::string, int64_t>& tunables,
+                           const std::string* known_hash = nullptr);
 // Every valid family configuration's count is small enough to enumerate; draws `count` distinct ones.
 std::vector<Candidate> random_family_candidates(const ProblemBundle& problem, size_t count, SplitMix& rng);
 

@@ -103,6 +103,7 @@ struct SearchEvent {
         Command,            // a steering command was applied: message names it
         Progress,           // progress only
         Pool,               // pool: the measurement pool's workers changed; message: a worker lost or retired
+        Setup,              // before the run starts: message says what the set-up does (starting workers, training)
         Finished,           // exactly one of Finished/Failed ends a run
         Failed,             // message says why
     };

@@ -11,6 +11,9 @@
 #include "engine/surrogate/local_forecaster.h"
 #include "engine/worker/measurement_pool.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -50,8 +53,39 @@ std::string recordings_folder(const Device& device, const std::string& resources
 
 }  // namespace
 
+std::unique_ptr<LocalForecaster> make_local_surrogate(const Device& device, const std::string& resources_dir,
+                                                      const std::string& problem_name, uint64_t seed,
+                                                      const SetupHooks& hooks) {
+    auto local = std::make_unique<LocalForecaster>(search_forecaster_options(seed));
+    const std::string folder = recordings_folder(device, resources_dir);
+    if (folder.empty())
+        return local;
+    const Timeline::Scope scope(hooks.timeline.get(), TimelinePhase::BaseModel);
+    const auto started = std::chrono::steady_clock::now();
+    local->learn(
+        examples_from_recordings_except(folder, (fs::path(resources_dir) / "problems").string(), problem_name));
+    // The recordings do not change during the search: trained on once (or read from the cache), the run's own
+    // measurements come in through a cheap correction between batches.
+    const std::string cache = forecaster_cache_dir();
+    if (hooks.progress && !local->baseCached(cache))
+        hooks.progress("training the local forecaster's base model on the recordings in " + folder + " (once for " +
+                       problem_name + "; cached in " + cache + ")");
+    local->freezeBase(cache);
+    if (hooks.progress) {
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        char line[256];
+        std::snprintf(line, sizeof line, "local forecaster ready in %.1f s (%s)", s, local->baseSource().c_str());
+        hooks.progress(line);
+    }
+    return local;
+}
+
 std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, const std::string& resources_dir,
-                                                 const std::string& run_path, bool resume) {
+                                                 const std::string& run_path, bool resume, const SetupHooks& given) {
+    // The set-up's spans go into the search's timeline (one is made when none is given).
+    SetupHooks hooks = given;
+    if (!hooks.timeline)
+        hooks.timeline = std::make_shared<Timeline>();
     SearchConfig cfg = config;
     // A run file without a run (the search was killed before it stored its settings) starts over with `config`.
     if (resume && (!fs::exists(run_path) || !RunStore::open(run_path).runs().empty())) {
@@ -62,24 +96,35 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
         if (pool_requested(config.pool))
             cfg.pool = config.pool;
     }
-    std::unique_ptr<Device> device = pool_requested(cfg.pool)
-                                         ? MeasurementPool::open(cfg.pool, cfg.device, resources_dir)
-                                         : open_device(cfg.device, resources_dir);
+    std::unique_ptr<Device> device;
+    {
+        const Timeline::Scope scope(hooks.timeline.get(), TimelinePhase::OpenDevice);
+        const bool gpu = cfg.device.rfind("cuda", 0) == 0 ||
+                         std::any_of(cfg.pool.devices.begin(), cfg.pool.devices.end(),
+                                     [](const std::string& d) { return d.rfind("cuda", 0) == 0; });
+        const auto started = std::chrono::steady_clock::now();
+        if (hooks.progress && gpu)
+            hooks.progress("starting the GPU workers (each measures its GPU's ceilings on first use; kerncast-cli "
+                           "prepare does it ahead)");
+        // An overlapped search on one GPU measures through a pool of one worker too, so that the search thread
+        // chooses the next batch while the GPU measures.
+        device = pool_requested(cfg.pool) || (cfg.overlap && gpu)
+                     ? MeasurementPool::open(cfg.pool, cfg.device, resources_dir)
+                     : open_device(cfg.device, resources_dir);
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (hooks.progress && (gpu || s > 1)) {
+            char line[256];
+            std::snprintf(line, sizeof line, "%s ready in %.1f s", device->id().c_str(), s);
+            hooks.progress(line);
+        }
+    }
     const ProblemBundle bundle = load_problem_folder(cfg.problem_dir);
 
     // One memory for every LLM client of the run: a shape one of them learns, the others use at once.
     auto shapes = std::make_shared<RequestShapeMemory>();
     std::unique_ptr<Surrogate> surrogate;
     if (cfg.surrogate == "local") {
-        auto local = std::make_unique<LocalForecaster>(search_forecaster_options(cfg.seed));
-        const std::string folder = recordings_folder(*device, resources_dir);
-        if (!folder.empty())
-            local->learn(examples_from_recordings_except(folder, (fs::path(resources_dir) / "problems").string(),
-                                                         bundle.problem.name));
-        // The recordings do not change during the search: trained on once (or read from the cache), the run's own
-        // measurements come in through a cheap correction between batches.
-        local->freezeBase(forecaster_cache_dir());
-        surrogate = std::move(local);
+        surrogate = make_local_surrogate(*device, resources_dir, bundle.problem.name, cfg.seed, hooks);
     } else if (cfg.surrogate == "llm") {
         LlmForecasterOptions options;
         options.samples = cfg.samples;
@@ -109,6 +154,7 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
     auto runner = std::make_unique<SearchRunner>(cfg, run_path, resume, std::move(device), std::move(surrogate),
                                                  std::move(mutators));
     runner->setRequestShapeMemory(shapes);
+    runner->setTimeline(hooks.timeline);
     return runner;
 }
 

@@ -22,11 +22,16 @@ void Loop::run() {
     s.started = std::chrono::steady_clock::now();
     s.progress.budget_measurements = cfg.budgets.measurements;
     s.progress.state = RunState::Running;
-    openStore();
-    if (s.resume)
-        restore();
-    else
-        startFresh();
+    if (auto* pool = s.device->batchPool())
+        pool->setTimeline(s.timeline);
+    {
+        const auto in_phase = phase(Phase::Setup);
+        openStore();
+        if (s.resume)
+            restore();
+        else
+            startFresh();
+    }
     s.progress.budget_measurements = cfg.budgets.measurements;
     s.progress.budget_tokens = cfg.budgets.tokens;
     s.progress.budget_cost_usd = cfg.budgets.cost_usd;
@@ -55,8 +60,9 @@ void Loop::run() {
         if (s.stop_requested)
             break;
     }
-    if (s.in_flight) {
-        finishInFlight();
+    if (!s.in_flight.empty()) {
+        while (!s.in_flight.empty())
+            finishInFlight();
         checkpoint();
     }
 }
@@ -96,6 +102,8 @@ void Loop::startFresh() {
     if (cfg.measure_per_parent == 0)
         cfg.measure_per_parent = kMeasurePerParent;  // stored as a number, so the run keeps it if the default moves
     cfg.budgets = default_llm_budgets(cfg);          // stored as numbers too: a resumed run keeps them
+    if (cfg.overlap)
+        cfg.ahead = cfg.aheadOrDefault();
     s.llm_ledger = LlmProposalLedger(cfg.llm_pacing);
     if (cfg.space_picks < 0) {
         // The same; by default only for a space that moves from a parent do not cover (kSpaceModelFrom).
@@ -185,8 +193,19 @@ void Loop::seedPopulation() {
     } else {
         for (auto& c : filling)
             roots.push_back(c);
-        forecastAndGate(addChildren(roots), true);
-        screenInitial(addChildren(configs), family);
+        const std::vector<int64_t> root_ids = addChildren(roots);
+        if (cfg.overlap) {
+            // The screen's configurations are compiled (their static reports) while the first batch is measured;
+            // they are forecast once it is applied (the forecasts need the reference's time), as without overlap.
+            s.in_flight.push_back(dispatch(gate(root_ids, true), 0));
+            const std::vector<int64_t> config_ids = addChildren(configs);
+            while (!s.in_flight.empty())
+                finishInFlight();
+            screenInitial(config_ids, family);
+        } else {
+            forecastAndGate(root_ids, true);
+            screenInitial(addChildren(configs), family);
+        }
     }
     s.seeded = true;
     checkpoint();
@@ -233,7 +252,7 @@ void Loop::screenInitial(const std::vector<int64_t>& ids, size_t keep) {
     // An overlapped search measures the screen's choice while its first iteration chooses and queues a batch (from
     // the parents measured so far), like any batch in flight.
     if (cfg.overlap)
-        s.in_flight = dispatch(chosen, 0);
+        s.in_flight.push_back(dispatch(chosen, 0));
     else
         measureInOrder(chosen);
 }
@@ -295,11 +314,22 @@ bool Loop::nextStepFits(std::string& why) const {
 
 void Loop::iterate() {
     ++s.iteration;
-    refreshSpaceModel();
-    refreshRecalibration();
+    s.timeline->setBatch(s.iteration);
+    {
+        const auto in_phase = phase(Phase::Model);
+        refreshSpaceModel();
+        refreshRecalibration();
+    }
+    std::optional<Timeline::Scope> proposing;
+    proposing.emplace(s.timeline.get(), Phase::Proposal);
     const std::optional<int64_t> parent = s.strategy.selectParent(s.rng);
-    if (!parent && s.in_flight) {
-        // The batch in flight may give new parents: apply it before rescuing or ending.
+    if (!parent && !s.in_flight.empty()) {
+        // An overlapped search queues a rescue batch behind those in flight, so that the workers need not wait for
+        // the oldest to be applied; with nothing to rescue, the oldest batch is applied (it may give new parents).
+        if (cfg.overlap && rescue()) {
+            emitSimple(SearchEvent::Kind::Progress);
+            return;
+        }
         finishInFlight();
         checkpoint();
         emitSimple(SearchEvent::Kind::Progress);
@@ -387,6 +417,7 @@ void Loop::iterate() {
     }
     std::vector<bool> dropped;
     children = dropDuplicates(std::move(children), child_calls, *parent, &dropped);
+    proposing.reset();
     for (int at : llm_proposal)
         s.llm_ledger.note(*parent, at < 0                             ? LlmProposalLedger::Answer::NoProgram
                                    : dropped[static_cast<size_t>(at)] ? LlmProposalLedger::Answer::Duplicate
@@ -412,10 +443,9 @@ void Loop::iterate() {
         if (child_calls[i])
             recordLlmCalls({*child_calls[i]}, s.last_added[i]);
     if (cfg.overlap) {
-        // Queued behind the batch in flight, so the workers go on with it while that one is applied.
-        SearchRunner::State::InFlight next = dispatch(gate(ids, false), *parent);
-        finishInFlight();
-        s.in_flight = std::move(next);
+        // Queued behind the batches in flight, so the workers go on with them while the oldest is applied.
+        s.in_flight.push_back(dispatch(gate(ids, false), *parent));
+        applyQueued();
         checkpoint();
         emitSimple(SearchEvent::Kind::Progress);
         return;
@@ -488,7 +518,9 @@ int Loop::llmShare(int64_t parent, bool only_llm) {
 // Every measured candidate has been expanded as far as the mutators go, but candidates that gating trusted without
 // a measurement remain. A learning surrogate has learned since it first forecast them, so the most promising are
 // forecast again (the new forecasts are stored like any other), and the one most likely to beat the best is
-// measured: it can then become a parent.
+// measured: it can then become a parent. A search measuring in rounds (SearchConfig::round) measures a round of them,
+// the most likely first, so that a pool's workers are not left idle by a rescue of one; an overlapped search queues
+// them behind the batches in flight.
 constexpr size_t kRescueForecasts = 32;
 bool Loop::rescue() {
     if (!measurementsLeft())
@@ -520,33 +552,49 @@ bool Loop::rescue() {
                 asked.push_back(id);
             } catch (const Error&) {}
         }
-        const std::vector<ForecastResult> results = s.surrogate->forecast(queries);
+        std::vector<ForecastResult> results;
+        {
+            const auto in_phase = phase(Phase::Forecast);
+            results = s.surrogate->forecast(queries);
+        }
         for (size_t i = 0; i < asked.size() && i < results.size(); ++i)
             recordForecast(asked[i], results[i]);
     }
-    int64_t pick = 0;
-    double best_p = -1, best_mean = -1e300;
+    struct Ranked {
+        int64_t id;
+        double p, mean;
+    };
+    std::vector<Ranked> ranked;
     for (int64_t id : waiting) {
         const Cand& c = s.cands.at(id);
-        if (!c.forecast)
-            continue;
-        const double p = p_above(id);
-        const double mean = c.forecast->expectedLogSpeedupOverReference(s.scheme);
-        if (p > best_p || (p == best_p && mean > best_mean)) {
-            best_p = p;
-            best_mean = mean;
-            pick = id;
-        }
+        if (c.forecast)
+            ranked.push_back({id, p_above(id), c.forecast->expectedLogSpeedupOverReference(s.scheme)});
     }
-    if (!pick)
-        pick = waiting.front();
-    char reason[200];
-    std::snprintf(reason, sizeof reason,
-                  "no parent left to expand: measuring the trusted candidate most likely to beat the best (P = %.2f, "
-                  "of %zu waiting)",
-                  std::max(best_p, 0.0), waiting.size());
-    recordGating(pick, GatingDecision::Measure, reason, {{"p_above_best", best_p}});
-    measure(pick);
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const Ranked& a, const Ranked& b) { return a.p > b.p || (a.p == b.p && a.mean > b.mean); });
+    if (ranked.empty())
+        ranked.push_back({waiting.front(), -1, 0});
+    std::vector<int64_t> picks;
+    for (const Ranked& r : ranked) {
+        if (picks.size() >= static_cast<size_t>(std::max(cfg.round, 1)))
+            break;
+        picks.push_back(r.id);
+    }
+    picks = withinBudget(picks);
+    for (size_t i = 0; i < picks.size(); ++i) {
+        char reason[240];
+        std::snprintf(reason, sizeof reason,
+                      "no parent left to expand: measuring the trusted candidate most likely to beat the best (P = "
+                      "%.2f, rank %zu of %zu waiting)",
+                      std::max(ranked[i].p, 0.0), i + 1, waiting.size());
+        recordGating(picks[i], GatingDecision::Measure, reason, {{"p_above_best", ranked[i].p}});
+    }
+    if (cfg.overlap) {
+        s.in_flight.push_back(dispatch(picks, 0));
+        applyQueued();
+    } else {
+        measureInOrder(picks);
+    }
     checkpoint();
     return true;
 }

@@ -12,6 +12,7 @@
 #include "engine/search/search_runner.h"
 #include "engine/surrogate/forecast_query.h"
 #include "engine/surrogate/space_model.h"
+#include "engine/timeline.h"
 
 #include <chrono>
 #include <deque>
@@ -37,7 +38,9 @@ struct SearchRunner::State {
     std::unique_ptr<Device> device;
     std::unique_ptr<Surrogate> surrogate;
     std::vector<std::unique_ptr<CandidateMutator>> mutators;
-    std::unique_ptr<Compiler> compiler;  // made on first use (a candidate the recording does not know)
+    // The device's compile pool (Device::compilePool), else one made on first use (a candidate the recording does
+    // not know).
+    std::shared_ptr<Compiler> compiler;
 
     std::optional<RunStore> store;
     int64_t run_id = 0;
@@ -75,14 +78,14 @@ struct SearchRunner::State {
     std::vector<ScoredForecast> scored;
     std::vector<ScoredForecast> scored_audited;  // the part of `scored` the epsilon audit chose (decision Audit)
     std::vector<TrajectoryPoint> trajectory;
-    // An overlapped search (SearchConfig::overlap): the batch chosen by the last iteration, queued on the device and
-    // applied by the next one. Its candidates count against the measurement budget.
+    // An overlapped search (SearchConfig::overlap): the batches chosen by earlier iterations, queued on the device in
+    // this order and applied oldest first (Loop::applyQueued). Their candidates count against the measurement budget.
     struct InFlight {
         int64_t parent = 0;  // whose children they are (0: none, as after a resume of a rescue)
         std::vector<int64_t> ids;
         std::optional<MeasurementPool::Ticket> ticket;  // submitted to a pool; else measured when applied
     };
-    std::optional<InFlight> in_flight;
+    std::deque<InFlight> in_flight;
     // The space model's candidates (SearchConfig::space_picks): the family's configurations (computed on first use;
     // empty when the family has none or too many), and the candidates of the current batch it chose, with why.
     std::optional<std::vector<Configuration>> space;
@@ -103,12 +106,20 @@ struct SearchRunner::State {
     std::optional<SpaceFit> space_fit;
     // The recalibration of forecasts (SearchConfig::recalibrate) as last fitted on the run's measured outcomes.
     std::optional<BinRecalibration> recalibration;
-    int64_t inFlightCount() const { return in_flight ? static_cast<int64_t>(in_flight->ids.size()) : 0; }
+    int64_t inFlightCount() const {
+        int64_t n = 0;
+        for (const InFlight& b : in_flight)
+            n += static_cast<int64_t>(b.ids.size());
+        return n;
+    }
     SearchProgress progress;
     int64_t seq = 0;
     int64_t iteration = 0;
     double elapsed_before = 0;  // from earlier sessions of a resumed run
     std::chrono::steady_clock::time_point started;
+
+    // Where the search's wall time goes (engine/timeline.h): the loop's phases and the pool's measurements.
+    std::shared_ptr<Timeline> timeline = std::make_shared<Timeline>();
 
     SearchEventFn callback;
     std::mutex mutex;
@@ -136,6 +147,9 @@ public:
 
 private:
     using Cand = SearchRunner::State::Cand;
+    using Phase = TimelinePhase;
+    // The loop's phase until the end of the enclosing block (engine/timeline.h).
+    Timeline::Scope phase(Phase p) const { return Timeline::Scope(s.timeline.get(), p); }
 
     void emit(SearchEvent e) {
         e.run_id = s.run_id;
@@ -194,7 +208,11 @@ private:
     // An overlapped search: queues a batch (as far as the budget goes) without waiting for it, and applies the one
     // queued before (the strategy then counts its parent's expansion).
     SearchRunner::State::InFlight dispatch(const std::vector<int64_t>& ids, int64_t parent);
+    // Applies the oldest batch in flight.
     void finishInFlight();
+    // An overlapped search after queuing a batch: applies the oldest batches while those queued behind them hold
+    // SearchConfig::ahead measurements or more than kBatchesInFlight batches are queued.
+    void applyQueued();
     // Whether an interrupted session measured any of these after its checkpoint (the store answers for them).
     bool measuredBefore(const std::vector<int64_t>& ids) const;
     // Those not measured yet, once each, as far as the measurement budget goes (a batch in flight counted).

@@ -13,14 +13,21 @@ namespace kerncast::search_loop {
 // random state, the seeding stage and the surrogate's training point are enough to continue exactly as the search
 // would have without the interruption.
 void Loop::checkpoint() {
+    const auto in_phase = phase(Phase::Store);
     nlohmann::json payload = {
         {"rng", std::to_string(s.rng.state())},
         {"iteration", s.iteration},
         {"elapsed_s", s.elapsed_before + seconds_since(s.started)},
         {"rows", {{"candidate", s.rows.candidate}, {"forecast", s.rows.forecast}, {"measurement", s.rows.measurement}}},
         {"seeded", s.seeded}};
-    if (s.in_flight)
-        payload["in_flight"] = {{"parent", s.in_flight->parent}, {"candidates", s.in_flight->ids}};
+    // One batch in flight as an object (as runs stored before several could be), more as a list, oldest first.
+    nlohmann::json in_flight = nlohmann::json::array();
+    for (const auto& b : s.in_flight)
+        in_flight.push_back({{"parent", b.parent}, {"candidates", b.ids}});
+    if (in_flight.size() == 1)
+        payload["in_flight"] = in_flight[0];
+    else if (!in_flight.empty())
+        payload["in_flight"] = in_flight;
     if (search_uses_llm(cfg))
         payload["llm"] = {
             {"ledger", s.llm_ledger.state()},
@@ -168,17 +175,28 @@ void Loop::restore() {
     for (const auto& [id, c] : s.cands)
         if (!c.measurement && c.decision && is_measured(*c.decision))
             pending.push_back(id);
-    // The batch an overlapped search had in flight is queued again (as the interrupted session had it), to be
-    // applied by the next iteration; it is not measured ahead of it.
-    std::vector<int64_t> in_flight_ids;
+    // The batches an overlapped search had in flight are queued again (as the interrupted session had them), to be
+    // applied as they would have been; they are not measured ahead of them.
     if (in_flight.is_object())
-        for (const auto& id : in_flight.value("candidates", nlohmann::json::array()))
+        in_flight = nlohmann::json::array({in_flight});
+    if (!in_flight.is_array())
+        in_flight = nlohmann::json::array();
+    std::vector<std::pair<int64_t, std::vector<int64_t>>> queued;  // parent, candidates
+    for (const auto& b : in_flight) {
+        if (!b.is_object())
+            continue;
+        std::vector<int64_t> ids;
+        for (const auto& id : b.value("candidates", nlohmann::json::array()))
             if (id.is_number_integer() && std::find(pending.begin(), pending.end(), id.get<int64_t>()) != pending.end())
-                in_flight_ids.push_back(id.get<int64_t>());
-    if (in_flight.is_object()) {
+                ids.push_back(id.get<int64_t>());
+        queued.push_back({b.value("parent", int64_t{0}), ids});
+    }
+    if (!queued.empty()) {
         std::vector<int64_t> rest;
         for (int64_t id : pending)
-            if (std::find(in_flight_ids.begin(), in_flight_ids.end(), id) == in_flight_ids.end())
+            if (std::none_of(queued.begin(), queued.end(), [&](const auto& q) {
+                    return std::find(q.second.begin(), q.second.end(), id) != q.second.end();
+                }))
                 rest.push_back(id);
         pending = std::move(rest);
     }
@@ -199,8 +217,8 @@ void Loop::restore() {
         return;
     }
     measureInOrder(pending);
-    if (in_flight.is_object())
-        s.in_flight = dispatch(in_flight_ids, in_flight.value("parent", int64_t{0}));
+    for (const auto& [parent, ids] : queued)
+        s.in_flight.push_back(dispatch(ids, parent));
     checkpoint();
 }
 

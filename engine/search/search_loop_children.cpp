@@ -34,8 +34,11 @@ Loop::ReportJob Loop::startStaticReport(const Candidate& c) {
         return job;
     }
     if (!s.compiler)
-        s.compiler = std::make_unique<Compiler>();
+        s.compiler = s.device->compilePool();
+    if (!s.compiler)
+        s.compiler = std::make_shared<Compiler>();
     CompileRequest req;
+    req.arch = s.device->compileArch();
     req.source = c.source;
     req.file_name = c.label.rfind("seed:", 0) == 0 ? c.label.substr(5) : "candidate.cu";
     req.defines = c.tunables;
@@ -80,8 +83,12 @@ std::vector<int64_t> Loop::addChildren(std::vector<Candidate> children) {
         const Candidate& child = children[i];
         Cand c;
         c.c = child;
-        finishStaticReport(c, reports[i]);
         {
+            const auto in_phase = phase(Phase::Compile);
+            finishStaticReport(c, reports[i]);
+        }
+        {
+            const auto in_phase = phase(Phase::Store);
             auto tx = s.store->transaction();
             s.store->addCandidate(s.run_id, c.c);
             if (!c.report.empty())

@@ -61,7 +61,10 @@ const Forecast* Loop::recordForecast(int64_t id, const ForecastResult& result) {
     f.anchor_speedup = anchor ? anchor->speedup : 1.0;
     mixSpaceForecast(f, s.cands.at(id).c);
     recalibrate(f);
-    s.rows.forecast = s.store->addForecast(id, f);
+    {
+        const auto in_phase = phase(Phase::Store);
+        s.rows.forecast = s.store->addForecast(id, f);
+    }
     if (!counted) {
         s.progress.tokens += f.tokens_in + f.tokens_out;
         s.progress.cost_usd += f.cost_usd;
@@ -80,7 +83,10 @@ void Loop::recordGating(int64_t id, GatingDecision decision, const std::string& 
     extra["candidate"] = id;
     extra["decision"] = to_string(decision);
     extra["reason"] = reason;
-    s.store->addEvent(s.run_id, "gating", extra);
+    {
+        const auto in_phase = phase(Phase::Store);
+        s.store->addEvent(s.run_id, "gating", extra);
+    }
     SearchEvent g;
     g.kind = SearchEvent::Kind::Gating;
     g.candidate_id = id;
@@ -229,6 +235,7 @@ size_t Loop::forecastsAffordable(const SearchRunner::State::Spend& pending, std:
 }
 
 std::vector<ForecastResult> Loop::forecastWithinBudget(const std::vector<ForecastQuery>& queries) {
+    const auto in_phase = phase(Phase::Forecast);
     if (!forecastsSpend())
         return s.surrogate->forecast(queries);
     std::vector<ForecastResult> results;
@@ -265,6 +272,7 @@ std::vector<ForecastResult> Loop::forecastWithinBudget(const std::vector<Forecas
 std::vector<int64_t> Loop::gate(const std::vector<int64_t>& ids, bool initial) {
     if (ids.empty())
         return {};
+    const auto in_phase = phase(Phase::Gating);
     std::vector<ForecastQuery> queries;
     std::vector<int64_t> asked;
     std::vector<GatingInput> inputs(ids.size());

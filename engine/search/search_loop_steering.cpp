@@ -15,8 +15,8 @@ void Loop::applyCommands() {
         {
             std::unique_lock<std::mutex> lock(s.mutex);
             const bool waits = s.commands.empty() && s.paused && s.steps_allowed == 0 && !s.stop_requested;
-            if (s.in_flight && (!s.commands.empty() || waits)) {
-                // Commands and pauses come between batches: the one in flight is applied first.
+            if (!s.in_flight.empty() && (!s.commands.empty() || waits)) {
+                // Commands and pauses come between batches: those in flight are applied first.
                 lock.unlock();
                 finishInFlight();
                 checkpoint();

@@ -69,6 +69,8 @@ void to_json(nlohmann::json& j, const SearchConfig& c) {
         j["overlap"] = true;
     if (c.round != 1)
         j["round"] = c.round;
+    if (c.ahead != 0)
+        j["ahead"] = c.ahead;
     if (pool_requested(c.pool))
         j["pool"] = c.pool;
 }
@@ -105,6 +107,9 @@ SearchConfig search_config_from_json(const nlohmann::json& j) {
             c.llm_pacing = llm_pacing_from_json(j["llm_pacing"]);
         c.overlap = j.value("overlap", c.overlap);
         c.round = j.value("round", c.round);
+        c.ahead = j.value("ahead", c.ahead);
+        if (c.ahead < 0)
+            throw Error("search settings: 'ahead' must not be negative, got " + std::to_string(c.ahead));
         if (c.round < 1)
             throw Error("search settings: 'round' must be at least 1, got " + std::to_string(c.round));
         if (c.samples < 1)
@@ -200,6 +205,8 @@ const char* to_string(SearchEvent::Kind kind) {
         return "progress";
     case K::Pool:
         return "pool";
+    case K::Setup:
+        return "setup";
     case K::Finished:
         return "finished";
     case K::Failed:
@@ -240,7 +247,8 @@ nlohmann::json summary_json(const SearchSummary& s) {
         {"elapsed_s", s.progress.elapsed_s},
         {"trajectory", traj},
         {"calibration", s.calibration},
-        {"calibration_audited", s.calibration_audited}};
+        {"calibration_audited", s.calibration_audited},
+        {"timeline", to_json(s.timeline)}};
 }
 
 SearchRunner::SearchRunner(SearchConfig config, std::string run_path, bool resume, std::unique_ptr<Device> device,
@@ -290,6 +298,15 @@ void SearchRunner::wait() {
 
 SearchSummary SearchRunner::summary() const { return m->summary; }
 
+std::shared_ptr<Timeline> SearchRunner::timeline() const { return m->timeline; }
+
+void SearchRunner::setTimeline(std::shared_ptr<Timeline> timeline) {
+    if (m_thread.joinable())
+        throw Error("the timeline is set before the search starts");
+    if (timeline)
+        m->timeline = std::move(timeline);
+}
+
 void SearchRunner::setRequestShapeMemory(std::shared_ptr<RequestShapeMemory> memory) { m->shapes = std::move(memory); }
 
 SearchSummary SearchRunner::runHere() {
@@ -317,6 +334,7 @@ SearchSummary SearchRunner::runHere() {
     out.calibration = s.scored.empty() ? nlohmann::json{{"n", 0}} : metrics_json(compute_metrics(s.scored, s.scheme));
     out.calibration_audited =
         s.scored_audited.empty() ? nlohmann::json{{"n", 0}} : metrics_json(compute_metrics(s.scored_audited, s.scheme));
+    out.timeline = s.timeline->summary();
     SearchEvent e;
     e.kind = out.state == RunState::Finished ? SearchEvent::Kind::Finished : SearchEvent::Kind::Failed;
     e.run_id = s.run_id;

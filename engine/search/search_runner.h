@@ -12,10 +12,12 @@
 #include "engine/search/mutators.h"
 #include "engine/search/search_events.h"
 #include "engine/surrogate/surrogate.h"
+#include "engine/timeline.h"
 #include "engine/worker/measurement_pool.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -101,6 +103,11 @@ struct SearchConfig {
     // (the reference and the seeds) is filled with random family configurations. A search setting, not the pool's
     // size: the same search with 1 or N workers. 1: every batch as the gate chose it.
     int round = 1;
+    // An overlapped search applies a batch once the batches queued behind it hold `ahead` measurements, so that the
+    // workers have that much to measure while the next batch is chosen (engine/search/search_loop_measuring.cpp).
+    // 0: twice the round. More keeps more workers busy; the search then learns from a batch later.
+    int ahead = 0;
+    int aheadOrDefault() const { return ahead > 0 ? ahead : 2 * std::max(round, 1); }
     // LLM mutators: how proposals are earned by measurements and spread over parents (mutators.h). A search that
     // uses an LLM and gives no token budget gets kLlmTokensPerMeasurement per measurement of its budget (and, with
     // prices known, kLlmUsdPerMeasurement), stored with the run as numbers.
@@ -163,10 +170,12 @@ struct SearchSummary {
     // The same on the epsilon-audited candidates alone (GatingDecision::Audit: drawn at random from those the gate
     // trusted), the unbiased figure in a gated search; {"n": 0} while none is audited.
     nlohmann::json calibration_audited = nlohmann::json::object();
+    TimelineSummary timeline;  // where the wall time went (engine/timeline.h)
 };
 nlohmann::json summary_json(const SearchSummary& s);
 
 class RequestShapeMemory;
+class LocalForecaster;
 
 class SearchRunner {
 public:
@@ -192,6 +201,10 @@ public:
     // starts from the shapes its log holds. Set before start().
     void setRequestShapeMemory(std::shared_ptr<RequestShapeMemory> memory);
     const SearchConfig& config() const { return m_config; }
+    // Where the search's time goes (engine/timeline.h): its phases and its pool's measurements. A timeline given
+    // before start() replaces the runner's own (one that already holds the setup's spans).
+    std::shared_ptr<Timeline> timeline() const;
+    void setTimeline(std::shared_ptr<Timeline> timeline);
 
     struct State;  // the runner thread's state; defined in the .cpp
 
@@ -204,8 +217,21 @@ private:
 // Builds the device, surrogate and mutators a config names (resources_dir: problems, recordings, prompts) and the
 // runner. The local surrogate starts from every recording in the device's recording folder (or the first one)
 // except the searched problem's, so that it never learns from what the replay device answers.
+// What the set-up before the first candidate does, as it goes: opening the device (starting workers; a GPU worker
+// measures its ceilings once per GPU) and the local surrogate's base model (trained once per problem and recording
+// folder, then read from the cache). kerncast-cli prepare does both ahead.
+struct SetupHooks {
+    std::function<void(const std::string& step)> progress;  // a line per step, as it starts and when it took long
+    std::shared_ptr<Timeline> timeline;                     // the set-up's spans; the runner goes on with it
+};
 std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, const std::string& resources_dir,
-                                                 const std::string& run_path, bool resume);
+                                                 const std::string& run_path, bool resume,
+                                                 const SetupHooks& hooks = {});
+// The local surrogate of a search of `problem_dir`'s problem on `device` (the recordings that teach it: the device's
+// own folder, else those of the same GPU model), its base model trained or read from the cache.
+std::unique_ptr<LocalForecaster> make_local_surrogate(const Device& device, const std::string& resources_dir,
+                                                      const std::string& problem_name, uint64_t seed,
+                                                      const SetupHooks& hooks = {});
 
 // The stored config of the last run in a store (for --resume).
 SearchConfig stored_search_config(const std::string& run_path);

@@ -244,6 +244,8 @@ public:
     void freezeBase(const std::string& cache_dir = {});
     // Where the frozen base came from: "trained", "cache <file>", "trained (cache <file> ...: why)" or "" when none.
     std::string baseSource() const;
+    // Whether freezeBase(cache_dir) would read the base from the cache rather than train it.
+    bool baseCached(const std::string& cache_dir) const;
     size_t baseExampleCount() const;  // programs in the frozen base (0: none frozen)
     // The share of the correction forecasts take (correctionShareOf()); 1 without a correction.
     double correctionShare() const;

@@ -157,6 +157,14 @@ double read_climatology_share(const nlohmann::json& j) {
 
 }  // namespace
 
+bool LocalForecaster::baseCached(const std::string& cache_dir) const {
+    std::lock_guard lock(m_mutex);
+    if (cache_dir.empty() || m_programs.empty())
+        return false;
+    std::error_code ec;
+    return fs::exists(fs::path(cache_dir) / ("base-" + cacheKey() + ".json"), ec);
+}
+
 void LocalForecaster::freezeBase(const std::string& cache_dir) {
     std::lock_guard lock(m_mutex);
     if (m_programs.empty() || m_baseCount > 0)

@@ -52,6 +52,8 @@ public:
     std::function<MeasureOutcome()> prepareMeasure(const MeasureRequest& request) override;
     WorkerSupervisor& supervisor() { return *m_worker; }
     Compiler& compiler() { return *m_compiler; }
+    std::shared_ptr<Compiler> compilePool() const override { return m_compiler; }
+    std::string compileArch() const override { return arch(); }
 
 private:
     void startWorker();

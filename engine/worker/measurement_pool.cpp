@@ -4,6 +4,7 @@
 #include "engine/gpu/compiler.h"
 #include "engine/gpu/cuda_driver.h"
 #include "engine/replay/replay_device.h"
+#include "engine/timeline.h"
 #include "engine/worker/gpu_device.h"
 #include "engine/worker/worker_supervisor.h"
 
@@ -28,6 +29,8 @@ void to_json(nlohmann::json& j, const PoolConfig& c) {
          {"allow_mixed", c.allow_mixed},
          {"replay_wall_time", c.replay_wall_time},
          {"max_failures", c.max_failures}};
+    if (c.replay_compiles)
+        j["replay_compiles"] = true;
 }
 
 PoolConfig pool_config_from_json(const nlohmann::json& j) {
@@ -42,6 +45,7 @@ PoolConfig pool_config_from_json(const nlohmann::json& j) {
     c.allow_mixed = j.value("allow_mixed", c.allow_mixed);
     c.replay_wall_time = j.value("replay_wall_time", c.replay_wall_time);
     c.max_failures = j.value("max_failures", c.max_failures);
+    c.replay_compiles = j.value("replay_compiles", c.replay_compiles);
     if (c.workers < 1 || c.workers > 256)
         throw Error("pool settings: 'workers' must be between 1 and 256 per device");
     if (c.max_failures < 1)
@@ -52,7 +56,7 @@ PoolConfig pool_config_from_json(const nlohmann::json& j) {
 }
 
 bool pool_requested(const PoolConfig& c) {
-    if (c.devices.size() > 1 || c.workers > 1 || c.replay_wall_time > 0)
+    if (c.devices.size() > 1 || c.workers > 1 || c.replay_wall_time > 0 || c.replay_compiles)
         return true;
     if (WorkerLauncher::parse(c.launcher).kind != WorkerLauncher::Kind::Local)
         return true;
@@ -339,6 +343,8 @@ std::string MeasurementPool::recordingsFolder() const { return m_replay ? m_repl
 
 std::optional<std::vector<StaticReport>> MeasurementPool::recordedStaticReport(const std::string& problem,
                                                                                const std::string& source_hash) const {
+    if (m_config.replay_compiles)
+        return std::nullopt;  // compiled by the search, as on a real GPU
     return m_replay ? m_replay->recordedStaticReport(problem, source_hash) : std::nullopt;
 }
 
@@ -422,6 +428,8 @@ void MeasurementPool::serve(Slot& slot) {
         // The batch stays in m_batches until all its results are in, so the job outlives this measurement.
         Batch& batch = m_batches.at(job.ticket);
         const Job& spec = batch.jobs[job.index];
+        const std::shared_ptr<Timeline> timeline = m_timeline;
+        const double taken_at = timeline ? timeline->now() : 0;
         ++m_in_flight;
         slot.status.state = "busy";
         slot.status.candidate = spec.tag;
@@ -443,6 +451,11 @@ void MeasurementPool::serve(Slot& slot) {
             out.measurement.reason = why;
             out.measurement.device = slot.device->fingerprint();
             out.measurement.device_kind = slot.plan.gpu ? "cuda" : "replay";
+        }
+        if (timeline) {
+            const Measurement& m = out.measurement;
+            timeline->addMeasurement(slot.label, spec.tag, taken_at, timeline->now(),
+                                     std::max(0.0, taken_at - job.queued_at), m.compile_ms, m.verify_ms, m.time_ms);
         }
 
         lock.lock();
@@ -492,6 +505,25 @@ void MeasurementPool::serve(Slot& slot) {
     }
 }
 
+std::shared_ptr<Compiler> MeasurementPool::compilePool() const {
+    for (const auto& slot : m_slots)
+        if (slot->plan.gpu)
+            return m_compiler;
+    return nullptr;
+}
+
+std::string MeasurementPool::compileArch() const {
+    for (const auto& slot : m_slots)
+        if (slot->plan.gpu && slot->device)
+            return slot->device->compileArch();
+    return Device::compileArch();
+}
+
+void MeasurementPool::setTimeline(std::shared_ptr<Timeline> timeline) {
+    std::lock_guard lock(m_mutex);
+    m_timeline = std::move(timeline);
+}
+
 void MeasurementPool::measureBatch(const std::vector<Job>& jobs, const ApplyFn& apply, const StatusFn& status) {
     if (jobs.empty())
         return;
@@ -503,8 +535,9 @@ MeasurementPool::Ticket MeasurementPool::submit(std::vector<Job> jobs) {
     const Ticket ticket = m_next_ticket++;
     Batch& batch = m_batches[ticket];
     batch.results.assign(jobs.size(), std::nullopt);
+    const double now = m_timeline ? m_timeline->now() : 0;
     for (size_t i = 0; i < jobs.size(); ++i)
-        m_queue.push_back({ticket, i, {}});
+        m_queue.push_back({ticket, i, {}, now});
     batch.jobs = std::move(jobs);
     m_status_changed = true;
     m_work.notify_all();

@@ -27,6 +27,7 @@ namespace kerncast {
 
 class ReplayDevice;
 class Compiler;
+class Timeline;
 
 struct PoolConfig {
     // Device specs: cuda:N, cuda:all, replay:<recordings>; each may end in @LAUNCHER (cuda:all@ssh:gpu-b) to start
@@ -38,7 +39,10 @@ struct PoolConfig {
     std::string remote_resources;    // the resources folder there, for replay workers ("": the local one)
     bool allow_mixed = false;        // measure on several GPU models in one search
     double replay_wall_time = 0;     // replay workers take each measurement's recorded wall time times this
-    int max_failures = 3;            // requests a worker may lose in a row before it is retired
+    // A search on replay workers compiles every candidate's static report with NVRTC, as a search on a real GPU does,
+    // instead of reading the recording's: with replay_wall_time 1 the engine then pays what it pays on a GPU.
+    bool replay_compiles = false;
+    int max_failures = 3;  // requests a worker may lose in a row before it is retired
 };
 void to_json(nlohmann::json& j, const PoolConfig& c);
 PoolConfig pool_config_from_json(const nlohmann::json& j);
@@ -72,6 +76,9 @@ public:
     DeviceCeilings ceilings() const override;
     std::shared_ptr<const Recording> recording(const std::string& problem) const override;
     MeasurementPool* batchPool() override { return this; }
+    // The GPU workers' compile pool (nullptr for replay workers) and the first GPU's architecture.
+    std::shared_ptr<Compiler> compilePool() const override;
+    std::string compileArch() const override;
 
     struct Job {
         MeasureRequest request;
@@ -90,6 +97,10 @@ public:
     using Ticket = int64_t;
     Ticket submit(std::vector<Job> jobs);
     void collect(Ticket ticket, const ApplyFn& apply, const StatusFn& status = {});
+
+    // Each measurement from now on goes into the timeline too (engine/timeline.h): its worker, when a worker took it,
+    // how long it had waited, and its parts. Null: none.
+    void setTimeline(std::shared_ptr<Timeline> timeline);
 
     PoolSnapshot snapshot() const;
     std::vector<PoolNote> takeNotes();
@@ -119,6 +130,7 @@ private:
         Ticket ticket = 0;
         size_t index = 0;
         std::vector<const Slot*> lost_on;  // workers this job lost: it goes to another one when there is one
+        double queued_at = 0;              // on the timeline's clock
     };
     // The queue entry `slot` may take now, or -1.
     long pickFor(const Slot& slot) const;
@@ -135,6 +147,7 @@ private:
     bool m_quit = false;
     std::vector<PoolNote> m_notes;
     std::vector<std::thread> m_threads;
+    std::shared_ptr<Timeline> m_timeline;  // under m_mutex
 };
 
 }  // namespace kerncast

@@ -95,6 +95,90 @@ private slots:
         QVERIFY(r.code != 0);
     }
 
+    // --trace FILE: the timeline in the Trace Event format (a lane for the search thread and one per worker, every
+    // measurement on a worker's lane), and the summary of where the wall time went, which --json carries too.
+    void traceWritesTheTimelineAndSaysWhereTheTimeWent() {
+        QTemporaryDir dir;
+        const std::string run = dir.filePath("t.sqlite").toStdString();
+        const std::string trace = dir.filePath("trace.json").toStdString();
+        auto r = run_cli({"search",   "--problem", "softmax",   "--device", "replay:nvidia-h200",
+                          "--budget", "16",        "--seed",    "2",        "--overlap",
+                          "--round",  "2",         "--workers", "2",        "--replay-wall-time",
+                          "0.02",     "--run",     run,         "--trace",  trace});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        QVERIFY2(r.out.find("where the wall time went") != std::string::npos, r.out.c_str());
+        QVERIFY2(r.out.find("worker 2: ") != std::string::npos, r.out.c_str());
+        QVERIFY2(r.out.find("timeline written to " + trace) != std::string::npos, r.out.c_str());
+        const auto j = nlohmann::json::parse(read(trace));
+        std::set<std::string> lanes, search_phases;
+        int64_t trips = 0;
+        std::map<int, std::string> tid_lane;
+        for (const auto& e : j["traceEvents"])
+            if (e["ph"] == "M")
+                tid_lane[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+        for (const auto& e : j["traceEvents"]) {
+            if (e["ph"] != "X")
+                continue;
+            const std::string lane = tid_lane.at(e["tid"].get<int>());
+            lanes.insert(lane);
+            if (lane == "search")
+                search_phases.insert(e["name"].get<std::string>());
+            else if (e["name"] == "round trip")
+                ++trips;
+        }
+        QCOMPARE(lanes.size(), size_t(3));  // the search thread and two workers
+        QCOMPARE(trips, int64_t(16));       // each measurement once, on the worker that made it
+        for (const char* phase :
+             {"starting workers", "proposal", "forecasting", "gating", "store writes", "waiting for measurements"})
+            QVERIFY2(search_phases.count(phase), phase);
+        QCOMPARE(j["summary"]["measurements"].get<int64_t>(), int64_t(16));
+        QCOMPARE(j["run"].get<std::string>(), run);
+
+        // --json carries the summary; an unwritable trace file is an error that names it.
+        r = run_cli({"search", "--problem", "softmax", "--device", "replay:nvidia-h200", "--budget", "6", "--run",
+                     dir.filePath("u.sqlite").toStdString(), "--json"});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        const auto s = nlohmann::json::parse(r.out);
+        QCOMPARE(s["timeline"]["measurements"].get<int64_t>(), int64_t(6));
+        QVERIFY(s["timeline"]["search_thread_s"].contains("store writes"));
+        r = run_cli({"search", "--problem", "softmax", "--device", "replay:nvidia-h200", "--budget", "4", "--run",
+                     dir.filePath("v.sqlite").toStdString(), "--trace",
+                     dir.filePath("no/such/dir/t.json").toStdString()});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.find("no/such/dir/t.json") != std::string::npos, r.err.c_str());
+    }
+
+    // kerncast-cli prepare does ahead what a first search does before its first measurement, and says so; the search
+    // that follows reads the forecaster's base model from the cache.
+    void prepareTrainsAheadAndTheSearchReadsTheCache() {
+        QTemporaryDir cache;
+        qputenv("XDG_CACHE_HOME", cache.path().toUtf8());
+        auto r = run_cli({"prepare", "--device", "replay:nvidia-h200", "--problem", "transpose", "--seed", "11"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        QVERIFY2(r.err.find("[1/1] forecaster for transpose, seed 11: trained") != std::string::npos, r.err.c_str());
+        r = run_cli({"prepare", "--device", "replay:nvidia-h200", "--problem", "transpose", "--seed", "11", "--json"});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        const auto j = nlohmann::json::parse(r.out);
+        QCOMPARE(j["forecasters"].size(), size_t(1));
+        QVERIFY2(j["forecasters"][0]["base"].get<std::string>().rfind("cache", 0) == 0, r.out.c_str());
+        // The search with the same settings says where its forecaster came from: the cache.
+        QTemporaryDir dir;
+        r = run_cli({"search", "--problem", "transpose", "--device", "replay:nvidia-h200", "--budget", "4", "--seed",
+                     "11", "--run", dir.filePath("p.sqlite").toStdString()});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        QVERIFY2(r.err.find("local forecaster ready") != std::string::npos, r.err.c_str());
+        QVERIFY2(r.err.find("(cache ") != std::string::npos, r.err.c_str());
+        QVERIFY2(r.err.find("training the local forecaster") == std::string::npos, r.err.c_str());
+        // Bad input: an unknown device or problem is named.
+        r = run_cli({"prepare", "--device", "replay:no-such-gpu", "--problem", "transpose"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.find("no-such-gpu") != std::string::npos, r.err.c_str());
+        r = run_cli({"prepare", "--device", "replay:nvidia-h200", "--problem", "no_such_problem"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.find("no_such_problem") != std::string::npos, r.err.c_str());
+        qunsetenv("XDG_CACHE_HOME");
+    }
+
     // Beside "calibration" (on every measured candidate, mostly those the gate chose because their forecast was
     // unsure or promising) the summary has "calibration_audited": the same metrics and baselines on the epsilon-audited
     // candidates alone, with their count; with none audited only the count 0, never a number, and the

@@ -259,6 +259,59 @@ private slots:
         QCOMPARE(stored_search_config(pooled).overlap, true);
     }
 
+    // SearchConfig::ahead: an overlapped search applies a batch only once the batches queued behind it hold that many
+    // measurements, so that the workers have them to measure while the next batch is chosen; a batch whose gate chose
+    // nothing leaves the one before it in flight. The same search with one worker or three; the timeline shows each
+    // measurement on the worker that made it, and the search thread's phases add up to its wall time.
+    void overlappedSearchKeepsMeasurementsQueuedAhead() {
+        QTemporaryDir dir;
+        SearchConfig cfg = pool_search_config("rmsnorm", 40, 3, GatingKind::Selective);
+        cfg.overlap = true;
+        cfg.round = 4;
+        cfg.ahead = 12;
+        const std::string single = dir.filePath("single.sqlite").toStdString();
+        const SearchSummary a = make_search_runner(cfg, cli::resources_dir(), single, false)->runHere();
+        QVERIFY2(a.state == RunState::Finished, a.reason.c_str());
+        QCOMPARE(stored_search_config(single).ahead, 12);
+
+        cfg.pool.workers = 3;
+        cfg.pool.replay_wall_time = 0.02;
+        const std::string pooled = dir.filePath("pool.sqlite").toStdString();
+        auto runner = make_search_runner(cfg, cli::resources_dir(), pooled, false);
+        std::set<int64_t> waiting;
+        size_t most_waiting = 0;
+        runner->setEventCallback([&](const SearchEvent& e) {
+            if (e.kind == SearchEvent::Kind::Gating && e.decision && is_measured(*e.decision))
+                waiting.insert(e.candidate_id);
+            if (e.kind == SearchEvent::Kind::Measured) {
+                most_waiting = std::max(most_waiting, waiting.size());
+                waiting.erase(e.candidate_id);
+            }
+        });
+        const SearchSummary b = runner->runHere();
+        QVERIFY2(b.state == RunState::Finished, b.reason.c_str());
+        QCOMPARE(store_digest(pooled).text, store_digest(single).text);
+        QCOMPARE(b.best_candidate, a.best_candidate);
+        QVERIFY2(most_waiting >= size_t(cfg.ahead),
+                 qPrintable(QString("at most %1 measurements were queued at once, fewer than ahead = %2")
+                                .arg(most_waiting)
+                                .arg(cfg.ahead)));
+
+        const TimelineSummary& t = b.timeline;
+        QCOMPARE(t.workers.size(), size_t(3));
+        int64_t on_workers = 0;
+        for (const auto& w : t.workers)
+            on_workers += w.measurements;
+        QCOMPARE(on_workers, b.progress.measurements);
+        QCOMPARE(t.measurements, b.progress.measurements);
+        double search = 0;
+        for (const auto& [phase, seconds] : t.search_s)
+            search += seconds;
+        QVERIFY(std::abs(search - t.wall_s) < 1e-6);
+        QVERIFY(t.search_s.count(TimelinePhase::Wait) && t.search_s.count(TimelinePhase::OpenDevice));
+        QVERIFY(t.workerUtilisation() > 0 && t.workerUtilisation() <= 1);
+    }
+
     void searchIsTheSameWithOneWorkerOrFour_data() {
         QTest::addColumn<int>("workers");
         QTest::addColumn<double>("wallTime");

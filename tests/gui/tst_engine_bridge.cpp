@@ -133,10 +133,22 @@ private Q_SLOTS:
         for (size_t i = 1; i < arrivals.size(); ++i)
             QVERIFY2(arrivals[i] - arrivals[i - 1] >= EngineBridge::kDefaultBatchIntervalMs - 10,
                      qPrintable(QStringLiteral("batches %1 ms apart").arg(arrivals[i] - arrivals[i - 1])));
-        const std::vector<SearchEvent> events = allEvents(batches);
+        std::vector<SearchEvent> events = allEvents(batches);
         for (const auto& args : batches)
             QCOMPARE(args.at(0).value<SearchEventBatch>().session, bridge.session());
-        // Every event, in order, none twice: the runner numbers them 1, 2, ...
+        // The set-up says what it does before the run starts (here: where the local forecaster came from); those
+        // events are not the run's and carry no number.
+        size_t setup = 0;
+        while (setup < events.size() && events[setup].kind == SearchEvent::Kind::Setup) {
+            QCOMPARE(events[setup].seq, int64_t(0));
+            QVERIFY(!events[setup].message.empty());
+            ++setup;
+        }
+        QVERIFY2(setup >= 1, "the set-up said nothing");
+        QVERIFY(std::none_of(events.begin() + std::ptrdiff_t(setup), events.end(),
+                             [](const SearchEvent& e) { return e.kind == SearchEvent::Kind::Setup; }));
+        events.erase(events.begin(), events.begin() + std::ptrdiff_t(setup));
+        // Every event of the run, in order, none twice: the runner numbers them 1, 2, ...
         QVERIFY(events.size() > batches.size());
         for (size_t i = 0; i < events.size(); ++i)
             QCOMPARE(events[i].seq, static_cast<int64_t>(i + 1));
