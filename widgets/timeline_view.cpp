@@ -4,6 +4,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPainter>
+#include <QTextDocument>
 #include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -130,6 +131,7 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     m_summary = new QLabel(this);
     m_summary->setObjectName(QStringLiteral("timelineSummary"));
     m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::RichText);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(title);
     layout->addWidget(m_setup);
@@ -251,24 +253,40 @@ void TimelineView::poll() {
     for (const auto& [phase, seconds] : s.search_s)
         phases.push_back({seconds, phase});
     std::sort(phases.begin(), phases.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    // Each phase named with a square of its colour: the summary is the lanes' legend.
+    const auto swatch = [](TimelinePhase phase) {
+        return QStringLiteral("<span style=\"color:%1\">&#9632;</span>&nbsp;").arg(phaseColor(phase).name());
+    };
     for (size_t i = 0; i < phases.size() && parts.size() < 4; ++i)
         if (s.wall_s > 0 && phases[i].first / s.wall_s >= 0.01)
-            parts << tr("%1 %2%").arg(phaseName(phases[i].second)).arg(qRound(100 * phases[i].first / s.wall_s));
+            parts << swatch(phases[i].second) + tr("%1 %2%")
+                                                    .arg(phaseName(phases[i].second))
+                                                    .arg(qRound(100 * phases[i].first / s.wall_s));
     QString text = tr("%1 s, %2 measurements (%3 per second). Search thread: %4.")
                        .arg(locale.toString(s.wall_s, 'f', 1))
                        .arg(s.measurements)
                        .arg(locale.toString(s.throughput(), 'f', 2), parts.join(QStringLiteral(", ")));
-    if (!s.workers.empty())
+    if (!s.workers.empty()) {
         text += QLatin1Char(' ') + tr("Workers (%1) busy %2% of the time; a measurement waited %3 ms for a worker.")
                                        .arg(s.workers.size())
                                        .arg(qRound(100 * s.workerUtilisation()))
                                        .arg(locale.toString(s.mean_queued_s * 1000, 'f', 0));
+        QStringList worker_parts;
+        for (TimelinePhase p : {TimelinePhase::WorkerVerify, TimelinePhase::WorkerTime, TimelinePhase::WorkerCompile,
+                                TimelinePhase::WorkerTrip})
+            worker_parts << swatch(p) + phaseName(p);
+        text += QLatin1Char(' ') + worker_parts.join(QStringLiteral(", "));
+    }
     m_summary->setText(text);
     if (s.measurements > 0 || !s.workers.empty())
         m_setup->hide();
 }
 
-QString TimelineView::summaryText() const { return m_summary->text(); }
+QString TimelineView::summaryText() const {
+    QTextDocument doc;
+    doc.setHtml(m_summary->text());
+    return doc.toPlainText();
+}
 const std::vector<TimelineSpan>& TimelineView::spans() const { return m_lanes->spans(); }
 QStringList TimelineView::lanes() const { return m_lanes->lanes(); }
 QWidget* TimelineView::lanesWidget() const { return m_lanes; }

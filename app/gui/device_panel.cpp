@@ -9,6 +9,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QScrollArea>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -41,10 +42,24 @@ DeviceLoad loadDevices(const std::string& resources) {
 DevicePanel::DevicePanel(QString resourcesDir, QWidget* parent)
     : QWidget(parent), m_resourcesDir(std::move(resourcesDir)) {
     m_devices = new DeviceListModel(this);
-    auto* layout = new QVBoxLayout(this);
+    // The list, the details, the pool and the timeline scroll together in a low dock rather than squeeze a text.
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto* scroll = new QScrollArea(this);
+    scroll->setObjectName(QStringLiteral("deviceScroll"));
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto* content = new QWidget(scroll);
+    auto* layout = new QVBoxLayout(content);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->setSpacing(4);
+    scroll->setWidget(content);
+    outer->addWidget(scroll);
     m_view = new QTreeView(this);
+    // A machine lists a few devices: the list takes their rows, the details and the timeline the rest.
+    m_view->setMinimumHeight(4 * (m_view->fontMetrics().height() + 4));
+    m_view->setMaximumHeight(7 * (m_view->fontMetrics().height() + 4));
     m_view->setObjectName(QStringLiteral("deviceView"));
     m_view->setModel(m_devices);
     m_view->setRootIsDecorated(false);
@@ -62,13 +77,14 @@ DevicePanel::DevicePanel(QString resourcesDir, QWidget* parent)
     m_details->setWordWrap(true);
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_details->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    layout->addWidget(m_view, 1);
+    layout->addWidget(m_view);
     layout->addWidget(m_note);
     layout->addWidget(m_details);
     m_pool = new PoolView(this);
     layout->addWidget(m_pool, 1);
     m_timeline = new TimelineView(this);
     layout->addWidget(m_timeline);
+    layout->addStretch(1);
     connect(m_view, &QTreeView::activated, this, [this](const QModelIndex& index) {
         if (index.data(DeviceListModel::UsableRole).toBool())
             setActiveDevice(index.data(DeviceListModel::IdRole).toString());
