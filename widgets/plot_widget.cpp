@@ -6,9 +6,11 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontMetrics>
+#include <QHelpEvent>
 #include <QMenu>
 #include <QMessageBox>
 #include <QRegularExpression>
+#include <QToolTip>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -53,6 +55,7 @@ private:
 
 PlotWidget::PlotWidget(QWidget* parent) : QWidget(parent) {
     m_plot = new QCustomPlot(this);
+    m_plot->installEventFilter(this);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
@@ -208,6 +211,32 @@ void PlotWidget::fitAxisLabels() {
         fit(x, m_xLabel, m_xShown, inner.width() + 2 * std::min(margins.left(), margins.right()));
         fit(y, m_yLabel, m_yShown, inner.height() + 2 * std::min(above, margins.bottom()));
     }
+}
+
+QString PlotWidget::axisLabelToolTipAt(const QPoint& plotPos) const {
+    const QRect inner = mainAxisRect()->rect();
+    const auto cut = [](const QString& shown, const QString& whole) {
+        return shown != whole && shown.endsWith(QStringLiteral("…"));
+    };
+    if (plotPos.x() < inner.left() && plotPos.y() >= inner.top() && plotPos.y() <= inner.bottom() &&
+        cut(m_yShown, m_yLabel))
+        return m_yLabel;
+    if (plotPos.y() > inner.bottom() && plotPos.x() >= inner.left() && plotPos.x() <= inner.right() &&
+        cut(m_xShown, m_xLabel))
+        return m_xLabel;
+    return {};
+}
+
+bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_plot && event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QString tip = axisLabelToolTipAt(help->pos());
+        if (!tip.isEmpty()) {
+            QToolTip::showText(help->globalPos(), tip, m_plot);
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void PlotWidget::setPlaceholderText(const QString& text) {

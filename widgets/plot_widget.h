@@ -46,6 +46,10 @@ public:
 
     // The wrapped plot, for the plot classes and their tests.
     QCustomPlot* customPlot() const { return m_plot; }
+    // An axis label too long for its axis ends in "…": the whole label is the tooltip over its side of the plot
+    // (left of the axis rect for the y axis, below it for the x axis). Empty where no label was cut.
+    QString axisLabelToolTipAt(const QPoint& plotPos) const;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
     QSize sizeHint() const override { return {520, 380}; }
     QSize minimumSizeHint() const override { return {240, 180}; }

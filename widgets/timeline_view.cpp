@@ -259,9 +259,8 @@ void TimelineView::poll() {
     };
     for (size_t i = 0; i < phases.size() && parts.size() < 4; ++i)
         if (s.wall_s > 0 && phases[i].first / s.wall_s >= 0.01)
-            parts << swatch(phases[i].second) + tr("%1 %2%")
-                                                    .arg(phaseName(phases[i].second))
-                                                    .arg(qRound(100 * phases[i].first / s.wall_s));
+            parts << swatch(phases[i].second) +
+                         tr("%1 %2%").arg(phaseName(phases[i].second)).arg(qRound(100 * phases[i].first / s.wall_s));
     QString text = tr("%1 s, %2 measurements (%3 per second). Search thread: %4.")
                        .arg(locale.toString(s.wall_s, 'f', 1))
                        .arg(s.measurements)

@@ -77,6 +77,32 @@ private Q_SLOTS:
         QCOMPARE(y->label(), label);
     }
 
+    // On a plot too low for the label on three lines (German at 1280×720) the label ends in "…"; hovering its side of
+    // the plot shows it whole, and the other side and the plot area show nothing of it.
+    void aCutAxisLabelIsWholeInItsToolTip() {
+        const QString label = QStringLiteral("Gemessene Beschleunigung gegenüber demselben Anker");
+        PlotWidget plot;
+        plot.setAxisLabels(QStringLiteral("Erwartete Beschleunigung"), label);
+        plot.resize(420, 150);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.customPlot()->replot(QCustomPlot::rpImmediateRefresh);
+        plot.customPlot()->replot(QCustomPlot::rpImmediateRefresh);
+        QCPAxis* y = plot.customPlot()->yAxis;
+        QVERIFY2(y->label().endsWith(QStringLiteral("…")), qPrintable(y->label()));
+        const QRect inner = y->axisRect()->rect();
+        QCOMPARE(plot.axisLabelToolTipAt(QPoint(inner.left() / 2, inner.center().y())), label);
+        QVERIFY(plot.axisLabelToolTipAt(inner.center()).isEmpty());
+        QVERIFY(plot.axisLabelToolTipAt(QPoint(inner.center().x(), inner.bottom() + 5)).isEmpty());  // x label whole
+        // Tall again: the label is whole, and so no tooltip.
+        plot.resize(420, 900);
+        plot.customPlot()->replot(QCustomPlot::rpImmediateRefresh);
+        plot.customPlot()->replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(y->label(), label);
+        QVERIFY(plot.axisLabelToolTipAt(QPoint(y->axisRect()->rect().left() / 2, y->axisRect()->rect().center().y()))
+                    .isEmpty());
+    }
+
     // A long title in a narrow dock wraps onto a second line rather than running off both edges.
     void aLongTitleWrapsInANarrowPlot() {
         PlotWidget plot;
