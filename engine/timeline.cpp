@@ -140,11 +140,11 @@ std::vector<TimelineSpan> Timeline::spans() const {
     return m_spans;
 }
 
-std::vector<TimelineSpan> Timeline::takeNew() {
+std::vector<TimelineSpan> Timeline::spansFrom(size_t index) const {
     std::lock_guard lock(m_mutex);
-    std::vector<TimelineSpan> out(m_spans.begin() + static_cast<std::ptrdiff_t>(m_taken), m_spans.end());
-    m_taken = m_spans.size();
-    return out;
+    if (index >= m_spans.size())
+        return {};
+    return {m_spans.begin() + static_cast<std::ptrdiff_t>(index), m_spans.end()};
 }
 
 double TimelineSummary::workerUtilisation() const {

@@ -96,8 +96,9 @@ public:
                         double compile_ms, double verify_ms, double time_ms);
 
     std::vector<TimelineSpan> spans() const;
-    // Spans recorded since the last call (for a view that draws the timeline as it grows).
-    std::vector<TimelineSpan> takeNew();
+    // The spans from the index-th on, in the order recorded (a view that draws the timeline as it grows asks for
+    // those after the ones it has).
+    std::vector<TimelineSpan> spansFrom(size_t index) const;
     TimelineSummary summary() const;
     // The Trace Event format: one process, the search thread and each worker a thread; args carry batch and candidate.
     nlohmann::json traceEvents() const;
@@ -109,7 +110,6 @@ private:
     std::chrono::steady_clock::time_point m_start;
     mutable std::mutex m_mutex;
     std::vector<TimelineSpan> m_spans;
-    size_t m_taken = 0;
     struct Open {
         TimelinePhase phase;
         double since;

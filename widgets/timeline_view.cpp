@@ -23,23 +23,29 @@ public:
         setMouseTracking(true);
     }
 
-    void setSpans(std::vector<TimelineSpan> spans, double wall_s) {
-        m_spans = std::move(spans);
+    // The spans recorded since the last call are added (a long search holds tens of thousands: a poll copies only
+    // the new ones).
+    void addSpans(std::vector<TimelineSpan> fresh, double wall_s) {
         m_wall = std::max(wall_s, 1e-3);
-        m_lanes.clear();
-        m_lanes.push_back(QStringLiteral("search"));
-        for (const TimelineSpan& s : m_spans) {
+        for (TimelineSpan& s : fresh) {
             const QString lane = QString::fromStdString(s.lane);
-            if (!m_lanes.contains(lane))
+            if (!m_lanes.contains(lane)) {
                 m_lanes.push_back(lane);
+                std::sort(m_lanes.begin() + 1, m_lanes.end());
+            }
+            m_spans.push_back(std::move(s));
         }
-        std::sort(m_lanes.begin() + 1, m_lanes.end());
         setMinimumHeight(int(m_lanes.size()) * laneHeight() + 4);
         update();
     }
 
     const std::vector<TimelineSpan>& spans() const { return m_spans; }
     QStringList lanes() const { return m_lanes; }
+    void clear() {
+        m_spans.clear();
+        m_lanes = QStringList{QStringLiteral("search")};
+        update();
+    }
 
     const TimelineSpan* spanAt(const QPoint& p) const {
         const int lane = (p.y() - 2) / laneHeight();
@@ -145,6 +151,7 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
 
 void TimelineView::setTimeline(std::shared_ptr<Timeline> timeline) {
     m_timeline = std::move(timeline);
+    m_lanes->clear();
     m_setup->hide();
     if (!m_timeline) {
         m_timer->stop();
@@ -246,7 +253,7 @@ void TimelineView::poll() {
     if (!m_timeline)
         return;
     const TimelineSummary s = m_timeline->summary();
-    m_lanes->setSpans(m_timeline->spans(), s.wall_s);
+    m_lanes->addSpans(m_timeline->spansFrom(m_lanes->spans().size()), s.wall_s);
     const QLocale locale;
     QStringList parts;
     std::vector<std::pair<double, TimelinePhase>> phases;

@@ -112,13 +112,16 @@ private Q_SLOTS:
         QVERIFY2(text.find("waited 0.125 s") != std::string::npos, text.c_str());
     }
 
-    void takeNewGivesEachSpanOnce() {
+    void spansFromGivesWhatCameAfter() {
         Timeline t;
         t.addMeasurement("w", 1, 0, 0.01, 0, 1, 1, 1);
-        QCOMPARE(t.takeNew().size(), size_t(4));
-        QVERIFY(t.takeNew().empty());
+        QCOMPARE(t.spansFrom(0).size(), size_t(4));
+        QVERIFY(t.spansFrom(4).empty());
+        QVERIFY(t.spansFrom(99).empty());
         t.addMeasurement("w", 2, 0.02, 0.03, 0, 0, 0, 0);
-        QCOMPARE(t.takeNew().size(), size_t(1));  // no parts reported: all of it is the round trip
+        const auto fresh = t.spansFrom(4);
+        QCOMPARE(fresh.size(), size_t(1));  // no parts reported: all of it is the round trip
+        QCOMPARE(fresh[0].candidate, int64_t(2));
     }
 
     void traceEventsAreWhatPerfettoReads() {

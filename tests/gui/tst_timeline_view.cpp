@@ -63,6 +63,25 @@ private Q_SLOTS:
         QVERIFY(!setup->isVisible());
     }
 
+    // Each poll adds what the search recorded since the last one; the same timeline given again starts from its
+    // first span.
+    void pollsAddOnlyWhatIsNew() {
+        auto timeline = std::make_shared<Timeline>();
+        TimelineView view;
+        view.setTimeline(timeline);
+        timeline->addMeasurement("w", 1, 0, 0.001, 0, 0.5, 0, 0);
+        view.poll();
+        QCOMPARE(view.spans().size(), size_t(2));
+        timeline->addMeasurement("w", 2, 0.002, 0.003, 0, 0, 0, 0);
+        view.poll();
+        view.poll();
+        QCOMPARE(view.spans().size(), size_t(3));
+        QCOMPARE(view.spans().back().candidate, int64_t(2));
+        view.setTimeline(nullptr);
+        view.setTimeline(timeline);
+        QCOMPARE(view.spans().size(), size_t(3));
+    }
+
     void frozenKeepsWhatItShowsAndNoneHides() {
         auto timeline = std::make_shared<Timeline>();
         TimelineView view;
