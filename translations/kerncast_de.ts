@@ -1644,8 +1644,8 @@
         <translation>Nächsten Stapel beim Messen wählen</translation>
     </message>
     <message>
-        <source>Keeps the workers busy: forecasting and retraining overlap the measurements. The search learns from a batch one iteration later; a seed still gives the same search with any number of workers.</source>
-        <translation>Hält die Worker beschäftigt: Vorhersagen und Nachtrainieren überlappen die Messungen. Die Suche lernt aus einem Stapel eine Iteration später; ein Seed ergibt weiterhin dieselbe Suche mit beliebig vielen Workern.</translation>
+        <source>Keeps the workers busy: forecasting and retraining overlap the measurements. The search learns from a batch once twice a round of measurements is queued behind it; a seed still gives the same search with any number of workers.</source>
+        <translation>Hält die Worker beschäftigt: Vorhersagen und Nachtrainieren überlappen die Messungen. Die Suche lernt aus einem Stapel, sobald zwei Runden an Messungen dahinter warten; ein Seed ergibt weiterhin dieselbe Suche mit beliebig vielen Workern.</translation>
     </message>
     <message>
         <source>More devices:</source>

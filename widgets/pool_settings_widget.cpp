@@ -45,8 +45,8 @@ PoolSettingsWidget::PoolSettingsWidget(QWidget* parent) : QWidget(parent) {
     m_overlap = new QCheckBox(tr("Choose the next batch while one is measured"), this);
     m_overlap->setObjectName(QStringLiteral("poolOverlap"));
     m_overlap->setToolTip(tr("Keeps the workers busy: forecasting and retraining overlap the measurements. The "
-                             "search learns from a batch one iteration later; a seed still gives the same search "
-                             "with any number of workers."));
+                             "search learns from a batch once twice a round of measurements is queued behind it; a "
+                             "seed still gives the same search with any number of workers."));
     form->addRow(m_allowMixed);
     form->addRow(m_overlap);
 }

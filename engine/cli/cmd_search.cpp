@@ -430,8 +430,8 @@ void add_search_command(CLI::App& app, Context& ctx) {
                     "each batch's proposal, static reports, forecasting, gating, store writes and waiting, and each "
                     "worker's measurements");
     cmd->add_flag("--overlap", args->overlap,
-                  "Choose the next batch while the last one is measured (keeps a pool busy; the search learns from "
-                  "a batch one iteration later)");
+                  "Choose the next batch while the last ones are measured (keeps a pool busy; the search learns from "
+                  "a batch once --ahead measurements are queued behind it)");
     cmd->add_option("--round", args->round,
                     "Measure in rounds of K: each batch is topped up to a multiple of K with the candidates its gate "
                     "passed over, the most promising first (never past the budget; K workers then measure full "

@@ -91,11 +91,11 @@ struct SearchConfig {
     int inspirations = 4;     // elites shown to the mutators
     nlohmann::json llm = nlohmann::json::object();  // endpoint, model, ... (never the API key)
     PoolConfig pool;  // several workers, devices or hosts measure a batch in parallel (measurement_pool.h)
-    // Choose the next batch while the last one is measured: each iteration forecasts, gates and queues its batch
-    // before it applies the results of the batch before it, so the surrogate's retraining and the forecasts overlap
-    // the measurements and a pool's workers stay busy across batches (the initial screen's choice too: it is in
-    // flight while the first iteration chooses its batch). The search then learns from a batch one iteration later
-    // than without it; it stays deterministic for its seed with one worker or many.
+    // Choose the next batch while the last ones are measured: each iteration forecasts, gates and queues its batch
+    // behind those in flight, and the oldest is applied once `ahead` measurements are queued behind it, so the
+    // surrogate's retraining and the forecasts overlap the measurements and a pool's workers stay busy across batches
+    // (the initial screen's choice too: it is in flight while the first iteration chooses its batch). The search then
+    // learns from a batch later than without it; it stays deterministic for its seed with one worker or many.
     bool overlap = false;
     // Measure in rounds of `round`: a batch sent to the device is topped up to a multiple of it (never past the
     // measurement budget) with the candidates its gate passed over, the most promising first, then with those that
