@@ -17,6 +17,9 @@ namespace kerncast {
 
 class Compiler;
 
+// A real GPU's device id: "cuda:N" or "cuda:all", possibly with "@LAUNCHER" after it (a replay device is "replay:...").
+inline bool is_cuda_device_id(const std::string& id) { return id.rfind("cuda:", 0) == 0; }
+
 struct Recording;       // engine/replay/replay_device.h
 class MeasurementPool;  // engine/worker/measurement_pool.h
 

@@ -102,6 +102,11 @@ void Timeline::setBatch(int64_t batch) {
     m_batch = batch;
 }
 
+void Timeline::noteSearchMeasurement() {
+    std::lock_guard lock(m_mutex);
+    ++m_search_measurements;
+}
+
 void Timeline::addMeasurement(const std::string& lane, int64_t candidate, double start_s, double end_s, double queued_s,
                               double compile_ms, double verify_ms, double time_ms) {
     std::lock_guard lock(m_mutex);
@@ -169,25 +174,19 @@ TimelineSummary Timeline::summary() const {
             if (!is_worker_phase(span.phase)) {
                 s.search_s[span.phase] += d;
                 search += d;
-                if (span.phase == TimelinePhase::Measure)
-                    ++s.measurements;
                 continue;
             }
             TimelineSummary::Worker& w = workers[span.lane];
-            if (w.lane.empty()) {
-                w.lane = span.lane;
-                w.first_s = span.start_s;
-            }
+            w.lane = span.lane;
             w.busy_s += d;
             w.parts_s[span.phase] += d;
-            w.first_s = std::min(w.first_s, span.start_s);
-            w.last_s = std::max(w.last_s, span.end_s);
             if (span.phase == TimelinePhase::WorkerTrip) {  // the last part of each measurement
                 ++w.measurements;
                 ++s.measurements;
                 queued += span.queued_s;
             }
         }
+        s.measurements += m_search_measurements;
         // The open scope counts up to now.
         if (!m_stack.empty()) {
             s.search_s[m_stack.back().phase] += s.wall_s - m_stack.back().since;

@@ -59,7 +59,6 @@ struct TimelineSummary {
         int64_t measurements = 0;
         double busy_s = 0;                        // from taking a candidate to handing its result back
         std::map<TimelinePhase, double> parts_s;  // busy_s by WorkerCompile, WorkerVerify, WorkerTime, WorkerTrip
-        double first_s = 0, last_s = 0;           // its first measurement's start and its last one's end
     };
     std::vector<Worker> workers;
     double mean_queued_s = 0;  // how long a measurement waited for a worker, on average
@@ -89,6 +88,9 @@ public:
         Timeline* m_timeline;
     };
     void setBatch(int64_t batch);  // the search thread's current iteration
+    // A measurement the search thread made itself (a device without a pool); a worker's count through
+    // addMeasurement(). Thread-safe.
+    void noteSearchMeasurement();
 
     // A worker's measurement of a candidate, from taking it to handing it back, with the parts its measurement
     // reported (milliseconds; laid out in this order from its start, what is left being the round trip). Thread-safe.
@@ -116,6 +118,7 @@ private:
     };
     std::vector<Open> m_stack;
     int64_t m_batch = 0;
+    int64_t m_search_measurements = 0;
 };
 
 }  // namespace kerncast

@@ -151,6 +151,7 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
 
 void TimelineView::setTimeline(std::shared_ptr<Timeline> timeline) {
     m_timeline = std::move(timeline);
+    m_frozen = false;
     m_lanes->clear();
     m_setup->hide();
     if (!m_timeline) {
@@ -159,12 +160,14 @@ void TimelineView::setTimeline(std::shared_ptr<Timeline> timeline) {
         return;
     }
     show();
-    poll();
+    refresh();
     m_timer->start();
 }
 
 void TimelineView::freeze() {
-    poll();
+    if (m_timeline && !m_frozen)
+        refresh();  // the search's end, even with the dock behind another tab
+    m_frozen = true;
     m_timer->stop();
     m_setup->hide();
 }
@@ -249,9 +252,18 @@ QColor TimelineView::phaseColor(TimelinePhase phase) {
     return Qt::gray;
 }
 
+void TimelineView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    poll();  // it skipped the polls while hidden (the dock behind another tab)
+}
+
 void TimelineView::poll() {
-    if (!m_timeline)
-        return;
+    // Nothing to draw while hidden; a frozen view keeps the search's end (a later summary would count time after it).
+    if (m_timeline && isVisible() && !m_frozen)
+        refresh();
+}
+
+void TimelineView::refresh() {
     const TimelineSummary s = m_timeline->summary();
     m_lanes->addSpans(m_timeline->spansFrom(m_lanes->spans().size()), s.wall_s);
     const QLocale locale;

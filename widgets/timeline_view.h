@@ -22,7 +22,7 @@ class TimelineView : public QWidget {
 public:
     explicit TimelineView(QWidget* parent = nullptr);
 
-    // The running search's timeline (null: none, the view hides); polled until freeze().
+    // The running search's timeline (null: none, the view hides); polled while visible until freeze().
     void setTimeline(std::shared_ptr<Timeline> timeline);
     // The search ended: one last poll, then the view keeps what it shows.
     void freeze();
@@ -43,12 +43,19 @@ public:
 public Q_SLOTS:
     void poll();
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void refresh();  // the spans recorded since the last refresh, and the summary
+
 private:
     std::shared_ptr<Timeline> m_timeline;
     TimelineLanes* m_lanes = nullptr;
     QLabel* m_setup = nullptr;
     QLabel* m_summary = nullptr;
     QTimer* m_timer = nullptr;
+    bool m_frozen = false;
 };
 
 }  // namespace kerncast

@@ -99,9 +99,8 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
     std::unique_ptr<Device> device;
     {
         const Timeline::Scope scope(hooks.timeline.get(), TimelinePhase::OpenDevice);
-        const bool gpu = cfg.device.rfind("cuda", 0) == 0 ||
-                         std::any_of(cfg.pool.devices.begin(), cfg.pool.devices.end(),
-                                     [](const std::string& d) { return d.rfind("cuda", 0) == 0; });
+        const bool gpu = is_cuda_device_id(cfg.device) ||
+                         std::any_of(cfg.pool.devices.begin(), cfg.pool.devices.end(), is_cuda_device_id);
         const auto started = std::chrono::steady_clock::now();
         if (hooks.progress && gpu)
             hooks.progress("starting the GPU workers (each measures its GPU's ceilings on first use; kerncast-cli "

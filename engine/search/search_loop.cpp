@@ -575,11 +575,8 @@ bool Loop::rescue() {
     if (ranked.empty())
         ranked.push_back({waiting.front(), -1, 0});
     std::vector<int64_t> picks;
-    for (const Ranked& r : ranked) {
-        if (picks.size() >= static_cast<size_t>(std::max(cfg.round, 1)))
-            break;
-        picks.push_back(r.id);
-    }
+    for (size_t i = 0; i < ranked.size() && i < static_cast<size_t>(std::max(cfg.round, 1)); ++i)
+        picks.push_back(ranked[i].id);
     picks = withinBudget(picks);
     for (size_t i = 0; i < picks.size(); ++i) {
         char reason[240];

@@ -51,9 +51,12 @@ void Loop::measure(int64_t id) {
         out.measurement = before->second.front();  // measured by the interrupted session after its checkpoint
         before->second.pop_front();
     } else {
-        // On a pool the workers measure it (their timeline lanes); this thread waits.
-        const auto in_phase = phase(s.device->batchPool() ? Phase::Wait : Phase::Measure);
+        // On a pool the workers measure it (their timeline lanes, which count it); this thread waits.
+        const bool pooled = s.device->batchPool() != nullptr;
+        const auto in_phase = phase(pooled ? Phase::Wait : Phase::Measure);
         out = s.device->measure(requestFor(c));
+        if (!pooled)
+            s.timeline->noteSearchMeasurement();
     }
     applyMeasurement(id, out);
 }

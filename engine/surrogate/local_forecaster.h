@@ -286,6 +286,8 @@ private:
                              const std::vector<float>& rows, const std::vector<float>& weights,
                              const Model& correction) const;
     std::string cacheKey() const;
+    // The base's cache file in cache_dir for a key ("" without a folder).
+    static std::string cacheFile(const std::string& cache_dir, const std::string& key);
     static nlohmann::json saveModel(const Model& model, const std::string& key);
     static std::unique_ptr<Model> loadModel(const nlohmann::json& saved, const std::string& key);
 

@@ -157,12 +157,16 @@ double read_climatology_share(const nlohmann::json& j) {
 
 }  // namespace
 
+std::string LocalForecaster::cacheFile(const std::string& cache_dir, const std::string& key) {
+    return cache_dir.empty() ? std::string() : (fs::path(cache_dir) / ("base-" + key + ".json")).string();
+}
+
 bool LocalForecaster::baseCached(const std::string& cache_dir) const {
     std::lock_guard lock(m_mutex);
     if (cache_dir.empty() || m_programs.empty())
         return false;
     std::error_code ec;
-    return fs::exists(fs::path(cache_dir) / ("base-" + cacheKey() + ".json"), ec);
+    return fs::exists(cacheFile(cache_dir, cacheKey()), ec);
 }
 
 void LocalForecaster::freezeBase(const std::string& cache_dir) {
@@ -170,7 +174,7 @@ void LocalForecaster::freezeBase(const std::string& cache_dir) {
     if (m_programs.empty() || m_baseCount > 0)
         return;
     const std::string key = cacheKey();
-    const fs::path file = cache_dir.empty() ? fs::path() : fs::path(cache_dir) / ("base-" + key + ".json");
+    const fs::path file = cacheFile(cache_dir, key);
     std::string why;
     if (!file.empty() && fs::exists(file)) {
         try {

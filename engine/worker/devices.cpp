@@ -69,7 +69,7 @@ std::vector<DeviceListing> list_devices(const std::string& resources_dir) {
 }
 
 std::unique_ptr<Device> open_device(const std::string& id, const std::string& resources_dir) {
-    if (id.rfind("cuda:", 0) == 0) {
+    if (is_cuda_device_id(id)) {
         const std::string n = id.substr(5);
         if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos)
             throw Error("bad device id '" + id + "': expected cuda:<ordinal>, e.g. cuda:0");

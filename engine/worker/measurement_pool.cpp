@@ -211,7 +211,7 @@ std::unique_ptr<MeasurementPool> MeasurementPool::open(const PoolConfig& config,
             const int n = count_gpus(launcher, worker);
             for (int i = 0; i < n; ++i)
                 ordinals.push_back(std::to_string(i));
-        } else if (device.rfind("cuda:", 0) == 0) {
+        } else if (is_cuda_device_id(device)) {
             const std::string n = device.substr(5);
             if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos)
                 throw Error("bad device '" + spec +

@@ -625,6 +625,8 @@ private slots:
                                          << "-0.01";
         QTest::newRow("top-k 0") << "--top-k"
                                  << "0";
+        QTest::newRow("negative ahead") << "--ahead"
+                                        << "-1";
     }
     void outOfRangeSettingsAreUsageErrors() {
         QFETCH(QString, option);
@@ -647,6 +649,7 @@ private slots:
         QTest::newRow("tau") << R"({"problem_dir": "p", "gating": {"tau": 1.5}})";
         QTest::newRow("epsilon") << R"({"problem_dir": "p", "gating": {"epsilon": -1}})";
         QTest::newRow("top-k") << R"({"problem_dir": "p", "gating": {"top_k": 0}})";
+        QTest::newRow("ahead") << R"({"problem_dir": "p", "overlap": true, "ahead": -4})";
     }
     void storedSettingsOutOfRangeAreRefused() {
         QFETCH(QString, json);

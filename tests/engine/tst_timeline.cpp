@@ -69,6 +69,19 @@ private Q_SLOTS:
         QVERIFY(s.workers.empty());
     }
 
+    // A measurement the search thread makes itself counts whatever its span: an in-process replay device answers in
+    // microseconds, and a span that short says nothing about how many were made.
+    void measurementsOnTheSearchThreadAreCounted() {
+        Timeline t;
+        for (int i = 0; i < 3; ++i)
+            t.noteSearchMeasurement();
+        t.addMeasurement("w", 1, 0, 0.001, 0, 0, 0, 0);
+        const TimelineSummary s = t.summary();
+        QCOMPARE(s.measurements, int64_t(4));
+        QCOMPARE(s.workers.size(), size_t(1));
+        QCOMPARE(s.workers[0].measurements, int64_t(1));
+    }
+
     void aNullTimelineRecordsNothing() {
         const Timeline::Scope scope(nullptr, TimelinePhase::Proposal);  // must not crash
         Timeline t;

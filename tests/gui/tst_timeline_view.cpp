@@ -63,14 +63,19 @@ private Q_SLOTS:
         QVERIFY(!setup->isVisible());
     }
 
-    // Each poll adds what the search recorded since the last one; the same timeline given again starts from its
-    // first span.
+    // Each poll adds what the search recorded since the last one, and none runs while the view is hidden (the dock
+    // behind another tab): showing it catches up. The same timeline given again starts from its first span.
     void pollsAddOnlyWhatIsNew() {
         auto timeline = std::make_shared<Timeline>();
         TimelineView view;
         view.setTimeline(timeline);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
         timeline->addMeasurement("w", 1, 0, 0.001, 0, 0.5, 0, 0);
+        view.hide();
         view.poll();
+        QVERIFY(view.spans().empty());
+        view.show();
         QCOMPARE(view.spans().size(), size_t(2));
         timeline->addMeasurement("w", 2, 0.002, 0.003, 0, 0, 0, 0);
         view.poll();
@@ -91,6 +96,10 @@ private Q_SLOTS:
         const QString frozen = view.summaryText();
         timeline->addMeasurement("w", 2, 0.002, 0.003, 0, 0, 0, 0);
         QTest::qWait(400);  // longer than the polling interval
+        QCOMPARE(view.spans().size(), size_t(1));
+        QCOMPARE(view.summaryText(), frozen);
+        view.show();  // shown after the search ended (the dock was behind another tab): still the search's end
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
         QCOMPARE(view.spans().size(), size_t(1));
         QCOMPARE(view.summaryText(), frozen);
         view.setTimeline(nullptr);
