@@ -6,6 +6,7 @@ AutoTuningAssociation benchmark_hub's T1 problems and their brute-forced Kernel 
         [--kerncast-cli build/app/kerncast-cli] [--budgets 20,50,100,200] [--seeds 10] [--kerncast-seeds N]
         [--strategies a,b] [--spaces convolution_milo/A100,...] [--variants default,transfer] [--jobs 2]
         [--cache build/vs-kernel-tuner-hub-cache] [--skip-kerncast | --only-kerncast] [--stop-after S]
+        [--keep-runs DIR]
         [--report-only] [--plan] [--json FILE]
     (the same as bench/vs_kernel_tuner --hub HUB ...)
 
@@ -501,7 +502,8 @@ def run_kerncast(task):
     """One search at the largest budget. Returns the configurations it measured in order ("v1,..." or a label for
     a measurement of no configuration of the space), the wall time, the leak check's verdict, and the forecast
     quality after FORECAST_AFTER measurements on the measured candidates and on every forecast of a configuration."""
-    key, method, cli, resources, resources_option, problem, slug, budget, seed, keys, default, truth, learning = task
+    (key, method, cli, resources, resources_option, problem, slug, budget, seed, keys, default, truth, learning,
+     keep) = task
     fd, run = tempfile.mkstemp(prefix=f"kerncast-hub-{slug}-{problem}-{seed}-", suffix=".sqlite")
     os.close(fd)
     os.remove(run)
@@ -522,7 +524,12 @@ def run_kerncast(task):
                                 text=True, check=True, env=env).stdout
     finally:
         if os.path.exists(run):
-            os.remove(run)
+            if keep:
+                # The run file, to open in the workbench (File > Open Run) or to export: one per space, method, seed.
+                os.makedirs(keep, exist_ok=True)
+                shutil.move(run, os.path.join(keep, f"{key[0]}-{key[1]}-{method}-s{seed}.sqlite"))
+            else:
+                os.remove(run)
     result = read_events(events, keys, default, truth, learning, problem, method)
     result["seconds"] = round(seconds, 3)
     return key, method, budget, seed, result
@@ -664,6 +671,9 @@ def main(argv=None):
     side.add_argument("--skip-kerncast", action="store_true")
     side.add_argument("--only-kerncast", action="store_true")
     ap.add_argument("--kerncast-id", default="", help="key Kerncast's results by this instead of the binary's SHA-256")
+    ap.add_argument("--keep-runs", default="", metavar="DIR",
+                    help="keep each Kerncast search's run file in DIR (KERNEL-GPU-METHOD-sSEED.sqlite) to open in "
+                         "the workbench or export; by default they are deleted once scored")
     ap.add_argument("--stop-after", type=float, default=0, help="start no run after this many seconds")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--plan", action="store_true", help="time one space, estimate the whole run, and stop")
@@ -689,6 +699,8 @@ def main(argv=None):
         if v not in VARIANT_METHOD:
             ap.error(f"unknown variant '{v}' (expected default or transfer)")
     kc_seeds = a.kerncast_seeds or a.seeds
+    if a.keep_runs:
+        a.keep_runs = os.path.abspath(a.keep_runs)
 
     workdir = os.path.join(a.cache, "work")
     os.makedirs(workdir, exist_ok=True)
@@ -766,7 +778,7 @@ def main(argv=None):
                         "problem_family_sha256": _family_text(folder), "variant": v})
                     kc_tasks += [((s.kernel, s.gpu), VARIANT_METHOD[v], a.kerncast_cli, resources,
                                   kc.resources_option, name, s.slug, max(budgets), seed, s.keys, s.reference, s.truth,
-                                  learning)
+                                  learning, a.keep_runs)
                                  for seed in range(1, kc_seeds + 1)
                                  if f"b{max(budgets)}-s{seed}" not in have and not a.skip_kerncast]
         except LeakError:
