@@ -29,7 +29,7 @@
 //
 //   kerncast-bench-pool-scaling [--problem softmax] [--budget 64] [--seed 1] [--workers 1,2,4,8] [--wall-time 1]
 //                               [--gating top-k] [--top-k 16] [--batch 24] [--round K] [--ahead N] [--no-overlap]
-//                               [--cost recorded,compiled] [--launcher local] [--json]
+//                               [--cost recorded,compiled] [--launcher local] [--phases] [--json]
 
 #include "engine/cli/cli.h"
 #include "engine/search/search_runner.h"
@@ -66,6 +66,7 @@ struct Row {
     double batch_efficiency = 0;
     double setup_seconds = 0;  // starting the workers, reading the recordings, the surrogate's base model
     double efficiency_with_setup = 0;
+    std::string phases;  // the search's timeline summary (--phases)
 };
 
 }  // namespace
@@ -85,6 +86,7 @@ int main(int argc, char** argv) {
     double wall = 1.0;
     std::vector<int> sizes{1, 2, 4, 8};
     bool json = false;
+    bool phases = false;
     app.add_option("--problem", problem, "Problem with a recording on the device")->capture_default_str();
     app.add_option("--device", device, "Replay device")->capture_default_str();
     app.add_option("--budget", budget, "Device measurements per search")->capture_default_str();
@@ -115,6 +117,9 @@ int main(int argc, char** argv) {
     app.add_flag("!--no-overlap", overlap, "Wait for every batch before choosing the next (no overlap)");
     app.add_option("--launcher", launcher, "How the replay workers start (local, ssh:HOST, slurm)")
         ->capture_default_str();
+    app.add_flag("--phases", phases,
+                 "After the table, where each row's wall time went: the search thread's phases and each worker's "
+                 "busy share (the timeline of `search --trace`)");
     app.add_flag("--json", json, "Print one JSON object {workers, measurements_per_minute, efficiency}");
     CLI11_PARSE(app, argc, argv);
     if (round == 0)
@@ -186,6 +191,8 @@ int main(int argc, char** argv) {
                     throw std::runtime_error(s.reason);
                 r.measurements = s.progress.measurements;
                 r.best = s.best_speedup;
+                if (const auto timeline = runner->timeline())
+                    r.phases = format_summary(timeline->summary());
             } catch (const std::exception& e) {
                 std::cerr << "kerncast-bench-pool-scaling: " << n << " workers: " << e.what() << "\n";
                 rc = 1;
@@ -250,5 +257,8 @@ int main(int argc, char** argv) {
                 "time a batch was in the pool;\nsetup (starting the workers, reading the recordings, the surrogate's "
                 "base model: trained, or read from its cache) comes before the search and is counted only in "
                 "efficiency with setup\n");
+    if (phases)
+        for (const auto& r : rows)
+            std::printf("\n%s reports, %d workers: %s", r.cost.c_str(), r.workers, r.phases.c_str());
     return rc;
 }
