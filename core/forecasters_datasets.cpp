@@ -17,12 +17,12 @@ namespace kerncast {
 
 namespace {
 
-enum class Kind { String, Number, Bin, Choice };
+enum class FieldKind { String, Number, Bin, Choice };
 
 struct FieldSpec {
     const char* name;
-    Kind kind;
-    std::vector<std::string> choices = {};  // Kind::Choice
+    FieldKind kind;
+    std::vector<std::string> choices = {};  // FieldKind::Choice
 };
 
 // A row's fields and how they map onto a pair.
@@ -37,16 +37,16 @@ struct RowSpec {
 };
 
 const RowSpec& eval_set_spec() {
-    static const RowSpec spec{{{"comparison_id", Kind::String},
-                               {"pack", Kind::String},
-                               {"anchor_code", Kind::String},
-                               {"candidate_code", Kind::String},
-                               {"hardware", Kind::String},
-                               {"aggregated_speedup", Kind::Number},
-                               {"true_bin", Kind::Bin},
-                               {"source_id", Kind::String},
-                               {"source_search", Kind::String},
-                               {"internal_experiment", Kind::String}},
+    static const RowSpec spec{{{"comparison_id", FieldKind::String},
+                               {"pack", FieldKind::String},
+                               {"anchor_code", FieldKind::String},
+                               {"candidate_code", FieldKind::String},
+                               {"hardware", FieldKind::String},
+                               {"aggregated_speedup", FieldKind::Number},
+                               {"true_bin", FieldKind::Bin},
+                               {"source_id", FieldKind::String},
+                               {"source_search", FieldKind::String},
+                               {"internal_experiment", FieldKind::String}},
                               "comparison_id",
                               "pack",
                               "anchor_code",
@@ -57,17 +57,17 @@ const RowSpec& eval_set_spec() {
 }
 
 const RowSpec& rl_pool_spec() {
-    static const RowSpec spec{{{"row_id", Kind::String},
-                               {"pack", Kind::String},
-                               {"anchor_code", Kind::String},
-                               {"candidate_code", Kind::String},
-                               {"aggregated_speedup", Kind::Number},
-                               {"relative_bin", Kind::Bin},
-                               {"pair_type", Kind::Choice, {"seed", "parent_edit", "pair"}},
-                               {"hardware", Kind::String},
-                               {"source_id", Kind::String},
-                               {"source_search", Kind::String},
-                               {"internal_experiment", Kind::String}},
+    static const RowSpec spec{{{"row_id", FieldKind::String},
+                               {"pack", FieldKind::String},
+                               {"anchor_code", FieldKind::String},
+                               {"candidate_code", FieldKind::String},
+                               {"aggregated_speedup", FieldKind::Number},
+                               {"relative_bin", FieldKind::Bin},
+                               {"pair_type", FieldKind::Choice, {"seed", "parent_edit", "pair"}},
+                               {"hardware", FieldKind::String},
+                               {"source_id", FieldKind::String},
+                               {"source_search", FieldKind::String},
+                               {"internal_experiment", FieldKind::String}},
                               "row_id",
                               "pack",
                               "anchor_code",
@@ -78,19 +78,19 @@ const RowSpec& rl_pool_spec() {
 }
 
 const RowSpec& discovery_spec() {
-    static const RowSpec spec{{{"pair_id", Kind::String},
-                               {"problem_id", Kind::String},
-                               {"benchmark_family", Kind::Choice, {"gpu_mode", "kernelbench_l3"}},
-                               {"parent_code", Kind::String},
-                               {"child_code", Kind::String},
-                               {"g_speedup", Kind::Number},
-                               {"true_bin", Kind::Bin},
-                               {"hardware", Kind::String},
-                               {"parent_node_id", Kind::String},
-                               {"child_node_id", Kind::String},
-                               {"source_id", Kind::String},
-                               {"source_search", Kind::String},
-                               {"internal_experiment", Kind::String}},
+    static const RowSpec spec{{{"pair_id", FieldKind::String},
+                               {"problem_id", FieldKind::String},
+                               {"benchmark_family", FieldKind::Choice, {"gpu_mode", "kernelbench_l3"}},
+                               {"parent_code", FieldKind::String},
+                               {"child_code", FieldKind::String},
+                               {"g_speedup", FieldKind::Number},
+                               {"true_bin", FieldKind::Bin},
+                               {"hardware", FieldKind::String},
+                               {"parent_node_id", FieldKind::String},
+                               {"child_node_id", FieldKind::String},
+                               {"source_id", FieldKind::String},
+                               {"source_search", FieldKind::String},
+                               {"internal_experiment", FieldKind::String}},
                               "pair_id",
                               "problem_id",
                               "parent_code",
@@ -112,22 +112,22 @@ std::vector<std::string> row_problems(const nlohmann::json& row, const RowSpec& 
             continue;
         }
         switch (f.kind) {
-        case Kind::String:
+        case FieldKind::String:
             if (!it->is_string())
                 problems.push_back("field " + field + " must be a string, found " + json_type_name(*it));
             break;
-        case Kind::Number:
+        case FieldKind::Number:
             if (!it->is_number())
                 problems.push_back("field " + field + " must be a number, found " + json_type_name(*it) +
                                    (it->is_null() ? " (a failed candidate is not a row of this dataset)" : ""));
             else if (!(std::isfinite(it->get<double>()) && it->get<double>() > 0))
                 problems.push_back("field " + field + " must be a positive finite speedup, found " + it->dump());
             break;
-        case Kind::Bin:
+        case FieldKind::Bin:
             if (!it->is_number_integer() || it->get<int64_t>() < 1 || it->get<int64_t>() > kBinCount)
                 problems.push_back("field " + field + " must be an integer from 1 to 8, found " + it->dump());
             break;
-        case Kind::Choice:
+        case FieldKind::Choice:
             if (!it->is_string() ||
                 std::find(f.choices.begin(), f.choices.end(), it->get<std::string>()) == f.choices.end()) {
                 std::string allowed;

@@ -18,7 +18,7 @@
 namespace kerncast {
 
 namespace fs = std::filesystem;
-using json = nlohmann::ordered_json;
+using ojson = nlohmann::ordered_json;  // the T1 file read in its own key order
 
 namespace {
 
@@ -233,7 +233,7 @@ std::string substitute(const std::string& text, const Bindings& values) {
 }
 
 // A T1 expression (a JSON string or number) as text.
-std::string expr_text(const json& v, const std::string& pointer, const std::string& file) {
+std::string expr_text(const ojson& v, const std::string& pointer, const std::string& file) {
     if (v.is_number_integer())
         return std::to_string(v.get<int64_t>());
     if (v.is_string())
@@ -346,7 +346,7 @@ std::string declare_extern_c(const std::string& source, const std::string& kerne
 
 // ---- the T1 file --------------------------------------------------------------------------------------------
 
-const json& require(const json& object, const std::string& key, const std::string& pointer, const std::string& file) {
+const ojson& require(const ojson& object, const std::string& key, const std::string& pointer, const std::string& file) {
     if (!object.is_object() || !object.contains(key))
         throw Error(SourceLocation{file, 0}, pointer + ": expected a field \"" + key + "\"");
     return object[key];
@@ -384,15 +384,15 @@ std::vector<int64_t> t1_values(const std::string& text, const SourceLocation& wh
 
 T1Problem import_t1(const std::string& t1_path, const T1ImportOptions& options) {
     const std::string file = t1_path;
-    json root;
+    ojson root;
     try {
-        root = json::parse(read_text_file(t1_path, "the T1 file"));
-    } catch (const json::parse_error& e) {
+        root = ojson::parse(read_text_file(t1_path, "the T1 file"));
+    } catch (const ojson::parse_error& e) {
         throw Error(SourceLocation{file, 0}, std::string("not JSON: ") + e.what());
     }
     T1Problem out;
-    const json& space = require(root, "ConfigurationSpace", "", file);
-    const json& kernel = require(root, "KernelSpecification", "", file);
+    const ojson& space = require(root, "ConfigurationSpace", "", file);
+    const ojson& kernel = require(root, "KernelSpecification", "", file);
 
     // Language and kernel source.
     const std::string language = kernel.value("Language", std::string("CUDA"));
@@ -427,17 +427,17 @@ T1Problem import_t1(const std::string& t1_path, const T1ImportOptions& options) 
     std::vector<std::pair<std::string, std::vector<int64_t>>> tunables;
     std::map<std::string, std::vector<int64_t>> values_of;
     Bindings defaults;
-    const json& params = require(space, "TuningParameters", "/ConfigurationSpace", file);
+    const ojson& params = require(space, "TuningParameters", "/ConfigurationSpace", file);
     for (size_t i = 0; i < params.size(); ++i) {
         const std::string ptr = "/ConfigurationSpace/TuningParameters/" + std::to_string(i);
-        const json& p = params[i];
+        const ojson& p = params[i];
         const std::string name = require(p, "Name", ptr, file).get<std::string>();
         const std::string type = p.value("Type", std::string("int"));
         if (type != "int")
             throw Error(SourceLocation{file, 0}, ptr + "/Type: tunable " + name + " is of type \"" + type +
                                                      "\"; Kerncast tunables are integers (passed as -D " + name +
                                                      "=value)");
-        const json& v = require(p, "Values", ptr, file);
+        const ojson& v = require(p, "Values", ptr, file);
         std::vector<int64_t> values;
         if (v.is_array()) {
             for (const auto& x : v) {
@@ -455,8 +455,8 @@ T1Problem import_t1(const std::string& t1_path, const T1ImportOptions& options) 
         if (unique.empty())
             throw Error(SourceLocation{file, 0}, ptr + "/Values: tunable " + name + " has no values");
         if (p.contains("Default")) {
-            const json& d = p["Default"];
-            const json& first = d.is_array() && !d.empty() ? d[0] : d;
+            const ojson& d = p["Default"];
+            const ojson& first = d.is_array() && !d.empty() ? d[0] : d;
             if (!first.is_number_integer())
                 throw Error(SourceLocation{file, 0}, ptr + "/Default: expected an integer, found " + d.dump());
             defaults[name] = first.get<int64_t>();
@@ -470,11 +470,11 @@ T1Problem import_t1(const std::string& t1_path, const T1ImportOptions& options) 
     // Conditions: each goes to the last-declared tunable it reads, so that enumeration prunes as early as possible.
     std::map<std::string, std::vector<std::string>> where;
     if (space.contains("Conditions")) {
-        const json& conditions = space["Conditions"];
+        const ojson& conditions = space["Conditions"];
         for (size_t i = 0; i < conditions.size(); ++i) {
             const std::string ptr = "/ConfigurationSpace/Conditions/" + std::to_string(i);
-            const json& c = conditions[i];
-            const json& e = c.is_string() ? c : require(c, "Expression", ptr, file);
+            const ojson& c = conditions[i];
+            const ojson& e = c.is_string() ? c : require(c, "Expression", ptr, file);
             if (!e.is_string())
                 throw Error(SourceLocation{file, 0}, ptr + "/Expression: expected a Python expression string");
             const std::string text = trim(e.get<std::string>());
@@ -493,7 +493,7 @@ T1Problem import_t1(const std::string& t1_path, const T1ImportOptions& options) 
     }
 
     // Sizes: ProblemSize, one per dimension.
-    const json& problem_size = require(kernel, "ProblemSize", "/KernelSpecification", file);
+    const ojson& problem_size = require(kernel, "ProblemSize", "/KernelSpecification", file);
     if (!problem_size.is_array() || problem_size.empty() || problem_size.size() > 3)
         throw Error(SourceLocation{file, 0}, "/KernelSpecification/ProblemSize: expected 1 to 3 integers");
     Bindings sizes;
@@ -507,9 +507,9 @@ T1Problem import_t1(const std::string& t1_path, const T1ImportOptions& options) 
     // Launch: as Kernel Tuner computes it from a T1 file (GlobalSize is not used by tune_kernel_T1).
     std::string block[3], grid[3];
     for (int d = 0; d < 3; ++d) {
-        const json* local = kernel.contains("LocalSize") && kernel["LocalSize"].contains(std::string(1, 'X' + d))
-                                ? &kernel["LocalSize"][std::string(1, 'X' + d)]
-                                : nullptr;
+        const ojson* local = kernel.contains("LocalSize") && kernel["LocalSize"].contains(std::string(1, 'X' + d))
+                                 ? &kernel["LocalSize"][std::string(1, 'X' + d)]
+                                 : nullptr;
         block[d] = local ? expr_text(*local, "/KernelSpecification/LocalSize", file)
                          : (values_of.count(kBlockNames[d]) ? kBlockNames[d] : "1");
         std::string divisor;
@@ -531,20 +531,20 @@ T1Problem import_t1(const std::string& t1_path, const T1ImportOptions& options) 
         smem = expr_text(kernel["SharedMemory"], "/KernelSpecification/SharedMemory", file);
 
     // Arguments: buffers and scalars, in kernel parameter order.
-    json buffers = json::array(), scalars = json::array();
+    ojson buffers = ojson::array(), scalars = ojson::array();
     std::vector<Argument> arguments;
     std::string output_bytes;
-    const json& args = require(kernel, "Arguments", "/KernelSpecification", file);
+    const ojson& args = require(kernel, "Arguments", "/KernelSpecification", file);
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string ptr = "/KernelSpecification/Arguments/" + std::to_string(i);
-        const json& a = args[i];
+        const ojson& a = args[i];
         Argument arg;
         arg.name = require(a, "Name", ptr, file).get<std::string>();
         const std::string memory = require(a, "MemoryType", ptr, file).get<std::string>();
         const std::string type = require(a, "Type", ptr, file).get<std::string>();
         if (memory == "Scalar") {
             arg.scalar = true;
-            const json& v = require(a, "FillValue", ptr, file);
+            const ojson& v = require(a, "FillValue", ptr, file);
             if (type == "float" || type == "float32")
                 scalars.push_back({{"name", arg.name}, {"dtype", "f32"}, {"value", v.get<double>()}});
             else if (type == "int32" || type == "int")
@@ -567,12 +567,12 @@ T1Problem import_t1(const std::string& t1_path, const T1ImportOptions& options) 
             const std::string fill = a.value("FillType", std::string("Random"));
             const double fill_value = a.contains("FillValue") ? a["FillValue"].get<double>() : 0.0;
             arg.constant_memory = a.value("MemType", std::string()) == "Constant";
-            json b = {{"name", arg.name}, {"dtype", "f32"}, {"shape", json::array({size_text})}};
+            ojson b = {{"name", arg.name}, {"dtype", "f32"}, {"shape", ojson::array({size_text})}};
             // Kernel Tuner fills "Random" vectors with numpy.random.randn: normal(0, 1). A "Constant" input is
             // spread over [v - 1, v + 1] instead, because an input whose elements are all equal hides indexing
             // errors from verification; outputs are poisoned before every run and need no fill.
-            json init = fill == "Constant" ? json{{"dist", "uniform"}, {"lo", fill_value - 1}, {"hi", fill_value + 1}}
-                                           : json{{"dist", "normal"}, {"mean", 0}, {"std", 1}};
+            ojson init = fill == "Constant" ? ojson{{"dist", "uniform"}, {"lo", fill_value - 1}, {"hi", fill_value + 1}}
+                                            : ojson{{"dist", "normal"}, {"mean", 0}, {"std", 1}};
             if (fill != "Constant" && fill != "Random")
                 throw Error(SourceLocation{file, 0}, ptr + "/FillType: \"" + fill +
                                                          "\"; expected Random or Constant (Kernel Tuner's T1 reader)");
@@ -651,12 +651,13 @@ T1Problem import_t1(const std::string& t1_path, const T1ImportOptions& options) 
     out.family = header + launch + constants + tunable_lines + "\n" + preamble + "\n" + source;
 
     // Problem.json (validated below together with the programs).
-    json problem = {{"name", out.name},
-                    {"description", "Imported from the T1 file " + fs::path(t1_path).filename().string() + ": kernel " +
-                                        kernel_name + " of " + fs::path(out.kernel_file).filename().string() +
-                                        "; the reference is the family at the T1 default configuration"},
-                    {"sizes", {{"benchmark", sizes}, {"correctness", json::array({sizes, sizes})}}},
-                    {"buffers", buffers}};
+    ojson problem = {{"name", out.name},
+                     {"description", "Imported from the T1 file " + fs::path(t1_path).filename().string() +
+                                         ": kernel " + kernel_name + " of " +
+                                         fs::path(out.kernel_file).filename().string() +
+                                         "; the reference is the family at the T1 default configuration"},
+                     {"sizes", {{"benchmark", sizes}, {"correctness", ojson::array({sizes, sizes})}}},
+                     {"buffers", buffers}};
     if (!scalars.empty())
         problem["scalars"] = scalars;
     problem["tolerance"] = {{"rtol", 1e-4}, {"atol", 1e-5}, {"scale_atol_by_rms", true}};

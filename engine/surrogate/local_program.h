@@ -15,7 +15,7 @@
 
 namespace kerncast {
 
-// Helpers of the local forecaster's units, named apart from the rest of kerncast (engine/llm has a text_hash too).
+// Helpers of the local forecaster's units, named apart from the rest of kerncast.
 namespace local_model {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -46,10 +46,10 @@ inline const FeatureLayout& layout() {
 
 inline double slog(double x) { return std::isfinite(x) ? std::copysign(std::log2(1.0 + std::fabs(x)), x) : kNaN; }
 
-inline size_t text_hash(const std::string& source) { return std::hash<std::string>{}(source); }
+inline size_t source_key(const std::string& source) { return std::hash<std::string>{}(source); }
 
 inline size_t program_key(const std::string& source, const std::map<std::string, int64_t>& tunables) {
-    size_t h = text_hash(source);
+    size_t h = source_key(source);
     for (const auto& [name, value] : tunables) {
         h ^= std::hash<std::string>{}(name) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
         h ^= std::hash<int64_t>{}(value) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
@@ -91,7 +91,7 @@ struct LocalForecaster::Program {
         p.pack = q.pack;
         p.features = local_features(q);
         p.tunables = q.tunables;
-        p.text = text_hash(q.candidate_source);
+        p.text = source_key(q.candidate_source);
         p.key = program_key(q.candidate_source, q.tunables);
         p.config = program_key({}, q.tunables);
         std::map<std::string, int64_t> names;
