@@ -39,12 +39,12 @@ if(KERNCAST_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
                                   ${KERNCAST_CCACHE})
 endif()
 
-# Unity builds of the libraries whose files share no file-local names (core/ and engine/ have some): a batch of files
-# compiled as one parses the headers and instantiates the templates they share once. The CLI, widgets and GUI
-# libraries took about 1,200 s of compile jobs file by file and 200 s in batches. -DKERNCAST_UNITY_BUILD=OFF compiles
-# file by file (a change to one file then rebuilds only that file). A name defined in two files of such a library
-# (say a helper in an anonymous namespace) is an error in a unity build: give one of them another name.
-option(KERNCAST_UNITY_BUILD "Compile the CLI, widgets and GUI libraries in batches of files" ON)
+# Unity builds of the libraries: a batch of files compiled as one parses the headers and instantiates the templates
+# they share once. The CLI, widgets and GUI libraries took about 1,200 s of compile jobs file by file and 200 s in
+# batches; core and engine about 520 s and 230 s. -DKERNCAST_UNITY_BUILD=OFF compiles file by file (a change to one
+# file then rebuilds only that file). A name defined in two files of such a library (say a helper in an anonymous
+# namespace) is an error in a unity build: give one of them another name.
+option(KERNCAST_UNITY_BUILD "Compile the libraries in batches of files" ON)
 function(kerncast_unity_build target)
   if(KERNCAST_UNITY_BUILD)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
@@ -52,8 +52,8 @@ function(kerncast_unity_build target)
 endfunction()
 
 # Precompiled headers: the third-party headers nearly every file of a target includes, parsed once per target instead
-# of once per file (core, engine and the tests). Loading one costs a second or so, so the unity-built libraries go
-# without. -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON turns them off (to check that a header includes what it uses).
+# of once per file (core, engine and the tests). Loading one costs a second or so, so the CLI, widgets and GUI
+# libraries go without; core and engine load theirs once per batch. -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON turns them off (to check that a header includes what it uses).
 set(KERNCAST_PCH_STD <algorithm> <array> <cmath> <cstdint> <cstdio> <filesystem> <fstream> <functional> <map>
     <memory> <optional> <set> <sstream> <string> <vector>)
 set(KERNCAST_PCH_JSON <nlohmann/json.hpp>)
