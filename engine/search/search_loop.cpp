@@ -236,17 +236,77 @@ void Loop::screenInitial(const std::vector<int64_t>& ids, size_t keep) {
             ranked.push_back({f->expectedLogSpeedupOverReference(s.scheme), asked[i]});
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    keep = roundedBatch(std::min(keep, ranked.size()), ranked.size());  // SearchConfig::round
+    keep = std::min(keep, ranked.size());
+    // Where the space model will choose (SearchConfig::space_picks), kInitialSpread more of the screened
+    // configurations are measured, each the farthest from those chosen before it: its first fit then sees the space,
+    // not only the corner the surrogate (learned on other problems) prefers.
+    const size_t spread = cfg.space_picks > 0 && s.bundle.family ? std::min(kInitialSpread, ranked.size() - keep) : 0;
+    if (spread == 0)
+        keep = roundedBatch(keep, ranked.size());  // SearchConfig::round: topped up by rank
+    const size_t total = spread ? roundedBatch(keep + spread, ranked.size()) : keep;
+    std::vector<char> measure(ranked.size(), 0);
+    std::vector<double> apart(ranked.size(), -1);  // a spread pick's distance to the nearest chosen before it
+    std::vector<size_t> order(ranked.size(), 0);   // and its place among the spread picks (1, 2, ...)
+    for (size_t r = 0; r < keep; ++r)
+        measure[r] = 1;
+    if (total > keep) {
+        // Each tunable's value as its position in the tunable's list, scaled to [0, 1]; distance: their mean
+        // absolute difference.
+        const std::vector<Tunable>& tunables = s.bundle.family ? s.bundle.family->tunables : std::vector<Tunable>{};
+        const auto coordinates = [&](int64_t id) {
+            std::vector<double> x;
+            const auto& c = s.cands.at(id).c.tunables;
+            for (const Tunable& t : tunables) {
+                const auto at = c.find(t.name);
+                const auto v = at == c.end() ? t.values.end() : std::find(t.values.begin(), t.values.end(), at->second);
+                x.push_back(v == t.values.end() || t.values.size() < 2
+                                ? 0.0
+                                : static_cast<double>(v - t.values.begin()) / static_cast<double>(t.values.size() - 1));
+            }
+            return x;
+        };
+        std::vector<std::vector<double>> points(ranked.size());
+        for (size_t r = 0; r < ranked.size(); ++r)
+            points[r] = coordinates(ranked[r].second);
+        std::vector<double> nearest(ranked.size(), std::numeric_limits<double>::infinity());
+        const auto note = [&](size_t chosen_rank) {
+            for (size_t r = 0; r < ranked.size(); ++r) {
+                double d = 0;
+                for (size_t k = 0; k < points[r].size(); ++k)
+                    d += std::abs(points[r][k] - points[chosen_rank][k]);
+                nearest[r] = std::min(nearest[r], points[r].empty() ? 0.0 : d / static_cast<double>(points[r].size()));
+            }
+        };
+        for (size_t r = 0; r < keep; ++r)
+            note(r);
+        for (size_t n = keep; n < total; ++n) {
+            std::optional<size_t> far;
+            for (size_t r = 0; r < ranked.size(); ++r)
+                if (!measure[r] && (!far || nearest[r] > nearest[*far]))
+                    far = r;
+            if (!far)
+                break;
+            measure[*far] = 1;
+            apart[*far] = std::isfinite(nearest[*far]) ? nearest[*far] : 1.0;
+            order[*far] = n - keep + 1;
+            note(*far);
+        }
+    }
     std::vector<int64_t> chosen;
     for (size_t r = 0; r < ranked.size(); ++r) {
         const int64_t id = ranked[r].second;
-        const bool measure_it = r < keep;
-        char reason[160];
-        std::snprintf(reason, sizeof reason,
-                      "initial screening: rank %zu of %zu by predicted speedup (top %zu measured)", r + 1,
-                      ranked.size(), keep);
-        recordGating(id, measure_it ? GatingDecision::Measure : GatingDecision::Discard, reason);
-        if (measure_it)
+        char reason[240];
+        if (apart[r] >= 0)
+            std::snprintf(reason, sizeof reason,
+                          "initial screening: rank %zu of %zu by predicted speedup, measured to spread the first "
+                          "measurements across the space (pick %zu of %zu, %.2f from the nearest chosen before it)",
+                          r + 1, ranked.size(), order[r], total - keep, apart[r]);
+        else
+            std::snprintf(reason, sizeof reason,
+                          "initial screening: rank %zu of %zu by predicted speedup (top %zu measured)", r + 1,
+                          ranked.size(), keep);
+        recordGating(id, measure[r] ? GatingDecision::Measure : GatingDecision::Discard, reason);
+        if (measure[r])
             chosen.push_back(id);
     }
     // An overlapped search measures the screen's choice while its first iteration chooses and queues a batch (from

@@ -51,6 +51,9 @@ inline constexpr int kMeasurePerParent = 4;
 // before the space model chooses any.
 inline constexpr int kSpacePicks = 2;
 inline constexpr size_t kSpaceModelAfter = 8;
+// In a space the space model covers, the initial screen measures this many more of its configurations beside the most
+// promising, chosen to lie far from each other (Loop::screenInitial), so that the model's first fit sees the space.
+inline constexpr size_t kInitialSpread = 6;
 // The smallest family space the space model is used on by default. Our own families hold 55-290 configurations, which
 // a parent's moves and the gate cover within a few dozen measurements; there the space model's choices took
 // measurements from them (gated benchmark, H200 recording, budget 30: rmsnorm's median best fell below the

@@ -560,7 +560,10 @@ private slots:
         size_t measured_chosen = 0;
         for (int64_t id : chosen)
             measured_chosen += measured.count(id);
-        QVERIFY(measured_chosen + static_cast<size_t>(stored) >= chosen.size());  // the budget may end a batch
+        // The budget may end a batch before its picks are measured: the expected-improvement picks and the refining
+        // one.
+        QVERIFY2(measured_chosen + static_cast<size_t>(stored) + 1 >= chosen.size(),
+                 (std::to_string(measured_chosen) + " of " + std::to_string(chosen.size())).c_str());
         // Each is a family configuration. One per iteration may refine the best (a neighbour of it, which a parent's
         // child the gate trusted may already hold); the others are children of the best measured candidate, unknown
         // to the run before.
@@ -570,13 +573,82 @@ private slots:
         for (const auto& cand : store.candidates(s.run_id)) {
             if (chosen.count(cand.id)) {
                 QVERIFY(!cand.tunables.empty());
+                // A mutator may propose the same configuration in the same batch: the run keeps one candidate, under
+                // the mutator's label.
                 if (!refining.count(cand.id) || cand.label.find("(space model)") != std::string::npos) {
-                    QVERIFY(!before.count(cand.tunables));
-                    QVERIFY(cand.label.find("(space model)") != std::string::npos);
+                    QVERIFY2(!before.count(cand.tunables), (cand.label + " #" + std::to_string(cand.id)).c_str());
                 }
             }
             before.insert(cand.tunables);
         }
+    }
+
+    // Where the space model chooses (space_picks > 0), the initial screen measures kInitialSpread of its forecast
+    // configurations beside the most promising ones, each the farthest (mean distance of the tunables' positions in
+    // their lists) from those chosen before it: the greedy farthest-point order, whose distances never grow. Without
+    // the space model the screen measures its top ranks only.
+    void initialScreenSpreadsWhereTheSpaceModelChooses_data() {
+        QTest::addColumn<int>("picks");
+        QTest::newRow("space model") << 2;
+        QTest::newRow("no space model") << 0;
+    }
+    void initialScreenSpreadsWhereTheSpaceModelChooses() {
+        QFETCH(int, picks);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        SearchConfig c = config("softmax", GatingKind::Selective, "local", 12);
+        c.space_picks = picks;
+        auto runner = make_search_runner(c, cli::resources_dir(), path, false);
+        Recorder rec;
+        runner->setEventCallback(rec.fn());
+        const SearchSummary summary = runner->runHere();
+        QCOMPARE(summary.state, RunState::Finished);
+        std::vector<double> apart;
+        std::vector<int64_t> spread, top;
+        int screened = 0;
+        for (const auto& e : rec.events) {
+            if (e.kind != SearchEvent::Kind::Gating || e.message.rfind("initial screening:", 0) != 0)
+                continue;
+            ++screened;
+            const std::string marker = "spread the first measurements across the space (pick ";
+            const auto at = e.message.find(marker);
+            if (at != std::string::npos) {
+                QCOMPARE(*e.decision, GatingDecision::Measure);
+                spread.push_back(e.candidate_id);
+                // "(pick K of N, D from the nearest chosen before it)": D at position K - 1.
+                size_t end = 0;
+                const size_t k = std::stoul(e.message.substr(at + marker.size()), &end);
+                const auto comma = e.message.find(", ", at + marker.size() + end);
+                QVERIFY(k >= 1 && k <= kInitialSpread && comma != std::string::npos);
+                if (apart.size() < k)
+                    apart.resize(k, -1);
+                apart[k - 1] = std::stod(e.message.substr(comma + 2));
+            } else if (*e.decision == GatingDecision::Measure) {
+                top.push_back(e.candidate_id);
+            }
+        }
+        QCOMPARE(screened, c.initial_family * c.initial_screen);
+        QCOMPARE(top.size(), size_t(c.initial_family));
+        if (picks == 0) {
+            QVERIFY(spread.empty());
+            return;
+        }
+        QCOMPARE(spread.size(), kInitialSpread);
+        for (size_t i = 0; i < apart.size(); ++i) {
+            QVERIFY2(apart[i] > 0 && apart[i] <= 1, std::to_string(apart[i]).c_str());
+            if (i > 0)
+                QVERIFY2(apart[i] <= apart[i - 1] + 1e-9, "the farthest-point distances grew");
+        }
+        // Distinct configurations, none of them a top pick's.
+        RunStore store = RunStore::open(path);
+        std::map<int64_t, std::map<std::string, int64_t>> tunables;
+        for (const auto& cand : store.candidates(summary.run_id))
+            tunables[cand.id] = cand.tunables;
+        std::set<std::map<std::string, int64_t>> seen;
+        for (int64_t id : top)
+            QVERIFY(seen.insert(tunables.at(id)).second);
+        for (int64_t id : spread)
+            QVERIFY2(seen.insert(tunables.at(id)).second, "a spread pick repeats a configuration");
     }
 
     // Recalibration (SearchConfig::recalibrate, core/recalibration.h) changes what a run shows, never what it
