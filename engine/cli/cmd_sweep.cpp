@@ -101,8 +101,9 @@ std::vector<Bindings> sizes_around_benchmark(const Problem& problem) {
         if (std::find(values.begin(), values.end(), v) == values.end())
             values.push_back(v);
     }
-    if (base / 2 > 1 && std::find(values.begin(), values.end(), base / 2 - 1) == values.end())
-        values.insert(values.begin() + 2, base / 2 - 1 | 1);
+    const int64_t odd = (base / 2 - 1) | 1;  // an odd size just under half: a tail no vector width divides
+    if (base / 2 > 1 && std::find(values.begin(), values.end(), odd) == values.end())
+        values.insert(values.begin() + 2, odd);
     std::vector<Bindings> out;
     for (int64_t v : values) {
         Bindings b = problem.benchmark;
