@@ -18,6 +18,57 @@ namespace fs = std::filesystem;
 
 namespace kerncast::search_loop {
 
+namespace {
+
+// A family configuration as the positions of its tunables' values in their lists, each scaled to [0, 1] (0 for a
+// tunable of one value, or a value not in its list).
+std::vector<double> list_positions(const std::vector<Tunable>& tunables, const std::map<std::string, int64_t>& config) {
+    std::vector<double> x;
+    x.reserve(tunables.size());
+    for (const Tunable& t : tunables) {
+        const auto at = config.find(t.name);
+        const auto v = at == config.end() ? t.values.end() : std::find(t.values.begin(), t.values.end(), at->second);
+        x.push_back(v == t.values.end() || t.values.size() < 2
+                        ? 0.0
+                        : static_cast<double>(v - t.values.begin()) / static_cast<double>(t.values.size() - 1));
+    }
+    return x;
+}
+
+// The greedy farthest-point order: points[0, chosen) are chosen already; `count` more, each the point farthest (mean
+// absolute difference of coordinates) from every one chosen before it, with that distance (1 when nothing was chosen
+// before). Ties go to the lower index.
+std::vector<std::pair<size_t, double>> farthest_points(const std::vector<std::vector<double>>& points, size_t chosen,
+                                                       size_t count) {
+    std::vector<double> nearest(points.size(), std::numeric_limits<double>::infinity());
+    std::vector<char> taken(points.size(), 0);
+    const auto take = [&](size_t c) {
+        taken[c] = 1;
+        for (size_t r = 0; r < points.size(); ++r) {
+            double d = 0;
+            for (size_t k = 0; k < points[r].size(); ++k)
+                d += std::abs(points[r][k] - points[c][k]);
+            nearest[r] = std::min(nearest[r], d / static_cast<double>(std::max<size_t>(1, points[r].size())));
+        }
+    };
+    for (size_t c = 0; c < chosen && c < points.size(); ++c)
+        take(c);
+    std::vector<std::pair<size_t, double>> out;
+    while (out.size() < count) {
+        std::optional<size_t> far;
+        for (size_t r = 0; r < points.size(); ++r)
+            if (!taken[r] && (!far || nearest[r] > nearest[*far]))
+                far = r;
+        if (!far)
+            break;
+        out.push_back({*far, std::isfinite(nearest[*far]) ? nearest[*far] : 1.0});
+        take(*far);
+    }
+    return out;
+}
+
+}  // namespace
+
 void Loop::run() {
     s.started = std::chrono::steady_clock::now();
     s.progress.budget_measurements = cfg.budgets.measurements;
@@ -250,46 +301,14 @@ void Loop::screenInitial(const std::vector<int64_t>& ids, size_t keep) {
     for (size_t r = 0; r < keep; ++r)
         measure[r] = 1;
     if (total > keep) {
-        // Each tunable's value as its position in the tunable's list, scaled to [0, 1]; distance: their mean
-        // absolute difference.
-        const std::vector<Tunable>& tunables = s.bundle.family ? s.bundle.family->tunables : std::vector<Tunable>{};
-        const auto coordinates = [&](int64_t id) {
-            std::vector<double> x;
-            const auto& c = s.cands.at(id).c.tunables;
-            for (const Tunable& t : tunables) {
-                const auto at = c.find(t.name);
-                const auto v = at == c.end() ? t.values.end() : std::find(t.values.begin(), t.values.end(), at->second);
-                x.push_back(v == t.values.end() || t.values.size() < 2
-                                ? 0.0
-                                : static_cast<double>(v - t.values.begin()) / static_cast<double>(t.values.size() - 1));
-            }
-            return x;
-        };
-        std::vector<std::vector<double>> points(ranked.size());
-        for (size_t r = 0; r < ranked.size(); ++r)
-            points[r] = coordinates(ranked[r].second);
-        std::vector<double> nearest(ranked.size(), std::numeric_limits<double>::infinity());
-        const auto note = [&](size_t chosen_rank) {
-            for (size_t r = 0; r < ranked.size(); ++r) {
-                double d = 0;
-                for (size_t k = 0; k < points[r].size(); ++k)
-                    d += std::abs(points[r][k] - points[chosen_rank][k]);
-                nearest[r] = std::min(nearest[r], points[r].empty() ? 0.0 : d / static_cast<double>(points[r].size()));
-            }
-        };
-        for (size_t r = 0; r < keep; ++r)
-            note(r);
-        for (size_t n = keep; n < total; ++n) {
-            std::optional<size_t> far;
-            for (size_t r = 0; r < ranked.size(); ++r)
-                if (!measure[r] && (!far || nearest[r] > nearest[*far]))
-                    far = r;
-            if (!far)
-                break;
-            measure[*far] = 1;
-            apart[*far] = std::isfinite(nearest[*far]) ? nearest[*far] : 1.0;
-            order[*far] = n - keep + 1;
-            note(*far);
+        std::vector<std::vector<double>> points;
+        for (const auto& [_, id] : ranked)
+            points.push_back(list_positions(s.bundle.family->tunables, s.cands.at(id).c.tunables));
+        size_t n = 0;
+        for (const auto& [r, distance] : farthest_points(points, keep, total - keep)) {
+            measure[r] = 1;
+            apart[r] = distance;
+            order[r] = ++n;
         }
     }
     std::vector<int64_t> chosen;

@@ -1,5 +1,6 @@
 // The search runner on the replay device with real problems and recordings: events, the store, determinism,
 // steering commands, budgets and resume.
+#include "core/problem_library.h"
 #include "core/recalibration.h"
 #include "core/run_store.h"
 #include "engine/cli/cli.h"
@@ -12,8 +13,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -603,52 +606,80 @@ private slots:
         runner->setEventCallback(rec.fn());
         const SearchSummary summary = runner->runHere();
         QCOMPARE(summary.state, RunState::Finished);
-        std::vector<double> apart;
-        std::vector<int64_t> spread, top;
-        int screened = 0;
+        std::map<size_t, int64_t> by_rank;                    // every screened configuration, by forecast rank
+        std::map<size_t, std::pair<int64_t, double>> spread;  // pick K -> (candidate, the distance its reason says)
+        std::vector<int64_t> top;
         for (const auto& e : rec.events) {
-            if (e.kind != SearchEvent::Kind::Gating || e.message.rfind("initial screening:", 0) != 0)
+            if (e.kind != SearchEvent::Kind::Gating || e.message.rfind("initial screening: rank ", 0) != 0)
                 continue;
-            ++screened;
+            by_rank[std::stoul(e.message.substr(std::string("initial screening: rank ").size()))] = e.candidate_id;
             const std::string marker = "spread the first measurements across the space (pick ";
             const auto at = e.message.find(marker);
             if (at != std::string::npos) {
                 QCOMPARE(*e.decision, GatingDecision::Measure);
-                spread.push_back(e.candidate_id);
-                // "(pick K of N, D from the nearest chosen before it)": D at position K - 1.
+                // "(pick K of N, D from the nearest chosen before it)"
                 size_t end = 0;
                 const size_t k = std::stoul(e.message.substr(at + marker.size()), &end);
                 const auto comma = e.message.find(", ", at + marker.size() + end);
-                QVERIFY(k >= 1 && k <= kInitialSpread && comma != std::string::npos);
-                if (apart.size() < k)
-                    apart.resize(k, -1);
-                apart[k - 1] = std::stod(e.message.substr(comma + 2));
+                QVERIFY(comma != std::string::npos);
+                QVERIFY2(
+                    spread.emplace(k, std::make_pair(e.candidate_id, std::stod(e.message.substr(comma + 2)))).second,
+                    "two spread picks with one number");
             } else if (*e.decision == GatingDecision::Measure) {
                 top.push_back(e.candidate_id);
             }
         }
-        QCOMPARE(screened, c.initial_family * c.initial_screen);
+        QCOMPARE(int(by_rank.size()), c.initial_family * c.initial_screen);
         QCOMPARE(top.size(), size_t(c.initial_family));
         if (picks == 0) {
             QVERIFY(spread.empty());
             return;
         }
         QCOMPARE(spread.size(), kInitialSpread);
-        for (size_t i = 0; i < apart.size(); ++i) {
-            QVERIFY2(apart[i] > 0 && apart[i] <= 1, std::to_string(apart[i]).c_str());
-            if (i > 0)
-                QVERIFY2(apart[i] <= apart[i - 1] + 1e-9, "the farthest-point distances grew");
-        }
-        // Distinct configurations, none of them a top pick's.
+        QCOMPARE(spread.begin()->first, size_t(1));
+        QCOMPARE(spread.rbegin()->first, kInitialSpread);
+        // The same order worked out here from the stored configurations and the family's tunables: each pick is, of
+        // the screened configurations not chosen yet, the one whose nearest chosen configuration is farthest (mean
+        // over tunables of the difference of their positions in the tunable's list), the lower rank on a tie.
         RunStore store = RunStore::open(path);
         std::map<int64_t, std::map<std::string, int64_t>> tunables;
         for (const auto& cand : store.candidates(summary.run_id))
             tunables[cand.id] = cand.tunables;
-        std::set<std::map<std::string, int64_t>> seen;
-        for (int64_t id : top)
-            QVERIFY(seen.insert(tunables.at(id)).second);
-        for (int64_t id : spread)
-            QVERIFY2(seen.insert(tunables.at(id)).second, "a spread pick repeats a configuration");
+        const std::vector<Tunable> family = load_problem_folder(c.problem_dir).family->tunables;
+        const auto distance = [&](int64_t a, int64_t b) {
+            double d = 0;
+            for (const Tunable& t : family) {
+                const auto pos = [&](int64_t id) {
+                    const auto v = std::find(t.values.begin(), t.values.end(), tunables.at(id).at(t.name));
+                    return double(v - t.values.begin()) / double(std::max<size_t>(1, t.values.size() - 1));
+                };
+                d += std::abs(pos(a) - pos(b));
+            }
+            return d / double(family.size());
+        };
+        std::vector<int64_t> chosen = top;
+        for (const auto& [k, pick] : spread) {
+            std::optional<int64_t> expected;
+            double farthest = -1;
+            for (const auto& [rank, id] : by_rank) {
+                if (std::find(chosen.begin(), chosen.end(), id) != chosen.end())
+                    continue;
+                double nearest = std::numeric_limits<double>::infinity();
+                for (int64_t other : chosen)
+                    nearest = std::min(nearest, distance(id, other));
+                if (nearest > farthest) {
+                    farthest = nearest;
+                    expected = id;
+                }
+            }
+            QVERIFY(expected);
+            QVERIFY2(pick.first == *expected, ("pick " + std::to_string(k) + " is #" + std::to_string(pick.first) +
+                                               ", the farthest is #" + std::to_string(*expected))
+                                                  .c_str());
+            QVERIFY2(std::abs(pick.second - farthest) < 0.006, std::to_string(farthest).c_str());  // printed as %.2f
+            QVERIFY(farthest > 0);  // a distinct configuration
+            chosen.push_back(pick.first);
+        }
     }
 
     // Recalibration (SearchConfig::recalibrate, core/recalibration.h) changes what a run shows, never what it
