@@ -10,11 +10,17 @@
 #include <xgboost/c_api.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 namespace kerncast {
 
@@ -68,6 +74,28 @@ Booster booster_of(const std::string& b64) {
     check_xgboost(XGBoosterSetParam(handle, "nthread", "1"), "nthread");
     return booster;
 }
+
+// An exclusive lock on `path` (created if missing) for as long as it lives: processes and threads that freeze the same
+// base take turns, so that the second reads what the first trained instead of training it again (several searches,
+// the workbench and the CLI, or tests, starting on a fresh cache at once). Without the file (a read-only cache) it
+// holds nothing; the base is then trained as before.
+class CacheLock {
+public:
+    explicit CacheLock(const fs::path& path) {
+        m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (m_fd >= 0)
+            while (::flock(m_fd, LOCK_EX) != 0 && errno == EINTR) {}
+    }
+    ~CacheLock() {
+        if (m_fd >= 0)
+            ::close(m_fd);  // releases the lock
+    }
+    CacheLock(const CacheLock&) = delete;
+    CacheLock& operator=(const CacheLock&) = delete;
+
+private:
+    int m_fd = -1;
+};
 
 }  // namespace
 
@@ -176,6 +204,12 @@ void LocalForecaster::freezeBase(const std::string& cache_dir) {
     const std::string key = cacheKey();
     const fs::path file = cacheFile(cache_dir, key);
     std::string why;
+    std::optional<CacheLock> lock_file;
+    if (!file.empty()) {
+        std::error_code ec;
+        fs::create_directories(file.parent_path(), ec);
+        lock_file.emplace(fs::path(file) += ".lock");  // held until the base is read, or trained and written
+    }
     if (!file.empty() && fs::exists(file)) {
         try {
             m_model = loadModel(nlohmann::json::parse(read_text_file(file.string(), "a cached forecaster")), key);
@@ -203,8 +237,10 @@ void LocalForecaster::freezeBase(const std::string& cache_dir) {
                         files.push_back({entry.last_write_time(ec), entry.path()});
                 if (files.size() > kCacheFiles) {
                     std::sort(files.begin(), files.end());
-                    for (size_t i = 0; i + kCacheFiles < files.size(); ++i)
+                    for (size_t i = 0; i + kCacheFiles < files.size(); ++i) {
                         fs::remove(files[i].second, ec);
+                        fs::remove(fs::path(files[i].second) += ".lock", ec);
+                    }
                 }
             } catch (const std::exception& e) {
                 m_baseSource += "; not cached: " + std::string(e.what());

@@ -9,10 +9,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <thread>
 
 using namespace kerncast;
 namespace fs = std::filesystem;
@@ -140,6 +142,27 @@ private Q_SLOTS:
         QCOMPARE(files_in(cache), size_t{1});
         QCOMPARE(seen[1], seen[0]);
         QVERIFY(seen[0][0] != seen[0][1]);  // the late programs changed the forecasts
+    }
+
+    // Two forecasters of the same programs and options freezing at once against a fresh cache (two searches, or the
+    // workbench and the CLI, started together): one trains, the other waits for it and reads the base it wrote.
+    void concurrentFreezesTrainOnce() {
+        QTemporaryDir dir;
+        const std::string cache = dir.filePath("forecaster").toStdString();
+        const auto held = queries_of(pack("novel", -0.9, 0));
+        LocalForecaster a(options()), b(options());
+        a.learn(base_packs());
+        b.learn(base_packs());
+        std::thread other([&] { b.freezeBase(cache); });
+        a.freezeBase(cache);
+        other.join();
+        const std::vector<std::string> sources = {a.baseSource(), b.baseSource()};
+        QCOMPARE(std::count(sources.begin(), sources.end(), std::string("trained")), 1L);
+        QCOMPARE(std::count_if(sources.begin(), sources.end(),
+                               [](const std::string& s) { return s.rfind("cache ", 0) == 0; }),
+                 1L);
+        QCOMPARE(files_in(cache), size_t{1});
+        QCOMPARE(forecast_numbers(a, held), forecast_numbers(b, held));
     }
 
     // The base knows packs that speed up with X; the new pack slows down with it. Its own measurements, brought in
