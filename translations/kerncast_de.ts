@@ -557,6 +557,22 @@
         <source>Not exported: %1</source>
         <translation>Nicht exportiert: %1</translation>
     </message>
+    <message>
+        <source>The run&apos;s swept candidates (kerncast-cli sweep --run R --top K) and their speedup over the reference at each size: click a size to rank them there</source>
+        <translation>Die im Lauf vermessenen Kandidaten (kerncast-cli sweep --run R --top K) und ihre Beschleunigung gegenüber der Referenz bei jeder Größe: Klicken Sie auf eine Größe, um sie dort zu ordnen</translation>
+    </message>
+    <message>
+        <source>Swept candidates, ranked at a size (click its column):</source>
+        <translation>Über Größen vermessene Kandidaten, geordnet nach einer Größe (Spalte anklicken):</translation>
+    </message>
+    <message>
+        <source>Candidate</source>
+        <translation>Kandidat</translation>
+    </message>
+    <message>
+        <source>#%1 (this one)</source>
+        <translation>#%1 (dieser)</translation>
+    </message>
 </context>
 <context>
     <name>kerncast::ForecastDistributionPlot</name>

@@ -3,56 +3,163 @@
 #include "core/error.h"
 #include "core/run_store.h"
 #include "engine/cli/export_kernel.h"
+#include "widgets/population_model.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
+#include <QFont>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <map>
+
 namespace kerncast {
+
+namespace {
+
+// One size of a stored sweep, as far as the run file says it sensibly: a file written to fool the workbench (a
+// candidate that is not a number, results that are not a list, sizes that are not an object) loses those parts only.
+struct SweepResult {
+    nlohmann::json sizes = nlohmann::json::object();  // name -> value
+    std::string status;
+    std::optional<double> speedup;  // only for "ok" with a positive number
+};
+
+std::vector<SweepResult> results_of(const nlohmann::json& payload) {
+    std::vector<SweepResult> out;
+    const auto results = payload.find("results");
+    if (results == payload.end() || !results->is_array())
+        return out;
+    for (const auto& r : *results) {
+        if (!r.is_object())
+            continue;
+        SweepResult result;
+        const auto sizes = r.find("sizes");
+        if (sizes == r.end() || !sizes->is_object() || sizes->empty())
+            continue;  // a result at no size is none
+        result.sizes = *sizes;
+        if (const auto status = r.find("status"); status != r.end() && status->is_string())
+            result.status = status->get<std::string>();
+        const auto speedup = r.find("speedup");
+        if (result.status == "ok" && speedup != r.end() && speedup->is_number() && speedup->get<double>() > 0)
+            result.speedup = speedup->get<double>();
+        out.push_back(std::move(result));
+    }
+    return out;
+}
+
+// The newest sweep of every candidate swept in a run (one "sweep" event per candidate and sweep) that holds a result.
+std::map<int64_t, std::vector<SweepResult>> newest_sweeps(RunStore& store, int64_t runId) {
+    std::map<int64_t, std::vector<SweepResult>> out;
+    for (const RunEvent& e : store.events(runId)) {
+        if (e.kind != "sweep" || !e.payload.is_object())
+            continue;
+        const auto candidate = e.payload.find("candidate");
+        if (candidate == e.payload.end() || !candidate->is_number_integer())
+            continue;
+        std::vector<SweepResult> results = results_of(e.payload);
+        if (!results.empty())  // a damaged event does not hide the sweep before it
+            out[candidate->get<int64_t>()] = std::move(results);
+    }
+    return out;
+}
+
+std::string sizes_label(const nlohmann::json& sizes) {
+    std::string out;
+    for (const auto& [name, value] : sizes.items())
+        out += (out.empty() ? "" : " ") + name + "=" + value.dump();
+    return out;
+}
+
+// A cell that sorts by its speedup, failed and unswept cells below every measured one.
+class SpeedupItem : public QTableWidgetItem {
+public:
+    SpeedupItem(const QString& text, double key) : QTableWidgetItem(text), m_key(key) {}
+    bool operator<(const QTableWidgetItem& other) const override {
+        const auto* o = dynamic_cast<const SpeedupItem*>(&other);
+        return o ? m_key < o->m_key : QTableWidgetItem::operator<(other);
+    }
+
+private:
+    double m_key;
+};
+
+}  // namespace
 
 std::vector<SweepPoint> candidate_sweep(const std::string& runPath, int64_t candidateId, QString* sizeName) {
     RunStore store = RunStore::openReadOnly(runPath);
     const auto run = store.runOfCandidate(candidateId);
     if (!run)
         return {};
-    nlohmann::json results;
-    for (const RunEvent& e : store.events(*run))
-        if (e.kind == "sweep" && e.payload.value("candidate", int64_t{0}) == candidateId)
-            results = e.payload.value("results", nlohmann::json::array());
-    if (!results.is_array() || results.empty())
+    const auto sweeps = newest_sweeps(store, *run);
+    const auto found = sweeps.find(candidateId);
+    if (found == sweeps.end() || found->second.empty())
         return {};
+    const std::vector<SweepResult>& results = found->second;
     // The size that varies: the first whose value is not the same in every result.
     std::string varying;
-    for (const auto& [name, value] : results.front().value("sizes", nlohmann::json::object()).items()) {
+    for (const auto& [name, value] : results.front().sizes.items()) {
         for (const auto& r : results)
-            if (r["sizes"].value(name, nlohmann::json()) != value) {
+            if (r.sizes.value(name, nlohmann::json()) != value) {
                 varying = name;
                 break;
             }
         if (!varying.empty())
             break;
     }
-    if (varying.empty() && !results.front().value("sizes", nlohmann::json::object()).empty())
-        varying = results.front()["sizes"].begin().key();
+    if (varying.empty() && !results.front().sizes.empty())
+        varying = results.front().sizes.begin().key();
     if (sizeName)
         *sizeName = QString::fromStdString(varying);
     std::vector<SweepPoint> points;
     for (const auto& r : results) {
         SweepPoint p;
-        const auto sizes = r.value("sizes", nlohmann::json::object());
-        p.size = sizes.contains(varying) && sizes[varying].is_number() ? sizes[varying].get<double>() : 0;
-        p.status = QString::fromStdString(r.value("status", std::string()));
-        p.speedup = p.status == QLatin1String("ok") ? r.value("speedup", 0.0) : 0;
+        const auto size = r.sizes.find(varying);
+        p.size = size != r.sizes.end() && size->is_number() ? size->get<double>() : 0;
+        p.status = QString::fromStdString(r.status);
+        p.speedup = r.speedup.value_or(0);
         points.push_back(p);
     }
     return points;
+}
+
+SweepRanking sweep_ranking(const std::string& runPath, int64_t runId) {
+    RunStore store = RunStore::openReadOnly(runPath);
+    const auto sweeps = newest_sweeps(store, runId);
+    SweepRanking out;
+    std::map<std::string, size_t> column;
+    for (const auto& [candidate, results] : sweeps)
+        for (const auto& r : results) {
+            const std::string label = sizes_label(r.sizes);
+            if (!label.empty() && column.emplace(label, out.sizes.size()).second)
+                out.sizes.push_back(label);
+        }
+    for (const auto& [candidate, results] : sweeps) {
+        if (results.empty())
+            continue;
+        SweepRanking::Row row;
+        row.candidate = candidate;
+        row.speedup.resize(out.sizes.size());
+        row.status.resize(out.sizes.size());
+        for (const auto& r : results) {
+            const auto at = column.find(sizes_label(r.sizes));
+            if (at == column.end())
+                continue;
+            row.status[at->second] = r.status.empty() ? "?" : r.status;
+            row.speedup[at->second] = r.speedup;
+        }
+        out.rows.push_back(std::move(row));
+    }
+    return out;
 }
 
 ExportKernelDialog::ExportKernelDialog(const QString& runPath, qint64 candidateId, QWidget* parent)
@@ -68,6 +175,66 @@ ExportKernelDialog::ExportKernelDialog(const QString& runPath, qint64 candidateI
         m_sweep->setSweep(points, sizeName);
     } catch (const std::exception& e) {
         m_sweep->setPlaceholderText(tr("The run's sweeps cannot be read: %1").arg(QString::fromUtf8(e.what())));
+    }
+    m_ranking = new QTableWidget(this);
+    m_ranking->setObjectName(QStringLiteral("sweepRanking"));
+    m_ranking->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_ranking->setSelectionMode(QAbstractItemView::NoSelection);
+    m_ranking->setFocusPolicy(Qt::NoFocus);
+    m_ranking->verticalHeader()->hide();
+    m_ranking->setToolTip(tr("The run's swept candidates (kerncast-cli sweep --run R --top K) and their speedup over "
+                             "the reference at each size: click a size to rank them there"));
+    auto* rankingLabel = new QLabel(tr("Swept candidates, ranked at a size (click its column):"), this);
+    layout->addWidget(rankingLabel);
+    layout->addWidget(m_ranking, 1);
+    try {
+        const auto run = RunStore::openReadOnly(runPath.toStdString()).runOfCandidate(candidateId);
+        const SweepRanking table = run ? sweep_ranking(runPath.toStdString(), *run) : SweepRanking{};
+        QStringList headers{tr("Candidate")};
+        for (const auto& size : table.sizes)
+            headers << QString::fromStdString(size);
+        m_ranking->setColumnCount(headers.size());
+        m_ranking->setHorizontalHeaderLabels(headers);
+        m_ranking->setRowCount(static_cast<int>(table.rows.size()));
+        for (size_t c = 0; c < table.sizes.size(); ++c) {
+            double best = 0;
+            for (const auto& row : table.rows)
+                best = std::max(best, row.speedup[c].value_or(0));
+            for (size_t r = 0; r < table.rows.size(); ++r) {
+                const auto& row = table.rows[r];
+                const QString text = row.speedup[c] ? QStringLiteral("%1×").arg(*row.speedup[c], 0, 'f', 3)
+                                     : row.status[c].empty()
+                                         ? QStringLiteral("–")
+                                         : PopulationModel::statusText(QString::fromStdString(row.status[c]));
+                // Failed sizes sort below every measured one, sizes not swept below those.
+                auto* item = new SpeedupItem(text, row.speedup[c].value_or(row.status[c].empty() ? -2.0 : -1.0));
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+                if (row.speedup[c] && *row.speedup[c] == best) {
+                    QFont bold = item->font();
+                    bold.setBold(true);
+                    item->setFont(bold);
+                }
+                m_ranking->setItem(static_cast<int>(r), static_cast<int>(c) + 1, item);
+            }
+        }
+        for (size_t r = 0; r < table.rows.size(); ++r) {
+            const int64_t id = table.rows[r].candidate;
+            auto* item = new SpeedupItem(QStringLiteral("#%1").arg(id), -static_cast<double>(id));
+            if (id == candidateId)
+                item->setText(tr("#%1 (this one)").arg(id));
+            m_ranking->setItem(static_cast<int>(r), 0, item);
+        }
+        m_ranking->setSortingEnabled(true);
+        m_ranking->horizontalHeader()->setSortIndicatorShown(true);
+        if (!table.sizes.empty())
+            rankAt(static_cast<int>(table.sizes.size()) - 1);
+        m_ranking->resizeColumnsToContents();
+        const bool any = !table.rows.empty();
+        m_ranking->setVisible(any);
+        rankingLabel->setVisible(any);
+    } catch (const std::exception& e) {
+        rankingLabel->setText(tr("The run's sweeps cannot be read: %1").arg(QString::fromUtf8(e.what())));
+        m_ranking->hide();
     }
 
     auto* form = new QFormLayout;
@@ -108,7 +275,12 @@ ExportKernelDialog::ExportKernelDialog(const QString& runPath, qint64 candidateI
     connect(exportButton, &QPushButton::clicked, this, [this] { exportKernel(); });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);
-    resize(640, 560);
+    resize(720, 720);
+}
+
+void ExportKernelDialog::rankAt(int sizeIndex) {
+    if (sizeIndex >= 0 && sizeIndex + 1 < m_ranking->columnCount())
+        m_ranking->sortByColumn(sizeIndex + 1, Qt::DescendingOrder);
 }
 
 void ExportKernelDialog::setFolder(const QString& folder) { m_folder->setText(folder); }

@@ -1,6 +1,7 @@
 #pragma once
 // File › Export Kernel…: the candidate on show as code a project can use (export --format cuda|torch, see README
-// "Using a kernel you found"), beside how it held across sizes: the plot of the run's sweeps of it.
+// "Using a kernel you found"), beside how it held across sizes: the plot of the run's sweeps of it, and the run's
+// swept candidates ranked at any size that was swept (kerncast-cli sweep --run R --top K).
 
 #include "widgets/sweep_plot.h"
 
@@ -8,12 +9,14 @@
 #include <QString>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QTableWidget;
 
 namespace kerncast {
 
@@ -21,6 +24,20 @@ namespace kerncast {
 // against the size that varies (its name in *sizeName). Empty when the run holds none; throws Error when the run
 // cannot be read.
 std::vector<SweepPoint> candidate_sweep(const std::string& runPath, int64_t candidateId, QString* sizeName);
+
+// Every candidate swept in a run, each by its newest sweep: the sizes met (in the order first met, as "M=1024 N=4096")
+// and each candidate's speedup over the reference at each (none where it was not measured there or failed, with the
+// status saying which). Throws Error when the run cannot be read.
+struct SweepRanking {
+    struct Row {
+        int64_t candidate = 0;
+        std::vector<std::optional<double>> speedup;  // one per size
+        std::vector<std::string> status;             // one per size: "ok", "incorrect", ... ("" not swept there)
+    };
+    std::vector<std::string> sizes;
+    std::vector<Row> rows;  // in candidate order
+};
+SweepRanking sweep_ranking(const std::string& runPath, int64_t runId);
 
 class ExportKernelDialog : public QDialog {
     Q_OBJECT
@@ -34,11 +51,16 @@ public:
     bool exportKernel(QString* error = nullptr);
 
     SweepPlot* sweepPlot() const { return m_sweep; }
+    // The swept candidates (rows) at each swept size (columns after the first): click a size to rank them there.
+    QTableWidget* ranking() const { return m_ranking; }
+    // Ranks the swept candidates at size column `sizeIndex` (0: the first size), fastest first.
+    void rankAt(int sizeIndex);
 
 private:
     QString m_runPath;
     qint64 m_candidate = 0;
     SweepPlot* m_sweep = nullptr;
+    QTableWidget* m_ranking = nullptr;
     QComboBox* m_format = nullptr;
     QLineEdit* m_folder = nullptr;
     QLineEdit* m_namespace = nullptr;

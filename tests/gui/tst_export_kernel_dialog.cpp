@@ -1,5 +1,6 @@
-// File › Export Kernel…: the dialog plots the run's newest sweep of the candidate and exports it as a CUDA unit or a
-// PyTorch extension into the chosen folder; a failure is said in the dialog.
+// File › Export Kernel…: the dialog plots the run's newest sweep of the candidate, ranks the run's swept candidates at
+// any swept size, and exports it as a CUDA unit or a PyTorch extension into the chosen folder; a failure is said in
+// the dialog.
 #include "app/gui/export_kernel_dialog.h"
 
 #include "core/run_store.h"
@@ -10,6 +11,7 @@
 
 #include <QLabel>
 #include <QStandardPaths>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -50,6 +52,49 @@ qint64 makeRun(const std::string& path) {
     return c.id;
 }
 
+// Three more candidates swept (as sweep --run R --top 3 stores them) at two sizes where their order differs: #a is
+// fastest at the small size, #b at the large one, #c fails at the large one; a damaged sweep event is skipped.
+std::vector<qint64> addRankedSweeps(const std::string& path) {
+    RunStore store = RunStore::open(path);
+    const int64_t run = store.runs().front().id;
+    std::vector<qint64> ids;
+    for (int i = 0; i < 3; ++i) {
+        Candidate c;
+        c.mutator = Mutator::Parametric;
+        c.source = read_text_file(kProblems + "/softmax/family.cu");
+        c.tunables = {{"TPR", 256}, {"ROWS", 1}, {"VEC", 4}, {"ITEMS", 2 + 2 * i}};
+        c.label = "family";
+        store.addCandidate(run, c);
+        ids.push_back(c.id);
+    }
+    auto result = [](int64_t m, const char* status, double speedup) {
+        nlohmann::json r = {{"sizes", {{"M", m}, {"N", 4096}}}, {"status", status}};
+        if (speedup > 0)
+            r["speedup"] = speedup;
+        return r;
+    };
+    store.addEvent(run, "sweep",
+                   {{"candidate", ids[0]}, {"results", {result(1024, "ok", 2.0), result(16384, "ok", 1.2)}}});
+    store.addEvent(run, "sweep",
+                   {{"candidate", ids[1]}, {"results", {result(1024, "ok", 1.5), result(16384, "ok", 1.8)}}});
+    store.addEvent(run, "sweep",
+                   {{"candidate", ids[2]}, {"results", {result(1024, "ok", 1.7), result(16384, "incorrect", 0)}}});
+    // Damaged events, as a file written to fool the workbench may hold: skipped, the sweeps before them kept.
+    store.addEvent(run, "sweep", {{"candidate", "not a number"}, {"results", 3}});
+    store.addEvent(run, "sweep", {{"candidate", 999}, {"results", "not a list"}});
+    store.addEvent(run, "sweep", {{"candidate", ids[0]}, {"results", {1, "x", {{"sizes", 7}, {"status", 2}}}}});
+    store.addEvent(run, "sweep", {{"candidate", 1}, {"results", nlohmann::json::array()}});
+    return ids;
+}
+
+// The candidate column's texts from top to bottom.
+QStringList candidateOrder(QTableWidget* table) {
+    QStringList out;
+    for (int r = 0; r < table->rowCount(); ++r)
+        out << table->item(r, 0)->text();
+    return out;
+}
+
 }  // namespace
 
 class TestExportKernelDialog : public QObject {
@@ -66,6 +111,54 @@ private Q_SLOTS:
         QCOMPARE(pointsOf(plot->speedups()), (QVector<QPointF>{{1024, 1.1}, {16384, 1.3}}));
         QCOMPARE(pointsOf(plot->failures()), (QVector<QPointF>{{4095, 1.0}}));
         QCOMPARE(plot->speedups()->keyAxis()->label(), QStringLiteral("M"));
+    }
+
+    // The run's swept candidates ranked at a size: fastest first, a failure below every measured one, the best of
+    // each size in bold, the candidate on show named; ranking at the other size reorders them.
+    void ranksTheSweptCandidatesAtEachSize() {
+        QTemporaryDir tmp;
+        const std::string run = tmp.filePath("run.kcrun").toStdString();
+        const qint64 id = makeRun(run);
+        const auto ids = addRankedSweeps(run);
+        ExportKernelDialog dialog(QString::fromStdString(run), id);
+        QCOMPARE(pointsOf(dialog.sweepPlot()->speedups()), (QVector<QPointF>{{1024, 1.1}, {16384, 1.3}}));
+        QTableWidget* table = dialog.ranking();
+        QVERIFY(table->isVisibleTo(&dialog));
+        QCOMPARE(table->columnCount(), 4);  // candidate, M=1024, M=4095 (this one failed there), M=16384
+        QCOMPARE(table->horizontalHeaderItem(1)->text(), QStringLiteral("M=1024 N=4096"));
+        QCOMPARE(table->horizontalHeaderItem(3)->text(), QStringLiteral("M=16384 N=4096"));
+        QCOMPARE(table->rowCount(), 4);
+        const QString a = QStringLiteral("#%1").arg(ids[0]), b = QStringLiteral("#%1").arg(ids[1]),
+                      c = QStringLiteral("#%1").arg(ids[2]), self = QStringLiteral("#%1 (this one)").arg(id);
+        // Opened at the last size: #b 1.8, this one 1.3, #a 1.2, #c failed.
+        QCOMPARE(candidateOrder(table), (QStringList{b, self, a, c}));
+        QCOMPARE(table->item(3, 3)->text(), QStringLiteral("incorrect"));
+        QVERIFY(table->item(0, 3)->font().bold());
+        QVERIFY(!table->item(1, 3)->font().bold());
+        dialog.rankAt(0);  // M=1024: #a 2.0, #c 1.7, #b 1.5, this one 1.1
+        QCOMPARE(candidateOrder(table), (QStringList{a, c, b, self}));
+        QCOMPARE(table->item(0, 1)->text(), QStringLiteral("2.000×"));
+        QVERIFY(table->item(0, 1)->font().bold());
+        dialog.rankAt(1);  // M=4095: only this one was swept there, and failed; the others were not swept there
+        QCOMPARE(candidateOrder(table).first(), self);
+        QCOMPARE(table->item(0, 2)->text(), QStringLiteral("incorrect"));
+        QCOMPARE(table->item(1, 2)->text(), QStringLiteral("–"));
+    }
+
+    // A run without sweeps shows no ranking.
+    void noSweepsNoRanking() {
+        QTemporaryDir tmp;
+        const std::string run = tmp.filePath("run.kcrun").toStdString();
+        RunStore store = RunStore::create(run);
+        RunInfo info;
+        info.problem = "softmax";
+        store.addRun(info);
+        Candidate c;
+        c.source = read_text_file(kProblems + "/softmax/family.cu");
+        store.addCandidate(info.id, c);
+        ExportKernelDialog dialog(QString::fromStdString(run), c.id);
+        QVERIFY(!dialog.ranking()->isVisibleTo(&dialog));
+        QCOMPARE(dialog.ranking()->rowCount(), 0);
     }
 
     void exports_data() {
