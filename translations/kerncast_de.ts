@@ -573,6 +573,42 @@
         <source>#%1 (this one)</source>
         <translation>#%1 (dieser)</translation>
     </message>
+    <message>
+        <source>Export Kernel File</source>
+        <translation>Kerneldatei exportieren</translation>
+    </message>
+    <message>
+        <source>A kernel program file with its tunables fixed, exported without a run (as kerncast-cli export --problem P --kernel F --tunable NAME=V does).</source>
+        <translation>Eine Kernelprogrammdatei mit festgelegten Tunables, ohne Lauf exportiert (wie kerncast-cli export --problem P --kernel F --tunable NAME=V).</translation>
+    </message>
+    <message>
+        <source>Kernel programs (*.cu);;All files (*)</source>
+        <translation>Kernelprogramme (*.cu);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>a problem folder, or a problem&apos;s name in the library</source>
+        <translation>ein Problemordner oder der Name eines Problems der Bibliothek</translation>
+    </message>
+    <message>
+        <source>Problem:</source>
+        <translation>Problem:</translation>
+    </message>
+    <message>
+        <source>the kernel program (.cu)</source>
+        <translation>das Kernelprogramm (.cu)</translation>
+    </message>
+    <message>
+        <source>Kernel file:</source>
+        <translation>Kerneldatei:</translation>
+    </message>
+    <message>
+        <source>NAME=VALUE for each tunable the program declares, e.g. BLOCK=256 ITEMS=4</source>
+        <translation>NAME=WERT für jedes Tunable, das das Programm deklariert, z. B. BLOCK=256 ITEMS=4</translation>
+    </message>
+    <message>
+        <source>Tunables:</source>
+        <translation>Tunables:</translation>
+    </message>
 </context>
 <context>
     <name>kerncast::ForecastDistributionPlot</name>
@@ -1161,14 +1197,6 @@
     <message>
         <source>E&amp;xport Kernel...</source>
         <translation>Kernel e&amp;xportieren...</translation>
-    </message>
-    <message>
-        <source>Export Kernel</source>
-        <translation>Kernel exportieren</translation>
-    </message>
-    <message>
-        <source>Pick a candidate of a run in the population first.</source>
-        <translation>Wählen Sie zuerst einen Kandidaten eines Laufs in der Population.</translation>
     </message>
     <message>
         <source>scored as a search starts (the pack&apos;s problem left out, nothing learned from the pairs): lower than the calibration line of a search, whose surrogate learns from its measurements</source>

@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -237,7 +238,53 @@ ExportKernelDialog::ExportKernelDialog(const QString& runPath, qint64 candidateI
         m_ranking->hide();
     }
 
+    addExportForm(layout, QStringLiteral("kerncast-kernel-%1").arg(candidateId));
+    resize(720, 720);
+}
+
+ExportKernelDialog::ExportKernelDialog(const KernelFileExport& file, QWidget* parent) : QDialog(parent) {
+    setWindowTitle(tr("Export Kernel File"));
+    auto* layout = new QVBoxLayout(this);
+    auto* intro = new QLabel(tr("A kernel program file with its tunables fixed, exported without a run (as "
+                                "kerncast-cli export --problem P --kernel F --tunable NAME=V does)."),
+                             this);
+    intro->setWordWrap(true);
+    layout->addWidget(intro);
     auto* form = new QFormLayout;
+    auto pathRow = [this, form](QLineEdit* edit, const QString& label, bool folder) {
+        auto* row = new QHBoxLayout;
+        auto* browse = new QPushButton(tr("Browse..."), this);
+        connect(browse, &QPushButton::clicked, this, [this, edit, label, folder] {
+            const QString path = folder ? QFileDialog::getExistingDirectory(this, label, edit->text())
+                                        : QFileDialog::getOpenFileName(this, label, edit->text(),
+                                                                       tr("Kernel programs (*.cu);;All files (*)"));
+            if (!path.isEmpty())
+                edit->setText(path);
+        });
+        row->addWidget(edit, 1);
+        row->addWidget(browse);
+        form->addRow(label, row);
+    };
+    m_problem = new QLineEdit(file.problemDir, this);
+    m_problem->setObjectName(QStringLiteral("exportProblem"));
+    m_problem->setPlaceholderText(tr("a problem folder, or a problem's name in the library"));
+    pathRow(m_problem, tr("Problem:"), true);
+    m_kernel = new QLineEdit(file.kernel, this);
+    m_kernel->setObjectName(QStringLiteral("exportKernelFile"));
+    m_kernel->setPlaceholderText(tr("the kernel program (.cu)"));
+    pathRow(m_kernel, tr("Kernel file:"), false);
+    m_tunables = new QLineEdit(file.tunables, this);
+    m_tunables->setObjectName(QStringLiteral("exportTunables"));
+    m_tunables->setPlaceholderText(tr("NAME=VALUE for each tunable the program declares, e.g. BLOCK=256 ITEMS=4"));
+    form->addRow(tr("Tunables:"), m_tunables);
+    addExportForm(layout, QStringLiteral("kerncast-kernel"), form);
+    layout->addStretch(1);
+    resize(720, 360);
+}
+
+void ExportKernelDialog::addExportForm(QVBoxLayout* layout, const QString& folderName, QFormLayout* form) {
+    if (!form)
+        form = new QFormLayout;
     m_format = new QComboBox(this);
     m_format->setObjectName(QStringLiteral("exportFormat"));
     m_format->addItem(tr("CUDA unit (kernel, header with a launch function)"), QStringLiteral("cuda"));
@@ -246,7 +293,7 @@ ExportKernelDialog::ExportKernelDialog(const QString& runPath, qint64 candidateI
     auto* folderRow = new QHBoxLayout;
     m_folder = new QLineEdit(this);
     m_folder->setObjectName(QStringLiteral("exportFolder"));
-    m_folder->setText(QDir::home().filePath(QStringLiteral("kerncast-kernel-%1").arg(candidateId)));
+    m_folder->setText(QDir::home().filePath(folderName));
     auto* browse = new QPushButton(tr("Browse..."), this);
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Export Into"), m_folder->text());
@@ -275,11 +322,10 @@ ExportKernelDialog::ExportKernelDialog(const QString& runPath, qint64 candidateI
     connect(exportButton, &QPushButton::clicked, this, [this] { exportKernel(); });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);
-    resize(720, 720);
 }
 
 void ExportKernelDialog::rankAt(int sizeIndex) {
-    if (sizeIndex >= 0 && sizeIndex + 1 < m_ranking->columnCount())
+    if (m_ranking && sizeIndex >= 0 && sizeIndex + 1 < m_ranking->columnCount())
         m_ranking->sortByColumn(sizeIndex + 1, Qt::DescendingOrder);
 }
 
@@ -294,14 +340,25 @@ void ExportKernelDialog::setFormat(const QString& format) {
 bool ExportKernelDialog::exportKernel(QString* error) {
     cli::KernelExportArgs args;
     args.format = m_format->currentData().toString().toStdString();
-    args.run = m_runPath.toStdString();
-    args.candidate = std::to_string(m_candidate);
     args.out = m_folder->text().trimmed().toStdString();
     args.name_space = m_namespace->text().trimmed().toStdString();
     try {
         if (args.out.empty())
             throw Error("choose a folder to export into");
-        {
+        if (m_kernel) {  // a kernel file without a run
+            args.problem = m_problem->text().trimmed().toStdString();
+            args.kernel = m_kernel->text().trimmed().toStdString();
+            if (args.problem.empty())
+                throw Error("choose the problem the kernel computes");
+            if (args.kernel.empty())
+                throw Error("choose a kernel program file");
+            // NAME=VALUE items apart by spaces or commas.
+            for (const QString& item :
+                 m_tunables->text().split(QRegularExpression(QStringLiteral("[\\s,]+")), Qt::SkipEmptyParts))
+                args.tunables.push_back(item.toStdString());
+        } else {
+            args.run = m_runPath.toStdString();
+            args.candidate = std::to_string(m_candidate);
             RunStore store = RunStore::openReadOnly(args.run);
             args.run_id = store.runOfCandidate(m_candidate).value_or(0);
         }

@@ -14,9 +14,11 @@
 #include <vector>
 
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QTableWidget;
+class QVBoxLayout;
 
 namespace kerncast {
 
@@ -39,10 +41,20 @@ struct SweepRanking {
 };
 SweepRanking sweep_ranking(const std::string& runPath, int64_t runId);
 
+// A kernel program file to export without a run: the problem it computes, the file, its tunables ("NAME=V ...").
+struct KernelFileExport {
+    QString problemDir;
+    QString kernel;
+    QString tunables;
+};
+
 class ExportKernelDialog : public QDialog {
     Q_OBJECT
 public:
+    // A run's candidate, beside its sweeps.
     ExportKernelDialog(const QString& runPath, qint64 candidateId, QWidget* parent = nullptr);
+    // A kernel file with its tunables, no run needed (the fields start from `file`).
+    explicit ExportKernelDialog(const KernelFileExport& file, QWidget* parent = nullptr);
 
     void setFolder(const QString& folder);
     // "cuda" or "torch".
@@ -50,13 +62,16 @@ public:
     // Writes the unit into the folder; false with the reason in *error (also shown in the dialog).
     bool exportKernel(QString* error = nullptr);
 
-    SweepPlot* sweepPlot() const { return m_sweep; }
+    SweepPlot* sweepPlot() const { return m_sweep; }  // none in kernel-file mode, nor ranking()
     // The swept candidates (rows) at each swept size (columns after the first): click a size to rank them there.
     QTableWidget* ranking() const { return m_ranking; }
     // Ranks the swept candidates at size column `sizeIndex` (0: the first size), fastest first.
     void rankAt(int sizeIndex);
 
 private:
+    // Format, folder and namespace (rows added to `form` when given), the result line and the buttons.
+    void addExportForm(QVBoxLayout* layout, const QString& folderName, QFormLayout* form = nullptr);
+
     QString m_runPath;
     qint64 m_candidate = 0;
     SweepPlot* m_sweep = nullptr;
@@ -64,6 +79,9 @@ private:
     QComboBox* m_format = nullptr;
     QLineEdit* m_folder = nullptr;
     QLineEdit* m_namespace = nullptr;
+    QLineEdit* m_problem = nullptr;  // kernel-file mode only, with m_kernel and m_tunables
+    QLineEdit* m_kernel = nullptr;
+    QLineEdit* m_tunables = nullptr;
     QLabel* m_result = nullptr;
 };
 

@@ -51,13 +51,13 @@ MainMenus createMainMenus(MainWindow* window, RunControlPanel* runControl, const
         if (dialog.exec() == QDialog::Accepted && !dialog.options().pairs.empty())
             window->evaluatePairs(dialog.options());
     });
-    // The candidate on show as code a project can use, beside its sweep across sizes.
+    // The candidate on show as code a project can use, beside its sweep across sizes; with none, a kernel file of
+    // the selected problem.
     file->addAction(
             MainWindow::tr("E&xport Kernel..."), window,
             [window] {
         if (window->selectedCandidate() == 0 || window->shownRunPath().isEmpty()) {
-            QMessageBox::information(window, MainWindow::tr("Export Kernel"),
-                                     MainWindow::tr("Pick a candidate of a run in the population first."));
+            ExportKernelDialog(KernelFileExport{window->selectedProblemDir(), {}, {}}, window).exec();
             return;
         }
         ExportKernelDialog(window->shownRunPath(), window->selectedCandidate(), window).exec();

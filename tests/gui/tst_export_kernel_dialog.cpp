@@ -1,6 +1,6 @@
 // File › Export Kernel…: the dialog plots the run's newest sweep of the candidate, ranks the run's swept candidates at
-// any swept size, and exports it as a CUDA unit or a PyTorch extension into the chosen folder; a failure is said in
-// the dialog.
+// any swept size, and exports it as a CUDA unit or a PyTorch extension into the chosen folder; without a run, a kernel
+// file with its tunables; a failure is said in the dialog.
 #include "app/gui/export_kernel_dialog.h"
 
 #include "core/run_store.h"
@@ -182,6 +182,57 @@ private Q_SLOTS:
         QVERIFY2(dialog.exportKernel(&error), qPrintable(error));
         QVERIFY(std::filesystem::exists(tmp.filePath("out/" + file).toStdString()));
         QVERIFY(dialog.findChild<QLabel*>(QStringLiteral("exportResult"))->text().contains(tmp.filePath("out")));
+    }
+
+    // Without a run: a kernel file of a problem with its tunables (spaces or commas apart), as export --kernel does.
+    void exportsAKernelFileWithoutARun() {
+        QTemporaryDir tmp;
+        ExportKernelDialog dialog(KernelFileExport{QString::fromStdString(kProblems + "/softmax"),
+                                                   QString::fromStdString(kProblems + "/softmax/family.cu"),
+                                                   QStringLiteral("TPR=128, ROWS=1 VEC=4  ITEMS=2")});
+        QVERIFY(!dialog.sweepPlot());
+        QVERIFY(!dialog.ranking());
+        dialog.rankAt(0);  // nothing to rank: nothing happens
+        dialog.setFolder(tmp.filePath("out"));
+        QString error;
+        QVERIFY2(dialog.exportKernel(&error), qPrintable(error));
+        const std::string unit = read_text_file(tmp.filePath("out/softmax.cu").toStdString());
+        QVERIFY2(unit.find("128") != std::string::npos, unit.substr(0, 400).c_str());
+        QVERIFY(std::filesystem::exists(tmp.filePath("out/softmax.h").toStdString()));
+    }
+
+    void kernelFileErrorsAreSaid_data() {
+        QTest::addColumn<QString>("problem");
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<QString>("tunables");
+        QTest::addColumn<QString>("message");
+        const QString softmax = QString::fromStdString(kProblems + "/softmax");
+        const QString family = softmax + "/family.cu";
+        QTest::newRow("no problem") << QString() << family << "TPR=128"
+                                    << "choose the problem";
+        QTest::newRow("no kernel") << softmax << QString() << "TPR=128"
+                                   << "choose a kernel program file";
+        QTest::newRow("a tunable missing") << softmax << family << "TPR=128 ROWS=1 VEC=4"
+                                           << "ITEMS";
+        QTest::newRow("no such file") << softmax << softmax + "/nothing.cu"
+                                      << ""
+                                      << "nothing.cu";
+    }
+    void kernelFileErrorsAreSaid() {
+        QFETCH(QString, problem);
+        QFETCH(QString, kernel);
+        QFETCH(QString, tunables);
+        QFETCH(QString, message);
+        QTemporaryDir tmp;
+        ExportKernelDialog dialog(KernelFileExport{problem, kernel, tunables});
+        dialog.setFolder(tmp.filePath("out"));
+        QString error;
+        QVERIFY(!dialog.exportKernel(&error));
+        QVERIFY2(error.contains(message), qPrintable(error));
+        QVERIFY(dialog.findChild<QLabel*>(QStringLiteral("exportResult"))
+                    ->text()
+                    .startsWith(QStringLiteral("Not exported")));
+        QVERIFY(!std::filesystem::exists(tmp.filePath("out/softmax.cu").toStdString()));
     }
 
     void aMissingFolderIsSaid() {
