@@ -167,14 +167,16 @@ int count_gpus(const WorkerLauncher& launcher, const std::string& worker) {
     return 0;
 }
 
+}  // namespace
+
+// Outside the anonymous namespace: Slot below holds one, and a class with external linkage may not hold a type of
+// internal linkage (GCC's -Wsubobject-linkage, which the unity build shows).
 struct SlotPlan {
     std::string device;  // cuda:N or replay:<slug>
     WorkerLauncher launcher;
     std::vector<std::string> argv;
     bool gpu = false;
 };
-
-}  // namespace
 
 struct MeasurementPool::Slot {
     SlotPlan plan;
