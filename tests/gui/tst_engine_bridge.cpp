@@ -149,7 +149,7 @@ private Q_SLOTS:
                              [](const SearchEvent& e) { return e.kind == SearchEvent::Kind::Setup; }));
         events.erase(events.begin(), events.begin() + std::ptrdiff_t(setup));
         // Every event of the run, in order, none twice: the runner numbers them 1, 2, ...
-        QVERIFY(events.size() > batches.size());
+        QVERIFY(events.size() > static_cast<size_t>(batches.size()));
         for (size_t i = 0; i < events.size(); ++i)
             QCOMPARE(events[i].seq, static_cast<int64_t>(i + 1));
         QCOMPARE(events.front().kind, SearchEvent::Kind::RunStarted);
