@@ -96,17 +96,11 @@ private:
 
 }  // namespace
 
-std::vector<SweepPoint> candidate_sweep(const std::string& runPath, int64_t candidateId, QString* sizeName) {
-    RunStore store = RunStore::openReadOnly(runPath);
-    const auto run = store.runOfCandidate(candidateId);
-    if (!run)
-        return {};
-    const auto sweeps = newest_sweeps(store, *run);
-    const auto found = sweeps.find(candidateId);
-    if (found == sweeps.end() || found->second.empty())
-        return {};
-    const std::vector<SweepResult>& results = found->second;
-    // The size that varies: the first whose value is not the same in every result.
+namespace {
+
+// One sweep's results as plot points, against the size that varies: the first whose value is not the same in every
+// result (its name in *sizeName).
+std::vector<SweepPoint> points_of(const std::vector<SweepResult>& results, QString* sizeName) {
     std::string varying;
     for (const auto& [name, value] : results.front().sizes.items()) {
         for (const auto& r : results)
@@ -117,10 +111,9 @@ std::vector<SweepPoint> candidate_sweep(const std::string& runPath, int64_t cand
         if (!varying.empty())
             break;
     }
-    if (varying.empty() && !results.front().sizes.empty())
-        varying = results.front().sizes.begin().key();
-    if (sizeName)
-        *sizeName = QString::fromStdString(varying);
+    if (varying.empty())
+        varying = results.front().sizes.begin().key();  // results_of() keeps only results with sizes
+    *sizeName = QString::fromStdString(varying);
     std::vector<SweepPoint> points;
     for (const auto& r : results) {
         SweepPoint p;
@@ -133,33 +126,40 @@ std::vector<SweepPoint> candidate_sweep(const std::string& runPath, int64_t cand
     return points;
 }
 
-SweepRanking sweep_ranking(const std::string& runPath, int64_t runId) {
-    RunStore store = RunStore::openReadOnly(runPath);
-    const auto sweeps = newest_sweeps(store, runId);
+SweepRanking ranking_of(const std::map<int64_t, std::vector<SweepResult>>& sweeps) {
     SweepRanking out;
     std::map<std::string, size_t> column;
     for (const auto& [candidate, results] : sweeps)
-        for (const auto& r : results) {
-            const std::string label = sizes_label(r.sizes);
-            if (!label.empty() && column.emplace(label, out.sizes.size()).second)
+        for (const auto& r : results)
+            if (const std::string label = sizes_label(r.sizes); column.emplace(label, out.sizes.size()).second)
                 out.sizes.push_back(label);
-        }
     for (const auto& [candidate, results] : sweeps) {
-        if (results.empty())
-            continue;
         SweepRanking::Row row;
         row.candidate = candidate;
         row.speedup.resize(out.sizes.size());
         row.status.resize(out.sizes.size());
         for (const auto& r : results) {
-            const auto at = column.find(sizes_label(r.sizes));
-            if (at == column.end())
-                continue;
-            row.status[at->second] = r.status.empty() ? "?" : r.status;
-            row.speedup[at->second] = r.speedup;
+            const size_t at = column.at(sizes_label(r.sizes));
+            row.status[at] = r.status.empty() ? "?" : r.status;
+            row.speedup[at] = r.speedup;
         }
         out.rows.push_back(std::move(row));
     }
+    return out;
+}
+
+}  // namespace
+
+RunSweeps read_sweeps(const std::string& runPath, int64_t candidateId) {
+    RunStore store = RunStore::openReadOnly(runPath);
+    const auto run = store.runOfCandidate(candidateId);
+    if (!run)
+        return {};
+    const auto sweeps = newest_sweeps(store, *run);
+    RunSweeps out;
+    if (const auto found = sweeps.find(candidateId); found != sweeps.end())
+        out.points = points_of(found->second, &out.sizeName);
+    out.ranking = ranking_of(sweeps);
     return out;
 }
 
@@ -170,13 +170,6 @@ ExportKernelDialog::ExportKernelDialog(const QString& runPath, qint64 candidateI
     m_sweep = new SweepPlot(this);
     m_sweep->setObjectName(QStringLiteral("sweepPlot"));
     layout->addWidget(m_sweep, 1);
-    try {
-        QString sizeName;
-        const auto points = candidate_sweep(runPath.toStdString(), candidateId, &sizeName);
-        m_sweep->setSweep(points, sizeName);
-    } catch (const std::exception& e) {
-        m_sweep->setPlaceholderText(tr("The run's sweeps cannot be read: %1").arg(QString::fromUtf8(e.what())));
-    }
     m_ranking = new QTableWidget(this);
     m_ranking->setObjectName(QStringLiteral("sweepRanking"));
     m_ranking->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -189,52 +182,15 @@ ExportKernelDialog::ExportKernelDialog(const QString& runPath, qint64 candidateI
     layout->addWidget(rankingLabel);
     layout->addWidget(m_ranking, 1);
     try {
-        const auto run = RunStore::openReadOnly(runPath.toStdString()).runOfCandidate(candidateId);
-        const SweepRanking table = run ? sweep_ranking(runPath.toStdString(), *run) : SweepRanking{};
-        QStringList headers{tr("Candidate")};
-        for (const auto& size : table.sizes)
-            headers << QString::fromStdString(size);
-        m_ranking->setColumnCount(headers.size());
-        m_ranking->setHorizontalHeaderLabels(headers);
-        m_ranking->setRowCount(static_cast<int>(table.rows.size()));
-        for (size_t c = 0; c < table.sizes.size(); ++c) {
-            double best = 0;
-            for (const auto& row : table.rows)
-                best = std::max(best, row.speedup[c].value_or(0));
-            for (size_t r = 0; r < table.rows.size(); ++r) {
-                const auto& row = table.rows[r];
-                const QString text = row.speedup[c] ? QStringLiteral("%1×").arg(*row.speedup[c], 0, 'f', 3)
-                                     : row.status[c].empty()
-                                         ? QStringLiteral("–")
-                                         : PopulationModel::statusText(QString::fromStdString(row.status[c]));
-                // Failed sizes sort below every measured one, sizes not swept below those.
-                auto* item = new SpeedupItem(text, row.speedup[c].value_or(row.status[c].empty() ? -2.0 : -1.0));
-                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-                if (row.speedup[c] && *row.speedup[c] == best) {
-                    QFont bold = item->font();
-                    bold.setBold(true);
-                    item->setFont(bold);
-                }
-                m_ranking->setItem(static_cast<int>(r), static_cast<int>(c) + 1, item);
-            }
-        }
-        for (size_t r = 0; r < table.rows.size(); ++r) {
-            const int64_t id = table.rows[r].candidate;
-            auto* item = new SpeedupItem(QStringLiteral("#%1").arg(id), -static_cast<double>(id));
-            if (id == candidateId)
-                item->setText(tr("#%1 (this one)").arg(id));
-            m_ranking->setItem(static_cast<int>(r), 0, item);
-        }
-        m_ranking->setSortingEnabled(true);
-        m_ranking->horizontalHeader()->setSortIndicatorShown(true);
-        if (!table.sizes.empty())
-            rankAt(static_cast<int>(table.sizes.size()) - 1);
-        m_ranking->resizeColumnsToContents();
-        const bool any = !table.rows.empty();
-        m_ranking->setVisible(any);
-        rankingLabel->setVisible(any);
+        const RunSweeps sweeps = read_sweeps(runPath.toStdString(), candidateId);
+        m_sweep->setSweep(sweeps.points, sweeps.sizeName);
+        fillRanking(sweeps.ranking);
+        m_ranking->setVisible(!sweeps.ranking.rows.empty());
+        rankingLabel->setVisible(!sweeps.ranking.rows.empty());
     } catch (const std::exception& e) {
-        rankingLabel->setText(tr("The run's sweeps cannot be read: %1").arg(QString::fromUtf8(e.what())));
+        const QString why = tr("The run's sweeps cannot be read: %1").arg(QString::fromUtf8(e.what()));
+        m_sweep->setPlaceholderText(why);
+        rankingLabel->setText(why);
         m_ranking->hide();
     }
 
@@ -322,6 +278,47 @@ void ExportKernelDialog::addExportForm(QVBoxLayout* layout, const QString& folde
     connect(exportButton, &QPushButton::clicked, this, [this] { exportKernel(); });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);
+}
+
+void ExportKernelDialog::fillRanking(const SweepRanking& table) {
+    QStringList headers{tr("Candidate")};
+    for (const auto& size : table.sizes)
+        headers << QString::fromStdString(size);
+    m_ranking->setColumnCount(headers.size());
+    m_ranking->setHorizontalHeaderLabels(headers);
+    m_ranking->setRowCount(static_cast<int>(table.rows.size()));
+    for (size_t c = 0; c < table.sizes.size(); ++c) {
+        double best = 0;
+        for (const auto& row : table.rows)
+            best = std::max(best, row.speedup[c].value_or(0));
+        for (size_t r = 0; r < table.rows.size(); ++r) {
+            const auto& row = table.rows[r];
+            const QString text = row.speedup[c] ? QStringLiteral("%1×").arg(*row.speedup[c], 0, 'f', 3)
+                                 : row.status[c].empty()
+                                     ? QStringLiteral("–")
+                                     : PopulationModel::statusText(QString::fromStdString(row.status[c]));
+            // Failed sizes sort below every measured one, sizes not swept below those.
+            auto* item = new SpeedupItem(text, row.speedup[c].value_or(row.status[c].empty() ? -2.0 : -1.0));
+            item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (row.speedup[c] && *row.speedup[c] == best) {
+                QFont bold = item->font();
+                bold.setBold(true);
+                item->setFont(bold);
+            }
+            m_ranking->setItem(static_cast<int>(r), static_cast<int>(c) + 1, item);
+        }
+    }
+    for (size_t r = 0; r < table.rows.size(); ++r) {
+        const int64_t id = table.rows[r].candidate;
+        auto* item = new SpeedupItem(id == m_candidate ? tr("#%1 (this one)").arg(id) : QStringLiteral("#%1").arg(id),
+                                     -static_cast<double>(id));
+        m_ranking->setItem(static_cast<int>(r), 0, item);
+    }
+    m_ranking->setSortingEnabled(true);
+    m_ranking->horizontalHeader()->setSortIndicatorShown(true);
+    if (!table.sizes.empty())
+        rankAt(static_cast<int>(table.sizes.size()) - 1);
+    m_ranking->resizeColumnsToContents();
 }
 
 void ExportKernelDialog::rankAt(int sizeIndex) {

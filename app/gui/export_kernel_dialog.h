@@ -22,14 +22,9 @@ class QVBoxLayout;
 
 namespace kerncast {
 
-// The newest sweep of a candidate stored in a run (kerncast-cli sweep --run: a "sweep" event): one point per size,
-// against the size that varies (its name in *sizeName). Empty when the run holds none; throws Error when the run
-// cannot be read.
-std::vector<SweepPoint> candidate_sweep(const std::string& runPath, int64_t candidateId, QString* sizeName);
-
 // Every candidate swept in a run, each by its newest sweep: the sizes met (in the order first met, as "M=1024 N=4096")
 // and each candidate's speedup over the reference at each (none where it was not measured there or failed, with the
-// status saying which). Throws Error when the run cannot be read.
+// status saying which).
 struct SweepRanking {
     struct Row {
         int64_t candidate = 0;
@@ -39,7 +34,17 @@ struct SweepRanking {
     std::vector<std::string> sizes;
     std::vector<Row> rows;  // in candidate order
 };
-SweepRanking sweep_ranking(const std::string& runPath, int64_t runId);
+
+// What the dialog shows of a run's sweeps (kerncast-cli sweep --run: "sweep" events), read from the run file once: the
+// candidate's newest sweep, one point per size against the size that varies (named by sizeName; empty when the run
+// holds none), and the ranking of every swept candidate.
+struct RunSweeps {
+    std::vector<SweepPoint> points;
+    QString sizeName;
+    SweepRanking ranking;
+};
+// Throws Error when the run cannot be read.
+RunSweeps read_sweeps(const std::string& runPath, int64_t candidateId);
 
 // A kernel program file to export without a run: the problem it computes, the file, its tunables ("NAME=V ...").
 struct KernelFileExport {
@@ -71,6 +76,7 @@ public:
 private:
     // Format, folder and namespace (rows added to `form` when given), the result line and the buttons.
     void addExportForm(QVBoxLayout* layout, const QString& folderName, QFormLayout* form = nullptr);
+    void fillRanking(const SweepRanking& table);
 
     QString m_runPath;
     qint64 m_candidate = 0;

@@ -227,8 +227,7 @@ void LocalForecaster::freezeBase(const std::string& cache_dir) {
         m_baseSource = why.empty() ? "trained" : "trained (" + why + ")";
         if (!file.empty()) {
             try {
-                std::error_code ec;
-                fs::create_directories(file.parent_path(), ec);
+                std::error_code ec;  // the folder was made for the lock above
                 write_file_atomically(file.string(), saveModel(*m_model, key).dump());
                 // The oldest files beyond kCacheFiles go.
                 std::vector<std::pair<fs::file_time_type, fs::path>> files;

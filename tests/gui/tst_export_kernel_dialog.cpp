@@ -9,6 +9,7 @@
 
 #include "tests/support/plot_data.h"
 
+#include <QFile>
 #include <QLabel>
 #include <QStandardPaths>
 #include <QTableWidget>
@@ -143,6 +144,21 @@ private Q_SLOTS:
         QCOMPARE(candidateOrder(table).first(), self);
         QCOMPARE(table->item(0, 2)->text(), QStringLiteral("incorrect"));
         QCOMPARE(table->item(1, 2)->text(), QStringLiteral("–"));
+    }
+
+    // A file that is no run: the plot and the ranking's place say so, and the dialog still opens to export nothing.
+    void anUnreadableRunIsSaid() {
+        QTemporaryDir tmp;
+        const QString run = tmp.filePath("run.kcrun");
+        QFile f(run);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("not a run file, but text long enough to look like something");
+        f.close();
+        ExportKernelDialog dialog(run, 1);
+        QVERIFY2(dialog.sweepPlot()->placeholderText().contains(QStringLiteral("cannot be read")),
+                 qPrintable(dialog.sweepPlot()->placeholderText()));
+        QVERIFY(!dialog.ranking()->isVisibleTo(&dialog));
+        QCOMPARE(dialog.ranking()->rowCount(), 0);
     }
 
     // A run without sweeps shows no ranking.
