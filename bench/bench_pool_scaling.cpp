@@ -191,8 +191,7 @@ int main(int argc, char** argv) {
                     throw std::runtime_error(s.reason);
                 r.measurements = s.progress.measurements;
                 r.best = s.best_speedup;
-                if (const auto timeline = runner->timeline())
-                    r.phases = format_summary(timeline->summary());
+                r.phases = format_summary(s.timeline);  // with the static reports' compile counts
             } catch (const std::exception& e) {
                 std::cerr << "kerncast-bench-pool-scaling: " << n << " workers: " << e.what() << "\n";
                 rc = 1;

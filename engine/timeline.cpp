@@ -224,7 +224,8 @@ nlohmann::json to_json(const TimelineSummary& s) {
             {"search_thread_s", search},
             {"workers", workers},
             {"worker_utilisation", s.workerUtilisation()},
-            {"mean_queued_s", s.mean_queued_s}};
+            {"mean_queued_s", s.mean_queued_s},
+            {"compiles", {{"compiled", s.compiles.compiled}, {"found", s.compiles.found}}}};
 }
 
 std::string format_summary(const TimelineSummary& s) {
@@ -266,6 +267,12 @@ std::string format_summary(const TimelineSummary& s) {
         std::snprintf(line, sizeof line,
                       "  workers busy %.0f%% of the wall time; a measurement waited %.3f s for a worker on average\n",
                       100.0 * s.workerUtilisation(), s.mean_queued_s);
+        out += line;
+    }
+    if (s.compiles.compiled > 0) {
+        std::snprintf(line, sizeof line,
+                      "  compiles: %lld programs compiled with NVRTC, %lld requests found theirs compiled already\n",
+                      static_cast<long long>(s.compiles.compiled), static_cast<long long>(s.compiles.found));
         out += line;
     }
     return out;

@@ -335,6 +335,11 @@ SearchSummary SearchRunner::runHere() {
     out.calibration_audited =
         s.scored_audited.empty() ? nlohmann::json{{"n", 0}} : metrics_json(compute_metrics(s.scored_audited, s.scheme));
     out.timeline = s.timeline->summary();
+    if (s.compiler) {
+        const Compiler::Stats c = s.compiler->stats();
+        out.timeline.compiles.compiled = static_cast<int64_t>(c.compiles);
+        out.timeline.compiles.found = static_cast<int64_t>(c.memory_hits + c.disk_hits + c.joined);
+    }
     SearchEvent e;
     e.kind = out.state == RunState::Finished ? SearchEvent::Kind::Finished : SearchEvent::Kind::Failed;
     e.run_id = s.run_id;

@@ -944,6 +944,9 @@ private slots:
             QVERIFY(store.measurementsFor(cand.id).empty());
         }
         QVERIFY(human);
+        // The summary counts that compile (the recording held every other program's static report).
+        QVERIFY2(s.timeline.compiles.compiled >= 1, format_summary(s.timeline).c_str());
+        QVERIFY(format_summary(s.timeline).find("programs compiled with NVRTC") != std::string::npos);
         {
             QCOMPARE(kinds.count("force_measure"), size_t(1));
             QCOMPARE(store.measurementsFor(*unmeasured).size(), size_t(1));

@@ -123,6 +123,12 @@ private Q_SLOTS:
         const std::string text = format_summary(sum);
         QVERIFY2(text.find("cuda:0 on local, worker 1: 1 measurements") != std::string::npos, text.c_str());
         QVERIFY2(text.find("waited 0.125 s") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("compiles:") == std::string::npos, text.c_str());  // nothing compiled, nothing said
+        TimelineSummary compiled = sum;
+        compiled.compiles = {97, 3};
+        QVERIFY(format_summary(compiled).find("compiles: 97 programs compiled with NVRTC, 3 requests found theirs "
+                                              "compiled already") != std::string::npos);
+        QCOMPARE(to_json(compiled)["compiles"]["found"].get<int64_t>(), int64_t(3));
     }
 
     void spansFromGivesWhatCameAfter() {
