@@ -1039,10 +1039,13 @@ RunStore::ForecastUsage RunStore::forecastUsage(int64_t run_id) {
     return usage;
 }
 
-std::vector<RunEvent> RunStore::events(int64_t run_id) {
-    auto stmt = m_impl->db.prepare("SELECT id, run_id, ts, kind, payload FROM events WHERE run_id = ? ORDER BY id",
+std::vector<RunEvent> RunStore::events(int64_t run_id, const std::string& kind) {
+    auto stmt = m_impl->db.prepare(std::string("SELECT id, run_id, ts, kind, payload FROM events WHERE run_id = ?") +
+                                       (kind.empty() ? "" : " AND kind = ?") + " ORDER BY id",
                                    "reading events");
     stmt.bind(1, run_id);
+    if (!kind.empty())
+        stmt.bind(2, kind);
     std::vector<RunEvent> out;
     while (stmt.step())
         out.push_back({stmt.int64(0), stmt.int64(1), stmt.text(2), stmt.text(3),

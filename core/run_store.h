@@ -218,7 +218,9 @@ public:
     };
     ForecastUsage forecastUsage(int64_t run_id);
     std::vector<MeasurementOutcome> measurementOutcomes(int64_t run_id);  // in id order
-    std::vector<RunEvent> events(int64_t run_id);
+    // The run's events in order, or only those of one kind ("sweep", "gating", ...): the others' payloads are not
+    // read.
+    std::vector<RunEvent> events(int64_t run_id, const std::string& kind = {});
     std::vector<ImportedPair> importedPairs(int64_t run_id);
     // The run's calls, or only those of one candidate when candidate_id > 0.
     std::vector<LlmCall> llmCalls(int64_t run_id, int64_t candidate_id = 0);

@@ -219,8 +219,8 @@ std::vector<CandidateRow> rowsFromStore(RunStore& store, int64_t runId, const Bi
         rows.push_back(std::move(row));
     }
     // Gating before measurements: a measured candidate keeps its outcome whatever was decided before.
-    for (const RunEvent& e : store.events(runId)) {
-        if (e.kind != "gating" || !e.payload.is_object())
+    for (const RunEvent& e : store.events(runId, "gating")) {
+        if (!e.payload.is_object())
             continue;
         // The runner names the candidate "candidate"; older stores and imports "candidate_id".
         const int64_t id = e.payload.contains("candidate") ? e.payload.value("candidate", int64_t{0})

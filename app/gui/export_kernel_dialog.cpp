@@ -61,8 +61,8 @@ std::vector<SweepResult> results_of(const nlohmann::json& payload) {
 // The newest sweep of every candidate swept in a run (one "sweep" event per candidate and sweep) that holds a result.
 std::map<int64_t, std::vector<SweepResult>> newest_sweeps(RunStore& store, int64_t runId) {
     std::map<int64_t, std::vector<SweepResult>> out;
-    for (const RunEvent& e : store.events(runId)) {
-        if (e.kind != "sweep" || !e.payload.is_object())
+    for (const RunEvent& e : store.events(runId, "sweep")) {
+        if (!e.payload.is_object())
             continue;
         const auto candidate = e.payload.find("candidate");
         if (candidate == e.payload.end() || !candidate->is_number_integer())
@@ -93,10 +93,6 @@ public:
 private:
     double m_key;
 };
-
-}  // namespace
-
-namespace {
 
 // One sweep's results as plot points, against the size that varies: the first whose value is not the same in every
 // result (its name in *sizeName).

@@ -58,7 +58,8 @@ std::map<std::string, int64_t> parse_tunables(const std::vector<std::string>& ar
         }
         if (used != value.size())
             throw Error(option + " '" + a + "': the value must be an integer");
-        out[a.substr(0, eq)] = v;
+        if (!out.emplace(a.substr(0, eq), v).second)
+            throw Error(option + " '" + a + "': " + a.substr(0, eq) + " is given twice");
     }
     return out;
 }

@@ -227,9 +227,9 @@ void LocalForecaster::freezeBase(const std::string& cache_dir) {
         m_baseSource = why.empty() ? "trained" : "trained (" + why + ")";
         if (!file.empty()) {
             try {
-                std::error_code ec;  // the folder was made for the lock above
                 write_file_atomically(file.string(), saveModel(*m_model, key).dump());
-                // The oldest files beyond kCacheFiles go.
+                // The oldest files beyond kCacheFiles go, with their locks.
+                std::error_code ec;
                 std::vector<std::pair<fs::file_time_type, fs::path>> files;
                 for (const auto& entry : fs::directory_iterator(file.parent_path(), ec))
                     if (entry.path().extension() == ".json")

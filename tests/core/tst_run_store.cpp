@@ -446,6 +446,11 @@ private Q_SLOTS:
         QVERIFY(events[0].id < events[1].id && events[1].id < events[2].id);
         QVERIFY(!events[0].ts.empty());
         QVERIFY(store.events(run_id + 1).empty());
+        const auto gating = store.events(run_id, "gating_changed");
+        QCOMPARE(gating.size(), size_t{1});
+        QCOMPARE(gating[0].id, events[1].id);
+        QCOMPARE(gating[0].payload, events[1].payload);
+        QVERIFY(store.events(run_id, "sweep").empty());
     }
 
     void secretsNeverEnterTheStore_data() {

@@ -152,6 +152,9 @@ private Q_SLOTS:
                                         << "must be an integer";
         QTest::newRow("invalid value") << QStringList{"--tunable", "BLOCK=100", "--tunable", "ITEMS=1"}
                                        << "not a valid configuration";
+        QTest::newRow("given twice") << QStringList{"--tunable", "BLOCK=128", "--tunable",
+                                                    "ITEMS=1",   "--tunable", "BLOCK=256"}
+                                     << "BLOCK is given twice";
         QTest::newRow("unknown device") << QStringList{"--tunable", "BLOCK=128", "--tunable",
                                                        "ITEMS=1",   "--device",  "replay:nowhere"}
                                         << "replay:test-h100";

@@ -113,6 +113,14 @@ size_t files_in(const std::string& dir) {
     return n;
 }
 
+// The cache's one base file (beside it, its lock file).
+fs::path base_file(const std::string& dir) {
+    for (const auto& entry : fs::directory_iterator(dir))
+        if (entry.path().extension() == ".json")
+            return entry.path();
+    return {};
+}
+
 }  // namespace
 
 class TestIncrementalForecaster : public QObject {
@@ -272,7 +280,7 @@ private Q_SLOTS:
             trained = forecast_numbers(f, queries_of(pack("novel", -0.9, 0)));
         }
         QCOMPARE(files_in(cache), size_t{1});
-        const fs::path file = fs::directory_iterator(cache)->path();
+        const fs::path file = base_file(cache);
         std::ofstream(file, std::ios::trunc) << content.toStdString();  // the same file name, damaged
         LocalForecaster f(options());
         f.learn(base_packs());
@@ -314,7 +322,7 @@ private Q_SLOTS:
             f.learn(base_packs());
             f.freezeBase(cache);
         }
-        const fs::path file = fs::directory_iterator(cache)->path();
+        const fs::path file = base_file(cache);
         nlohmann::json saved = nlohmann::json::parse(std::ifstream(file));
         saved["pair"][field.toStdString()] = nlohmann::json::parse(value.toStdString());
         std::ofstream(file, std::ios::trunc) << saved.dump();

@@ -230,6 +230,12 @@ private Q_SLOTS:
                                    << "choose a kernel program file";
         QTest::newRow("a tunable missing") << softmax << family << "TPR=128 ROWS=1 VEC=4"
                                            << "ITEMS";
+        QTest::newRow("a tunable without a value") << softmax << family << "TPR=128,ROWS=1, VEC=4 ITEMS"
+                                                   << "'ITEMS': expected NAME=VALUE";
+        QTest::newRow("a value the family does not declare") << softmax << family << "TPR=100 ROWS=1 VEC=4 ITEMS=8"
+                                                             << "TPR";
+        QTest::newRow("a tunable twice") << softmax << family << "TPR=128 ROWS=1 VEC=4 ITEMS=8 TPR=256"
+                                         << "TPR is given twice";
         QTest::newRow("no such file") << softmax << softmax + "/nothing.cu"
                                       << ""
                                       << "nothing.cu";
