@@ -11,8 +11,10 @@ AutoTuningAssociation benchmark_hub's T1 problems and their brute-forced Kernel 
     (the same as bench/vs_kernel_tuner --hub HUB ...)
 
 Spaces: every T1 file of the hub (kernels/*.json, currently_unused/kernels/*.json) whose kernel is CUDA, on every
-NVIDIA GPU with a cache in cachefiles/<T1 file name>/<GPU>.json.gz (AMD's MI* and W* are left out; a cache whose
-tunables are not the T1 file's, and a T1 file without caches in the checkout, are named in the output).
+NVIDIA GPU with a cache <GPU>.json.gz in cachefiles/<T1 file name>/ or, for the kernels the hub keeps in
+currently_unused/, in currently_unused/cachefiles/<name>/ and currently_unused/cachefiles/KernelTuner data/<name>/
+(AMD's MI* and W* are left out; a cache whose tunables are not the T1 file's, a T1 file without caches in the
+checkout, and one that Kerncast's import refuses, are named in the output with why).
 
 Kernel Tuner: every strategy it ships that runs here, in its simulation mode on the cache, over the T1 file's own
 space (its tunables and conditions: a configuration that failed when the cache was made is a failed evaluation, as it
@@ -85,7 +87,7 @@ VARIANT_METHOD = {"default": KERNCAST, "transfer": TRANSFER}
 TARGETS = (0.90, 0.95)
 FORECAST_AFTER = 30  # forecast quality is scored on forecasts made after this many measurements
 GF_V2_EDGES = (0.25, 0.5, 0.71, 1.0, 1.41, 2.0, 4.0)  # core/bins.cpp BinScheme::gfV2
-AMD_PREFIXES = ("MI", "W")
+AMD_PREFIXES = ("MI", "W")  # compared with the upper-case file name
 REASONING = re.compile(r"from (\d+) pairs of (\d+) programs, (\d+) of pack '([^']*)'")
 SIBLINGS = re.compile(r"with (\d+) sibling problems")
 
@@ -145,6 +147,19 @@ class Space:
         return None
 
 
+def cache_candidates(hub, kernel):
+    """Where the hub keeps a kernel's brute-forced caches: cachefiles/<kernel>/, and for the kernels it no longer
+    lists, currently_unused/cachefiles/<kernel>/ and the older Kernel Tuner caches of currently_unused/cachefiles/
+    KernelTuner data/<kernel>/ (more GPUs: RTX 2080 Ti, 3060 laptop, 3090, Titan). A GPU found in more than one is
+    taken from the first."""
+    return [os.path.join(hub, "cachefiles", kernel), os.path.join(hub, "currently_unused", "cachefiles", kernel),
+            os.path.join(hub, "currently_unused", "cachefiles", "KernelTuner data", kernel)]
+
+
+def cache_folders(hub, kernel):
+    return [d for d in cache_candidates(hub, kernel) if os.path.isdir(d)]
+
+
 def discover(hub):
     """(spaces, notes): every CUDA T1 file with NVIDIA caches; notes say what was left out and why."""
     spaces, notes = [], []
@@ -178,21 +193,30 @@ def discover(hub):
         if not found:
             notes.append(f"{rel}: no CUDA kernel file for {kernel_file}")
             continue
-        cache_dir = os.path.join(hub, "cachefiles", kernel)
-        gz = sorted(n for n in os.listdir(cache_dir) if n.endswith(".json.gz")) if os.path.isdir(cache_dir) else []
-        nvidia = [n for n in gz if not n.endswith("_T4.json.gz") and not n.startswith(AMD_PREFIXES)]
-        if not nvidia:
-            notes.append(f"{rel}: no NVIDIA cache in cachefiles/{kernel}/ of this checkout (absent from it)")
-            continue
-        for name in nvidia:
-            path = os.path.join(cache_dir, name)
-            with open(path, "rb") as f:
-                magic = f.read(2)
-            if magic != b"\x1f\x8b":
-                notes.append(f"cachefiles/{kernel}/{name}: not gzip data (a Git LFS pointer? run `git lfs pull` or "
-                             f"`git checkout` the .gz files)")
-                continue
-            spaces.append(Space(kernel, name[: -len(".json.gz")], t1, found, path))
+        found_any = False
+        seen = {}  # lower-case GPU name -> the cache kept for it
+        for cache_dir in cache_folders(hub, kernel):
+            rel_dir = os.path.relpath(cache_dir, hub)
+            gz = sorted(n for n in os.listdir(cache_dir) if n.endswith(".json.gz"))
+            nvidia = [n for n in gz if not n.endswith("_T4.json.gz") and not n.upper().startswith(AMD_PREFIXES)]
+            for name in nvidia:
+                found_any = True
+                path = os.path.join(cache_dir, name)
+                gpu = name[: -len(".json.gz")]
+                if gpu.lower() in seen:
+                    notes.append(f"{rel_dir}/{name}: left out: the same kernel and GPU as {seen[gpu.lower()]}")
+                    continue
+                with open(path, "rb") as f:
+                    magic = f.read(2)
+                if magic != b"\x1f\x8b":
+                    notes.append(f"{rel_dir}/{name}: not gzip data (a Git LFS pointer? run `git lfs pull` or "
+                                 f"`git checkout` the .gz files)")
+                    continue
+                seen[gpu.lower()] = f"{rel_dir}/{name}"
+                spaces.append(Space(kernel, gpu, t1, found, path))
+        if not found_any:
+            notes.append(f"{rel}: no NVIDIA cache in this checkout (looked in "
+                         f"{', '.join(os.path.relpath(d, hub) + '/' for d in cache_candidates(hub, kernel))})")
     return spaces, notes
 
 
@@ -710,7 +734,7 @@ def main(argv=None):
     for s in spaces:
         why = s.load(workdir)
         if why:
-            notes.append(f"cachefiles/{s.kernel}/{s.gpu}.json.gz: left out: {why}")
+            notes.append(f"{os.path.relpath(s.cache_gz, a.hub)}: left out: {why}")
         else:
             loaded.append(s)
     # Every space is learning material for the others (layout); --spaces picks the ones searched and scored.
@@ -730,6 +754,23 @@ def main(argv=None):
         kc_missing = kc.available()
     else:
         kc_missing = f"no {a.kerncast_cli} (build the kerncast-cli target)"
+    if kc and not kc_missing:
+        # A T1 file Kerncast cannot turn into a problem (no arguments to verify with, say) leaves its spaces out of
+        # the comparison for every method, with the import's own reason.
+        refused = {}
+        for s in loaded:
+            if s.kernel not in refused:
+                try:
+                    kc.problem(s)
+                    refused[s.kernel] = None
+                except RuntimeError as e:
+                    refused[s.kernel] = str(e).split(" exited ")[-1]
+                    notes.append(f"{os.path.relpath(s.t1, a.hub)}: left out: kerncast-cli import --t1 refuses it "
+                                 f"({refused[s.kernel]})")
+        all_spaces = [s for s in loaded if not refused.get(s.kernel)]
+        spaces = [s for s in all_spaces if not wanted or s.id in wanted]
+        if not spaces:
+            sys.exit("error: no NVIDIA space of a CUDA kernel to run:\n  " + "\n  ".join(notes))
 
     kt_identity, kt_line = None, ""
     if a.kernel_tuner:
@@ -975,7 +1016,9 @@ def report(a, spaces, strategies, kc_methods, budgets, kc_seeds, cache, notes, c
               f"over the reference; Brier and CRPS skill against the climatology of the scored forecasts' own true "
               f"bins; in brackets the same forecasts as the surrogate gave them, before the search recalibrated "
               f"them against its measured outcomes. Wall time per measurement against the cache's median compile + "
-              f"benchmark time per configuration.\n")
+              f"benchmark time per configuration; the hub's caches carry no static reports, so these searches "
+              f"compile none, where a search on a GPU compiles every configuration it forecasts (NVRTC, on the "
+              f"machine's CPUs).\n")
         print("| space | measured: n / tau-b / Brier skill / CRPS skill | all: n / tau-b / Brier skill / CRPS skill "
               "| s per measurement | recorded compile + benchmark s |")
         print("|---|---|---|---|---|")
