@@ -161,23 +161,34 @@ std::vector<std::pair<Candidate, std::string>> Loop::spacePicks() {
     s.space_held_picks.clear();
     std::optional<Configuration> refined;
     if (cfg.space_picks >= 2) {
-        // The refining pick, beside the space_picks of expected improvement: the best configuration's neighbours (one
-        // tunable moved to the next or previous value of its list, the rest kept) that nobody measured, the one the
-        // model predicts fastest. The expected-improvement picks go where the model is unsure; this one finishes the
-        // climb where the best is, which the parent's children may not: a neighbour the gate trusted as no faster is
-        // never measured otherwise.
-        const Cand& incumbent = s.cands.at(*best);
-        if (incumbent.c.source == family.source && s.space_index.count(incumbent.c.tunables)) {
-            const std::set<Configuration> done(measured.begin(), measured.end());
-            std::map<Configuration, int64_t> held;  // unmeasured and not waiting for a measurement
-            for (const auto& [id, c] : s.cands)
-                if (c.c.source == family.source && !c.measurement && c.compile_error.empty() &&
-                    !(c.decision && is_measured(*c.decision)))
-                    held.emplace(c.c.tunables, id);
+        // The refining pick, beside the space_picks of expected improvement: the unmeasured neighbours (one tunable
+        // moved to the next or previous value of its list, the rest kept) of the fastest measured configuration, the
+        // one the model predicts fastest. The expected-improvement picks go where the model is unsure; this one
+        // finishes the climb where the best is, which the parent's children may not: a neighbour the gate trusted as
+        // no faster is never measured otherwise. Once every neighbour of the best is measured (a local optimum of
+        // this neighbourhood), the climb goes on from the next fastest measured configuration whose neighbours are
+        // not: best-first, so that a search held at a local optimum still walks out of it along its runners-up.
+        const std::set<Configuration> done(measured.begin(), measured.end());
+        std::map<Configuration, int64_t> held;            // unmeasured and not waiting for a measurement
+        std::vector<std::pair<double, int64_t>> origins;  // (speedup, id) of the measured family configurations
+        for (const auto& [id, c] : s.cands) {
+            if (c.c.source != family.source)
+                continue;
+            if (!c.measurement && c.compile_error.empty() && !(c.decision && is_measured(*c.decision)))
+                held.emplace(c.c.tunables, id);
+            if (c.measurement && c.measurement->status == Status::Ok && c.measurement->speedup > 0 &&
+                s.space_index.count(c.c.tunables))
+                origins.emplace_back(c.measurement->speedup, id);
+        }
+        std::sort(origins.begin(), origins.end(), [](const auto& x, const auto& y) {
+            return x.first != y.first ? x.first > y.first : x.second < y.second;
+        });
+        for (size_t rank = 0; rank < origins.size(); ++rank) {
+            const Cand& origin = s.cands.at(origins[rank].second);
             std::vector<Configuration> near;
             for (const Tunable& t : family.tunables) {
-                const auto at = incumbent.c.tunables.find(t.name);
-                if (at == incumbent.c.tunables.end())
+                const auto at = origin.c.tunables.find(t.name);
+                if (at == origin.c.tunables.end())
                     continue;
                 const auto v = std::find(t.values.begin(), t.values.end(), at->second);
                 if (v == t.values.end())
@@ -185,34 +196,43 @@ std::vector<std::pair<Candidate, std::string>> Loop::spacePicks() {
                 for (const auto next : {v == t.values.begin() ? t.values.end() : v - 1, v + 1}) {
                     if (next == t.values.end())
                         continue;
-                    Configuration n = incumbent.c.tunables;
+                    Configuration n = origin.c.tunables;
                     n[t.name] = *next;
                     if (s.space_index.count(n) && !done.count(n) && (!fit.known.count(n) || held.count(n)))
                         near.push_back(std::move(n));
                 }
             }
-            if (!near.empty()) {
-                const std::vector<SpaceModel::Prediction> predicted = model.predict(near);
-                size_t top = 0;
-                for (size_t i = 1; i < near.size(); ++i)
-                    if (predicted[i].mean > predicted[top].mean)
-                        top = i;
-                char reason[220];
+            if (near.empty())
+                continue;
+            const std::vector<SpaceModel::Prediction> predicted = model.predict(near);
+            size_t top = 0;
+            for (size_t i = 1; i < near.size(); ++i)
+                if (predicted[i].mean > predicted[top].mean)
+                    top = i;
+            char reason[260];
+            if (rank == 0)
                 std::snprintf(reason, sizeof reason,
                               "space model: the fastest predicted of %zu unmeasured neighbours of the best "
                               "configuration (predicted %.2fx, from %zu measured)",
                               near.size(), std::exp(predicted[top].mean), measured.size());
-                refined = near[top];
-                if (auto h = held.find(near[top]); h != held.end()) {
-                    s.space_held_picks.push_back({h->second, reason});
-                } else {
-                    Candidate c = family_candidate(s.bundle, near[top]);
-                    c.parent_id = *best;
-                    c.generation = incumbent.c.generation + 1;
-                    c.label += " (space model)";
-                    out.push_back({std::move(c), reason});
-                }
+            else
+                std::snprintf(reason, sizeof reason,
+                              "space model: the fastest predicted of %zu unmeasured neighbours of the measured "
+                              "configuration ranked %zu (%.2fx; the %zu faster have every neighbour measured; "
+                              "predicted %.2fx, from %zu measured)",
+                              near.size(), rank + 1, origins[rank].first, rank, std::exp(predicted[top].mean),
+                              measured.size());
+            refined = near[top];
+            if (auto h = held.find(near[top]); h != held.end()) {
+                s.space_held_picks.push_back({h->second, reason});
+            } else {
+                Candidate c = family_candidate(s.bundle, near[top]);
+                c.parent_id = origins[rank].second;
+                c.generation = origin.c.generation + 1;
+                c.label += " (space model)";
+                out.push_back({std::move(c), reason});
             }
+            break;
         }
     }
     std::vector<Configuration> pool;

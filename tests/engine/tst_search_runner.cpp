@@ -26,6 +26,8 @@ using namespace kerncast;
 
 namespace {
 
+using Tunables = std::map<std::string, int64_t>;  // one configuration of a family
+
 SearchConfig config(const std::string& problem, GatingKind gating, std::string surrogate, int64_t budget,
                     uint64_t seed = 1) {
     SearchConfig c;
@@ -548,7 +550,7 @@ private slots:
                 QCOMPARE(*e.decision, GatingDecision::Measure);
                 QVERIFY2(chosen.insert(e.candidate_id).second, "a configuration chosen twice");
                 QVERIFY2(!measured.count(e.candidate_id), "a measured configuration chosen");
-                if (e.message.find("neighbours of the best") != std::string::npos)
+                if (e.message.rfind("space model: the fastest predicted of", 0) == 0)
                     refining.insert(e.candidate_id);
                 if (measured_before_first < 0)
                     measured_before_first = measurements;
@@ -584,6 +586,93 @@ private slots:
             }
             before.insert(cand.tunables);
         }
+    }
+
+    // The refining pick climbs best-first: it measures an unmeasured neighbour (one tunable moved to the adjacent value
+    // of its list) of the fastest measured configuration, and once every neighbour of that one is measured or waiting
+    // for a measurement, of the next fastest whose neighbours are not. softmax's family is small enough that a
+    // 60-measurement search exhausts the best's neighbours.
+    void refiningPicksClimbBestFirst() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        SearchConfig c = config("softmax", GatingKind::Selective, "local", 60);
+        c.space_picks = 2;
+        auto runner = make_search_runner(c, cli::resources_dir(), path, false);
+        Recorder rec;
+        runner->setEventCallback(rec.fn());
+        const SearchSummary summary = runner->runHere();
+        QCOMPARE(summary.state, RunState::Finished);
+        const KernelProgram family = *load_problem_folder(c.problem_dir).family;
+        const std::vector<Tunables> all = family.configurations();
+        const std::set<Tunables> space(all.begin(), all.end());
+        const auto neighbours = [&](const Tunables& of) {
+            std::vector<Tunables> out;
+            for (const Tunable& t : family.tunables) {
+                const auto v = std::find(t.values.begin(), t.values.end(), of.at(t.name));
+                for (const auto next : {v == t.values.begin() ? t.values.end() : v - 1, v + 1}) {
+                    if (v == t.values.end() || next == t.values.end())
+                        continue;
+                    Tunables n = of;
+                    n[t.name] = *next;
+                    if (space.count(n))
+                        out.push_back(n);
+                }
+            }
+            return out;
+        };
+        std::map<int64_t, Candidate> proposed;
+        std::map<int64_t, double> measured;  // candidate -> speedup, in the order measured
+        std::set<Tunables> known;
+        int best_first = 0, of_the_best = 0;
+        for (const auto& e : rec.events) {
+            if (e.kind == SearchEvent::Kind::CandidateProposed && e.candidate) {
+                proposed[e.candidate_id] = *e.candidate;
+                known.insert(e.candidate->tunables);
+            }
+            if (e.kind == SearchEvent::Kind::Measured && e.speedup > 0)
+                measured[e.candidate_id] = e.speedup;
+            if (e.kind != SearchEvent::Kind::Gating || e.message.rfind("space model: the fastest predicted of", 0) != 0)
+                continue;
+            const Candidate& pick = proposed.at(e.candidate_id);
+            const bool ranked = e.message.find("neighbours of the measured configuration ranked ") != std::string::npos;
+            QVERIFY2(ranked || e.message.find("neighbours of the best configuration") != std::string::npos,
+                     e.message.c_str());
+            std::optional<int64_t> fastest;
+            for (const auto& [id, speedup] : measured)
+                if (proposed.at(id).source == family.source && space.count(proposed.at(id).tunables) &&
+                    (!fastest || speedup > measured.at(*fastest)))
+                    fastest = id;
+            QVERIFY(fastest);
+            const auto is_near = [&](int64_t origin) {
+                const Candidate& o = proposed.at(origin);
+                if (o.source != family.source || !space.count(o.tunables))
+                    return false;
+                const std::vector<Tunables> near = neighbours(o.tunables);
+                return std::find(near.begin(), near.end(), pick.tunables) != near.end();
+            };
+            // A configuration the space model proposed itself descends from the one it climbs from; one that a child
+            // the gate trusted held keeps the mutator's parent.
+            if (pick.label.find("(space model)") != std::string::npos) {
+                QVERIFY2(measured.count(pick.parent_id), e.message.c_str());
+                QVERIFY2(is_near(pick.parent_id), e.message.c_str());
+                QCOMPARE(ranked, pick.parent_id != *fastest);
+            }
+            if (!ranked) {
+                QVERIFY2(is_near(*fastest), e.message.c_str());
+                ++of_the_best;
+                continue;
+            }
+            // From a runner-up: the best has no neighbour the run has not proposed.
+            ++best_first;
+            bool from_measured = false;
+            for (const auto& [id, speedup] : measured)
+                from_measured = from_measured || (id != *fastest && is_near(id));
+            QVERIFY2(from_measured, e.message.c_str());
+            for (const Tunables& n : neighbours(proposed.at(*fastest).tunables))
+                QVERIFY2(known.count(n), e.message.c_str());
+        }
+        QVERIFY(of_the_best > 0);
+        QVERIFY2(best_first > 0, "the search never climbed from a runner-up");
     }
 
     // Where the space model chooses (space_picks > 0), the initial screen measures kInitialSpread of its forecast
