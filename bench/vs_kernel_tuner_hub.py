@@ -217,6 +217,23 @@ def discover(hub):
         if not found_any:
             notes.append(f"{rel}: no NVIDIA cache in this checkout (looked in "
                          f"{', '.join(os.path.relpath(d, hub) + '/' for d in cache_candidates(hub, kernel))})")
+    # Cache folders that no T1 file names: said, so that a reader knows what the checkout holds beyond the spaces.
+    named = {os.path.splitext(os.path.basename(t1))[0] for t1 in t1_files}
+    for root in ("cachefiles", os.path.join("currently_unused", "cachefiles"),
+                 os.path.join("currently_unused", "cachefiles", "KernelTuner data")):
+        d = os.path.join(hub, root)
+        for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            folder = os.path.join(d, name)
+            if name in named or name == "KernelTuner data" or not os.path.isdir(folder):
+                continue
+            nvidia = [n for n in os.listdir(folder) if n.endswith(".json.gz") and not n.endswith("_T4.json.gz")
+                      and not n.upper().startswith(AMD_PREFIXES)]
+            if nvidia and name.startswith("KTT"):
+                notes.append(f"{os.path.relpath(folder, hub)}/: left out: the Kernel Tuning Toolkit's outputs (another "
+                             f"tuner's format), not Kernel Tuner caches")
+            elif nvidia:
+                notes.append(f"{os.path.relpath(folder, hub)}/: {len(nvidia)} NVIDIA caches, left out: no T1 file "
+                             f"(kernels/{name}.json or currently_unused/kernels/{name}.json) describes their kernel")
     return spaces, notes
 
 
