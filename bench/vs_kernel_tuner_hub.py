@@ -109,8 +109,9 @@ class Space:
         self.truth = {}  # "v1,v2,..." -> time in ms, None for a configuration that failed
         self.optimum = self.compile_benchmark_ms = None
         self.sha256 = None
+        self.text = None  # the decompressed cache, between load and keep
 
-    def load(self, workdir):
+    def load(self):
         with open(self.t1) as f:
             t1 = json.load(f)
         space = t1["ConfigurationSpace"]
@@ -140,24 +141,30 @@ class Space:
         self.optimum = valid[0]
         self.sorted_times = valid
         self.compile_benchmark_ms = median(costs) if costs else None
+        self.text = text
+        return None
+
+    def keep(self, workdir):
+        """Writes the decompressed cache that Kernel Tuner reads (only for a space that is searched)."""
         self.cache_json = os.path.join(workdir, "kernel-tuner", self.kernel, self.gpu + ".json")
         os.makedirs(os.path.dirname(self.cache_json), exist_ok=True)
         with open(self.cache_json, "w") as f:
-            f.write(text)
-        return None
+            f.write(self.text)
+        self.text = None
 
 
-def cache_candidates(hub, kernel):
-    """Where the hub keeps a kernel's brute-forced caches: cachefiles/<kernel>/, and for the kernels it no longer
-    lists, currently_unused/cachefiles/<kernel>/ and the older Kernel Tuner caches of currently_unused/cachefiles/
-    KernelTuner data/<kernel>/ (more GPUs: RTX 2080 Ti, 3060 laptop, 3090, Titan). A GPU found in more than one is
-    taken from the first."""
-    return [os.path.join(hub, "cachefiles", kernel), os.path.join(hub, "currently_unused", "cachefiles", kernel),
-            os.path.join(hub, "currently_unused", "cachefiles", "KernelTuner data", kernel)]
+# Where the hub keeps brute-forced caches, one folder per kernel: cachefiles/<kernel>/, and for the kernels it no longer
+# lists, currently_unused/cachefiles/<kernel>/ and the older Kernel Tuner caches of currently_unused/cachefiles/
+# KernelTuner data/<kernel>/ (more GPUs: RTX 2080 Ti, 3060 laptop, 3090, Titan). A GPU (the cache's device_name) found
+# in more than one is taken from the first.
+CACHE_ROOTS = ("cachefiles", os.path.join("currently_unused", "cachefiles"),
+               os.path.join("currently_unused", "cachefiles", "KernelTuner data"))
 
 
-def cache_folders(hub, kernel):
-    return [d for d in cache_candidates(hub, kernel) if os.path.isdir(d)]
+def nvidia_caches(folder):
+    """The Kernel Tuner caches of NVIDIA GPUs in a folder (not their T4 conversions, not AMD's MI* and W*)."""
+    return sorted(n for n in os.listdir(folder) if n.endswith(".json.gz") and not n.endswith("_T4.json.gz")
+                  and not n.upper().startswith(AMD_PREFIXES))
 
 
 def discover(hub):
@@ -193,41 +200,32 @@ def discover(hub):
         if not found:
             notes.append(f"{rel}: no CUDA kernel file for {kernel_file}")
             continue
+        folders = [os.path.join(hub, root, kernel) for root in CACHE_ROOTS]
         found_any = False
-        seen = {}  # lower-case GPU name -> the cache kept for it
-        for cache_dir in cache_folders(hub, kernel):
+        for cache_dir in (d for d in folders if os.path.isdir(d)):
             rel_dir = os.path.relpath(cache_dir, hub)
-            gz = sorted(n for n in os.listdir(cache_dir) if n.endswith(".json.gz"))
-            nvidia = [n for n in gz if not n.endswith("_T4.json.gz") and not n.upper().startswith(AMD_PREFIXES)]
-            for name in nvidia:
+            for name in nvidia_caches(cache_dir):
                 found_any = True
                 path = os.path.join(cache_dir, name)
-                gpu = name[: -len(".json.gz")]
-                if gpu.lower() in seen:
-                    notes.append(f"{rel_dir}/{name}: left out: the same kernel and GPU as {seen[gpu.lower()]}")
-                    continue
                 with open(path, "rb") as f:
                     magic = f.read(2)
                 if magic != b"\x1f\x8b":
                     notes.append(f"{rel_dir}/{name}: not gzip data (a Git LFS pointer? run `git lfs pull` or "
                                  f"`git checkout` the .gz files)")
                     continue
-                seen[gpu.lower()] = f"{rel_dir}/{name}"
-                spaces.append(Space(kernel, gpu, t1, found, path))
+                spaces.append(Space(kernel, name[: -len(".json.gz")], t1, found, path))
         if not found_any:
             notes.append(f"{rel}: no NVIDIA cache in this checkout (looked in "
-                         f"{', '.join(os.path.relpath(d, hub) + '/' for d in cache_candidates(hub, kernel))})")
+                         f"{', '.join(os.path.relpath(d, hub) + '/' for d in folders)})")
     # Cache folders that no T1 file names: said, so that a reader knows what the checkout holds beyond the spaces.
     named = {os.path.splitext(os.path.basename(t1))[0] for t1 in t1_files}
-    for root in ("cachefiles", os.path.join("currently_unused", "cachefiles"),
-                 os.path.join("currently_unused", "cachefiles", "KernelTuner data")):
+    for root in CACHE_ROOTS:
         d = os.path.join(hub, root)
         for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
             folder = os.path.join(d, name)
             if name in named or name == "KernelTuner data" or not os.path.isdir(folder):
                 continue
-            nvidia = [n for n in os.listdir(folder) if n.endswith(".json.gz") and not n.endswith("_T4.json.gz")
-                      and not n.upper().startswith(AMD_PREFIXES)]
+            nvidia = nvidia_caches(folder)
             if nvidia and name.startswith("KTT"):
                 notes.append(f"{os.path.relpath(folder, hub)}/: left out: the Kernel Tuning Toolkit's outputs (another "
                              f"tuner's format), not Kernel Tuner caches")
@@ -420,8 +418,7 @@ class KerncastSide:
     def _run(self, cmd, what):
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
-            raise RuntimeError(f"{what}: {' '.join(cmd)} exited {p.returncode}: "
-                               f"{(p.stderr.strip() or p.stdout.strip())[-600:]}")
+            raise CliError(what, cmd, p.returncode, (p.stderr.strip() or p.stdout.strip())[-600:])
         return p
 
     def problem(self, space, name=None):
@@ -524,6 +521,14 @@ class KerncastSide:
 
 class LeakError(RuntimeError):
     pass
+
+
+class CliError(RuntimeError):
+    """A kerncast-cli command that failed; `said` is what it printed."""
+
+    def __init__(self, what, cmd, code, said):
+        super().__init__(f"{what}: {' '.join(cmd)} exited {code}: {said}")
+        self.said = said
 
 
 def _family_text(problem_folder):
@@ -748,11 +753,17 @@ def main(argv=None):
     spaces, notes = discover(a.hub)
     wanted = [s for s in a.spaces.split(",") if s]
     loaded = []
+    kept = {}  # (kernel, device slug) -> the cache searched for it
     for s in spaces:
-        why = s.load(workdir)
+        why = s.load()
+        if not why and (s.kernel, s.slug) in kept:
+            why = f"the same kernel and GPU ({s.slug}) as {kept[(s.kernel, s.slug)]}"
         if why:
             notes.append(f"{os.path.relpath(s.cache_gz, a.hub)}: left out: {why}")
+            s.text = None
         else:
+            kept[(s.kernel, s.slug)] = os.path.relpath(s.cache_gz, a.hub)
+            s.keep(workdir)
             loaded.append(s)
     # Every space is learning material for the others (layout); --spaces picks the ones searched and scored.
     all_spaces = loaded
@@ -780,8 +791,8 @@ def main(argv=None):
                 try:
                     kc.problem(s)
                     refused[s.kernel] = None
-                except RuntimeError as e:
-                    refused[s.kernel] = str(e).split(" exited ")[-1]
+                except CliError as e:
+                    refused[s.kernel] = e.said
                     notes.append(f"{os.path.relpath(s.t1, a.hub)}: left out: kerncast-cli import --t1 refuses it "
                                  f"({refused[s.kernel]})")
         all_spaces = [s for s in loaded if not refused.get(s.kernel)]
