@@ -56,5 +56,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION science)
 # Dependencies on Debian's libraries (Qt 6, QScintilla, QCustomPlot, SQLite, libcurl, XGBoost) come from
 # dpkg-shlibdeps; the bundled CUDA libraries are the package's own.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# Qt's own texts (standard buttons, file dialogs) in the interface's language: not a library, so shlibdeps misses it.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS qt6-translations-l10n)
 set(CPACK_DEBIAN_COMPRESSION_TYPE gzip)
 include(CPack)

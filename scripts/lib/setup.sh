@@ -7,7 +7,7 @@ KERNCAST_JOBS="${KERNCAST_JOBS:-$(nproc)}"
 
 KERNCAST_PACKAGES=(
     cmake ninja-build g++ lld
-    qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
+    qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-translations-l10n
     libqscintilla2-qt6-dev libqcustomplot-dev
     nlohmann-json3-dev libdtl-dev libcli11-dev libcurl4-openssl-dev libsqlite3-dev zlib1g-dev libeigen3-dev libgl-dev
     libxgboost-dev
