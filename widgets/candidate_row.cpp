@@ -186,6 +186,8 @@ bool applyEvent(CandidateRow& row, const SearchEvent& event, const BinScheme& sc
         if (!event.measurement)
             return false;
         applyMeasurement(row, *event.measurement);
+        if (!event.static_report.empty())
+            applyStaticReport(row, event.static_report);  // compiled with the measurement
         return true;
     case Kind::RunStarted:
     case Kind::NewBest:

@@ -65,6 +65,7 @@ struct SearchArgs {
     int batch = 0;
     int measure_per_parent = 0;
     int space_picks = -1;
+    std::string static_reports = "auto";
     bool no_recalibrate = false;
     int top_k = GatingConfig{}.top_k;
     double tau = GatingConfig{}.tau;
@@ -232,6 +233,7 @@ void run_search(Context& ctx, SearchArgs& a, const CLI::App& cmd) {
     cfg.batch = a.batch;
     cfg.measure_per_parent = a.measure_per_parent;
     cfg.space_picks = a.space_picks;
+    cfg.static_reports = a.static_reports;
     cfg.recalibrate = !a.no_recalibrate;
     cfg.samples = a.samples;
     cfg.llm_pacing.per_measurement = a.llm_per_measurement;
@@ -480,6 +482,12 @@ void add_search_command(CLI::App& app, Context& ctx) {
                     "gated: family configurations per iteration chosen over the whole space by the space model's "
                     "expected improvement (-1: 2 for a family of 1,000 configurations or more, else none; 0: none)")
         ->check(CLI::Range(-1, 64))
+        ->capture_default_str();
+    cmd->add_option("--static-reports", args->static_reports,
+                    "which candidates are compiled for their static report when proposed: all, or measured (a family "
+                    "configuration only when it is measured, forecast without one); auto: measured for a family of "
+                    "1,000 configurations or more, else all")
+        ->check(CLI::IsMember({"auto", "all", "measured"}))
         ->capture_default_str();
     cmd->add_flag("--no-recalibrate", args->no_recalibrate,
                   "leave forecasts as the surrogate gives them (default: once 8 forecasts came true, each forecast's "

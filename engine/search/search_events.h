@@ -98,7 +98,7 @@ struct SearchEvent {
         CandidateProposed,  // candidate (with static_report when it compiled, compile_error when not)
         Forecast,           // candidate_id, forecast
         Gating,             // candidate_id, decision, reason
-        Measured,           // candidate_id, measurement, speedup
+        Measured,           // candidate_id, measurement, speedup (static_report when it came with the measurement)
         NewBest,            // candidate_id, speedup
         Command,            // a steering command was applied: message names it
         Progress,           // progress only

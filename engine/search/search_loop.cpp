@@ -156,7 +156,7 @@ void Loop::startFresh() {
     if (cfg.overlap)
         cfg.ahead = cfg.aheadOrDefault();
     s.llm_ledger = LlmProposalLedger(cfg.llm_pacing);
-    if (cfg.space_picks < 0) {
+    if (cfg.space_picks < 0 || cfg.static_reports == "auto") {
         // The same; by default only for a space that moves from a parent do not cover (kSpaceModelFrom).
         size_t configurations = 0;
         try {
@@ -165,8 +165,11 @@ void Loop::startFresh() {
         } catch (const Error&) {
             configurations = kSpaceModelFrom;  // too many to count: large
         }
-        cfg.space_picks =
-            cfg.gating.kind != GatingKind::MeasureAll && configurations >= kSpaceModelFrom ? kSpacePicks : 0;
+        const bool large = configurations >= kSpaceModelFrom;
+        if (cfg.space_picks < 0)
+            cfg.space_picks = cfg.gating.kind != GatingKind::MeasureAll && large ? kSpacePicks : 0;
+        if (cfg.static_reports == "auto")
+            cfg.static_reports = large ? "measured" : "all";
     }
     info.config = cfg;
     s.run_id = s.store->addRun(info);

@@ -94,6 +94,9 @@ struct SearchRunner::State {
     // trusted earlier): measured in this batch beside the new children, with why.
     std::vector<std::pair<int64_t, std::string>> space_held_picks;
     std::set<Configuration> space_index;  // *space as a set, for neighbour lookups
+    // Static reports that came with a measurement and stay out of the forecasts (Loop::reportAtMeasurement), until
+    // the Measured event carries them to the views.
+    std::map<int64_t, std::vector<StaticReport>> measured_reports;
     // The space model as last fitted (refreshSpaceModel()), and how far its forecasts are mixed into the surrogate's.
     struct SpaceFit {
         std::shared_ptr<SpaceModel> model;
@@ -262,7 +265,15 @@ private:
         std::string error;                                  // the program did not parse
         std::shared_future<CompileResult> compile;          // else the compile in flight
     };
+    // SearchConfig::static_reports "measured": a family configuration's static report comes with its measurement and
+    // is kept out of its forecast queries.
+    bool reportAtMeasurement(const Candidate& c) const {
+        return cfg.static_reports == "measured" && s.bundle.family && !s.bundle.family->tunables.empty() &&
+               c.source == s.bundle.family->source;
+    }
     ReportJob startStaticReport(const Candidate& c);
+    CompileRequest compileRequestFor(const Candidate& c) const;  // throws Error when its launch plan does not parse
+    void compileAhead(const std::vector<int64_t>& ids);
     void finishStaticReport(Cand& c, ReportJob& job);
     void noteMeasured(int64_t id, bool restoring);
     bool admit(int64_t id, const Measurement& m);

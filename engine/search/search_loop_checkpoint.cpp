@@ -111,7 +111,8 @@ void Loop::restore() {
     for (Candidate& c : s.store->candidates(s.run_id)) {
         Cand cand;
         cand.c = c;
-        cand.report = std::move(reports[c.id]);
+        if (!reportAtMeasurement(c))
+            cand.report = std::move(reports[c.id]);
         // Every forecast counts, re-forecasts included; the last one is the candidate's.
         for (const StoredForecast& f : forecasts[c.id]) {
             ++s.progress.forecasts;

@@ -26,9 +26,14 @@ MutationExample Loop::exampleOf(int64_t id) const {
 // The static report: the recording's (made by the real compiler on the recording machine) when the replay device
 // knows the program, else a real NVRTC/nvJitLink compile here. Started for every child of a batch before any is
 // stored, so that the compiles run in parallel on the compiler's pool (one compile of a large kernel takes about a
-// second, and a gated batch has dozens of children); the results are then taken in order, as before.
+// second, and a gated batch has dozens of children); the results are then taken in order, as before. With
+// SearchConfig::static_reports "measured", a family configuration has none until it is measured.
 Loop::ReportJob Loop::startStaticReport(const Candidate& c) {
     ReportJob job;
+    if (reportAtMeasurement(c)) {
+        job.recorded.emplace();  // none until it is measured (SearchConfig::static_reports)
+        return job;
+    }
     if (auto recorded = s.device->recordedStaticReport(s.bundle.problem.name, c.source_hash)) {
         job.recorded = std::move(*recorded);
         return job;
@@ -37,19 +42,24 @@ Loop::ReportJob Loop::startStaticReport(const Candidate& c) {
         s.compiler = s.device->compilePool();
     if (!s.compiler)
         s.compiler = std::make_shared<Compiler>();
+    try {
+        job.compile = s.compiler->compileAsync(compileRequestFor(c));
+    } catch (const Error& e) {
+        job.error = e.what();
+    }
+    return job;
+}
+
+// What the device compiles when it measures the candidate (the same cache key): its static report's compile is found
+// there.
+CompileRequest Loop::compileRequestFor(const Candidate& c) const {
     CompileRequest req;
     req.arch = s.device->compileArch();
     req.source = c.source;
     req.file_name = c.label.rfind("seed:", 0) == 0 ? c.label.substr(5) : "candidate.cu";
     req.defines = c.tunables;
-    try {
-        req.kernel_names = KernelProgram::parse(c.source, req.file_name).kernelNames();
-    } catch (const Error& e) {
-        job.error = e.what();
-        return job;
-    }
-    job.compile = s.compiler->compileAsync(std::move(req));
-    return job;
+    req.kernel_names = KernelProgram::parse(c.source, req.file_name).kernelNames();
+    return req;
 }
 
 void Loop::finishStaticReport(Cand& c, ReportJob& job) {

@@ -57,6 +57,7 @@ void to_json(nlohmann::json& j, const SearchConfig& c) {
          {"batch", c.batch},
          {"measure_per_parent", c.measure_per_parent},
          {"space_picks", c.space_picks},
+         {"static_reports", c.static_reports},
          {"recalibrate", c.recalibrate},
          {"initial_family", c.initial_family},
          {"initial_screen", c.initial_screen},
@@ -92,6 +93,10 @@ SearchConfig search_config_from_json(const nlohmann::json& j) {
         c.batch = j.value("batch", c.batch);
         c.measure_per_parent = j.value("measure_per_parent", c.measure_per_parent);
         c.space_picks = j.value("space_picks", 0);
+        c.static_reports = j.value("static_reports", std::string("all"));
+        if (c.static_reports != "all" && c.static_reports != "measured" && c.static_reports != "auto")
+            throw Error("search settings: 'static_reports' must be \"all\", \"measured\" or \"auto\", found \"" +
+                        c.static_reports + "\"");
         c.recalibrate = j.value("recalibrate", false);  // a run stored before recalibration resumes without it
         if (c.batch < 0 || c.measure_per_parent < 0)
             throw Error("search settings: 'batch' and 'measure_per_parent' must not be negative");

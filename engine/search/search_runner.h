@@ -84,6 +84,15 @@ struct SearchConfig {
     // family holds at least kSpaceModelFrom configurations, else 0, stored with a new run as that number (a run
     // stored without it resumes with 0); 0: none.
     int space_picks = -1;
+    // Which candidates are compiled for their static report when they are proposed (what the local surrogate's
+    // static features and an LLM's prompt read): "all"; or "measured", where a configuration of the problem's family
+    // is compiled only when it is measured (the device compiles it then) and is forecast from its tunables, launch
+    // plan and source without a static report, the report measured kept for display only, so that forecasts of the
+    // measured and of the unmeasured configurations read the same features. Forecasting thousands of configurations
+    // then costs no compile each (a large kernel takes 0.4-7.5 s in NVRTC). "auto": "measured" when the family holds
+    // at least kSpaceModelFrom configurations, else "all"; stored with a new run as the one chosen (a run stored
+    // without it resumes with "all").
+    std::string static_reports = "auto";
     // Every forecast's bins recalibrated against the outcomes the run has measured (core/recalibration.h), once
     // BinRecalibration::kMinOutcomes forecasts came true; what the surrogate said is kept with it. A run stored
     // without it resumes with false.

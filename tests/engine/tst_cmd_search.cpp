@@ -627,6 +627,8 @@ private slots:
                                  << "0";
         QTest::newRow("negative ahead") << "--ahead"
                                         << "-1";
+        QTest::newRow("unknown static reports") << "--static-reports"
+                                                << "some";
     }
     void outOfRangeSettingsAreUsageErrors() {
         QFETCH(QString, option);
@@ -650,6 +652,7 @@ private slots:
         QTest::newRow("epsilon") << R"({"problem_dir": "p", "gating": {"epsilon": -1}})";
         QTest::newRow("top-k") << R"({"problem_dir": "p", "gating": {"top_k": 0}})";
         QTest::newRow("ahead") << R"({"problem_dir": "p", "overlap": true, "ahead": -4})";
+        QTest::newRow("static reports") << R"({"problem_dir": "p", "static_reports": "some"})";
     }
     void storedSettingsOutOfRangeAreRefused() {
         QFETCH(QString, json);

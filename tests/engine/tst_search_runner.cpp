@@ -5,8 +5,10 @@
 #include "core/run_store.h"
 #include "engine/cli/cli.h"
 #include "engine/device.h"
+#include "engine/gpu/compiler.h"
 #include "engine/search/mutators.h"
 #include "engine/search/search_runner.h"
+#include "engine/surrogate/local_forecaster.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -84,6 +86,48 @@ public:
 
 private:
     std::unique_ptr<Device> m_inner;
+};
+
+// The replay device, compiling each candidate it measures on a real compile pool (NVRTC) as a GPU device does: what
+// the search compiled there beforehand is found or joined, not compiled again.
+class CompilingReplayDevice : public Device {
+public:
+    explicit CompilingReplayDevice(std::unique_ptr<Device> inner)
+        : m_inner(std::move(inner)), m_compiler(std::make_shared<Compiler>("", 2)) {}
+    std::string id() const override { return m_inner->id(); }
+    DeviceFingerprint fingerprint() const override { return m_inner->fingerprint(); }
+    DeviceCeilings ceilings() const override { return m_inner->ceilings(); }
+    std::string recordingsFolder() const override { return m_inner->recordingsFolder(); }
+    std::optional<std::vector<StaticReport>> recordedStaticReport(const std::string& problem,
+                                                                  const std::string& hash) const override {
+        return m_inner->recordedStaticReport(problem, hash);
+    }
+    std::shared_ptr<const Recording> recording(const std::string& problem) const override {
+        return m_inner->recording(problem);
+    }
+    std::shared_ptr<Compiler> compilePool() const override { return m_compiler; }
+    MeasureOutcome measure(const MeasureRequest& request, const ProgressFn& progress) override {
+        CompileRequest c;
+        c.arch = compileArch();
+        c.source = request.candidate.source;
+        c.file_name = request.candidate.file_name;
+        c.defines = request.candidate.tunables;
+        c.kernel_names = KernelProgram::parse(c.source, c.file_name).kernelNames();
+        const Compiler::Stats before = m_compiler->stats();
+        const CompileResult compiled = m_compiler->compile(c);
+        const Compiler::Stats after = m_compiler->stats();
+        MeasureOutcome o = m_inner->measure(request, progress);
+        o.static_report = compiled.kernels;
+        found[content_hash(request.candidate.source, request.candidate.tunables)] =
+            after.memory_hits + after.joined > before.memory_hits + before.joined;
+        return o;
+    }
+    std::map<std::string, bool> found;  // measured program -> its compile was found or joined
+    std::shared_ptr<Compiler> compiler() const { return m_compiler; }
+
+private:
+    std::unique_ptr<Device> m_inner;
+    std::shared_ptr<Compiler> m_compiler;
 };
 
 }  // namespace
@@ -673,6 +717,113 @@ private slots:
         }
         QVERIFY(of_the_best > 0);
         QVERIFY2(best_first > 0, "the search never climbed from a runner-up");
+    }
+
+    // SearchConfig::static_reports: "measured" compiles a family configuration only when it is measured. Its proposal
+    // carries no static report, its measurement does (here the recording's, as a GPU's compile would), and the store
+    // holds reports for the measured configurations and the programs outside the family only; "all" reports every
+    // candidate when proposed. "auto" chooses "all" for softmax's family (fewer than kSpaceModelFrom
+    // configurations) and stores the choice.
+    void staticReportsComeWithTheMeasurement_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<QString>("stored");
+        QTest::newRow("measured") << "measured"
+                                  << "measured";
+        QTest::newRow("all") << "all"
+                             << "all";
+        QTest::newRow("auto") << "auto"
+                              << "all";
+    }
+    void staticReportsComeWithTheMeasurement() {
+        QFETCH(QString, mode);
+        QFETCH(QString, stored);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        SearchConfig c = config("softmax", GatingKind::Selective, "local", 30);
+        c.space_picks = 2;
+        c.static_reports = mode.toStdString();
+        auto runner = make_search_runner(c, cli::resources_dir(), path, false);
+        Recorder rec;
+        runner->setEventCallback(rec.fn());
+        QCOMPARE(runner->runHere().state, RunState::Finished);
+        QCOMPARE(QString::fromStdString(stored_search_config(path).static_reports), stored);
+        const bool lazy = stored == "measured";
+        const KernelProgram family = *load_problem_folder(c.problem_dir).family;
+        std::map<int64_t, bool> in_family;
+        std::set<int64_t> measured;
+        int proposed_family = 0, measured_family = 0;
+        for (const auto& e : rec.events) {
+            if (e.kind == SearchEvent::Kind::CandidateProposed && e.candidate) {
+                const bool of_family = e.candidate->source == family.source;
+                in_family[e.candidate_id] = of_family;
+                proposed_family += of_family;
+                QVERIFY(e.compile_error.empty());
+                QCOMPARE(e.static_report.empty(), lazy && of_family);
+            }
+            if (e.kind == SearchEvent::Kind::Measured && e.measurement && e.measurement->status == Status::Ok) {
+                measured.insert(e.candidate_id);
+                const bool of_family = in_family.at(e.candidate_id);
+                measured_family += of_family;
+                QCOMPARE(!e.static_report.empty(), lazy && of_family);
+            }
+        }
+        QVERIFY(measured_family >= 8);
+        QVERIFY(proposed_family > measured_family + 20);  // most family configurations were only forecast
+        RunStore store = RunStore::open(path);
+        const auto reports = store.staticReportsOfRun(store.runs().back().id);
+        for (const auto& [id, of_family] : in_family) {
+            const auto r = reports.find(id);
+            const bool has = r != reports.end() && !r->second.empty();
+            QCOMPARE(has, !lazy || !of_family || measured.count(id) > 0);
+        }
+        if (!lazy)
+            return;
+        // A resumed run keeps the mode and goes on without compiling the configurations it only forecasts.
+        SearchConfig more = c;
+        more.budgets.measurements = 40;
+        auto again = make_search_runner(more, cli::resources_dir(), path, true);
+        Recorder resumed;
+        again->setEventCallback(resumed.fn());
+        QCOMPARE(again->runHere().state, RunState::Finished);
+        int later = 0;
+        for (const auto& e : resumed.events)
+            if (e.kind == SearchEvent::Kind::CandidateProposed && e.candidate && e.candidate->source == family.source) {
+                QVERIFY(e.static_report.empty());
+                ++later;
+            }
+        QVERIFY(later > 0);
+    }
+
+    // With static reports at measurement, the configurations a batch will measure are compiled together on the
+    // device's compile pool as soon as the batch is chosen: the device finds every one compiled (or in flight) when it
+    // measures it, and nothing the search only forecast is compiled.
+    void aBatchIsCompiledAheadOfItsMeasurements() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        SearchConfig c = config("softmax", GatingKind::Selective, "local", 20);
+        c.static_reports = "measured";
+        auto device = std::make_unique<CompilingReplayDevice>(open_device(c.device, cli::resources_dir()));
+        CompilingReplayDevice* seen = device.get();
+        std::vector<std::unique_ptr<CandidateMutator>> mutators;
+        mutators.push_back(std::make_unique<ParametricMutator>());
+        std::unique_ptr<Surrogate> surrogate = make_local_surrogate(*seen, cli::resources_dir(), "softmax", c.seed);
+        SearchRunner runner(c, path, false, std::move(device), std::move(surrogate), std::move(mutators));
+        QCOMPARE(runner.runHere().state, RunState::Finished);
+        const KernelProgram family = *load_problem_folder(c.problem_dir).family;
+        RunStore store = RunStore::open(path);
+        int family_measured = 0, proposed = 0;
+        for (const Candidate& cand : store.candidates(store.runs().back().id)) {
+            ++proposed;
+            const auto f = seen->found.find(content_hash(cand.source, cand.tunables));
+            if (cand.source != family.source || f == seen->found.end())
+                continue;
+            ++family_measured;
+            QVERIFY2(f->second, cand.label.c_str());
+        }
+        QVERIFY(family_measured >= 8);
+        QVERIFY(proposed > family_measured + 8);
+        // One compile per program measured, none for those only proposed.
+        QCOMPARE(seen->compiler()->stats().compiles, seen->found.size());
     }
 
     // Where the space model chooses (space_picks > 0), the initial screen measures kInitialSpread of its forecast

@@ -305,6 +305,23 @@ private Q_SLOTS:
         QCOMPARE(set[0].registers, 0);
     }
 
+    // A family configuration compiled only when measured (search --static-reports measured) is proposed without a
+    // static report; its registers and shared memory arrive with the measurement.
+    void aStaticReportMayComeWithTheMeasurement() {
+        CandidateRowSet set;
+        SearchEvent p = proposed(7, 1);
+        p.static_report.clear();
+        set.apply(p);
+        QCOMPARE(set[0].registers, 0);
+        SearchEvent m = measuredEvent(7, Status::Ok, 1.5);
+        m.static_report = {{"k", 96, 4096, 0, 0, 0, 0, 1, 0}};
+        set.apply(m);
+        QCOMPARE(set[0].registers, 96);
+        QCOMPARE(set[0].smem_bytes, 4096);
+        set.apply(measuredEvent(7, Status::Ok, 1.5));  // a measurement without one keeps what the row has
+        QCOMPARE(set[0].registers, 96);
+    }
+
     void statusVocabulary() {
         const QStringList all = candidateStatuses();
         for (const char* name : {"proposed", "forecast", "trusted", "discarded", "queued", "measuring", "ok",
