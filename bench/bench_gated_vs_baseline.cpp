@@ -7,7 +7,7 @@
 //   kerncast-bench-gated-vs-baseline [--problems a,b,c] [--seeds 20] [--first-seed 1] [--budget 30] [--jobs 2]
 //                                    [--device replay:nvidia-h200] [--tau T] [--pi P] [--epsilon E]
 //                                    [--initial-screen N] [--batch N] [--measure-per-parent N] [--round K]
-//                                    [--top-k K] [--json FILE]
+//                                    [--top-k K] [--static-reports all|measured|auto] [--json FILE]
 //
 // --round K: the gated search measures in rounds of K (SearchConfig::round); --top-k K: it gates with top-k (K
 // children measured per parent) instead of selective gating.
@@ -203,14 +203,22 @@ int main(int argc, char** argv) {
             g_gated_kind = GatingKind::TopK;
         } else if (!std::strcmp(argv[i], "--batch"))
             g_gated.batch = std::stoi(next("--batch"));
-        else if (!std::strcmp(argv[i], "--json"))
+        else if (!std::strcmp(argv[i], "--static-reports")) {
+            g_gated.static_reports = next("--static-reports");
+            if (g_gated.static_reports != "all" && g_gated.static_reports != "measured" &&
+                g_gated.static_reports != "auto") {
+                std::fprintf(stderr, "--static-reports: expected all, measured or auto, found '%s'\n",
+                             g_gated.static_reports.c_str());
+                return 2;
+            }
+        } else if (!std::strcmp(argv[i], "--json"))
             json_out = next("--json");
         else {
             std::fprintf(stderr,
                          "usage: kerncast-bench-gated-vs-baseline [--problems a,b] [--seeds N] [--first-seed K] "
                          "[--budget N] [--jobs N] [--device D] [--tau T] [--pi P] [--epsilon E] "
                          "[--initial-screen N] [--batch N] [--measure-per-parent N] [--round K] [--top-k K] "
-                         "[--json FILE]\n");
+                         "[--static-reports all|measured|auto] [--json FILE]\n");
             return 2;
         }
     }

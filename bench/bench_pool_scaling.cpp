@@ -14,9 +14,11 @@
 // in the table. Only the pool differs from row to row; --round 1 gives batches exactly as the gate chose them.
 //
 // Two cost models, both reported: "recorded" reads every static report from the recording, as a replay search does;
-// "compiled" compiles every candidate's static report with NVRTC on this machine's CPUs, as a search on a real GPU
-// does (PoolConfig::replay_compiles), so that its figure predicts a real run on a machine with these CPUs. The
-// workers take the recorded wall time of verification and timing either way.
+// "compiled" compiles every candidate's static report with NVRTC on this machine's CPUs, and each replay worker
+// compiles the program it measures (found compiled when the search compiled it), as a search on a real GPU does
+// (PoolConfig::replay_compiles), so that its figure predicts a real run on a machine with these CPUs. The workers
+// take the recorded wall time of verification and timing either way. --static-reports measured: the search compiles
+// a family configuration only when it measures it (SearchConfig::static_reports).
 //
 // The search overlaps by default (SearchConfig::overlap: each iteration queues its batch before it applies the one
 // before, so the workers measure while the engine forecasts and retrains); --no-overlap gives the search that
@@ -75,6 +77,7 @@ int main(int argc, char** argv) {
     CLI::App app{"Measurement rate of a gated search against the size of the measurement pool (replay workers)",
                  "kerncast-bench-pool-scaling"};
     std::string problem = "softmax", gating = "top-k", launcher = "local", device = "replay:nvidia-h200";
+    std::string static_reports = "auto";
     int64_t budget = 64;
     uint64_t seed = 1;
     int top_k = 16;
@@ -113,6 +116,11 @@ int main(int argc, char** argv) {
                    "NVRTC as on a real GPU)")
         ->delimiter(',')
         ->check(CLI::IsMember({"recorded", "compiled"}))
+        ->capture_default_str();
+    app.add_option("--static-reports", static_reports,
+                   "Which candidates the search compiles for their static report when proposed (all, measured, "
+                   "auto; with the compiled cost model, replay workers compile what they measure, as a GPU does)")
+        ->check(CLI::IsMember({"all", "measured", "auto"}))
         ->capture_default_str();
     app.add_flag("!--no-overlap", overlap, "Wait for every batch before choosing the next (no overlap)");
     app.add_option("--launcher", launcher, "How the replay workers start (local, ssh:HOST, slurm)")
@@ -161,6 +169,7 @@ int main(int argc, char** argv) {
             cfg.pool.replay_wall_time = wall;
             cfg.pool.launcher = launcher;
             cfg.pool.replay_compiles = cost == "compiled";
+            cfg.static_reports = static_reports;
             const std::string run = (tmp / ("pool-" + cost + "-" + std::to_string(n) + ".sqlite")).string();
             fs::remove(run);
             Row r;
@@ -223,7 +232,7 @@ int main(int argc, char** argv) {
 
     if (json) {
         // One object per cost model: {"recorded": {workers: [...], ...}, "compiled": {...}, "round": K}.
-        nlohmann::json j = {{"round", round}};
+        nlohmann::json j = {{"round", round}, {"static_reports", static_reports}};
         for (const auto& r : rows) {
             nlohmann::json& m = j[r.cost];
             m["workers"].push_back(r.workers);
@@ -238,9 +247,10 @@ int main(int argc, char** argv) {
         return rc;
     }
     std::printf("pool scaling: %s on %s, %s gating (top-k %d of %d children per parent), budget %lld, seed %llu, "
-                "measured in rounds of %d (every row), %s, recorded wall time x %g, launcher %s\n",
+                "measured in rounds of %d (every row), %s, recorded wall time x %g, launcher %s, static reports %s\n",
                 problem.c_str(), device.c_str(), gating.c_str(), top_k, batch, (long long)budget,
-                (unsigned long long)seed, round, overlap ? "overlapped batches" : "no overlap", wall, launcher.c_str());
+                (unsigned long long)seed, round, overlap ? "overlapped batches" : "no overlap", wall, launcher.c_str(),
+                static_reports.c_str());
     std::printf("%9s %8s %10s %13s %10s %12s %11s %14s %17s %14s %22s\n", "reports", "workers", "seconds",
                 "measurements", "best", "meas/minute", "efficiency", "batch seconds", "batch efficiency",
                 "setup seconds", "efficiency with setup");
@@ -249,7 +259,8 @@ int main(int argc, char** argv) {
                     r.workers, r.seconds, (long long)r.measurements, r.best, r.per_minute, r.efficiency,
                     r.batch_seconds, r.batch_efficiency, r.setup_seconds, r.efficiency_with_setup);
     std::printf("reports: recorded = static reports read from the recording; compiled = every static report compiled "
-                "with NVRTC on this machine's %u CPUs, as on a real GPU (the figure that predicts a real run)\n",
+                "with NVRTC on this machine's %u CPUs, and every measured program compiled by its replay worker, as "
+                "on a real GPU (the figure that predicts a real run)\n",
                 std::thread::hardware_concurrency());
     std::printf("perfect scaling: efficiency 1.000 (N workers measure N times as fast as one); target >= 0.85 at 8.\n"
                 "efficiency counts the whole search (the engine's serial work included); batch efficiency only the "

@@ -422,8 +422,9 @@ void add_search_command(CLI::App& app, Context& ctx) {
                     "Resources folder on ssh hosts and Slurm nodes, for replay workers (default: this one's)");
     cmd->add_flag("--allow-mixed", args->pool.allow_mixed, "Let one search measure on several GPU models");
     cmd->add_flag("--replay-compiles", args->pool.replay_compiles,
-                  "Replay workers: compile every static report with NVRTC as a search on a real GPU does, instead of "
-                  "reading the recording's (with --replay-wall-time 1 the search then costs what it costs on a GPU)");
+                  "Replay workers: compile every static report, and every program they measure, with NVRTC as a "
+                  "search on a real GPU does, instead of reading the recording's (with --replay-wall-time 1 the "
+                  "search then costs what it costs on a GPU)");
     cmd->add_option("--replay-wall-time", args->pool.replay_wall_time,
                     "Replay workers take each measurement's recorded wall time times this (0: answer at once)")
         ->check(CLI::Range(0.0, 1000.0));

@@ -13,9 +13,7 @@ namespace fs = std::filesystem;
 
 namespace kerncast {
 
-namespace {
-
-CompileRequest compile_request(const ProgramRef& program, const std::string& arch) {
+CompileRequest measure_compile_request(const ProgramRef& program, const std::string& arch) {
     CompileRequest r;
     r.source = program.source;
     r.file_name = program.file_name;
@@ -27,6 +25,8 @@ CompileRequest compile_request(const ProgramRef& program, const std::string& arc
     } catch (const Error&) {}
     return r;
 }
+
+namespace {
 
 Measurement failed(Status status, const std::string& reason, const DeviceFingerprint& device) {
     Measurement m;
@@ -127,8 +127,8 @@ PreparedMeasure GpuDevice::prepare(const MeasureRequest& request) {
         return p;
     }
     const std::string sm = arch();
-    p.candidate = m_compiler->compileAsync(compile_request(request.candidate, sm));
-    p.reference = m_compiler->compileAsync(compile_request(request.reference, sm));
+    p.candidate = m_compiler->compileAsync(measure_compile_request(request.candidate, sm));
+    p.reference = m_compiler->compileAsync(measure_compile_request(request.reference, sm));
     return p;
 }
 

@@ -69,10 +69,13 @@ bool pool_requested(const PoolConfig& c) {
 namespace {
 
 // A replay worker behind a supervisor: the request travels without cubins (the recordings answer by content hash).
+// With PoolConfig::replay_compiles it compiles the candidate and the reference first on the pool's compiler, as a GPU
+// device does (a program the search compiled for its static report is found there).
 class ReplayWorkerDevice : public Device {
 public:
-    ReplayWorkerDevice(std::string id, std::unique_ptr<WorkerSupervisor> worker)
-        : m_id(std::move(id)), m_worker(std::move(worker)) {
+    ReplayWorkerDevice(std::string id, std::unique_ptr<WorkerSupervisor> worker,
+                       std::shared_ptr<Compiler> compiler = nullptr)
+        : m_id(std::move(id)), m_worker(std::move(worker)), m_compiler(std::move(compiler)) {
         m_hello = m_worker->start();
         if (!m_hello.ok)
             throw Error("cannot open " + m_id + ": " + m_hello.error);
@@ -88,6 +91,12 @@ public:
         payload.candidate = {request.candidate.source, request.candidate.file_name, request.candidate.tunables, {}};
         payload.reference = {request.reference.source, request.reference.file_name, request.reference.tunables, {}};
         MeasureOutcome out;
+        if (m_compiler) {
+            auto candidate = m_compiler->compileAsync(measure_compile_request(request.candidate, compileArch()));
+            auto reference = m_compiler->compileAsync(measure_compile_request(request.reference, compileArch()));
+            out.static_report = candidate.get().kernels;
+            reference.wait();
+        }
         out.measurement = m_worker->measure(payload, request.options.deadline_s, progress);
         out.measurement.device_kind = "replay";
         return out;
@@ -97,6 +106,7 @@ public:
 private:
     std::string m_id;
     std::unique_ptr<WorkerSupervisor> m_worker;
+    std::shared_ptr<Compiler> m_compiler;
     HelloReply m_hello;
 };
 
@@ -286,7 +296,8 @@ std::unique_ptr<MeasurementPool> MeasurementPool::open(const PoolConfig& config,
                     if (s.plan.gpu)
                         s.device = std::make_unique<GpuDevice>(s.plan.device, std::move(sup), pool->m_compiler);
                     else
-                        s.device = std::make_unique<ReplayWorkerDevice>(s.plan.device, std::move(sup));
+                        s.device = std::make_unique<ReplayWorkerDevice>(
+                            s.plan.device, std::move(sup), config.replay_compiles ? pool->m_compiler : nullptr);
                     s.status.gpu = s.device->fingerprint().name;
                     s.status.state = "idle";
                 } catch (const std::exception& e) {
@@ -508,6 +519,8 @@ void MeasurementPool::serve(Slot& slot) {
 }
 
 std::shared_ptr<Compiler> MeasurementPool::compilePool() const {
+    if (m_config.replay_compiles)
+        return m_compiler;  // its replay workers compile what they measure there
     for (const auto& slot : m_slots)
         if (slot->plan.gpu)
             return m_compiler;

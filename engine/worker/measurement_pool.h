@@ -39,8 +39,9 @@ struct PoolConfig {
     std::string remote_resources;    // the resources folder there, for replay workers ("": the local one)
     bool allow_mixed = false;        // measure on several GPU models in one search
     double replay_wall_time = 0;     // replay workers take each measurement's recorded wall time times this
-    // A search on replay workers compiles every candidate's static report with NVRTC, as a search on a real GPU does,
-    // instead of reading the recording's: with replay_wall_time 1 the engine then pays what it pays on a GPU.
+    // A search on replay workers compiles every candidate's static report with NVRTC, and each worker the program it
+    // measures (on the pool's compiler, compilePool()), as a search on a real GPU does, instead of reading the
+    // recording's: with replay_wall_time 1 the engine then pays what it pays on a GPU.
     bool replay_compiles = false;
     int max_failures = 3;  // requests a worker may lose in a row before it is retired
 };

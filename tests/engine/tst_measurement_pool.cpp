@@ -6,6 +6,7 @@
 
 #include "core/candidate.h"
 #include "core/problem_library.h"
+#include "engine/gpu/compiler.h"
 #include "engine/replay/replay_device.h"
 #include "engine/search/mutators.h"
 #include "engine/worker/measurement_pool.h"
@@ -119,6 +120,38 @@ private slots:
         MeasureRequest unknown = reference_request("softmax");
         unknown.candidate.source += "\n// not recorded\n";
         QCOMPARE(pool->measure(unknown).measurement.status, Status::NotRecorded);
+    }
+
+    // The compiled cost model (PoolConfig::replay_compiles): each replay worker compiles what it measures with NVRTC
+    // on the pool's compiler, as a GPU device does, and gives the static report with the recorded answer; a program
+    // the search compiled there before is found, not compiled again. Without it nothing is compiled.
+    void replayWorkersCompileWhatTheyMeasureInTheCompiledModel() {
+        const auto requests = recorded_requests("softmax", 3);
+        QCOMPARE(requests.size(), size_t(3));
+        {
+            auto plain = replay_pool(2, 0);
+            QVERIFY(!plain->compilePool());
+            QVERIFY(plain->measure(requests[0]).static_report.empty());
+        }
+        PoolConfig cfg;
+        cfg.workers = 2;
+        cfg.replay_compiles = true;
+        auto pool = MeasurementPool::open(cfg, "replay:nvidia-h200", cli::resources_dir());
+        const std::shared_ptr<Compiler> compiler = pool->compilePool();
+        QVERIFY(compiler);
+        ReplayDevice local(cli::resources_dir() + "/recordings/nvidia-h200");
+        std::vector<MeasurementPool::Job> jobs;
+        for (size_t i = 0; i < requests.size(); ++i)
+            jobs.push_back({requests[i], int64_t(i + 1)});
+        pool->measureBatch(jobs, [&](size_t i, MeasureOutcome& out) {
+            QCOMPARE(out.measurement.speedup, local.measure(requests[i]).measurement.speedup);
+            QCOMPARE(out.static_report.size(), size_t(1));
+            QVERIFY(out.static_report.front().registers > 0);
+        });
+        // Three candidates and the reference, each compiled once; measuring one again finds it.
+        QCOMPARE(compiler->stats().compiles, size_t(4));
+        QCOMPARE(pool->measure(requests[1]).static_report.size(), size_t(1));
+        QCOMPARE(compiler->stats().compiles, size_t(4));
     }
 
     void batchRunsInParallelAndAppliesInOrder() {
