@@ -132,7 +132,11 @@ void MeasurementPanel::setMeasurement(const std::optional<Measurement>& measurem
                 if (amount.empty() || !timing || !(timing->median_us > 0))
                     return std::nullopt;
                 try {
-                    return static_cast<double>(amount.eval(problem->benchmark)) / (timing->median_us * 1e3);
+                    // An amount of 0 is one the problem does not know (an imported T1 problem states no flops).
+                    const auto value = static_cast<double>(amount.eval(problem->benchmark));
+                    if (!(value > 0))
+                        return std::nullopt;
+                    return value / (timing->median_us * 1e3);
                 } catch (const std::exception&) {
                     return std::nullopt;
                 }

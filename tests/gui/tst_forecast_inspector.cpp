@@ -192,6 +192,13 @@ private Q_SLOTS:
         noBytes.bytes = Expr();
         panel.setMeasurement(m, {}, &noBytes);
         QVERIFY2(panel.text().contains(QStringLiteral("the problem states no bytes moved")), qPrintable(panel.text()));
+        // Flops of 0 are unknown (an imported T1 problem states none), not a rate of 0 GFLOP/s.
+        Problem noFlops = saxpy;
+        noFlops.flops = Expr::parse("0");
+        panel.setMeasurement(m, {}, &noFlops);
+        QVERIFY2(panel.text().contains(QStringLiteral("the problem states no floating-point work")),
+                 qPrintable(panel.text()));
+        QVERIFY(!panel.text().contains(QStringLiteral("GFLOP/s")));
         panel.setMeasurement(m, {});
         QVERIFY(!panel.text().contains(QStringLiteral("GB/s")));
         QVERIFY(!panel.text().contains(QStringLiteral("Correctness case")));
