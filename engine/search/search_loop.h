@@ -94,9 +94,6 @@ struct SearchRunner::State {
     // trusted earlier): measured in this batch beside the new children, with why.
     std::vector<std::pair<int64_t, std::string>> space_held_picks;
     std::set<Configuration> space_index;  // *space as a set, for neighbour lookups
-    // Static reports that came with a measurement and stay out of the forecasts (Loop::reportAtMeasurement), until
-    // the Measured event carries them to the views.
-    std::map<int64_t, std::vector<StaticReport>> measured_reports;
     // The space model as last fitted (refreshSpaceModel()), and how far its forecasts are mixed into the surrogate's.
     struct SpaceFit {
         std::shared_ptr<SpaceModel> model;
@@ -272,10 +269,12 @@ private:
                c.source == s.bundle.family->source;
     }
     ReportJob startStaticReport(const Candidate& c);
-    CompileRequest compileRequestFor(const Candidate& c) const;  // throws Error when its launch plan does not parse
+    ProgramRef programOf(const Candidate& c) const;  // the candidate as the device is asked to measure it
     void compileAhead(const std::vector<int64_t>& ids);
     void finishStaticReport(Cand& c, ReportJob& job);
-    void noteMeasured(int64_t id, bool restoring);
+    // shown: a static report that came with the measurement and stays out of the forecasts (reportAtMeasurement),
+    // for the Measured event to carry to the views.
+    void noteMeasured(int64_t id, bool restoring, std::vector<StaticReport> shown = {});
     bool admit(int64_t id, const Measurement& m);
     void noteNewBest(int64_t id, double speedup);
     void review(const SearchCommand& c);

@@ -4,6 +4,7 @@
 #include "engine/search/search_loop.h"
 
 #include "engine/replay/replay_device.h"
+#include "engine/worker/gpu_device.h"
 
 #include <algorithm>
 
@@ -42,24 +43,16 @@ Loop::ReportJob Loop::startStaticReport(const Candidate& c) {
         s.compiler = s.device->compilePool();
     if (!s.compiler)
         s.compiler = std::make_shared<Compiler>();
+    const ProgramRef program = programOf(c);
     try {
-        job.compile = s.compiler->compileAsync(compileRequestFor(c));
+        KernelProgram::parse(program.source, program.file_name);  // a plan that does not parse ends its path here
     } catch (const Error& e) {
         job.error = e.what();
+        return job;
     }
+    // What the device compiles when it measures the candidate (the same cache key): the compile is found there.
+    job.compile = s.compiler->compileAsync(measure_compile_request(program, s.device->compileArch()));
     return job;
-}
-
-// What the device compiles when it measures the candidate (the same cache key): its static report's compile is found
-// there.
-CompileRequest Loop::compileRequestFor(const Candidate& c) const {
-    CompileRequest req;
-    req.arch = s.device->compileArch();
-    req.source = c.source;
-    req.file_name = c.label.rfind("seed:", 0) == 0 ? c.label.substr(5) : "candidate.cu";
-    req.defines = c.tunables;
-    req.kernel_names = KernelProgram::parse(c.source, req.file_name).kernelNames();
-    return req;
 }
 
 void Loop::finishStaticReport(Cand& c, ReportJob& job) {

@@ -4,6 +4,7 @@
 #include "engine/search/search_loop.h"
 
 #include "engine/replay/replay_device.h"
+#include "engine/worker/gpu_device.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,12 +27,18 @@ bool Loop::deviceCanMeasure(int64_t id) {
     return false;
 }
 
+ProgramRef Loop::programOf(const Candidate& c) const {
+    ProgramRef p;
+    p.source = c.source;
+    p.tunables = c.tunables;
+    p.file_name = c.label.rfind("seed:", 0) == 0 ? c.label.substr(5) : "candidate.cu";
+    return p;
+}
+
 MeasureRequest Loop::requestFor(const Cand& c) const {
     MeasureRequest req;
     req.problem_dir = s.bundle.problem.dir;
-    req.candidate.source = c.c.source;
-    req.candidate.tunables = c.c.tunables;
-    req.candidate.file_name = c.c.label.rfind("seed:", 0) == 0 ? c.c.label.substr(5) : "candidate.cu";
+    req.candidate = programOf(c.c);
     req.reference.source = s.bundle.reference.source;
     req.reference.file_name = "reference.cu";
     // A candidate that would become the new best is verified again on fresh inputs and timed again by the worker
@@ -84,13 +91,8 @@ void Loop::compileAhead(const std::vector<int64_t>& ids) {
         if (c.measurement || !c.report.empty() || !c.compile_error.empty() || !reportAtMeasurement(c.c) ||
             measuredBefore({id}))
             continue;
-        CompileRequest compile;
-        try {
-            compile = compileRequestFor(c.c);
-        } catch (const Error&) {
-            continue;  // the device says why when it measures it
-        }
-        pool->compileAsync(std::move(compile));  // kept in the compiler's cache
+        // A plan that does not parse is said by the device when it measures it.
+        pool->compileAsync(measure_compile_request(programOf(c.c), s.device->compileArch()));  // kept in its cache
     }
 }
 
@@ -202,6 +204,7 @@ void Loop::recordPoolNotes(MeasurementPool& pool) {
 
 void Loop::applyMeasurement(int64_t id, MeasureOutcome& out) {
     Cand& c = s.cands.at(id);
+    std::vector<StaticReport> shown;
     {
         const auto in_phase = phase(Phase::Store);
         s.rows.measurement = s.store->addMeasurement(id, out.measurement);
@@ -211,13 +214,13 @@ void Loop::applyMeasurement(int64_t id, MeasureOutcome& out) {
             // only with the measurement, leaves it out of them as this run does (reportAtMeasurement).
             s.store->addStaticReports(id, out.static_report);
             if (reportAtMeasurement(c.c))
-                s.measured_reports[id] = out.static_report;
+                shown = out.static_report;
             else
                 c.report = out.static_report;
         }
     }
     ++s.progress.measurements;
-    noteMeasured(id, false);
+    noteMeasured(id, false, std::move(shown));
 }
 
 void Loop::updateCalibration() {
@@ -228,7 +231,7 @@ void Loop::updateCalibration() {
 }
 
 // Book-keeping after a measurement (also when a resumed run replays its stored ones).
-void Loop::noteMeasured(int64_t id, bool restoring) {
+void Loop::noteMeasured(int64_t id, bool restoring, std::vector<StaticReport> shown) {
     Cand& c = s.cands.at(id);
     const Measurement& m = *c.measurement;
     const bool accepted = m.status == Status::Suspect && s.accepted_suspects.count(id);
@@ -250,10 +253,7 @@ void Loop::noteMeasured(int64_t id, bool restoring) {
     e.candidate_id = id;
     e.measurement = m;
     e.speedup = ok ? m.speedup : 0;
-    if (auto r = s.measured_reports.find(id); r != s.measured_reports.end()) {
-        e.static_report = std::move(r->second);  // the report that came with the measurement (display only)
-        s.measured_reports.erase(r);
-    }
+    e.static_report = std::move(shown);
     emit(std::move(e));
     if (improved)
         noteNewBest(id, m.speedup);

@@ -9,6 +9,7 @@
 #include "engine/search/mutators.h"
 #include "engine/search/search_runner.h"
 #include "engine/surrogate/local_forecaster.h"
+#include "engine/worker/gpu_device.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -107,14 +108,8 @@ public:
     }
     std::shared_ptr<Compiler> compilePool() const override { return m_compiler; }
     MeasureOutcome measure(const MeasureRequest& request, const ProgressFn& progress) override {
-        CompileRequest c;
-        c.arch = compileArch();
-        c.source = request.candidate.source;
-        c.file_name = request.candidate.file_name;
-        c.defines = request.candidate.tunables;
-        c.kernel_names = KernelProgram::parse(c.source, c.file_name).kernelNames();
         const Compiler::Stats before = m_compiler->stats();
-        const CompileResult compiled = m_compiler->compile(c);
+        const CompileResult compiled = m_compiler->compile(measure_compile_request(request.candidate, compileArch()));
         const Compiler::Stats after = m_compiler->stats();
         MeasureOutcome o = m_inner->measure(request, progress);
         o.static_report = compiled.kernels;
