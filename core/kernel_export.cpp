@@ -473,6 +473,10 @@ std::vector<ExportedFile> export_cuda(const Problem& problem, const KernelProgra
                                       KernelExportOptions options) {
     program.validate(problem);
     check_configuration(program, tunables);
+    if (program.usesTensorMaps() || program.usesClusters())
+        throw Error(SourceLocation{program.file, program.launches.front().line},
+                    "this program launches with tensor maps or thread-block clusters, which the exported host code "
+                    "does not build yet; export a program without tensormap(...) arguments and cluster(...)");
     if (options.unit.empty())
         options.unit = cpp_identifier(problem.name);
     if (options.name_space.empty())

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -14,7 +15,7 @@ namespace kerncast {
 
 namespace {
 
-constexpr const char* kDirectives = "launch, scratch, constant, tunable";
+constexpr const char* kDirectives = "launch, scratch, constant, tunable, target";
 
 // A kernel program may come from an LLM: the parse is linear and its output bounded, far above what a real launch
 // plan needs.
@@ -152,6 +153,55 @@ std::array<Expr, 3> parse_dims(const std::string& content, const std::string& cl
     return dims;
 }
 
+// `tensormap(<buffer>, shape(...), box(...)[, swizzle(<bytes>)])`, the whole argument text.
+TensorMapSpec parse_tensormap(const std::string& text, const SourceLocation& where) {
+    const std::string form = "tensormap(<buffer>, shape(<d0>, ...), box(<b0>, ...)[, swizzle(0|32|64|128)])";
+    const size_t open = text.find('(');
+    if (text.back() != ')')
+        throw Error(where, "expected " + form + ", found '" + text + "'");
+    const auto parts = split_top_level(text.substr(open + 1, text.size() - open - 2));
+    TensorMapSpec t;
+    if (parts.empty() || !is_identifier(parts[0]))
+        throw Error(where, "expected a buffer name first in " + form + ", found '" + text + "'");
+    t.buffer = parts[0];
+    std::set<std::string> seen;
+    for (size_t i = 1; i < parts.size(); ++i) {
+        const std::string& part = parts[i];
+        const size_t p = part.find('(');
+        const std::string key = p == std::string::npos ? part : trim(part.substr(0, p));
+        if (p == std::string::npos || part.back() != ')' || (key != "shape" && key != "box" && key != "swizzle"))
+            throw Error(where, "tensormap of " + t.buffer + ": expected shape(...), box(...) or swizzle(...), found '" +
+                                   part + "'");
+        if (!seen.insert(key).second)
+            throw Error(where, "tensormap of " + t.buffer + ": " + key + "(...) is given twice");
+        const std::string inner = trim(part.substr(p + 1, part.size() - p - 2));
+        if (key == "swizzle") {
+            if (inner != "0" && inner != "32" && inner != "64" && inner != "128")
+                throw Error(where,
+                            "tensormap of " + t.buffer + ": swizzle(" + inner + ") must be 0, 32, 64 or 128 (bytes)");
+            t.swizzle = std::stoi(inner);
+            continue;
+        }
+        std::vector<Expr>& dims = key == "shape" ? t.shape : t.box;
+        for (const auto& d : split_top_level(inner)) {
+            if (d.empty())
+                throw Error(where,
+                            "tensormap of " + t.buffer + ": expected an expression in " + key + "(" + inner + ")");
+            dims.push_back(Expr::parse(d, where));
+        }
+    }
+    if (t.shape.empty() || t.box.empty())
+        throw Error(where, "tensormap of " + t.buffer + ": expected both shape(...) and box(...) in " + form);
+    if (t.shape.size() > 5)
+        throw Error(where, "tensormap of " + t.buffer + ": a tensor map has 1 to 5 dimensions, shape(...) gives " +
+                               std::to_string(t.shape.size()));
+    if (t.box.size() != t.shape.size())
+        throw Error(where, "tensormap of " + t.buffer + ": box(...) has " + std::to_string(t.box.size()) +
+                               " dimensions and shape(...) " + std::to_string(t.shape.size()) +
+                               "; give one box extent per dimension");
+    return t;
+}
+
 LaunchSpec parse_launch(LineReader& r, const SourceLocation& where) {
     LaunchSpec l;
     l.line = where.line;
@@ -165,10 +215,11 @@ LaunchSpec parse_launch(LineReader& r, const SourceLocation& where) {
     std::set<std::string> seen;
     while (!r.atEnd()) {
         const size_t clause_pos = r.pos();
-        const std::string clause = r.identifier("a clause grid(...), block(...), smem(...) or args(...)");
-        if (clause != "grid" && clause != "block" && clause != "smem" && clause != "args") {
+        const std::string clause = r.identifier("a clause grid(...), block(...), cluster(...), smem(...) or args(...)");
+        if (clause != "grid" && clause != "block" && clause != "cluster" && clause != "smem" && clause != "args") {
             r.setPos(clause_pos);
-            r.fail("unknown clause '" + clause + "'; expected grid(...), block(...), smem(...) or args(...)");
+            r.fail("unknown clause '" + clause +
+                   "'; expected grid(...), block(...), cluster(...), smem(...) or args(...)");
         }
         if (!seen.insert(clause).second) {
             r.setPos(clause_pos);
@@ -179,6 +230,8 @@ LaunchSpec parse_launch(LineReader& r, const SourceLocation& where) {
             l.grid = parse_dims(content, clause, where);
         else if (clause == "block")
             l.block = parse_dims(content, clause, where);
+        else if (clause == "cluster")
+            l.cluster = parse_dims(content, clause, where);
         else if (clause == "smem") {
             if (trim(content).empty())
                 throw Error(where, "expected a byte count in smem(...)");
@@ -187,6 +240,11 @@ LaunchSpec parse_launch(LineReader& r, const SourceLocation& where) {
             const std::string inner = trim(content);
             if (!inner.empty())
                 for (const auto& a : split_top_level(inner)) {
+                    if (a.rfind("tensormap", 0) == 0 && trim(a.substr(9)).rfind('(', 0) == 0) {
+                        l.tensormaps[l.args.size()] = parse_tensormap(a, where);
+                        l.args.push_back(a);
+                        continue;
+                    }
                     if (!is_identifier(a))
                         throw Error(where, "expected argument names separated by commas in args(" + content +
                                                "), found '" + a + "'");
@@ -202,6 +260,8 @@ LaunchSpec parse_launch(LineReader& r, const SourceLocation& where) {
                                                              : "(<x>[, <y>[, <z>]])"));
     if (!seen.count("smem"))
         l.smem = Expr::constant(0);
+    if (!seen.count("cluster"))
+        l.cluster = {Expr::constant(1), Expr::constant(1), Expr::constant(1)};
     return l;
 }
 
@@ -433,6 +493,23 @@ KernelProgram KernelProgram::parse(const std::string& source, const std::string&
                     throw Error(where, "constant " + c.symbol + " is filled twice (also on line " +
                                            std::to_string(other.line) + ")");
             p.constants.push_back(std::move(c));
+        } else if (directive == "target") {
+            if (!p.targets.empty())
+                throw Error(where, "target is given twice (also on line " + std::to_string(p.targets_line) +
+                                       "); list every architecture on one line");
+            while (!r.atEnd()) {
+                const size_t target_pos = r.pos();
+                const std::string t = r.word();
+                static const std::regex kArch(R"(^sm_[0-9]{2,3}[af]?$)");
+                if (!std::regex_match(t, kArch)) {
+                    r.setPos(target_pos);
+                    r.fail("expected an architecture such as sm_90a, found '" + t + "'");
+                }
+                p.targets.push_back(t);
+            }
+            if (p.targets.empty())
+                r.fail("expected the architectures the code needs after 'target', e.g. target sm_90a");
+            p.targets_line = number;
         } else if (directive == "tunable") {
             at_most(p.tunables.size(), kMaxTunables, "tunable");
             auto t = parse_tunable(r, where);
@@ -523,7 +600,25 @@ std::vector<Error> KernelProgram::validationErrors(const Problem& problem) const
             check_names(l.block[d], exprNames, what + " block", "sizes and tunables", l.line, file, errors);
         }
         check_names(l.smem, exprNames, what + " smem", "sizes and tunables", l.line, file, errors);
-        for (const auto& a : l.args) {
+        for (int d = 0; d < 3; ++d)
+            if (!l.cluster[d].empty())
+                check_names(l.cluster[d], exprNames, what + " cluster", "sizes and tunables", l.line, file, errors);
+        for (size_t i = 0; i < l.args.size(); ++i) {
+            const std::string& a = l.args[i];
+            if (const auto tm = l.tensormaps.find(i); tm != l.tensormaps.end()) {
+                const TensorMapSpec& t = tm->second;
+                const std::string of = what + ": tensormap of " + t.buffer;
+                if (!buffers.count(t.buffer) && !scratchNames.count(t.buffer))
+                    errors.emplace_back(SourceLocation{file, l.line},
+                                        of + ": unknown buffer; a tensor map is built over a buffer (" +
+                                            join_names(buffers) + ") or a scratch buffer (" + join_names(scratchNames) +
+                                            ")");
+                for (const auto& e : t.shape)
+                    check_names(e, exprNames, of + " shape", "sizes and tunables", l.line, file, errors);
+                for (const auto& e : t.box)
+                    check_names(e, exprNames, of + " box", "sizes and tunables", l.line, file, errors);
+                continue;
+            }
             if (problemKind(a) || scratchNames.count(a))
                 continue;
             if (tunableNames.count(a))
@@ -728,6 +823,66 @@ Bindings merged_bindings(const KernelProgram& p, const Bindings& sizes, const Bi
     return all;
 }
 
+// The checks cuTensorMapEncodeTiled makes, said in the plan's terms, and one it cannot make: that the map stays
+// inside its buffer (a map larger than the buffer would let the copy engine read and write past its end).
+ResolvedTensorMap resolve_tensormap(const TensorMapSpec& t, const Problem& problem, const KernelProgram& program,
+                                    const Bindings& sizes, const Bindings& all, const SourceLocation& where,
+                                    const std::string& context) {
+    ResolvedTensorMap m;
+    m.buffer = t.buffer;
+    m.swizzle = t.swizzle;
+    int64_t buffer_elements = 0;
+    if (const BufferSpec* b = problem.buffer(t.buffer)) {
+        m.dtype = b->dtype;
+        buffer_elements = b->elements(sizes);
+    } else if (auto it = std::find_if(program.scratch.begin(), program.scratch.end(),
+                                      [&](const ScratchSpec& s) { return s.name == t.buffer; });
+               it != program.scratch.end()) {
+        m.scratch = true;
+        m.dtype = it->dtype;
+        buffer_elements = it->count.eval(all);
+    } else {
+        throw Error(where, "tensormap of " + t.buffer + ": unknown buffer" + context);
+    }
+    const std::string of = "tensormap of " + t.buffer;
+    const int64_t esize = static_cast<int64_t>(dtype_size(m.dtype));
+    int64_t elements = 1;
+    for (size_t d = 0; d < t.shape.size(); ++d) {
+        const int64_t n = t.shape[d].eval(all);
+        if (n <= 0 || n > (int64_t{1} << 32))
+            throw Error(where, of + ": shape[" + std::to_string(d) + "] = " + std::to_string(n) + " from '" +
+                                   t.shape[d].text() + "': expected 1..2^32" + context);
+        if (__builtin_mul_overflow(elements, n, &elements))
+            throw Error(where, of + ": the shape's element count overflows 64 bits" + context);
+        // The stride of the next dimension is this many bytes; the copy engine needs it 16-byte aligned.
+        if (d + 1 < t.shape.size() && (elements * esize) % 16 != 0)
+            throw Error(where, of + ": dimension " + std::to_string(d + 1) + " has a stride of " +
+                                   std::to_string(elements * esize) +
+                                   " bytes; a tensor map needs strides that are multiples of 16 bytes (pad the "
+                                   "rows, e.g. into a scratch buffer)" +
+                                   context);
+        m.shape.push_back(static_cast<uint64_t>(n));
+    }
+    if (elements > buffer_elements)
+        throw Error(where, of + ": the shape covers " + std::to_string(elements) + " elements but " + t.buffer +
+                               " has " + std::to_string(buffer_elements) + context);
+    for (size_t d = 0; d < t.box.size(); ++d) {
+        const int64_t b = t.box[d].eval(all);
+        if (b <= 0 || b > 256)
+            throw Error(where, of + ": box[" + std::to_string(d) + "] = " + std::to_string(b) + " from '" +
+                                   t.box[d].text() + "': expected 1..256" + context);
+        m.box.push_back(static_cast<uint32_t>(b));
+    }
+    const int64_t row_bytes = int64_t{m.box[0]} * esize;
+    if (row_bytes % 16 != 0)
+        throw Error(where, of + ": box[0] = " + std::to_string(m.box[0]) + " elements is " + std::to_string(row_bytes) +
+                               " bytes; the innermost box extent must be a multiple of 16 bytes" + context);
+    if (m.swizzle != 0 && row_bytes > m.swizzle)
+        throw Error(where, of + ": box[0] is " + std::to_string(row_bytes) + " bytes, more than its swizzle of " +
+                               std::to_string(m.swizzle) + " bytes allows" + context);
+    return m;
+}
+
 }  // namespace
 
 std::vector<ResolvedLaunch> KernelProgram::resolve(const Problem& problem, const Bindings& sizes,
@@ -764,9 +919,36 @@ std::vector<ResolvedLaunch> KernelProgram::resolve(const Problem& problem, const
             throw Error(where, "smem = " + std::to_string(smem) + " from '" + l.smem.text() +
                                    "': expected a non-negative byte count" + context);
         r.smem = static_cast<uint32_t>(smem);
-        for (const auto& a : l.args) {
+        int64_t cluster_blocks = 1;
+        for (int d = 0; d < 3; ++d) {
+            const char axis = "xyz"[d];
+            const int64_t c = l.cluster[d].empty() ? 1 : l.cluster[d].eval(all);
+            if (c <= 0 || c > kMaxClusterBlocks)
+                throw Error(where, std::string("cluster.") + axis + " = " + std::to_string(c) + " from '" +
+                                       l.cluster[d].text() + "': expected 1.." + std::to_string(kMaxClusterBlocks) +
+                                       context);
+            if (r.grid[d] % c != 0)
+                throw Error(where, std::string("grid.") + axis + " = " + std::to_string(r.grid[d]) +
+                                       " is not a multiple of cluster." + axis + " = " + std::to_string(c) +
+                                       "; a grid is made of whole clusters" + context);
+            r.cluster[d] = static_cast<uint32_t>(c);
+            cluster_blocks *= c;
+        }
+        if (cluster_blocks > kMaxClusterBlocks)
+            throw Error(where, "a cluster of " + std::to_string(cluster_blocks) + " blocks: expected at most " +
+                                   std::to_string(kMaxClusterBlocks) + context);
+        for (size_t i = 0; i < l.args.size(); ++i) {
+            const std::string& a = l.args[i];
             ResolvedArg ra;
             ra.name = a;
+            if (const auto tm = l.tensormaps.find(i); tm != l.tensormaps.end()) {
+                ra.kind = ResolvedArg::Kind::TensorMap;
+                ra.name = tm->second.buffer;
+                ra.tensormap = resolve_tensormap(tm->second, problem, *this, sizes, all, where, context);
+                ra.dtype = ra.tensormap.dtype;
+                r.args.push_back(std::move(ra));
+                continue;
+            }
             if (const auto* b = problem.buffer(a)) {
                 ra.kind = ResolvedArg::Kind::Buffer;
                 ra.dtype = b->dtype;
@@ -814,6 +996,51 @@ std::vector<ResolvedScratch> KernelProgram::resolveScratch(const Problem&, const
         out.push_back({s.name, s.dtype, n});
     }
     return out;
+}
+
+bool LaunchSpec::hasCluster() const {
+    for (const Expr& e : cluster) {
+        if (e.empty())
+            continue;
+        if (!e.names().empty())
+            return true;
+        try {
+            if (e.eval({}) != 1)
+                return true;
+        } catch (const Error&) {
+            return true;  // resolve() says what is wrong with it
+        }
+    }
+    return false;
+}
+
+std::string KernelProgram::compileArch(const std::string& device_arch) const {
+    if (targets.empty())
+        return device_arch;
+    const auto number = [](const std::string& arch) {
+        const size_t underscore = arch.find('_');
+        std::string n = underscore == std::string::npos ? arch : arch.substr(underscore + 1);
+        while (!n.empty() && std::isalpha(static_cast<unsigned char>(n.back())))
+            n.pop_back();
+        return n;
+    };
+    for (const std::string& t : targets)
+        if (number(t) == number(device_arch))
+            return t;
+    std::string listed;
+    for (const std::string& t : targets)
+        listed += (listed.empty() ? "" : ", ") + t;
+    throw Error(SourceLocation{file, targets_line}, "this program is written for " + listed +
+                                                        " (its target line) and cannot run on this device, " +
+                                                        device_arch);
+}
+
+bool KernelProgram::usesTensorMaps() const {
+    return std::any_of(launches.begin(), launches.end(), [](const LaunchSpec& l) { return !l.tensormaps.empty(); });
+}
+
+bool KernelProgram::usesClusters() const {
+    return std::any_of(launches.begin(), launches.end(), [](const LaunchSpec& l) { return l.hasCluster(); });
 }
 
 std::vector<std::string> KernelProgram::kernelNames() const {

@@ -8,17 +8,33 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace kerncast {
 
+// A TMA tensor map over a buffer or scratch buffer, written in args(...) as
+// `tensormap(<buffer>, shape(<d0>, ...), box(<b0>, ...)[, swizzle(<bytes>)])`: the worker builds it with
+// cuTensorMapEncodeTiled and passes its 128 bytes by value, for a `const __grid_constant__ CUtensorMap` parameter.
+// Dimensions are innermost (contiguous) first, the strides those of the dense array.
+struct TensorMapSpec {
+    std::string buffer;
+    std::vector<Expr> shape;  // elements per dimension, 1 to 5 of them
+    std::vector<Expr> box;    // elements one copy moves per dimension, as many as shape
+    int swizzle = 0;          // bytes: 0 (none), 32, 64 or 128
+};
+
 struct LaunchSpec {
     std::string kernel;
-    std::array<Expr, 3> grid, block;  // missing dimensions are the constant 1
-    Expr smem;                        // dynamic shared memory bytes; constant 0 when absent
-    std::vector<std::string> args;
+    std::array<Expr, 3> grid, block;             // missing dimensions are the constant 1
+    std::array<Expr, 3> cluster;                 // thread-block cluster; the constants 1 when absent
+    Expr smem;                                   // dynamic shared memory bytes; constant 0 when absent
+    std::vector<std::string> args;               // names; a tensor map's whole text, with its spec in tensormaps
+    std::map<size_t, TensorMapSpec> tensormaps;  // by index into args
     int line = 0;
+
+    bool hasCluster() const;
 };
 
 struct ScratchSpec {
@@ -44,17 +60,28 @@ struct Tunable {
     int line = 0;
 };
 
+struct ResolvedTensorMap {
+    std::string buffer;
+    bool scratch = false;         // a scratch buffer of the program, not a problem buffer
+    DType dtype = DType::F16;     // the buffer's
+    std::vector<uint64_t> shape;  // innermost first
+    std::vector<uint32_t> box;
+    int swizzle = 0;
+};
+
 struct ResolvedArg {
-    enum class Kind { Buffer, Scratch, Scalar, Size } kind = Kind::Buffer;
-    std::string name;
-    DType dtype = DType::I32;  // buffers, scratch and scalars: their dtype; sizes: i32
-    double scalar_value = 0;   // Scalar
-    int64_t size_value = 0;    // Size (fits in int32)
+    enum class Kind { Buffer, Scratch, Scalar, Size, TensorMap } kind = Kind::Buffer;
+    std::string name;             // for a tensor map, its buffer
+    ResolvedTensorMap tensormap;  // TensorMap
+    DType dtype = DType::I32;     // buffers, scratch and scalars: their dtype; sizes: i32
+    double scalar_value = 0;      // Scalar
+    int64_t size_value = 0;       // Size (fits in int32)
 };
 
 struct ResolvedLaunch {
     std::string kernel;
     std::array<uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
+    std::array<uint32_t, 3> cluster{1, 1, 1};
     uint32_t smem = 0;
     std::vector<ResolvedArg> args;
     int line = 0;
@@ -69,9 +96,17 @@ struct ResolvedScratch {
 // The most tunable assignments configurations() examines before it gives up with an error.
 inline constexpr uint64_t kMaxEnumerationSteps = 2'000'000;
 
+// The most blocks a cluster may have: 8 run everywhere clusters do, up to 16 where the device allows non-portable
+// sizes (Hopper).
+inline constexpr int64_t kMaxClusterBlocks = 16;
+
 struct KernelProgram {
     std::string file;    // shown in errors
     std::string source;  // the whole file, as compiled
+    // `// @kerncast target sm_90a [sm_100a ...]`: architectures with features the code needs (wgmma, setmaxnreg
+    // need sm_90a); the device's is compiled when none is given.
+    std::vector<std::string> targets;
+    int targets_line = 0;
     std::vector<LaunchSpec> launches;
     std::vector<ScratchSpec> scratch;
     std::vector<ConstantSpec> constants;
@@ -107,6 +142,14 @@ struct KernelProgram {
     std::vector<ResolvedLaunch> resolve(const Problem& problem, const Bindings& sizes, const Bindings& tunables) const;
     std::vector<ResolvedScratch> resolveScratch(const Problem& problem, const Bindings& sizes,
                                                 const Bindings& tunables) const;
+
+    // The architecture to compile for on a device of `device_arch` ("sm_90"): the target with the device's number,
+    // or the device's own when the program names none. Throws Error (file:line of the target line) when the
+    // program's targets leave out the device.
+    std::string compileArch(const std::string& device_arch) const;
+    // True when some launch uses a tensor map, or a cluster, or the program names a target.
+    bool usesTensorMaps() const;
+    bool usesClusters() const;
 
     // Kernel names in launch order, without repeats.
     std::vector<std::string> kernelNames() const;

@@ -182,7 +182,12 @@ void compile_checks(Compiler& compiler, const ProblemBundle& b, const std::strin
         req.source = k.source;
         req.file_name = k.file;
         req.defines = defines;
-        req.arch = arch;
+        try {
+            req.arch = k.compileArch(arch);  // a program with a target line is compiled for it
+        } catch (const Error& e) {
+            errors.push_back(e);
+            return;
+        }
         req.kernel_names = k.kernelNames();
         jobs.push_back({k.file, label, compiler.compileAsync(std::move(req))});
     };

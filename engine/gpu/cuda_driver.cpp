@@ -39,6 +39,10 @@ Driver& driver() {
         missing += (missing.empty() ? "" : ", ") + std::string(#name);
         KERNCAST_CUDA_FUNCTIONS(KERNCAST_CUDA_RESOLVE)
 #undef KERNCAST_CUDA_RESOLVE
+#define KERNCAST_CUDA_RESOLVE_OPTIONAL(name)                                                                           \
+    d.api.name = reinterpret_cast<decltype(d.api.name)>(dlsym(d.handle, #name));
+        KERNCAST_CUDA_OPTIONAL_FUNCTIONS(KERNCAST_CUDA_RESOLVE_OPTIONAL)
+#undef KERNCAST_CUDA_RESOLVE_OPTIONAL
         if (!missing.empty()) {
             d.reason = lib + " is too old for Kerncast: it lacks " + missing + "; update the NVIDIA driver";
             return;

@@ -69,9 +69,17 @@ namespace kerncast::cuda {
     X(cuEventElapsedTime_v2)                                                                                           \
     X(cuEventDestroy_v2)
 
+// Functions only some programs need (tensor maps and clusters, CUDA 12 drivers and later): their absence fails those
+// programs with a reason, not the driver as a whole.
+#define KERNCAST_CUDA_OPTIONAL_FUNCTIONS(X)                                                                            \
+    X(cuLaunchKernelEx)                                                                                                \
+    X(cuTensorMapEncodeTiled)                                                                                          \
+    X(cuOccupancyMaxActiveClusters)
+
 struct Api {
 #define KERNCAST_CUDA_DECLARE(name) decltype(&::name) name = nullptr;
     KERNCAST_CUDA_FUNCTIONS(KERNCAST_CUDA_DECLARE)
+    KERNCAST_CUDA_OPTIONAL_FUNCTIONS(KERNCAST_CUDA_DECLARE)
 #undef KERNCAST_CUDA_DECLARE
 };
 

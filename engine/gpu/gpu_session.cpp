@@ -357,6 +357,121 @@ BufferValues CaseBuffers::readInputs() const {
     return out;
 }
 
+// ---- clusters and tensor maps ---------------------------------------------------------------------------------
+
+namespace {
+
+CUlaunchConfig launchConfig(const ResolvedLaunch& plan, CUstream stream, CUlaunchAttribute* cluster) {
+    CUlaunchConfig config{};
+    config.gridDimX = plan.grid[0];
+    config.gridDimY = plan.grid[1];
+    config.gridDimZ = plan.grid[2];
+    config.blockDimX = plan.block[0];
+    config.blockDimY = plan.block[1];
+    config.blockDimZ = plan.block[2];
+    config.sharedMemBytes = plan.smem;
+    config.hStream = stream;
+    config.attrs = cluster;
+    config.numAttrs = 1;
+    return config;
+}
+
+std::string driver_failure(CUresult rc) { return cuda::error_name(rc) + " (" + cuda::error_string(rc) + ")"; }
+
+// A cluster the device cannot place would fail every launch, or hang a kernel waiting on a block that never runs;
+// the occupancy query says so before anything is launched.
+void checkCluster(CUfunction function, const ResolvedLaunch& plan, const std::string& where) {
+    const auto& a = cuda::api();
+    const auto& c = plan.cluster;
+    const std::string dims = std::to_string(c[0]) + " x " + std::to_string(c[1]) + " x " + std::to_string(c[2]);
+    if (!a.cuLaunchKernelEx || !a.cuOccupancyMaxActiveClusters)
+        throw LaunchError(where + " is launched in clusters of " + dims +
+                          " blocks, which this NVIDIA driver cannot do (it lacks cuLaunchKernelEx; update it)");
+    const uint32_t blocks = c[0] * c[1] * c[2];
+    if (blocks > 8) {
+        const CUresult rc = a.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+        if (rc != CUDA_SUCCESS)
+            throw LaunchError(
+                where + ": a cluster of " + std::to_string(blocks) +
+                " blocks needs the non-portable cluster sizes this device does not allow: " + driver_failure(rc));
+    }
+    CUlaunchAttribute cluster{};
+    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value.clusterDim.x = c[0];
+    cluster.value.clusterDim.y = c[1];
+    cluster.value.clusterDim.z = c[2];
+    CUlaunchConfig config = launchConfig(plan, nullptr, &cluster);
+    int fits = 0;
+    const CUresult rc = a.cuOccupancyMaxActiveClusters(&fits, function, &config);
+    const std::string per_block = std::to_string(int64_t{plan.block[0]} * plan.block[1] * plan.block[2]) +
+                                  " threads and " + std::to_string(plan.smem) + " bytes of dynamic shared memory each";
+    if (rc != CUDA_SUCCESS)
+        throw LaunchError(where + ": a cluster of " + dims + " blocks (" + per_block +
+                          ") cannot be launched on this device: " + driver_failure(rc));
+    if (fits == 0)
+        throw LaunchError(where + ": a cluster of " + dims + " blocks (" + per_block +
+                          ") does not fit on this device: no GPC can hold all of its blocks at once; use a smaller "
+                          "cluster or less shared memory per block");
+}
+
+CUtensorMapDataType tensor_map_type(DType t) {
+    switch (t) {
+    case DType::F32:
+        return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    case DType::F16:
+        return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    case DType::BF16:
+        return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    case DType::F64:
+        return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+    case DType::I32:
+        return CU_TENSOR_MAP_DATA_TYPE_INT32;
+    case DType::U8:
+        return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    }
+    return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+}
+
+// The dense array the plan describes (resolve() checked that it lies inside the buffer and that its strides are
+// 16-byte multiples); elements outside it read as zero.
+CUtensorMap encodeTensorMap(const ResolvedTensorMap& m, CUdeviceptr base, const std::string& where) {
+    const auto& a = cuda::api();
+    const std::string what = where + ": tensormap of " + m.buffer;
+    if (!a.cuTensorMapEncodeTiled)
+        throw LaunchError(what + ": this NVIDIA driver cannot build tensor maps (it lacks cuTensorMapEncodeTiled; "
+                                 "update it)");
+    const auto rank = static_cast<cuuint32_t>(m.shape.size());
+    std::vector<cuuint64_t> dims(m.shape.begin(), m.shape.end()), strides;
+    cuuint64_t stride = dtype_size(m.dtype);
+    for (size_t d = 0; d + 1 < m.shape.size(); ++d) {
+        stride *= m.shape[d];
+        strides.push_back(stride);
+    }
+    std::vector<cuuint32_t> box(m.box.begin(), m.box.end()), element_strides(rank, 1);
+    const CUtensorMapSwizzle swizzle = m.swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                       : m.swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                       : m.swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                         : CU_TENSOR_MAP_SWIZZLE_NONE;
+    CUtensorMap map{};
+    const CUresult rc = a.cuTensorMapEncodeTiled(&map, tensor_map_type(m.dtype), rank, reinterpret_cast<void*>(base),
+                                                 dims.data(), strides.empty() ? nullptr : strides.data(), box.data(),
+                                                 element_strides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (rc != CUDA_SUCCESS) {
+        std::string shape, boxes;
+        for (size_t d = 0; d < m.shape.size(); ++d) {
+            shape += (d ? ", " : "") + std::to_string(m.shape[d]);
+            boxes += (d ? ", " : "") + std::to_string(m.box[d]);
+        }
+        throw LaunchError(what + ": the driver refused to build it (shape " + shape + ", box " + boxes + ", swizzle " +
+                          std::to_string(m.swizzle) + "): " + driver_failure(rc) +
+                          "; see docs/formats.md for what a tensor map allows");
+    }
+    return map;
+}
+
+}  // namespace
+
 // ---- PreparedProgram ------------------------------------------------------------------------------------------
 
 PreparedProgram::~PreparedProgram() = default;
@@ -372,11 +487,22 @@ void PreparedProgram::launch(CUstream stream) {
         check(a.cuMemcpyDtoDAsync_v2(c.symbol, c.buffer, c.bytes, stream), "filling constant memory");
     for (Launch& l : m_launches) {
         params.clear();
-        for (uint64_t& slot : l.values)
-            params.push_back(&slot);
-        const CUresult rc =
-            a.cuLaunchKernel(l.function, l.plan.grid[0], l.plan.grid[1], l.plan.grid[2], l.plan.block[0],
-                             l.plan.block[1], l.plan.block[2], l.plan.smem, stream, params.data(), nullptr);
+        for (size_t i = 0; i < l.values.size(); ++i)
+            params.push_back(l.map_of[i] >= 0 ? static_cast<void*>(&l.maps[static_cast<size_t>(l.map_of[i])])
+                                              : static_cast<void*>(&l.values[i]));
+        CUresult rc = CUDA_SUCCESS;
+        if (l.plan.cluster == std::array<uint32_t, 3>{1, 1, 1}) {
+            rc = a.cuLaunchKernel(l.function, l.plan.grid[0], l.plan.grid[1], l.plan.grid[2], l.plan.block[0],
+                                  l.plan.block[1], l.plan.block[2], l.plan.smem, stream, params.data(), nullptr);
+        } else {
+            CUlaunchAttribute cluster{};
+            cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+            cluster.value.clusterDim.x = l.plan.cluster[0];
+            cluster.value.clusterDim.y = l.plan.cluster[1];
+            cluster.value.clusterDim.z = l.plan.cluster[2];
+            CUlaunchConfig config = launchConfig(l.plan, stream, &cluster);
+            rc = a.cuLaunchKernelEx(&config, l.function, params.data(), nullptr);
+        }
         if (rc != CUDA_SUCCESS) {
             const std::string where = m_file + ":" + std::to_string(l.plan.line) + ": launching " + l.plan.kernel;
             if (cuda::is_sticky(rc))
@@ -658,9 +784,28 @@ std::unique_ptr<PreparedProgram> GpuSession::prepare(const GpuModule& module, co
                                   " bytes failed: " + cuda::error_name(rc) + " (" + cuda::error_string(rc) + ")");
         }
 
+        if (l.cluster != std::array<uint32_t, 3>{1, 1, 1})
+            checkCluster(launch.function, l, where);
+
         for (const ResolvedArg& arg : l.args) {
             uint64_t slot = 0;
+            launch.map_of.push_back(-1);
             switch (arg.kind) {
+            case ResolvedArg::Kind::TensorMap: {
+                CUdeviceptr base = 0;
+                if (arg.tensormap.scratch) {
+                    auto it = std::find_if(prepared->m_scratch.begin(), prepared->m_scratch.end(),
+                                           [&](const auto& s) { return s.spec.name == arg.name; });
+                    if (it == prepared->m_scratch.end())
+                        throw LaunchError(where + ": scratch " + arg.name + " is not declared");
+                    base = it->mem.ptr();
+                } else {
+                    base = buffers.pointer(arg.name, side);
+                }
+                launch.map_of.back() = static_cast<int>(launch.maps.size());
+                launch.maps.push_back(encodeTensorMap(arg.tensormap, base, where));
+                break;
+            }
             case ResolvedArg::Kind::Buffer:
                 slot = buffers.pointer(arg.name, side);
                 break;

@@ -46,6 +46,10 @@ std::vector<LaunchShape> resolved_launches(const Problem& problem, const std::st
             shape.block[d] = r.block[d];
         }
         shape.dynamic_smem = r.smem;
+        for (int d = 0; d < 3; ++d)
+            shape.cluster[d] = r.cluster[d];
+        shape.tensor_maps = static_cast<int>(std::count_if(
+            r.args.begin(), r.args.end(), [](const ResolvedArg& a) { return a.kind == ResolvedArg::Kind::TensorMap; }));
         out.push_back(shape);
     }
     return out;

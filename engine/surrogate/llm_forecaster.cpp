@@ -144,9 +144,15 @@ std::string launchesText(const std::vector<LaunchShape>& launches) {
         return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + ")";
     };
     std::string out;
-    for (const auto& l : launches)
+    for (const auto& l : launches) {
         out += "- " + l.kernel + ": grid" + dim3(l.grid) + " block" + dim3(l.block) + ", " +
-               std::to_string(l.dynamic_smem) + " B dynamic shared memory\n";
+               std::to_string(l.dynamic_smem) + " B dynamic shared memory";
+        if (l.cluster[0] * l.cluster[1] * l.cluster[2] > 1)
+            out += ", clusters of " + dim3(l.cluster) + " blocks";
+        if (l.tensor_maps > 0)
+            out += ", " + std::to_string(l.tensor_maps) + " TMA tensor map" + (l.tensor_maps > 1 ? "s" : "");
+        out += "\n";
+    }
     out.pop_back();
     return out;
 }

@@ -170,12 +170,12 @@ std::vector<double> local_features(const ForecastQuery& q) {
         for (const char* type : {"float2", "float4", "double2", "half2", "__half2", "__nv_bfloat162", "int2", "int4",
                                  "uint2", "uint4", "char4", "uchar4", "short4"})
             vectors += count_identifiers(s, type, true);
-        f.insert(f.end(),
-                 {static_cast<double>(s.size()), count_identifiers(s, "__shfl", false),
-                  count_substring(s, "__shared__"), vectors,
-                  count_identifiers(s, "wmma", false) + count_substring(s, "mma_sync") + count_substring(s, "mma.sync"),
-                  count_identifiers(s, "atomic", false), count_substring(s, "#pragma unroll"),
-                  count_substring(s, "__syncthreads")});
+        f.insert(f.end(), {static_cast<double>(s.size()), count_identifiers(s, "__shfl", false),
+                           count_substring(s, "__shared__"), vectors,
+                           count_identifiers(s, "wmma", false) + count_substring(s, "mma_sync") +
+                               count_substring(s, "mma.sync") + count_substring(s, "wgmma.mma_async"),
+                           count_identifiers(s, "atomic", false), count_substring(s, "#pragma unroll"),
+                           count_substring(s, "__syncthreads")});
     }
     f.push_back(q.reference_source.empty() || s.empty() ? kNaN : (s == q.reference_source ? 1.0 : 0.0));
     return f;

@@ -115,7 +115,7 @@ namespace kerncast {
 //   src.shfl                occurrences of __shfl
 //   src.shared              __shared__
 //   src.vector_types        float2/float4/half2/int4/uint4/... vector types
-//   src.mma                 wmma:: / mma_sync / mma. (tensor cores)
+//   src.mma                 wmma:: / mma_sync / mma.sync / wgmma.mma_async (tensor cores)
 //   src.atomic              atomicAdd / atomicMax / ... (any atomic*)
 //   src.unroll              #pragma unroll
 //   src.syncthreads         __syncthreads

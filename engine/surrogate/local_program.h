@@ -99,9 +99,14 @@ struct LocalForecaster::Program {
             names[name] = 0;
         p.config_names = program_key({}, names);
         for (const LaunchShape& l : q.launches) {
-            const std::map<std::string, int64_t> dims = {
-                {"g0", l.grid[0]},  {"g1", l.grid[1]},  {"g2", l.grid[2]},       {"b0", l.block[0]},
-                {"b1", l.block[1]}, {"b2", l.block[2]}, {"smem", l.dynamic_smem}};
+            std::map<std::string, int64_t> dims = {{"g0", l.grid[0]},       {"g1", l.grid[1]},  {"g2", l.grid[2]},
+                                                   {"b0", l.block[0]},      {"b1", l.block[1]}, {"b2", l.block[2]},
+                                                   {"smem", l.dynamic_smem}};
+            if (l.cluster[0] * l.cluster[1] * l.cluster[2] > 1) {  // plans without clusters keep their keys
+                dims["c0"] = l.cluster[0];
+                dims["c1"] = l.cluster[1];
+                dims["c2"] = l.cluster[2];
+            }
             p.shape = p.shape * 1000003ULL + program_key({}, dims);
         }
         p.reference = !q.reference_source.empty() && q.candidate_source == q.reference_source && q.tunables.empty();

@@ -25,6 +25,8 @@ struct LaunchShape {
     int64_t grid[3] = {1, 1, 1};
     int64_t block[3] = {1, 1, 1};
     int64_t dynamic_smem = 0;
+    int64_t cluster[3] = {1, 1, 1};  // thread-block cluster
+    int tensor_maps = 0;             // tensormap(...) arguments (TMA copies)
 };
 
 // The program a candidate is forecast against (ARCHITECTURE §4): its measured parent when it has one, else the

@@ -19,9 +19,17 @@ CompileRequest measure_compile_request(const ProgramRef& program, const std::str
     r.file_name = program.file_name;
     r.defines = program.tunables;
     r.arch = arch;
-    // The plan names the kernels to report on; a plan that does not parse is reported by the caller.
+    // The plan names the kernels to report on and the architecture the code needs; a plan that does not parse, or
+    // whose targets leave out this device, is reported by the caller.
     try {
-        r.kernel_names = KernelProgram::parse(program.source, program.file_name).kernelNames();
+        const KernelProgram parsed = KernelProgram::parse(program.source, program.file_name);
+        r.kernel_names = parsed.kernelNames();
+        if (!parsed.targets.empty())
+            try {
+                r.arch = parsed.compileArch(arch);
+            } catch (const Error&) {
+                r.arch = parsed.targets.front();
+            }
     } catch (const Error&) {}
     return r;
 }
@@ -119,9 +127,10 @@ PreparedMeasure GpuDevice::prepare(const MeasureRequest& request) {
     p.request = request;
     try {
         p.problem_json = read_problem_json(request.problem_dir, &p.problem_file);
-        // A launch plan that does not parse would only fail later in the worker; say where it is wrong now.
-        KernelProgram::parse(request.candidate.source, request.candidate.file_name);
-        KernelProgram::parse(request.reference.source, request.reference.file_name);
+        // A launch plan that does not parse, or that names targets other than this device, would only fail later
+        // in the worker; say where it is wrong now.
+        KernelProgram::parse(request.candidate.source, request.candidate.file_name).compileArch(arch());
+        KernelProgram::parse(request.reference.source, request.reference.file_name).compileArch(arch());
     } catch (const Error& e) {
         p.setup_error = e.what();
         return p;

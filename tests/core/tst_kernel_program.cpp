@@ -79,7 +79,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expected");
         QTest::newRow("unknown directive")
             << "unknown_directive.cu" << 2
-            << "unknown directive 'tuneable'; expected one of launch, scratch, constant, tunable at column 14";
+            << "unknown directive 'tuneable'; expected one of launch, scratch, constant, tunable, target at column 14";
         QTest::newRow("bad expression")
             << "bad_expression.cu" << 2
             << "expected a number, a name or '(' but the expression ended at column 19 in 'ceil_div(N, 256) +'";
@@ -110,7 +110,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expected");
         QTest::newRow("unknown clause")
             << "// @kerncast launch k grid(1) threads(32) args(y)"
-            << "unknown clause 'threads'; expected grid(...), block(...), smem(...) or args(...) at column 31";
+            << "unknown clause 'threads'; expected grid(...), block(...), cluster(...), smem(...) or args(...) at "
+               "column 31";
         QTest::newRow("clause twice") << "// @kerncast launch k grid(1) grid(2) block(32) args(y)"
                                       << "grid(...) is given twice";
         QTest::newRow("four dimensions") << "// @kerncast launch k grid(1, 1, 1, 1) block(32) args(y)"
@@ -127,7 +128,7 @@ private Q_SLOTS:
             << "// @kerncast launch grid(1) block(32) args(y)"
             << "expected a kernel name after 'launch', found the clause grid(...) at column 21";
         QTest::newRow("no directive") << "// @kerncast"
-                                      << "expected a directive (launch, scratch, constant, tunable)";
+                                      << "expected a directive (launch, scratch, constant, tunable, target)";
         QTest::newRow("scratch dtype")
             << "// @kerncast scratch tmp float (N)"
             << "scratch tmp: dtype: expected one of f32 f16 bf16 f64 i32 u8, found \"float\"";
@@ -157,6 +158,28 @@ private Q_SLOTS:
             values += " " + QString::number(v);
         QTest::newRow("too many tunable values")
             << "// @kerncast tunable B" + values << "tunable B lists more than 256 values";
+        QTest::newRow("tensormap without a box") << "// @kerncast launch k grid(1) block(32) args(tensormap(y, "
+                                                    "shape(N)), N)"
+                                                 << "tensormap of y: expected both shape(...) and box(...)";
+        QTest::newRow("tensormap ranks differ")
+            << "// @kerncast launch k grid(1) block(32) args(tensormap(y, shape(N, 4), box(16)), N)"
+            << "box(...) has 1 dimensions and shape(...) 2";
+        QTest::newRow("tensormap of six dimensions")
+            << "// @kerncast launch k grid(1) block(32) args(tensormap(y, shape(1, 1, 1, 1, 1, 1), box(1, 1, 1, 1, "
+               "1, 1)))"
+            << "a tensor map has 1 to 5 dimensions";
+        QTest::newRow("tensormap swizzle") << "// @kerncast launch k grid(1) block(32) args(tensormap(y, shape(N), "
+                                              "box(16), swizzle(256)))"
+                                           << "swizzle(256) must be 0, 32, 64 or 128";
+        QTest::newRow("tensormap unknown part") << "// @kerncast launch k grid(1) block(32) args(tensormap(y, "
+                                                   "shape(N), box(16), stride(4)))"
+                                                << "expected shape(...), box(...) or swizzle(...), found 'stride(4)'";
+        QTest::newRow("target not an architecture") << "// @kerncast target hopper"
+                                                    << "expected an architecture such as sm_90a, found 'hopper'";
+        QTest::newRow("target empty") << "// @kerncast target"
+                                      << "expected the architectures the code needs after 'target'";
+        QTest::newRow("target twice") << "// @kerncast target sm_90a\n// @kerncast target sm_100a"
+                                      << "target is given twice";
         QString launches;
         for (int i = 0; i < 65; ++i)
             launches += "// @kerncast launch k grid(1) block(32) args(y)\n";
@@ -212,6 +235,18 @@ private Q_SLOTS:
             << "// @kerncast launch k grid(1) block(32) args(y)\n// @kerncast constant w x\n__device__ float w[8];\n"
                "extern \"C\" __global__ void k(float* y) {}"
             << 2 << "constant w: no __constant__ variable 'w' in the source (found: none)";
+        QTest::newRow("tensormap of an unknown buffer")
+            << "// @kerncast launch k grid(1) block(32) args(tensormap(w, shape(N), box(16)))\nextern \"C\" "
+               "__global__ void k(float* y) {}"
+            << 1 << "launch k: tensormap of w: unknown buffer; a tensor map is built over a buffer (x, y)";
+        QTest::newRow("tensormap shape reads an unknown name")
+            << "// @kerncast launch k grid(1) block(32) args(tensormap(x, shape(M), box(16)))\nextern \"C\" "
+               "__global__ void k(float* y) {}"
+            << 1 << "launch k: tensormap of x shape: unknown name 'M'";
+        QTest::newRow("cluster reads an unknown name")
+            << "// @kerncast launch k grid(2) block(32) cluster(C) args(y)\nextern \"C\" __global__ void k(float* y) "
+               "{}"
+            << 1 << "launch k cluster: unknown name 'C'";
         QTest::newRow("no launch") << "extern \"C\" __global__ void k(float* y) {}" << 0
                                    << "expected at least one '// @kerncast launch";
         QTest::newRow("host function is not a kernel")
@@ -369,6 +404,88 @@ private Q_SLOTS:
         }
         const std::string msg = errorOf([&] { k.resolve(saxpy(), sizes, values); });
         QVERIFY2(msg.find(want) != std::string::npos, msg.c_str());
+    }
+
+    void hopperLaunchFeatures() {
+        const auto k = program("// @kerncast target sm_90a sm_100a\n"
+                               "// @kerncast scratch t f16 (N * 64)\n"
+                               "// @kerncast launch k grid(ceil_div(N, 64), 2) block(384) cluster(CM, 2) smem(S) "
+                               "args(tensormap(y, shape(N), box(64), swizzle(0)), tensormap(t, shape(64, N), box(64, "
+                               "B), swizzle(128)), N)\n"
+                               "// @kerncast tunable CM 1 2\n// @kerncast tunable B 64 128\n"
+                               "// @kerncast tunable S 1024 200000");
+        QCOMPARE(k.targets, (std::vector<std::string>{"sm_90a", "sm_100a"}));
+        QCOMPARE(k.compileArch("sm_90"), std::string("sm_90a"));
+        QCOMPARE(k.compileArch("sm_100"), std::string("sm_100a"));
+        const std::string other = errorOf([&] { k.compileArch("sm_80"); });
+        QVERIFY2(other.find("k.cu:1: this program is written for sm_90a, sm_100a (its target line) and cannot run "
+                            "on this device, sm_80") == 0,
+                 other.c_str());
+        QCOMPARE(program("// @kerncast launch k grid(1) block(32) args(y)").compileArch("sm_80"), std::string("sm_80"));
+        QVERIFY(k.usesTensorMaps() && k.usesClusters());
+        QVERIFY(!program("// @kerncast launch k grid(2) block(32) cluster(1, 1) args(y)").usesClusters());
+        k.validate(saxpy());
+
+        const auto launches = k.resolve(saxpy(), {{"N", 256}}, {{"CM", 2}, {"B", 128}, {"S", 200000}});
+        QCOMPARE(launches[0].cluster, (std::array<uint32_t, 3>{2, 2, 1}));
+        QCOMPARE(launches[0].smem, uint32_t{200000});
+        const auto& args = launches[0].args;
+        QCOMPARE(args.size(), size_t{3});
+        QCOMPARE(args[0].kind, ResolvedArg::Kind::TensorMap);
+        QCOMPARE(args[0].tensormap.buffer, std::string("y"));
+        QVERIFY(!args[0].tensormap.scratch);
+        QCOMPARE(args[0].tensormap.dtype, DType::F32);
+        QCOMPARE(args[0].tensormap.shape, (std::vector<uint64_t>{256}));
+        QCOMPARE(args[1].tensormap.buffer, std::string("t"));
+        QVERIFY(args[1].tensormap.scratch);
+        QCOMPARE(args[1].tensormap.dtype, DType::F16);
+        QCOMPARE(args[1].tensormap.shape, (std::vector<uint64_t>{64, 256}));
+        QCOMPARE(args[1].tensormap.box, (std::vector<uint32_t>{64, 128}));
+        QCOMPARE(args[1].tensormap.swizzle, 128);
+        QCOMPARE(args[2].kind, ResolvedArg::Kind::Size);
+    }
+
+    void hopperResolveErrors_data() {
+        QTest::addColumn<QString>("args");
+        QTest::addColumn<QString>("cluster");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("grid not whole clusters") << "y"
+                                                 << "3"
+                                                 << "grid.x = 16 is not a multiple of cluster.x = 3";
+        QTest::newRow("cluster over 16 blocks") << "y"
+                                                << "4, 32"
+                                                << "cluster.y = 32 from '32': expected 1..16";
+        QTest::newRow("cluster of 32") << "y"
+                                       << "4, 4, 2"
+                                       << "a cluster of 32 blocks: expected at most 16";
+        QTest::newRow("map larger than its buffer") << "tensormap(y, shape(N, 2), box(16, 1))"
+                                                    << "1"
+                                                    << "the shape covers 2048 elements but y has 1024";
+        QTest::newRow("stride not 16 bytes") << "tensormap(y, shape(3, 8), box(4, 8))"
+                                             << "1"
+                                             << "dimension 1 has a stride of 12 bytes";
+        QTest::newRow("box over 256") << "tensormap(y, shape(N), box(512))"
+                                      << "1"
+                                      << "box[0] = 512";
+        QTest::newRow("box row not 16 bytes") << "tensormap(y, shape(N), box(6))"
+                                              << "1"
+                                              << "box[0] = 6 elements is 24 bytes";
+        QTest::newRow("box row wider than its swizzle") << "tensormap(y, shape(N), box(64), swizzle(128))"
+                                                        << "1"
+                                                        << "box[0] is 256 bytes, more than its swizzle of 128";
+        QTest::newRow("empty shape") << "tensormap(y, shape(N - 1024), box(4))"
+                                     << "1"
+                                     << "shape[0] = 0";
+    }
+    void hopperResolveErrors() {
+        QFETCH(QString, args);
+        QFETCH(QString, cluster);
+        QFETCH(QString, expected);
+        const auto k = program("// @kerncast launch k grid(16, 16, 2) block(32) cluster(" + cluster.toStdString() +
+                               ") args(" + args.toStdString() + ")");
+        const std::string msg = errorOf([&] { k.resolve(saxpy(), {{"N", 1024}}, {}); });
+        QVERIFY2(msg.rfind("k.cu:1: ", 0) == 0, msg.c_str());
+        QVERIFY2(msg.find(expected.toStdString()) != std::string::npos, msg.c_str());
     }
 
     void resolveScratchRejectsEmptyBuffers() {

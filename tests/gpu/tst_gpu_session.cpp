@@ -51,6 +51,76 @@ extern "C" __global__ void even(const float* f, float* o, int n) {
 }
 )";
 
+// A tile of X (f16, R x C) goes through shared memory by TMA and comes out doubled in Y (f32); the launch is made of
+// clusters of two blocks along x and each block writes its rank in the cluster to K. `target sm_90a` because of
+// the wgmma fence, which only the arch-specific target has. SWIZZLE is replaced by 0 or 128: with 128 the copy
+// engine swizzles 16-byte chunks of each 128-byte row by the row's index modulo 8, which the read undoes.
+const char* kTmaProblem = R"json({
+  "name": "tma_tile",
+  "description": "Y = 2 X through TMA tiles; K holds each block's rank in its cluster",
+  "sizes": {"benchmark": {"R": 100, "C": 200}, "correctness": [{"R": 100, "C": 200}]},
+  "buffers": [
+    {"name": "X", "dtype": "f16", "shape": ["R", "C"], "role": "in", "init": {"dist": "uniform", "lo": -4, "hi": 4}},
+    {"name": "Y", "dtype": "f32", "shape": ["R", "C"], "role": "out"},
+    {"name": "K", "dtype": "i32", "shape": ["2 * ceil_div(C, 128) * ceil_div(R, 32)"], "role": "out"}
+  ],
+  "tolerance": {"rtol": 0, "atol": 0, "scale_atol_by_rms": false},
+  "flops": "R * C",
+  "bytes": "6 * R * C"
+})json";
+
+const char* kTmaTile = R"cu(// @kerncast target sm_90a
+// @kerncast launch tma_tile grid(2 * ceil_div(C, 128), ceil_div(R, 32)) block(128) cluster(CLUSTER) args(tensormap(X, shape(C, R), box(64, 32), swizzle(SWIZZLE)), Y, K, R, C)
+// @kerncast tunable CLUSTER 1 2 4
+struct __align__(64) TensorMap { unsigned long long opaque[16]; };
+#include <cuda_fp16.h>
+#if SWIZZLE_BYTES == 128
+__device__ int at(int r, int c) { return r * 64 + (((c / 8) ^ (r % 8)) * 8) + c % 8; }
+#else
+__device__ int at(int r, int c) { return r * 64 + c; }
+#endif
+extern "C" __global__ void tma_tile(const __grid_constant__ TensorMap map, float* y, int* k, int rows, int cols) {
+    __shared__ __align__(1024) __half tile[32 * 64];
+    __shared__ __align__(8) unsigned long long bar;
+    const unsigned b = static_cast<unsigned>(__cvta_generic_to_shared(&bar));
+    const unsigned t = static_cast<unsigned>(__cvta_generic_to_shared(tile));
+    const int c0 = blockIdx.x * 64, r0 = blockIdx.y * 32;
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+    if (threadIdx.x == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(b));
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(b), "r"(32 * 64 * 2));
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
+                     "[%4];\n" ::"r"(t), "l"(reinterpret_cast<unsigned long long>(&map)), "r"(c0), "r"(r0), "r"(b)
+                     : "memory");
+    }
+    unsigned done = 0;
+    while (!done)
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\nselp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done) : "r"(b) : "memory");
+    for (int i = threadIdx.x; i < 32 * 64; i += blockDim.x) {
+        const int r = i / 64, c = i % 64;
+        if (r0 + r < rows && c0 + c < cols)
+            y[(size_t)(r0 + r) * cols + c0 + c] = 2.0f * __half2float(tile[at(r, c)]);
+    }
+    if (threadIdx.x == 0) {
+        unsigned rank;
+        asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+        k[blockIdx.y * gridDim.x + blockIdx.x] = static_cast<int>(rank);
+    }
+}
+)cu";
+
+std::string with_swizzle(int bytes) {
+    std::string s = kTmaTile;
+    const std::string key = "swizzle(SWIZZLE)";
+    s.replace(s.find(key), key.size(), "swizzle(" + std::to_string(bytes) + ")");
+    return "#define SWIZZLE_BYTES " + std::to_string(bytes) + "\n" + s;
+}
+
 // The worker's generator, reimplemented on the host (gpu_session.cpp, kerncast_fill).
 uint64_t mix64(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -86,7 +156,7 @@ private:
         req.source = source;
         req.file_name = file;
         req.defines = std::move(defines);
-        req.arch = m_arch;
+        req.arch = KernelProgram::parse(source, file).compileArch(m_arch);  // sm_90a for a program that targets it
         const CompileResult r = m_compiler->compile(req);
         if (!r.ok)
             qWarning("%s", r.log.c_str());
@@ -194,6 +264,107 @@ private Q_SLOTS:
         const RunOutput r =
             m_gpu->runOnce(p, prog, compile(kEvenOnly, "even.cu", {{"SMEM", 512}}), {{"N", 10}}, {{"SMEM", 512}}, 1);
         QCOMPARE(r.buffers.at("o")[0], 2.0 * r.inputs_before.at("f")[0]);
+    }
+
+    // Hopper's launch features end to end: a tensor map the worker builds (plain and swizzled), clusters of 1, 2 and
+    // 4 blocks (each block's rank proves the cluster formed), code compiled for sm_90a.
+    void tensorMapsAndClustersRun_data() {
+        QTest::addColumn<int>("swizzle");
+        QTest::addColumn<int>("cluster");
+        for (int swizzle : {0, 128})
+            for (int cluster : {1, 2, 4})
+                QTest::addRow("swizzle %d, cluster %d", swizzle, cluster) << swizzle << cluster;
+    }
+    void tensorMapsAndClustersRun() {
+        QFETCH(int, swizzle);
+        QFETCH(int, cluster);
+        if (m_arch != "sm_90")
+            QSKIP("the program targets sm_90a");
+        const Problem p = Problem::parse(kTmaProblem, "tma.json");
+        const std::string src = with_swizzle(swizzle);
+        const KernelProgram prog = KernelProgram::parse(src, "tma.cu");
+        prog.validate(p);
+        const auto cubin = compile(src, "tma.cu", {{"CLUSTER", cluster}});
+        QVERIFY(!cubin.empty());
+        const RunOutput r = m_gpu->runOnce(p, prog, cubin, p.benchmark, {{"CLUSTER", cluster}}, 7);
+        const auto& x = r.inputs_before.at("X");
+        const auto& y = r.buffers.at("Y");
+        QCOMPARE(y.size(), size_t{100 * 200});
+        for (size_t i = 0; i < y.size(); ++i)
+            if (y[i] != 2 * x[i])
+                QFAIL(qPrintable(QString("Y[%1] = %2, expected %3").arg(i).arg(y[i]).arg(2 * x[i])));
+        const auto& k = r.buffers.at("K");
+        QCOMPARE(k.size(), size_t{4 * 4});
+        for (size_t b = 0; b < k.size(); ++b)
+            QCOMPARE(k[b], static_cast<double>(b % 4 % static_cast<size_t>(cluster)));
+        // Compiled for the plain architecture, the wgmma fence does not assemble.
+        CompileRequest plain;
+        plain.source = src;
+        plain.file_name = "tma.cu";
+        plain.defines = {{"CLUSTER", cluster}};
+        plain.arch = m_arch;
+        QVERIFY(!m_compiler->compile(plain).ok);
+    }
+
+    // What an attacker or a slip writes: a map that reaches past its buffer, a cluster the kernel's own declaration
+    // contradicts; each is a clear error and the session stays usable.
+    void hopperLaunchErrorsAreClear() {
+        if (m_arch != "sm_90")
+            QSKIP("the program targets sm_90a");
+        const Problem p = Problem::parse(kTmaProblem, "tma.json");
+        std::string past = with_swizzle(0);
+        past.replace(past.find("shape(C, R)"), 11, "shape(C, R + 32)");
+        try {
+            m_gpu->runOnce(p, KernelProgram::parse(past, "past.cu"), compile(past, "past.cu", {{"CLUSTER", 1}}),
+                           p.benchmark, {{"CLUSTER", 1}}, 7);
+            QFAIL("expected an error");
+        } catch (const Error& e) {
+            QVERIFY2(QString(e.what()).contains("past.cu:3: tensormap of X: the shape covers 26400 elements but X has "
+                                                "20000"),
+                     e.what());
+        }
+
+        std::string fixed = with_swizzle(0);
+        fixed.replace(fixed.find("extern \"C\" __global__ void"), 26,
+                      "extern \"C\" __global__ void __cluster_dims__(2, 1, 1)");
+        try {
+            m_gpu->runOnce(p, KernelProgram::parse(fixed, "fixed.cu"), compile(fixed, "fixed.cu", {{"CLUSTER", 4}}),
+                           p.benchmark, {{"CLUSTER", 4}}, 7);
+            QFAIL("expected a LaunchError");
+        } catch (const LaunchError& e) {
+            // The occupancy query or the launch refuses it, whichever the driver makes first; either names the line.
+            QVERIFY2(QString(e.what()).contains("fixed.cu:3: "), e.what());
+            qInfo("%s", e.what());
+        }
+
+        // Clusters of 16 blocks, each holding nearly all of an SM's shared memory: they fit where a GPC has 16 SMs
+        // free, else the occupancy query says no before anything is launched.
+        std::string big = with_swizzle(0);
+        big.replace(big.find("cluster(CLUSTER)"), 16, "cluster(CLUSTER) smem(200 * 1024)");
+        big.replace(big.find("tunable CLUSTER 1 2 4"), 21, "tunable CLUSTER 1 2 4 16");
+        const Problem wide = Problem::parse(
+            QString(kTmaProblem).replace("\"C\": 200}, \"correctness\"", "\"C\": 1024}, \"correctness\"").toStdString(),
+            "tma.json");
+        try {
+            const RunOutput r =
+                m_gpu->runOnce(wide, KernelProgram::parse(big, "wide.cu"), compile(big, "wide.cu", {{"CLUSTER", 16}}),
+                               wide.benchmark, {{"CLUSTER", 16}}, 7);
+            const auto& k = r.buffers.at("K");
+            for (size_t b = 0; b < k.size(); ++b)
+                QCOMPARE(k[b], static_cast<double>(b % 16));
+            qInfo("clusters of 16 blocks with 200 KiB each fit on this device");
+        } catch (const LaunchError& e) {
+            QVERIFY2(QString(e.what()).contains("a cluster of 16 x 1 x 1 blocks (128 threads and 204800 bytes of "
+                                                "dynamic shared memory each) does not fit"),
+                     e.what());
+            qInfo("%s", e.what());
+        }
+
+        // The session is still usable.
+        const std::string good = with_swizzle(128);
+        const RunOutput r = m_gpu->runOnce(p, KernelProgram::parse(good, "tma.cu"),
+                                           compile(good, "tma.cu", {{"CLUSTER", 2}}), p.benchmark, {{"CLUSTER", 2}}, 7);
+        QCOMPARE(r.buffers.at("Y")[5], 2 * r.inputs_before.at("X")[5]);
     }
 
     void missingKernelIsALaunchError() {
