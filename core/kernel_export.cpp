@@ -473,10 +473,11 @@ std::vector<ExportedFile> export_cuda(const Problem& problem, const KernelProgra
                                       KernelExportOptions options) {
     program.validate(problem);
     check_configuration(program, tunables);
-    if (program.usesTensorMaps() || program.usesClusters())
+    if (program.usesTensorMaps() || program.usesClusters() || program.usesConditions())
         throw Error(SourceLocation{program.file, program.launches.front().line},
-                    "this program launches with tensor maps or thread-block clusters, which the exported host code "
-                    "does not build yet; export a program without tensormap(...) arguments and cluster(...)");
+                    "this program launches with tensor maps, thread-block clusters or when(...) conditions, which the "
+                    "exported host code does not build yet; export a program without tensormap(...) arguments, "
+                    "cluster(...) and when(...)");
     if (options.unit.empty())
         options.unit = cpp_identifier(problem.name);
     if (options.name_space.empty())

@@ -215,11 +215,13 @@ LaunchSpec parse_launch(LineReader& r, const SourceLocation& where) {
     std::set<std::string> seen;
     while (!r.atEnd()) {
         const size_t clause_pos = r.pos();
-        const std::string clause = r.identifier("a clause grid(...), block(...), cluster(...), smem(...) or args(...)");
-        if (clause != "grid" && clause != "block" && clause != "cluster" && clause != "smem" && clause != "args") {
+        const std::string clause =
+            r.identifier("a clause grid(...), block(...), cluster(...), smem(...), when(...) or args(...)");
+        if (clause != "grid" && clause != "block" && clause != "cluster" && clause != "smem" && clause != "when" &&
+            clause != "args") {
             r.setPos(clause_pos);
             r.fail("unknown clause '" + clause +
-                   "'; expected grid(...), block(...), cluster(...), smem(...) or args(...)");
+                   "'; expected grid(...), block(...), cluster(...), smem(...), when(...) or args(...)");
         }
         if (!seen.insert(clause).second) {
             r.setPos(clause_pos);
@@ -232,7 +234,11 @@ LaunchSpec parse_launch(LineReader& r, const SourceLocation& where) {
             l.block = parse_dims(content, clause, where);
         else if (clause == "cluster")
             l.cluster = parse_dims(content, clause, where);
-        else if (clause == "smem") {
+        else if (clause == "when") {
+            if (trim(content).empty())
+                throw Error(where, "expected a condition in when(...)");
+            l.when = Expr::parse(trim(content), where, true);
+        } else if (clause == "smem") {
             if (trim(content).empty())
                 throw Error(where, "expected a byte count in smem(...)");
             l.smem = Expr::parse(trim(content), where);
@@ -600,6 +606,8 @@ std::vector<Error> KernelProgram::validationErrors(const Problem& problem) const
             check_names(l.block[d], exprNames, what + " block", "sizes and tunables", l.line, file, errors);
         }
         check_names(l.smem, exprNames, what + " smem", "sizes and tunables", l.line, file, errors);
+        if (!l.when.empty())
+            check_names(l.when, exprNames, what + " when", "sizes and tunables", l.line, file, errors);
         for (int d = 0; d < 3; ++d)
             if (!l.cluster[d].empty())
                 check_names(l.cluster[d], exprNames, what + " cluster", "sizes and tunables", l.line, file, errors);
@@ -892,6 +900,8 @@ std::vector<ResolvedLaunch> KernelProgram::resolve(const Problem& problem, const
     for (const auto& l : launches) {
         const SourceLocation where{file, l.line};
         const std::string context = " (launch " + l.kernel + " with " + describe(all) + ")";
+        if (!l.when.empty() && l.when.eval(all) == 0)
+            continue;
         ResolvedLaunch r;
         r.kernel = l.kernel;
         r.line = l.line;
@@ -977,6 +987,9 @@ std::vector<ResolvedLaunch> KernelProgram::resolve(const Problem& problem, const
         }
         out.push_back(std::move(r));
     }
+    if (out.empty() && !launches.empty())
+        throw Error(SourceLocation{file, launches.front().line},
+                    "no launch's when(...) holds with " + describe(all) + ": the plan launches nothing");
     return out;
 }
 
@@ -1037,6 +1050,10 @@ std::string KernelProgram::compileArch(const std::string& device_arch) const {
 
 bool KernelProgram::usesTensorMaps() const {
     return std::any_of(launches.begin(), launches.end(), [](const LaunchSpec& l) { return !l.tensormaps.empty(); });
+}
+
+bool KernelProgram::usesConditions() const {
+    return std::any_of(launches.begin(), launches.end(), [](const LaunchSpec& l) { return !l.when.empty(); });
 }
 
 bool KernelProgram::usesClusters() const {

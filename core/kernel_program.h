@@ -30,6 +30,7 @@ struct LaunchSpec {
     std::array<Expr, 3> grid, block;             // missing dimensions are the constant 1
     std::array<Expr, 3> cluster;                 // thread-block cluster; the constants 1 when absent
     Expr smem;                                   // dynamic shared memory bytes; constant 0 when absent
+    Expr when;                                   // the launch is part of the plan only where this holds; empty: always
     std::vector<std::string> args;               // names; a tensor map's whole text, with its spec in tensormaps
     std::map<size_t, TensorMapSpec> tensormaps;  // by index into args
     int line = 0;
@@ -136,7 +137,8 @@ struct KernelProgram {
     // which every value of every tunable appears (that some valid configuration uses).
     std::vector<Bindings> compileCheckConfigurations(size_t all_up_to = 64) const;
 
-    // Evaluates the launch plan for one case and one configuration. Throws Error "file:line: ..." for a grid or
+    // Evaluates the launch plan for one case and one configuration: the launches whose when(...) holds, in order.
+    // Throws Error "file:line: ..." when none does, for a grid or
     // block dimension <= 0 or over the hardware limits, more than 1024 threads per block, a size argument over
     // INT32_MAX, an unknown or invalid tunable.
     std::vector<ResolvedLaunch> resolve(const Problem& problem, const Bindings& sizes, const Bindings& tunables) const;
@@ -147,9 +149,10 @@ struct KernelProgram {
     // or the device's own when the program names none. Throws Error (file:line of the target line) when the
     // program's targets leave out the device.
     std::string compileArch(const std::string& device_arch) const;
-    // True when some launch uses a tensor map, or a cluster, or the program names a target.
+    // True when some launch uses a tensor map, a cluster, a when(...) condition.
     bool usesTensorMaps() const;
     bool usesClusters() const;
+    bool usesConditions() const;
 
     // Kernel names in launch order, without repeats.
     std::vector<std::string> kernelNames() const;

@@ -108,10 +108,10 @@ private Q_SLOTS:
     void syntaxErrors_data() {
         QTest::addColumn<QString>("plan");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("unknown clause")
-            << "// @kerncast launch k grid(1) threads(32) args(y)"
-            << "unknown clause 'threads'; expected grid(...), block(...), cluster(...), smem(...) or args(...) at "
-               "column 31";
+        QTest::newRow("unknown clause") << "// @kerncast launch k grid(1) threads(32) args(y)"
+                                        << "unknown clause 'threads'; expected grid(...), block(...), cluster(...), "
+                                           "smem(...), when(...) or args(...) at "
+                                           "column 31";
         QTest::newRow("clause twice") << "// @kerncast launch k grid(1) grid(2) block(32) args(y)"
                                       << "grid(...) is given twice";
         QTest::newRow("four dimensions") << "// @kerncast launch k grid(1, 1, 1, 1) block(32) args(y)"
@@ -443,6 +443,33 @@ private Q_SLOTS:
         QCOMPARE(args[1].tensormap.box, (std::vector<uint32_t>{64, 128}));
         QCOMPARE(args[1].tensormap.swizzle, 128);
         QCOMPARE(args[2].kind, ResolvedArg::Kind::Size);
+    }
+
+    // A launch with when(...) is part of the plan only where its condition holds: a program can take a direct path
+    // at aligned sizes and a padding one elsewhere.
+    void whenChoosesLaunches() {
+        const auto k = program("// @kerncast launch k grid(1) block(32) when(N % 8 != 0 || PAD) args(y)\n"
+                               "// @kerncast launch k grid(ceil_div(N, B)) block(B) when(N % 8 == 0) args(y, N)\n"
+                               "// @kerncast tunable B 32 64\n// @kerncast tunable PAD 0 1");
+        k.validate(saxpy());
+        QVERIFY(k.usesConditions());
+        QCOMPARE(k.resolve(saxpy(), {{"N", 1000}}, {{"B", 32}, {"PAD", 0}}).size(), size_t{1});
+        QCOMPARE(k.resolve(saxpy(), {{"N", 1000}}, {{"B", 32}, {"PAD", 0}})[0].line, 2);
+        QCOMPARE(k.resolve(saxpy(), {{"N", 1001}}, {{"B", 32}, {"PAD", 0}})[0].line, 1);
+        QCOMPARE(k.resolve(saxpy(), {{"N", 1000}}, {{"B", 32}, {"PAD", 1}}).size(), size_t{2});
+        const auto none = program("// @kerncast launch k grid(1) block(32) when(N > 5000) args(y)");
+        const std::string msg = errorOf([&] { none.resolve(saxpy(), {{"N", 1000}}, {}); });
+        QVERIFY2(msg.find("k.cu:1: no launch's when(...) holds with N=1000: the plan launches nothing") == 0,
+                 msg.c_str());
+        const std::string unknown =
+            errorOf([&] { program("// @kerncast launch k grid(1) block(32) when(M > 1) args(y)").validate(saxpy()); });
+        QVERIFY2(unknown.find("launch k when: unknown name 'M'") != std::string::npos, unknown.c_str());
+        // A launch whose condition fails is not evaluated: its tensor map may be one these sizes cannot have.
+        const auto direct = program("// @kerncast launch k grid(1) block(32) when(N % 4 == 0) args(tensormap(y, "
+                                    "shape(N / 2, 2), box(4, 1)))\n"
+                                    "// @kerncast launch k grid(1) block(32) when(N % 4 != 0) args(y)");
+        QCOMPARE(direct.resolve(saxpy(), {{"N", 1002}}, {})[0].args[0].kind, ResolvedArg::Kind::Buffer);
+        QCOMPARE(direct.resolve(saxpy(), {{"N", 1000}}, {})[0].args[0].kind, ResolvedArg::Kind::TensorMap);
     }
 
     void hopperResolveErrors_data() {

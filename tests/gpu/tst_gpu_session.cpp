@@ -14,6 +14,7 @@
 #include <bit>
 #include <cmath>
 #include <memory>
+#include <sstream>
 
 using namespace kerncast;
 
@@ -58,7 +59,7 @@ extern "C" __global__ void even(const float* f, float* o, int n) {
 const char* kTmaProblem = R"json({
   "name": "tma_tile",
   "description": "Y = 2 X through TMA tiles; K holds each block's rank in its cluster",
-  "sizes": {"benchmark": {"R": 100, "C": 200}, "correctness": [{"R": 100, "C": 200}]},
+  "sizes": {"benchmark": {"R": 100, "C": 200}, "correctness": [{"R": 100, "C": 200}, {"R": 33, "C": 72}]},
   "buffers": [
     {"name": "X", "dtype": "f16", "shape": ["R", "C"], "role": "in", "init": {"dist": "uniform", "lo": -4, "hi": 4}},
     {"name": "Y", "dtype": "f32", "shape": ["R", "C"], "role": "out"},
@@ -365,6 +366,28 @@ private Q_SLOTS:
         const RunOutput r = m_gpu->runOnce(p, KernelProgram::parse(good, "tma.cu"),
                                            compile(good, "tma.cu", {{"CLUSTER", 2}}), p.benchmark, {{"CLUSTER", 2}}, 7);
         QCOMPARE(r.buffers.at("Y")[5], 2 * r.inputs_before.at("X")[5]);
+    }
+
+    // The complete example of docs/formats.md, as it is printed there.
+    void documentedTensorMapExampleRuns() {
+        if (m_arch != "sm_90")
+            QSKIP("the program targets sm_90a");
+        const std::string doc = readFile(QStringLiteral(KERNCAST_TEST_DATA "/../../docs/formats.md"));
+        const size_t begin = doc.find("  // @kerncast target sm_90a\n  // @kerncast launch tile2x");
+        QVERIFY2(begin != std::string::npos, "the example is not in docs/formats.md");
+        const size_t end = doc.find("  ```", begin);
+        std::string src;
+        std::istringstream lines(doc.substr(begin, end - begin));
+        for (std::string line; std::getline(lines, line);)
+            src += (line.size() >= 2 ? line.substr(2) : line) + "\n";
+        const Problem p = Problem::parse(kTmaProblem, "tma.json");
+        const KernelProgram prog = KernelProgram::parse(src, "example.cu");
+        const RunOutput r = m_gpu->runOnce(p, prog, compile(src, "example.cu"), p.benchmark, {}, 3);
+        const auto& x = r.inputs_before.at("X");
+        const auto& y = r.buffers.at("Y");
+        for (size_t i = 0; i < y.size(); ++i)
+            if (y[i] != 2 * x[i])
+                QFAIL(qPrintable(QString("Y[%1] = %2, expected %3").arg(i).arg(y[i]).arg(2 * x[i])));
     }
 
     void missingKernelIsALaunchError() {
