@@ -4,6 +4,7 @@
 #include "core/text_util.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdio>
 #include <regex>
@@ -126,6 +127,64 @@ inline size_t aligned(int64_t bytes) { return (static_cast<size_t>(bytes) + 255)
 #endif  // KERNCAST_LAUNCH_SUPPORT
 )";
 
+// Building tensor maps in an exported unit: cuTensorMapEncodeTiled taken from the driver the CUDA runtime loaded, so
+// that the unit links no libcuda (guarded, as kLaunchSupport).
+const char* kTensorMapSupport = R"(#ifndef KERNCAST_TENSOR_MAP_SUPPORT
+#define KERNCAST_TENSOR_MAP_SUPPORT
+#include <cuda.h>
+#include <cudaTypedefs.h>
+namespace kerncast_launch {
+
+// A dense array of `rank` dimensions (innermost first) at `address`; elements outside it read as zero.
+inline bool tensor_map(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank, const void* address,
+                       const cuuint64_t* dims, const cuuint32_t* box, cuuint64_t element_bytes, int swizzle) {
+    static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+        void* fn = nullptr;
+        cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) !=
+                cudaSuccess ||
+            found != cudaDriverEntryPointSuccess)
+            fn = nullptr;
+        return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+    }();
+    if (!encode)
+        return false;
+    cuuint64_t strides[4] = {};
+    cuuint64_t stride = element_bytes;
+    for (cuuint32_t d = 0; d + 1 < rank; ++d)
+        strides[d] = stride *= dims[d];
+    const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
+    const CUtensorMapSwizzle s = swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                 : swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                 : swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                 : CU_TENSOR_MAP_SWIZZLE_NONE;
+    return encode(map, type, rank, const_cast<void*>(address), dims, strides, box, element_strides,
+                  CU_TENSOR_MAP_INTERLEAVE_NONE, s, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+}  // namespace kerncast_launch
+#endif  // KERNCAST_TENSOR_MAP_SUPPORT
+)";
+
+const char* tensor_map_type(DType t) {
+    switch (t) {
+    case DType::F32:
+        return "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
+    case DType::F16:
+        return "CU_TENSOR_MAP_DATA_TYPE_FLOAT16";
+    case DType::BF16:
+        return "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16";
+    case DType::F64:
+        return "CU_TENSOR_MAP_DATA_TYPE_FLOAT64";
+    case DType::I32:
+        return "CU_TENSOR_MAP_DATA_TYPE_INT32";
+    case DType::U8:
+        return "CU_TENSOR_MAP_DATA_TYPE_UINT8";
+    }
+    return "CU_TENSOR_MAP_DATA_TYPE_UINT8";
+}
+
 struct Unit {
     const Problem& problem;
     const KernelProgram& program;
@@ -157,6 +216,15 @@ struct Unit {
     }
 
     std::string cpp(const Expr& e) const { return expr_to_cpp(e, "kc_status"); }
+
+    // nvcc's option for what the unit is compiled for: the program's first target, else Hopper. An arch-specific
+    // target gets -gencode alone (nvcc's -arch=sm_90a also builds compute_90 PTX, where wgmma does not assemble).
+    std::string buildArch() const {
+        if (program.targets.empty())
+            return "-arch=sm_90";
+        const std::string& t = program.targets.front();
+        return "-gencode arch=compute_" + t.substr(3) + ",code=" + t;
+    }
 
     std::string bufferBytes(const BufferSpec& b) const {
         std::string text;
@@ -248,37 +316,101 @@ struct Unit {
         static const char* kAxis = "xyz";
         static const int64_t kGridMax[3] = {2147483647, 65535, 65535};
         static const int64_t kBlockMax[3] = {1024, 1024, 64};
-        // Every launch's configuration first, so that sizes the plan rejects launch nothing.
+        // Every launch's configuration first, so that sizes the plan rejects launch nothing. A launch with when(...)
+        // is configured (and checked) only where its condition holds.
         for (size_t i = 0; i < program.launches.size(); ++i) {
             const LaunchSpec& l = program.launches[i];
             const std::string n = std::to_string(i);
             c << "\n    // " << program.file << ":" << l.line << ": launch " << l.kernel << "\n";
+            std::vector<std::array<std::string, 3>> values;  // name, C++ expression, plan text
             for (int d = 0; d < 3; ++d)
-                c << "    const int64_t grid" << n << kAxis[d] << " = " << cpp(l.grid[d]) << ";  // "
-                  << l.grid[d].text() << "\n";
+                values.push_back({"grid" + n + kAxis[d], cpp(l.grid[d]), l.grid[d].text()});
             for (int d = 0; d < 3; ++d)
-                c << "    const int64_t block" << n << kAxis[d] << " = " << cpp(l.block[d]) << ";  // "
-                  << l.block[d].text() << "\n";
-            c << "    const int64_t smem" << n << " = " << cpp(l.smem) << ";  // " << l.smem.text() << "\n"
-              << "    if (kc_status.error)\n        return kerncast_launch::fail(message, kc_status.error);\n";
+                values.push_back({"block" + n + kAxis[d], cpp(l.block[d]), l.block[d].text()});
+            values.push_back({"smem" + n, cpp(l.smem), l.smem.text()});
+            if (l.hasCluster())
+                for (int d = 0; d < 3; ++d)
+                    values.push_back({"cluster" + n + kAxis[d], cpp(l.cluster[d]), l.cluster[d].text()});
+            for (const auto& [index, t] : l.tensormaps)
+                for (size_t d = 0; d < t.shape.size(); ++d) {
+                    values.push_back({"map" + n + "_" + std::to_string(index) + "_shape" + std::to_string(d),
+                                      cpp(t.shape[d]), t.shape[d].text()});
+                    values.push_back({"map" + n + "_" + std::to_string(index) + "_box" + std::to_string(d),
+                                      cpp(t.box[d]), t.box[d].text()});
+                }
+            std::string indent = "    ";
+            if (l.when.empty()) {
+                for (const auto& [name, expr, text] : values)
+                    c << "    const int64_t " << name << " = " << expr << ";  // " << text << "\n";
+            } else {
+                c << "    const bool run" << n << " = (" << cpp(l.when) << ") != 0;  // when(" << l.when.text()
+                  << ")\n    if (kc_status.error)\n        return kerncast_launch::fail(message, kc_status.error);\n";
+                for (const auto& value : values)
+                    c << "    int64_t " << value[0] << " = " << (value[0].rfind("smem", 0) == 0 ? "0" : "1") << ";\n";
+                c << "    if (run" << n << ") {\n";
+                indent = "        ";
+                for (const auto& [name, expr, text] : values)
+                    c << indent << name << " = " << expr << ";  // " << text << "\n";
+            }
+            const std::string ret = indent + "    return kerncast_launch::fail(message, ";
+            c << indent << "if (kc_status.error)\n" << ret << "kc_status.error);\n";
             for (int d = 0; d < 3; ++d) {
-                c << "    if (!kerncast_launch::within(grid" << n << kAxis[d] << ", 1, " << kGridMax[d] << "))\n"
-                  << "        return kerncast_launch::fail(message, "
+                c << indent << "if (!kerncast_launch::within(grid" << n << kAxis[d] << ", 1, " << kGridMax[d] << "))\n"
+                  << ret
                   << quoted(l.kernel + ": grid." + kAxis[d] + " = " + l.grid[d].text() + " is outside 1.." +
                             std::to_string(kGridMax[d]) + " at these sizes")
                   << ");\n";
-                c << "    if (!kerncast_launch::within(block" << n << kAxis[d] << ", 1, " << kBlockMax[d] << "))\n"
-                  << "        return kerncast_launch::fail(message, "
+                c << indent << "if (!kerncast_launch::within(block" << n << kAxis[d] << ", 1, " << kBlockMax[d]
+                  << "))\n"
+                  << ret
                   << quoted(l.kernel + ": block." + kAxis[d] + " = " + l.block[d].text() + " is outside 1.." +
                             std::to_string(kBlockMax[d]))
                   << ");\n";
             }
-            c << "    if (block" << n << "x * block" << n << "y * block" << n << "z > 1024)\n"
-              << "        return kerncast_launch::fail(message, "
-              << quoted(l.kernel + ": more than 1024 threads per block") << ");\n"
-              << "    if (!kerncast_launch::within(smem" << n << ", 0, 4294967295LL))\n"
-              << "        return kerncast_launch::fail(message, "
-              << quoted(l.kernel + ": smem = " + l.smem.text() + " is not a byte count at these sizes") << ");\n";
+            c << indent << "if (block" << n << "x * block" << n << "y * block" << n << "z > 1024)\n"
+              << ret << quoted(l.kernel + ": more than 1024 threads per block") << ");\n"
+              << indent << "if (!kerncast_launch::within(smem" << n << ", 0, 4294967295LL))\n"
+              << ret << quoted(l.kernel + ": smem = " + l.smem.text() + " is not a byte count at these sizes")
+              << ");\n";
+            if (l.hasCluster()) {
+                for (int d = 0; d < 3; ++d)
+                    c << indent << "if (!kerncast_launch::within(cluster" << n << kAxis[d] << ", 1, "
+                      << kMaxClusterBlocks << ") || grid" << n << kAxis[d] << " % cluster" << n << kAxis[d]
+                      << " != 0)\n"
+                      << ret
+                      << quoted(l.kernel + ": cluster." + kAxis[d] + " = " + l.cluster[d].text() + " is outside 1.." +
+                                std::to_string(kMaxClusterBlocks) + " or does not divide the grid at these sizes")
+                      << ");\n";
+                c << indent << "if (cluster" << n << "x * cluster" << n << "y * cluster" << n << "z > "
+                  << kMaxClusterBlocks << ")\n"
+                  << ret
+                  << quoted(l.kernel + ": a cluster of more than " + std::to_string(kMaxClusterBlocks) + " blocks")
+                  << ");\n";
+            }
+            for (const auto& [index, t] : l.tensormaps) {
+                // The map must stay inside its buffer: the copy engine would read and write past it.
+                std::string elements;
+                for (size_t d = 0; d < t.shape.size(); ++d)
+                    elements += (d ? " * " : "") + ("(" + t.shape[d].text() + ")");
+                std::string capacity;
+                if (const BufferSpec* b = problem.buffer(t.buffer)) {
+                    std::string count;
+                    for (const auto& d : b->shape)
+                        count += (count.empty() ? "(" : " * (") + d.text() + ")";
+                    capacity = cpp(Expr::parse(count.empty() ? "1" : count));
+                } else {
+                    for (const auto& sc : program.scratch)
+                        if (sc.name == t.buffer)
+                            capacity = cpp(sc.count);
+                }
+                c << indent << "if (" << cpp(Expr::parse(elements)) << " > " << capacity << " || kc_status.error)\n"
+                  << ret
+                  << quoted(l.kernel + ": the tensor map of " + t.buffer + " (shape " + elements +
+                            ") does not lie inside it at these sizes")
+                  << ");\n";
+            }
+            if (!l.when.empty())
+                c << "    }\n";
         }
         // Sizes passed to a kernel are 32-bit ints, as the worker passes them.
         std::set<std::string> size_args;
@@ -323,8 +455,11 @@ struct Unit {
             const LaunchSpec& l = program.launches[i];
             const std::string n = std::to_string(i);
             std::vector<std::string> args;
-            for (const auto& a : l.args) {
-                if (problem.buffer(a)) {
+            for (size_t a_index = 0; a_index < l.args.size(); ++a_index) {
+                const std::string& a = l.args[a_index];
+                if (l.tensormaps.count(a_index)) {
+                    args.push_back("");  // built where it is launched
+                } else if (problem.buffer(a)) {
                     args.push_back("kerncast_launch::pointer(" + a + ")");
                 } else if (problem.scalar(a)) {
                     args.push_back(a);
@@ -337,15 +472,84 @@ struct Unit {
                     args.push_back("static_cast<int>(" + a + ")");
                 }
             }
-            c << "    if (kc_error == cudaSuccess && smem" << n << " > 48 * 1024)\n"
+            const std::string run = l.when.empty() ? "" : " && run" + n;
+            c << "    if (kc_error == cudaSuccess" << run << " && smem" << n << " > 48 * 1024)\n"
               << "        kc_error = cudaFuncSetAttribute(" << l.kernel
-              << ", cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem" << n << "));\n"
-              << "    if (kc_error == cudaSuccess) {\n"
-              << "        " << l.kernel << "<<<dim3(static_cast<unsigned>(grid" << n << "x), static_cast<unsigned>(grid"
-              << n << "y), static_cast<unsigned>(grid" << n << "z)), dim3(static_cast<unsigned>(block" << n
-              << "x), static_cast<unsigned>(block" << n << "y), static_cast<unsigned>(block" << n
-              << "z)), static_cast<size_t>(smem" << n << "), stream>>>(" << join(args) << ");\n"
-              << "        kc_error = cudaGetLastError();\n    }\n";
+              << ", cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem" << n << "));\n";
+            const std::string grid = "dim3(static_cast<unsigned>(grid" + n + "x), static_cast<unsigned>(grid" + n +
+                                     "y), static_cast<unsigned>(grid" + n + "z))";
+            const std::string block = "dim3(static_cast<unsigned>(block" + n + "x), static_cast<unsigned>(block" + n +
+                                      "y), static_cast<unsigned>(block" + n + "z))";
+            if (l.tensormaps.empty() && !l.hasCluster()) {
+                c << "    if (kc_error == cudaSuccess" << run << ") {\n"
+                  << "        " << l.kernel << "<<<" << grid << ", " << block << ", static_cast<size_t>(smem" << n
+                  << "), stream>>>(" << join(args) << ");\n"
+                  << "        kc_error = cudaGetLastError();\n    }\n";
+                continue;
+            }
+            // Tensor maps are passed by value as the kernel's own 128-byte type, clusters need the launch
+            // attribute: both go through cudaLaunchKernelExC with the argument values in variables of their own.
+            c << "    if (kc_error == cudaSuccess" << run << ") {\n";
+            std::vector<std::string> slots;
+            for (size_t a = 0; a < l.args.size(); ++a) {
+                const std::string v = "kc_arg" + std::to_string(a);
+                slots.push_back("&" + v);
+                if (const auto tm = l.tensormaps.find(a); tm != l.tensormaps.end()) {
+                    const TensorMapSpec& t = tm->second;
+                    const std::string m = "map" + n + "_" + std::to_string(a);
+                    std::string dims, boxes;
+                    for (size_t d = 0; d < t.shape.size(); ++d) {
+                        dims += (d ? ", " : "") + std::string("static_cast<cuuint64_t>(") + m + "_shape" +
+                                std::to_string(d) + ")";
+                        boxes += (d ? ", " : "") + std::string("static_cast<cuuint32_t>(") + m + "_box" +
+                                 std::to_string(d) + ")";
+                    }
+                    std::string address;
+                    DType dtype = DType::F32;
+                    if (const BufferSpec* b = problem.buffer(t.buffer)) {
+                        address = t.buffer;
+                        dtype = b->dtype;
+                    } else {
+                        const auto it = std::find_if(program.scratch.begin(), program.scratch.end(),
+                                                     [&](const ScratchSpec& sc) { return sc.name == t.buffer; });
+                        address =
+                            "kc_scratch + kc_workspace.offset[" + std::to_string(it - program.scratch.begin()) + "]";
+                        dtype = it->dtype;
+                    }
+                    c << "        CUtensorMap " << v << ";\n"
+                      << "        const cuuint64_t " << v << "_dims[] = {" << dims << "};\n"
+                      << "        const cuuint32_t " << v << "_box[] = {" << boxes << "};\n"
+                      << "        if (!kerncast_launch::tensor_map(&" << v << ", " << tensor_map_type(dtype) << ", "
+                      << t.shape.size() << ", " << address << ", " << v << "_dims, " << v << "_box, "
+                      << dtype_size(dtype) << ", " << t.swizzle << "))\n"
+                      << "            return kerncast_launch::fail(message, "
+                      << quoted(l.kernel + ": the driver refused the tensor map of " + t.buffer +
+                                " (a box over 256, a row not a multiple of 16 bytes, a box wider than its swizzle, "
+                                "or a driver without tensor maps)")
+                      << ");\n";
+                } else {
+                    c << "        auto " << v << " = " << args[a] << ";\n";
+                }
+            }
+            c << "        void* kc_args[] = {" << join(slots) << "};\n"
+              << "        cudaLaunchConfig_t kc_config = {};\n"
+              << "        kc_config.gridDim = " << grid << ";\n"
+              << "        kc_config.blockDim = " << block << ";\n"
+              << "        kc_config.dynamicSmemBytes = static_cast<size_t>(smem" << n << ");\n"
+              << "        kc_config.stream = stream;\n";
+            if (l.hasCluster())
+                c << "        cudaLaunchAttribute kc_cluster;\n"
+                  << "        kc_cluster.id = cudaLaunchAttributeClusterDimension;\n"
+                  << "        kc_cluster.val.clusterDim.x = static_cast<unsigned>(cluster" << n << "x);\n"
+                  << "        kc_cluster.val.clusterDim.y = static_cast<unsigned>(cluster" << n << "y);\n"
+                  << "        kc_cluster.val.clusterDim.z = static_cast<unsigned>(cluster" << n << "z);\n"
+                  << "        kc_config.attrs = &kc_cluster;\n        kc_config.numAttrs = 1;\n"
+                  << "        if (cluster" << n << "x * cluster" << n << "y * cluster" << n << "z > 8)\n"
+                  << "            kc_error = cudaFuncSetAttribute(" << l.kernel
+                  << ", cudaFuncAttributeNonPortableClusterSizeAllowed, 1);\n";
+            c << "        if (kc_error == cudaSuccess)\n"
+              << "            kc_error = cudaLaunchKernelExC(&kc_config, reinterpret_cast<const void*>(&" << l.kernel
+              << "), kc_args);\n    }\n";
         }
         if (!program.scratch.empty())
             c << "    if (kc_own_workspace) {\n        const cudaError_t e = cudaFreeAsync(kc_scratch, stream);\n"
@@ -363,10 +567,12 @@ struct Unit {
         const KernelText k = prepare_kernel_text(program.source);
         std::ostringstream c;
         c << "// " << problem.name << " (" << options.provenance.source << "), tunables " << describe_tunables(tunables)
-          << ".\n// Build: nvcc -std=c++17 -arch=sm_90 -c " << options.unit << ".cu (see README.md).\n";
+          << ".\n// Build: nvcc -std=c++17 " << buildArch() << " -c " << options.unit << ".cu (see README.md).\n";
         for (const auto& inc : k.includes)
             c << inc << "\n";
         c << "#include \"" << options.unit << ".h\"\n\n" << expr_cpp_support() << "\n" << kLaunchSupport << "\n";
+        if (program.usesTensorMaps())
+            c << kTensorMapSupport << "\n";
         c << "// The tunables, as the kernel was compiled with them in Kerncast (-D NAME=value).\n";
         for (const auto& [name, value] : tunables)
             c << "#define " << name << " " << value << "\n";
@@ -420,7 +626,7 @@ struct Unit {
           << "::workspace_bytes(...)`, plain C++ with the CUDA runtime.\n"
           << "- `" << options.unit << ".cu`: the kernel (tunables fixed) and the launch function: every launch of "
           << "the plan in order, grid, block and shared memory computed from the sizes.\n\n"
-          << "## Build and call\n\n```sh\nnvcc -std=c++17 -arch=sm_90 -O3 -c " << options.unit << ".cu -o "
+          << "## Build and call\n\n```sh\nnvcc -std=c++17 " << buildArch() << " -O3 -c " << options.unit << ".cu -o "
           << options.unit << ".o\n```\n\n```cpp\n#include \"" << options.unit << ".h\"\n\n"
           << "const char* why = nullptr;\ncudaError_t e = " << options.name_space << "::launch("
           << [&] {
@@ -473,11 +679,6 @@ std::vector<ExportedFile> export_cuda(const Problem& problem, const KernelProgra
                                       KernelExportOptions options) {
     program.validate(problem);
     check_configuration(program, tunables);
-    if (program.usesTensorMaps() || program.usesClusters() || program.usesConditions())
-        throw Error(SourceLocation{program.file, program.launches.front().line},
-                    "this program launches with tensor maps, thread-block clusters or when(...) conditions, which the "
-                    "exported host code does not build yet; export a program without tensormap(...) arguments, "
-                    "cluster(...) and when(...)");
     if (options.unit.empty())
         options.unit = cpp_identifier(problem.name);
     if (options.name_space.empty())

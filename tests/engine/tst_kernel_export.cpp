@@ -56,6 +56,7 @@ private Q_SLOTS:
         QTest::newRow("conv2d: grid expressions of sizes") << "conv2d";
         QTest::newRow("mse_loss: scratch, two launches") << "mse_loss";
         QTest::newRow("prefix_sum: scratch sized by N, two launches") << "prefix_sum";
+        QTest::newRow("hgemm_tc: tensor maps, when(...), sm_90a") << "hgemm_tc";
     }
     void everyConfigurationCompiles() {
         QFETCH(QString, problem_name);
@@ -88,8 +89,12 @@ private Q_SLOTS:
             const fs::path tu = root / ("all_" + std::to_string(k) + ".cu");
             write(tu, all[k].str());
             compilers[k].setWorkingDirectory(tmp.path());
-            compilers[k].start(nvcc, {"-std=c++17", "-arch=sm_90", "-Werror", "all-warnings", "-c",
-                                      QString::fromStdString(tu.string()), "-o",
+            // As each unit's README says: the program's target, else sm_90.
+            const QStringList arch = family.targets.empty() ? QStringList{"-arch=sm_90"}
+                                                            : QStringList{"-gencode", "arch=compute_90a,code=sm_90a"};
+            compilers[k].start(
+                nvcc, QStringList{"-std=c++17"} + arch +
+                          QStringList{"-Werror", "all-warnings", "-c", QString::fromStdString(tu.string()), "-o",
                                       QString::fromStdString((root / ("all_" + std::to_string(k) + ".o")).string())});
         }
         bool finished[2];
@@ -99,6 +104,46 @@ private Q_SLOTS:
             QVERIFY(finished[k]);
             QVERIFY2(compilers[k].exitCode() == 0, compilers[k].readAllStandardError().left(6000).constData());
         }
+    }
+
+    // The complete Hopper example of docs/formats.md (a tensor map, a cluster of two, target sm_90a) exports to a unit
+    // that builds the map and launches through cudaLaunchKernelExC with the cluster attribute, and compiles.
+    void clusterAndTensorMapCompile() {
+        const QString nvcc = find_nvcc();
+        if (nvcc.isEmpty())
+            QSKIP("nvcc is not installed");
+        const std::string doc = read_text_file(KERNCAST_TEST_DATA "/../../docs/formats.md");
+        const size_t begin = doc.find("  // @kerncast target sm_90a\n  // @kerncast launch tile2x");
+        QVERIFY(begin != std::string::npos);
+        std::string src;
+        std::istringstream lines(doc.substr(begin, doc.find("  ```", begin) - begin));
+        for (std::string line; std::getline(lines, line);)
+            src += (line.size() >= 2 ? line.substr(2) : line) + "\n";
+        const Problem problem = Problem::parse(R"json({
+  "name": "tile2x", "description": "Y = 2 X",
+  "sizes": {"benchmark": {"R": 100, "C": 200}, "correctness": [{"R": 3, "C": 8}, {"R": 33, "C": 72}]},
+  "buffers": [{"name": "X", "dtype": "f16", "shape": ["R", "C"], "role": "in"},
+              {"name": "Y", "dtype": "f32", "shape": ["R", "C"], "role": "out"}],
+  "flops": "R * C", "bytes": "6 * R * C"})json",
+                                               "tile2x.json");
+        const KernelProgram program = KernelProgram::parse(src, "tile2x.cu");
+        const auto files = export_cuda(problem, program, {}, {});
+        const std::string& unit = files[1].text;
+        QVERIFY(unit.find("kc_cluster.val.clusterDim.x = static_cast<unsigned>(cluster0x);") != std::string::npos);
+        QVERIFY(unit.find("kerncast_launch::tensor_map(&kc_arg0, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, X") !=
+                std::string::npos);
+        QVERIFY(unit.find("cudaLaunchKernelExC") != std::string::npos);
+        QVERIFY2(files[2].text.find("nvcc -std=c++17 -gencode arch=compute_90a,code=sm_90a") != std::string::npos,
+                 files[2].text.c_str());
+        QTemporaryDir tmp;
+        for (const auto& f : files)
+            write(fs::path(tmp.path().toStdString()) / f.path, f.text);
+        QProcess cc;
+        cc.setWorkingDirectory(tmp.path());
+        cc.start(nvcc, {"-std=c++17", "-gencode", "arch=compute_90a,code=sm_90a", "-Werror", "all-warnings", "-c",
+                        "tile2x.cu", "-o", "tile2x.o"});
+        QVERIFY(cc.waitForFinished(240000));
+        QVERIFY2(cc.exitCode() == 0, cc.readAllStandardError().left(6000).constData());
     }
 
     // The exported unit is the kernel with its tunables fixed and a launch function that takes the problem's
