@@ -100,23 +100,19 @@ int main() {
         cudaMemcpy(da, a.data(), a.size() * 2, cudaMemcpyHostToDevice);
         cudaMemcpy(db, b.data(), b.size() * 2, cudaMemcpyHostToDevice);
         const char* why = nullptr;
-        if (kerncast_hgemm_tc::launch(da, db, dc, M, N, K, nullptr, nullptr, &why) != cudaSuccess) { std::printf("launch failed: %s
-", why); return 1; }
-        if (cudaDeviceSynchronize() != cudaSuccess) { std::printf("kernel failed
-"); return 1; }
+        if (kerncast_hgemm_tc::launch(da, db, dc, K, M, N, nullptr, nullptr, &why) != cudaSuccess) { std::printf("launch failed: %s\n", why); return 1; }
+        if (cudaDeviceSynchronize() != cudaSuccess) { std::printf("kernel failed\n"); return 1; }
         std::vector<float> out((size_t)M * N);
         cudaMemcpy(out.data(), dc, out.size() * 4, cudaMemcpyDeviceToHost);
         for (int i = 0; i < M; ++i)
             for (int j = 0; j < N; ++j) {
                 double want = 0;
                 for (int k = 0; k < K; ++k) want += af[i * K + k] * bf[k * N + j];
-                if (std::fabs(out[(size_t)i * N + j] - want) > 1e-3 * (1 + std::fabs(want))) { std::printf("M=%d N=%d K=%d: C[%d][%d] = %g, expected %g
-", M, N, K, i, j, out[(size_t)i * N + j], want); return 1; }
+                if (std::fabs(out[(size_t)i * N + j] - want) > 1e-3 * (1 + std::fabs(want))) { std::printf("M=%d N=%d K=%d: C[%d][%d] = %g, expected %g\n", M, N, K, i, j, out[(size_t)i * N + j], want); return 1; }
             }
         cudaFree(da); cudaFree(db); cudaFree(dc);
     }
-    std::printf("ok
-");
+    std::printf("ok\n");
 }
 )";
 

@@ -191,7 +191,7 @@ private:
         req.source = program.source;
         req.file_name = program.file;
         req.defines = tunables;
-        req.arch = m_arch;
+        req.arch = program.compileArch(m_arch);  // sm_90a for a program with that target
         req.kernel_names = program.kernelNames();
         m_programs.push_back({dir, label, &program, tunables, m_compiler->compileAsync(std::move(req))});
     }

@@ -5,6 +5,7 @@
 #include "tests/gpu/cpu_refs/argmax.h"
 #include "tests/gpu/cpu_refs/avgpool2d.h"
 #include "tests/gpu/cpu_refs/batchnorm.h"
+#include "tests/gpu/cpu_refs/bgemm_gelu.h"
 #include "tests/gpu/cpu_refs/bmm.h"
 #include "tests/gpu/cpu_refs/conv2d.h"
 #include "tests/gpu/cpu_refs/cross_entropy.h"
@@ -61,6 +62,7 @@ inline const std::map<std::string, CpuRefFn>& cpu_references() {
         {"gelu", cpu_gelu},
         {"gemv", cpu_gemv},
         {"groupnorm", cpu_groupnorm},
+        {"bgemm_gelu", cpu_bgemm_gelu},
         {"hgemm_tc", cpu_hgemm_tc},
         {"histogram", cpu_histogram},
         {"huber_loss", cpu_huber_loss},
