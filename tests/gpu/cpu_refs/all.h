@@ -3,6 +3,7 @@
 // tst_problem_references, so each new problem brings its reference.
 
 #include "tests/gpu/cpu_refs/argmax.h"
+#include "tests/gpu/cpu_refs/attention.h"
 #include "tests/gpu/cpu_refs/avgpool2d.h"
 #include "tests/gpu/cpu_refs/batchnorm.h"
 #include "tests/gpu/cpu_refs/bgemm_gelu.h"
@@ -62,6 +63,8 @@ inline const std::map<std::string, CpuRefFn>& cpu_references() {
         {"gelu", cpu_gelu},
         {"gemv", cpu_gemv},
         {"groupnorm", cpu_groupnorm},
+        {"attention", cpu_attention},
+        {"attention_causal", cpu_attention_causal},
         {"bgemm_gelu", cpu_bgemm_gelu},
         {"hgemm_tc", cpu_hgemm_tc},
         {"histogram", cpu_histogram},
