@@ -392,18 +392,14 @@ struct Unit {
                 std::string elements;
                 for (size_t d = 0; d < t.shape.size(); ++d)
                     elements += (d ? " * " : "") + ("(" + t.shape[d].text() + ")");
-                std::string capacity;
-                if (const BufferSpec* b = problem.buffer(t.buffer)) {
-                    std::string count;
-                    for (const auto& d : b->shape)
-                        count += (count.empty() ? "(" : " * (") + d.text() + ")";
-                    capacity = cpp(Expr::parse(count.empty() ? "1" : count));
-                } else {
-                    for (const auto& sc : program.scratch)
-                        if (sc.name == t.buffer)
-                            capacity = cpp(sc.count);
-                }
-                c << indent << "if (" << cpp(Expr::parse(elements)) << " > " << capacity << " || kc_status.error)\n"
+                const BufferSpec* b = problem.buffer(t.buffer);
+                const auto sc = std::find_if(program.scratch.begin(), program.scratch.end(),
+                                             [&](const ScratchSpec& x) { return x.name == t.buffer; });
+                const size_t esize = dtype_size(b ? b->dtype : sc->dtype);
+                const std::string capacity =
+                    b ? bufferBytes(*b) : cpp(Expr::parse("(" + sc->count.text() + ") * " + std::to_string(esize)));
+                c << indent << "if (" << cpp(Expr::parse("(" + elements + ") * " + std::to_string(esize))) << " > "
+                  << capacity << " || kc_status.error)\n"
                   << ret
                   << quoted(l.kernel + ": the tensor map of " + t.buffer + " (shape " + elements +
                             ") does not lie inside it at these sizes")

@@ -860,12 +860,13 @@ ResolvedTensorMap resolve_tensormap(const TensorMapSpec& t, const Problem& probl
         if (n <= 0 || n > (int64_t{1} << 32))
             throw Error(where, of + ": shape[" + std::to_string(d) + "] = " + std::to_string(n) + " from '" +
                                    t.shape[d].text() + "': expected 1..2^32" + context);
-        if (__builtin_mul_overflow(elements, n, &elements))
+        int64_t stride = 0;  // bytes between elements of the next dimension
+        if (__builtin_mul_overflow(elements, n, &elements) || __builtin_mul_overflow(elements, esize, &stride))
             throw Error(where, of + ": the shape's element count overflows 64 bits" + context);
-        // The stride of the next dimension is this many bytes; the copy engine needs it 16-byte aligned.
-        if (d + 1 < t.shape.size() && (elements * esize) % 16 != 0)
+        // The copy engine needs strides that are 16-byte multiples.
+        if (d + 1 < t.shape.size() && stride % 16 != 0)
             throw Error(where, of + ": dimension " + std::to_string(d + 1) + " has a stride of " +
-                                   std::to_string(elements * esize) +
+                                   std::to_string(stride) +
                                    " bytes; a tensor map needs strides that are multiples of 16 bytes (pad the "
                                    "rows, e.g. into a scratch buffer)" +
                                    context);
@@ -1012,19 +1013,8 @@ std::vector<ResolvedScratch> KernelProgram::resolveScratch(const Problem&, const
 }
 
 bool LaunchSpec::hasCluster() const {
-    for (const Expr& e : cluster) {
-        if (e.empty())
-            continue;
-        if (!e.names().empty())
-            return true;
-        try {
-            if (e.eval({}) != 1)
-                return true;
-        } catch (const Error&) {
-            return true;  // resolve() says what is wrong with it
-        }
-    }
-    return false;
+    // Absent, the dimensions are the constant 1; cluster(1, 1) says the same.
+    return std::any_of(cluster.begin(), cluster.end(), [](const Expr& e) { return !e.empty() && e.text() != "1"; });
 }
 
 std::string KernelProgram::compileArch(const std::string& device_arch) const {
@@ -1040,24 +1030,13 @@ std::string KernelProgram::compileArch(const std::string& device_arch) const {
     for (const std::string& t : targets)
         if (number(t) == number(device_arch))
             return t;
-    std::string listed;
-    for (const std::string& t : targets)
-        listed += (listed.empty() ? "" : ", ") + t;
-    throw Error(SourceLocation{file, targets_line}, "this program is written for " + listed +
+    throw Error(SourceLocation{file, targets_line}, "this program is written for " + join(targets) +
                                                         " (its target line) and cannot run on this device, " +
                                                         device_arch);
 }
 
 bool KernelProgram::usesTensorMaps() const {
     return std::any_of(launches.begin(), launches.end(), [](const LaunchSpec& l) { return !l.tensormaps.empty(); });
-}
-
-bool KernelProgram::usesConditions() const {
-    return std::any_of(launches.begin(), launches.end(), [](const LaunchSpec& l) { return !l.when.empty(); });
-}
-
-bool KernelProgram::usesClusters() const {
-    return std::any_of(launches.begin(), launches.end(), [](const LaunchSpec& l) { return l.hasCluster(); });
 }
 
 std::vector<std::string> KernelProgram::kernelNames() const {

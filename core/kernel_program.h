@@ -149,10 +149,8 @@ struct KernelProgram {
     // or the device's own when the program names none. Throws Error (file:line of the target line) when the
     // program's targets leave out the device.
     std::string compileArch(const std::string& device_arch) const;
-    // True when some launch uses a tensor map, a cluster, a when(...) condition.
+    // True when some launch passes a tensor map.
     bool usesTensorMaps() const;
-    bool usesClusters() const;
-    bool usesConditions() const;
 
     // Kernel names in launch order, without repeats.
     std::vector<std::string> kernelNames() const;

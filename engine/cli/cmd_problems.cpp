@@ -174,6 +174,7 @@ void compile_checks(Compiler& compiler, const ProblemBundle& b, const std::strin
     struct Job {
         std::string file;
         std::string label;
+        std::string arch;  // the program's target where it names one
         std::shared_future<CompileResult> result;
     };
     std::vector<Job> jobs;
@@ -189,7 +190,8 @@ void compile_checks(Compiler& compiler, const ProblemBundle& b, const std::strin
             return;
         }
         req.kernel_names = k.kernelNames();
-        jobs.push_back({k.file, label, compiler.compileAsync(std::move(req))});
+        const std::string compiled_for = req.arch;
+        jobs.push_back({k.file, label, compiled_for, compiler.compileAsync(std::move(req))});
     };
     if (has_reference)
         submit(b.reference, {}, "");
@@ -208,7 +210,7 @@ void compile_checks(Compiler& compiler, const ProblemBundle& b, const std::strin
         const CompileResult& r = job.result.get();
         if (r.ok)
             continue;
-        const std::string suffix = " (NVRTC, " + arch + (job.label.empty() ? "" : ", " + job.label) + ")";
+        const std::string suffix = " (NVRTC, " + job.arch + (job.label.empty() ? "" : ", " + job.label) + ")";
         bool reported = false;
         for (const auto& d : r.diagnostics)
             if (d.severity == "error") {

@@ -361,7 +361,13 @@ BufferValues CaseBuffers::readInputs() const {
 
 namespace {
 
-CUlaunchConfig launchConfig(const ResolvedLaunch& plan, CUstream stream, CUlaunchAttribute* cluster) {
+// The launch of `plan` in clusters: `cluster` receives the attribute that `config` points to.
+CUlaunchConfig clusterLaunch(const ResolvedLaunch& plan, CUstream stream, CUlaunchAttribute& cluster) {
+    cluster = {};
+    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value.clusterDim.x = plan.cluster[0];
+    cluster.value.clusterDim.y = plan.cluster[1];
+    cluster.value.clusterDim.z = plan.cluster[2];
     CUlaunchConfig config{};
     config.gridDimX = plan.grid[0];
     config.gridDimY = plan.grid[1];
@@ -371,7 +377,7 @@ CUlaunchConfig launchConfig(const ResolvedLaunch& plan, CUstream stream, CUlaunc
     config.blockDimZ = plan.block[2];
     config.sharedMemBytes = plan.smem;
     config.hStream = stream;
-    config.attrs = cluster;
+    config.attrs = &cluster;
     config.numAttrs = 1;
     return config;
 }
@@ -395,12 +401,8 @@ void checkCluster(CUfunction function, const ResolvedLaunch& plan, const std::st
                 where + ": a cluster of " + std::to_string(blocks) +
                 " blocks needs the non-portable cluster sizes this device does not allow: " + driver_failure(rc));
     }
-    CUlaunchAttribute cluster{};
-    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    cluster.value.clusterDim.x = c[0];
-    cluster.value.clusterDim.y = c[1];
-    cluster.value.clusterDim.z = c[2];
-    CUlaunchConfig config = launchConfig(plan, nullptr, &cluster);
+    CUlaunchAttribute cluster;
+    const CUlaunchConfig config = clusterLaunch(plan, nullptr, cluster);
     int fits = 0;
     const CUresult rc = a.cuOccupancyMaxActiveClusters(&fits, function, &config);
     const std::string per_block = std::to_string(int64_t{plan.block[0]} * plan.block[1] * plan.block[2]) +
@@ -487,20 +489,17 @@ void PreparedProgram::launch(CUstream stream) {
         check(a.cuMemcpyDtoDAsync_v2(c.symbol, c.buffer, c.bytes, stream), "filling constant memory");
     for (Launch& l : m_launches) {
         params.clear();
+        size_t map = 0;  // tensor maps are passed from their own storage, in argument order
         for (size_t i = 0; i < l.values.size(); ++i)
-            params.push_back(l.map_of[i] >= 0 ? static_cast<void*>(&l.maps[static_cast<size_t>(l.map_of[i])])
-                                              : static_cast<void*>(&l.values[i]));
+            params.push_back(l.plan.args[i].kind == ResolvedArg::Kind::TensorMap ? static_cast<void*>(&l.maps[map++])
+                                                                                 : static_cast<void*>(&l.values[i]));
         CUresult rc = CUDA_SUCCESS;
         if (l.plan.cluster == std::array<uint32_t, 3>{1, 1, 1}) {
             rc = a.cuLaunchKernel(l.function, l.plan.grid[0], l.plan.grid[1], l.plan.grid[2], l.plan.block[0],
                                   l.plan.block[1], l.plan.block[2], l.plan.smem, stream, params.data(), nullptr);
         } else {
-            CUlaunchAttribute cluster{};
-            cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-            cluster.value.clusterDim.x = l.plan.cluster[0];
-            cluster.value.clusterDim.y = l.plan.cluster[1];
-            cluster.value.clusterDim.z = l.plan.cluster[2];
-            CUlaunchConfig config = launchConfig(l.plan, stream, &cluster);
+            CUlaunchAttribute cluster;
+            const CUlaunchConfig config = clusterLaunch(l.plan, stream, cluster);
             rc = a.cuLaunchKernelEx(&config, l.function, params.data(), nullptr);
         }
         if (rc != CUDA_SUCCESS) {
@@ -787,36 +786,26 @@ std::unique_ptr<PreparedProgram> GpuSession::prepare(const GpuModule& module, co
         if (l.cluster != std::array<uint32_t, 3>{1, 1, 1})
             checkCluster(launch.function, l, where);
 
+        const auto scratch = [&](const std::string& name) {
+            auto it = std::find_if(prepared->m_scratch.begin(), prepared->m_scratch.end(),
+                                   [&](const auto& s) { return s.spec.name == name; });
+            if (it == prepared->m_scratch.end())
+                throw LaunchError(where + ": scratch " + name + " is not declared");
+            return it->mem.ptr();
+        };
         for (const ResolvedArg& arg : l.args) {
             uint64_t slot = 0;
-            launch.map_of.push_back(-1);
             switch (arg.kind) {
-            case ResolvedArg::Kind::TensorMap: {
-                CUdeviceptr base = 0;
-                if (arg.tensormap.scratch) {
-                    auto it = std::find_if(prepared->m_scratch.begin(), prepared->m_scratch.end(),
-                                           [&](const auto& s) { return s.spec.name == arg.name; });
-                    if (it == prepared->m_scratch.end())
-                        throw LaunchError(where + ": scratch " + arg.name + " is not declared");
-                    base = it->mem.ptr();
-                } else {
-                    base = buffers.pointer(arg.name, side);
-                }
-                launch.map_of.back() = static_cast<int>(launch.maps.size());
-                launch.maps.push_back(encodeTensorMap(arg.tensormap, base, where));
+            case ResolvedArg::Kind::TensorMap:
+                launch.maps.push_back(encodeTensorMap(
+                    arg.tensormap, arg.tensormap.scratch ? scratch(arg.name) : buffers.pointer(arg.name, side), where));
                 break;
-            }
             case ResolvedArg::Kind::Buffer:
                 slot = buffers.pointer(arg.name, side);
                 break;
-            case ResolvedArg::Kind::Scratch: {
-                auto it = std::find_if(prepared->m_scratch.begin(), prepared->m_scratch.end(),
-                                       [&](const auto& s) { return s.spec.name == arg.name; });
-                if (it == prepared->m_scratch.end())
-                    throw LaunchError(where + ": scratch " + arg.name + " is not declared");
-                slot = it->mem.ptr();
+            case ResolvedArg::Kind::Scratch:
+                slot = scratch(arg.name);
                 break;
-            }
             case ResolvedArg::Kind::Scalar:
                 if (arg.dtype == DType::F32) {
                     const auto f = static_cast<float>(arg.scalar_value);

@@ -200,7 +200,6 @@ private:
         CUfunction function = nullptr;
         std::vector<uint64_t> values;   // one 8-byte slot per argument (unused for a tensor map)
         std::vector<CUtensorMap> maps;  // the tensor map arguments, in order
-        std::vector<int> map_of;        // per argument: its index in maps, or -1
     };
     struct Scratch {
         ResolvedScratch spec;

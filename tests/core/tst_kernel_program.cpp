@@ -422,8 +422,9 @@ private Q_SLOTS:
                             "on this device, sm_80") == 0,
                  other.c_str());
         QCOMPARE(program("// @kerncast launch k grid(1) block(32) args(y)").compileArch("sm_80"), std::string("sm_80"));
-        QVERIFY(k.usesTensorMaps() && k.usesClusters());
-        QVERIFY(!program("// @kerncast launch k grid(2) block(32) cluster(1, 1) args(y)").usesClusters());
+        QVERIFY(k.usesTensorMaps() && k.launches[0].hasCluster());
+        QVERIFY(!program("// @kerncast launch k grid(2) block(32) cluster(1, 1) args(y)").launches[0].hasCluster());
+        QVERIFY(!program("// @kerncast launch k grid(2) block(32) args(y)").launches[0].hasCluster());
         k.validate(saxpy());
 
         const auto launches = k.resolve(saxpy(), {{"N", 256}}, {{"CM", 2}, {"B", 128}, {"S", 200000}});
@@ -452,7 +453,6 @@ private Q_SLOTS:
                                "// @kerncast launch k grid(ceil_div(N, B)) block(B) when(N % 8 == 0) args(y, N)\n"
                                "// @kerncast tunable B 32 64\n// @kerncast tunable PAD 0 1");
         k.validate(saxpy());
-        QVERIFY(k.usesConditions());
         QCOMPARE(k.resolve(saxpy(), {{"N", 1000}}, {{"B", 32}, {"PAD", 0}}).size(), size_t{1});
         QCOMPARE(k.resolve(saxpy(), {{"N", 1000}}, {{"B", 32}, {"PAD", 0}})[0].line, 2);
         QCOMPARE(k.resolve(saxpy(), {{"N", 1001}}, {{"B", 32}, {"PAD", 0}})[0].line, 1);
@@ -470,6 +470,22 @@ private Q_SLOTS:
                                     "// @kerncast launch k grid(1) block(32) when(N % 4 != 0) args(y)");
         QCOMPARE(direct.resolve(saxpy(), {{"N", 1002}}, {})[0].args[0].kind, ResolvedArg::Kind::Buffer);
         QCOMPARE(direct.resolve(saxpy(), {{"N", 1000}}, {})[0].args[0].kind, ResolvedArg::Kind::TensorMap);
+    }
+
+    // The cheapest ways past the inside-the-buffer check: a scratch buffer declared smaller than its map, and a shape
+    // whose element count wraps around 64 bits.
+    void tensorMapsStayInsideTheirBuffers() {
+        const auto small = program("// @kerncast scratch t f32 (N / 2)\n"
+                                   "// @kerncast launch k grid(1) block(32) args(tensormap(t, shape(N), box(16)))");
+        const std::string msg = errorOf([&] { small.resolve(saxpy(), {{"N", 1024}}, {}); });
+        QVERIFY2(msg.find("k.cu:2: tensormap of t: the shape covers 1024 elements but t has 512") == 0, msg.c_str());
+        const std::string wrap = errorOf([&] {
+            program("// @kerncast launch k grid(1) block(32) args(tensormap(y, shape(4294967296, 4294967296), "
+                    "box(16, 1)))")
+                .resolve(saxpy(), {{"N", 1024}}, {});
+        });
+        QVERIFY2(wrap.find("tensormap of y: the shape's element count overflows 64 bits") != std::string::npos,
+                 wrap.c_str());
     }
 
     void hopperResolveErrors_data() {
