@@ -1,14 +1,37 @@
 #!/usr/bin/env python3
-"""Summarises recordings: per problem, the reference time, the best seed, the best family configuration, its share
-of the roofline and its speed against PyTorch eager (when the header has it).
+"""Summarises recordings: per problem, the reference time, the best seed, how many of the family's configurations are
+recorded (recorded/all where some are missing, e.g. in a recording of an earlier family), the best family
+configuration, its share of the roofline and its speed against PyTorch eager (when the header has it).
 
     python3 bench/recording_report.py [resources/recordings/<device>]  (default: every device folder)
 """
+import itertools
 import json
 import pathlib
+import re
 import sys
 
 from kerncast_sizes import eval_size_expr
+
+
+def family_configs(family_path):
+    """A family program's configurations, each a frozenset of (tunable, value): the product of its tunables' values
+    where every where-clause holds (the clauses use the size-expression operators and C's && || !)."""
+    tunables = []
+    for line in family_path.read_text().splitlines():
+        m = re.match(r"\s*//\s*@kerncast\s+tunable\s+(\w+)\s+(.*)$", line)
+        if not m:
+            continue
+        values, _, cond = m.group(2).partition(" where ")
+        tunables.append((m.group(1), [int(v) for v in values.split()], cond.strip()))
+    names = [t[0] for t in tunables]
+    conds = [re.sub(r"!(?!=)", " not ", c.replace("&&", " and ").replace("||", " or ")) for _, _, c in tunables if c]
+    configs = set()
+    for combo in itertools.product(*(t[1] for t in tunables)):
+        env = dict(zip(names, combo))
+        if all(eval_size_expr(c, env) for c in conds):
+            configs.add(frozenset(env.items()))
+    return configs
 
 
 def report(folder, problems_root):
@@ -39,8 +62,14 @@ def report(folder, problems_root):
         fam_us = fam["measurement"]["candidate"]["median_us"] if fam else None
         eager = header.get("pytorch_eager_us")
         failed = sum(1 for e in entries if e["measurement"]["status"] not in ("ok",))
+        family_path = problems_root / header["problem"] / "family.cu"
+        # Recorded configurations of the family as it is now: a recording of an earlier family matches few or none.
+        configs = family_configs(family_path) if family_path.exists() else set()
+        recorded = len({frozenset((k, int(v)) for k, v in (kv.split("=") for kv in e["label"].split()[1:]))
+                        for e in entries if e["label"].startswith("family")} & configs)
+        size = len(configs)
         rows.append([
-            header["problem"], len(entries), failed,
+            header["problem"], len(entries), failed, f"{recorded}/{size}" if recorded < size else str(size),
             f"{ref_us:.1f}" if ref_us else "-",
             f"{seed['measurement']['candidate']['median_us']:.1f} ({seed['label'][5:]})" if seed else "-",
             f"{fam_us:.1f} ({fam['label'][7:]})" if fam else "-",
@@ -50,7 +79,7 @@ def report(folder, problems_root):
             f"{eager:.1f}" if eager else "-",
             f"{eager / fam_us:.2f}x" if eager and fam_us else "-",
         ])
-    head = ["problem", "n", "failed", "reference us", "best seed us", "best family us", "roofline", "GB/s",
+    head = ["problem", "n", "failed", "family", "reference us", "best seed us", "best family us", "roofline", "GB/s",
             "TFLOP/s", "eager us", "vs eager"]
     print(f"{folder.name}: {total} measurements")
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(len(head))]
