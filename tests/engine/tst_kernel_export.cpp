@@ -45,6 +45,29 @@ void write(const fs::path& path, const std::string& text) {
 
 std::string read(const fs::path& path) { return read_text_file(path.string()); }
 
+// The complete Hopper example of docs/formats.md (a tensor map, a cluster of two, target sm_90a) and its problem.
+std::string documented_hopper_example() {
+    const std::string doc = read_text_file(KERNCAST_TEST_DATA "/../../docs/formats.md");
+    const size_t begin = doc.find("  // @kerncast target sm_90a\n  // @kerncast launch tile2x");
+    if (begin == std::string::npos)
+        return {};
+    std::string src;
+    std::istringstream lines(doc.substr(begin, doc.find("  ```", begin) - begin));
+    for (std::string line; std::getline(lines, line);)
+        src += (line.size() >= 2 ? line.substr(2) : line) + "\n";
+    return src;
+}
+
+Problem tile2x_problem() {
+    return Problem::parse(R"json({
+  "name": "tile2x", "description": "Y = 2 X",
+  "sizes": {"benchmark": {"R": 100, "C": 200}, "correctness": [{"R": 3, "C": 8}, {"R": 33, "C": 72}]},
+  "buffers": [{"name": "X", "dtype": "f16", "shape": ["R", "C"], "role": "in"},
+              {"name": "Y", "dtype": "f32", "shape": ["R", "C"], "role": "out"}],
+  "flops": "R * C", "bytes": "6 * R * C"})json",
+                          "tile2x.json");
+}
+
 }  // namespace
 
 class TestKernelExport : public QObject {
@@ -112,20 +135,9 @@ private Q_SLOTS:
         const QString nvcc = find_nvcc();
         if (nvcc.isEmpty())
             QSKIP("nvcc is not installed");
-        const std::string doc = read_text_file(KERNCAST_TEST_DATA "/../../docs/formats.md");
-        const size_t begin = doc.find("  // @kerncast target sm_90a\n  // @kerncast launch tile2x");
-        QVERIFY(begin != std::string::npos);
-        std::string src;
-        std::istringstream lines(doc.substr(begin, doc.find("  ```", begin) - begin));
-        for (std::string line; std::getline(lines, line);)
-            src += (line.size() >= 2 ? line.substr(2) : line) + "\n";
-        const Problem problem = Problem::parse(R"json({
-  "name": "tile2x", "description": "Y = 2 X",
-  "sizes": {"benchmark": {"R": 100, "C": 200}, "correctness": [{"R": 3, "C": 8}, {"R": 33, "C": 72}]},
-  "buffers": [{"name": "X", "dtype": "f16", "shape": ["R", "C"], "role": "in"},
-              {"name": "Y", "dtype": "f32", "shape": ["R", "C"], "role": "out"}],
-  "flops": "R * C", "bytes": "6 * R * C"})json",
-                                               "tile2x.json");
+        const std::string src = documented_hopper_example();
+        QVERIFY(!src.empty());
+        const Problem problem = tile2x_problem();
         const KernelProgram program = KernelProgram::parse(src, "tile2x.cu");
         const auto files = export_cuda(problem, program, {}, {});
         const std::string& unit = files[1].text;
@@ -144,6 +156,48 @@ private Q_SLOTS:
                         "tile2x.cu", "-o", "tile2x.o"});
         QVERIFY(cc.waitForFinished(240000));
         QVERIFY2(cc.exitCode() == 0, cc.readAllStandardError().left(6000).constData());
+    }
+
+    // The exported unit checks each tensor map against its buffer before it calls CUDA: a map one row longer than X
+    // (the cheapest way to let the copy engine read past a buffer) is refused with the unit's message, on a machine
+    // without a GPU too. (The documented map passes the check: the exported hgemm_tc units run on the GPU in
+    // tst_export_gpu.)
+    void aTensorMapPastItsBufferIsRefusedByTheUnit() {
+        const QString nvcc = find_nvcc();
+        if (nvcc.isEmpty())
+            QSKIP("nvcc is not installed");
+        std::string src = documented_hopper_example();
+        const std::string map = "tensormap(X, shape(C, R), box(64, 32), swizzle(0))";
+        const size_t at = src.find(map);
+        QVERIFY(at != std::string::npos);
+        src.replace(at, map.size(), "tensormap(X, shape(C, R + 1), box(64, 32), swizzle(0))");
+        QTemporaryDir tmp;
+        const fs::path root = tmp.path().toStdString();
+        const auto files = export_cuda(tile2x_problem(), KernelProgram::parse(src, "tile2x.cu"), {}, {});
+        for (const auto& f : files)
+            write(root / f.path, f.text);
+        QVERIFY(files[0].text.find("launch(const __half* X, float* Y, int64_t C, int64_t R,") != std::string::npos);
+        write(root / "main.cu", R"cpp(#include "tile2x.h"
+#include <cstdio>
+#include <cstring>
+int main() {
+    const char* message = nullptr;
+    const cudaError_t e = kerncast_tile2x::launch(nullptr, nullptr, 200, 100, nullptr, nullptr, &message);
+    std::printf("%d %s\n", static_cast<int>(e), message ? message : "");
+    return e != cudaSuccess && message && std::strstr(message, "does not lie inside") ? 0 : 1;
+}
+)cpp");
+        QProcess cc;
+        cc.setWorkingDirectory(tmp.path());
+        cc.start(nvcc,
+                 {"-std=c++17", "-gencode", "arch=compute_90a,code=sm_90a", "main.cu", "tile2x.cu", "-o", "past"});
+        QVERIFY(cc.waitForFinished(240000));
+        QVERIFY2(cc.exitCode() == 0, cc.readAllStandardError().left(6000).constData());
+        QProcess run;
+        run.start(QString::fromStdString((root / "past").string()), {});
+        QVERIFY(run.waitForFinished(60000));
+        const QByteArray said = run.readAllStandardOutput();
+        QVERIFY2(run.exitCode() == 0 && said.contains("the tensor map of X"), said.constData());
     }
 
     // The exported unit is the kernel with its tunables fixed and a launch function that takes the problem's
