@@ -679,7 +679,7 @@ bool KernelProgram::isValid(const Bindings& values) const {
             return false;
         }
     }
-    return true;
+    return !only || only->count(values) > 0;
 }
 
 namespace {
@@ -706,7 +706,8 @@ void for_each_valid(const KernelProgram& p, Visit visit) {
         checks[level].push_back(&t.where);
     }
     if (n == 0) {
-        visit(Bindings{});
+        if (!p.only || p.only->count(Bindings{}))
+            visit(Bindings{});
         return;
     }
     auto holds = [](const Expr& e, const Bindings& b) {
@@ -745,7 +746,7 @@ void for_each_valid(const KernelProgram& p, Visit visit) {
             index[++level] = 0;
             continue;
         }
-        if (ok && !visit(b))
+        if (ok && (!p.only || p.only->count(b)) && !visit(b))
             return;
         // Next value at this level, or back up.
         while (++index[level] >= ts[level].values.size()) {

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -112,6 +114,9 @@ struct KernelProgram {
     std::vector<ScratchSpec> scratch;
     std::vector<ConstantSpec> constants;
     std::vector<Tunable> tunables;
+    // When set, the only configurations that count as valid (isValid, configurations() and the counts), e.g. those a
+    // partial recording holds for a search on the replay device. Not read from the file.
+    std::optional<std::set<Bindings>> only;
 
     // Reads the @kerncast lines. Throws Error "file:line: ..." on syntax errors (unknown directive, bad expression
     // with its column, missing args(), duplicate or empty tunable, ...). Does not check names against a problem.
@@ -124,7 +129,8 @@ struct KernelProgram {
     // Like validate() but collects every problem instead of throwing the first.
     std::vector<Error> validationErrors(const Problem& problem) const;
 
-    // True when every tunable is given, each value is one of its allowed values, and every where-condition holds.
+    // True when every tunable is given, each value is one of its allowed values, every where-condition holds, and
+    // the configuration is one of `only` when that is set.
     bool isValid(const Bindings& tunables) const;
     // Every valid combination, in a stable order (first tunable varies slowest, values in declared order); at most
     // `limit` of them. One empty configuration when there are no tunables. Where conditions are checked as soon as

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -124,6 +125,34 @@ const RecordingEntry* Recording::find(const std::string& source_hash) const {
         if (e.source_hash == source_hash)
             return &e;
     return nullptr;
+}
+
+std::set<Bindings> recorded_configurations(const Recording& recording, const KernelProgram& family) {
+    std::set<std::string> hashes;
+    for (const auto& e : recording.entries)
+        hashes.insert(e.source_hash);
+    std::set<Bindings> out;
+    for (const Bindings& b : family.configurations())
+        if (hashes.count(content_hash(family.source, b)))
+            out.insert(b);
+    return out;
+}
+
+std::optional<std::set<Bindings>> partially_recorded_family(const Device& device, const std::string& problem,
+                                                            const KernelProgram& family) {
+    if (device.recordingsFolder().empty() || family.tunables.empty())
+        return std::nullopt;
+    const auto recording = device.recording(problem);
+    if (!recording)
+        return std::nullopt;
+    try {
+        std::set<Bindings> recorded = recorded_configurations(*recording, family);
+        if (recorded.size() >= family.configurationCount())
+            return std::nullopt;
+        return recorded;
+    } catch (const Error&) {
+        return std::nullopt;  // too many configurations to enumerate: the search says so itself
+    }
 }
 
 nlohmann::json recording_header_json(const RecordingHeader& header) {

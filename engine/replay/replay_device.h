@@ -3,6 +3,7 @@
 // searches, tests and demos run without one. A candidate is found by its content hash; anything absent is
 // not_recorded, never invented. Answers are pure look-ups, hence deterministic.
 
+#include "core/kernel_program.h"
 #include "core/measurement.h"
 #include "core/static_report.h"
 #include "engine/device.h"
@@ -16,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,15 @@ struct Recording {
     static Recording parse(const std::string& text, const std::string& file_name);
     const RecordingEntry* find(const std::string& source_hash) const;
 };
+
+// The configurations of `family` whose program (by content hash) the recording holds: all of them for a complete
+// recording, some for one made with record --limit or cut short.
+std::set<Bindings> recorded_configurations(const Recording& recording, const KernelProgram& family);
+// For a search of `problem` on `device`: the family configurations the device's recording holds, where the device
+// answers from recordings and holds only some of them; nullopt where it measures, has no recording of the problem,
+// holds every configuration, or the family has too many configurations to enumerate.
+std::optional<std::set<Bindings>> partially_recorded_family(const Device& device, const std::string& problem,
+                                                            const KernelProgram& family);
 
 nlohmann::json recording_header_json(const RecordingHeader& header);
 nlohmann::json recording_entry_json(const RecordingEntry& entry);

@@ -174,6 +174,12 @@ void Loop::startFresh() {
     info.config = cfg;
     s.run_id = s.store->addRun(info);
     storeProblem();
+    if (const size_t all = restrictFamilyToRecording())
+        s.store->addEvent(s.run_id, "family_restricted",
+                          {{"device", s.device->id()},
+                           {"recorded", s.bundle.family->only->size()},
+                           {"configurations", all},
+                           {"why", "the device answers from a recording that holds only these configurations"}});
     s.rng = SplitMix(cfg.seed);
     s.gating = cfg.gating;
     s.strategy = SearchStrategy(cfg.strategy);
@@ -203,6 +209,22 @@ void Loop::requireRecording() const {
                         " measured problem fingerprint '" + rec->header.problem_fingerprint +
                         "'; problem.json or the reference changed since): the replay device could measure nothing" +
                         todo);
+}
+
+// A device that answers from recordings answers only the family configurations its recording holds. Where it holds
+// some of them (a recording made with record --limit, or cut short), the search's family is restricted to those, so
+// that no mutator, space-model pick or initial configuration is one the device could only answer not_recorded, each
+// spending a measurement on nothing. The defaults that follow the family's size are taken before, from the whole
+// family, as on a GPU. Returns the whole family's size when it restricted it, else 0.
+size_t Loop::restrictFamilyToRecording() {
+    if (!s.bundle.family)
+        return 0;
+    auto recorded = partially_recorded_family(*s.device, s.bundle.problem.name, *s.bundle.family);
+    if (!recorded)
+        return 0;
+    const size_t all = s.bundle.family->configurationCount();
+    s.bundle.family->only = std::move(*recorded);
+    return all;
 }
 
 void Loop::storeProblem() {

@@ -169,6 +169,7 @@ private:
     void openStore();
     void startFresh();
     void requireRecording() const;
+    size_t restrictFamilyToRecording();
     bool deviceCanMeasure(int64_t id);
     void storeProblem();
     void restore();

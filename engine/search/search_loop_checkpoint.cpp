@@ -56,6 +56,7 @@ void Loop::restore() {
     const SearchBudgets stored_budgets = cfg.budgets;
     cfg.budgets = extended_budgets(stored_budgets, given);
     s.bundle = load_problem_folder(cfg.problem_dir);
+    restrictFamilyToRecording();
     s.gating = cfg.gating;
     s.strategy = SearchStrategy(cfg.strategy);
     s.rng = SplitMix(cfg.seed);

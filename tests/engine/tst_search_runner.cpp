@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -23,9 +25,11 @@
 #include <set>
 #include <tuple>
 
+#include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
 using namespace kerncast;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -200,6 +204,69 @@ private slots:
         QCOMPARE(QString::fromStdString(store.integrityCheck()), QString("ok"));
         QVERIFY(cands[0].mutator == Mutator::Reference);
         QCOMPARE(cands[1].mutator, Mutator::Seed);
+    }
+
+    // A recording that holds only some of a family's configurations (record --limit, or a recording cut short): the
+    // replay device answers only those, so the search draws from them alone, says so in the run's events, and spends
+    // no measurement on a not_recorded answer; measure-all and a gated search with the local forecaster alike.
+    void aPartialRecordingRestrictsTheFamily_data() {
+        QTest::addColumn<int>("gating");
+        QTest::addColumn<QString>("surrogate");
+        QTest::newRow("measure-all") << int(GatingKind::MeasureAll) << "none";
+        QTest::newRow("selective, local forecaster") << int(GatingKind::Selective) << "local";
+    }
+    void aPartialRecordingRestrictsTheFamily() {
+        QFETCH(int, gating);
+        QFETCH(QString, surrogate);
+        QTemporaryDir dir;
+        const fs::path folder = fs::path(dir.path().toStdString()) / "partial-h200";
+        fs::create_directories(folder);
+        const fs::path shipped = fs::path(cli::resources_dir()) / "recordings" / "nvidia-h200";
+        for (const auto& f : fs::directory_iterator(shipped))
+            if (f.path().filename() != "saxpy.jsonl")
+                fs::copy_file(f.path(), folder / f.path().filename());
+        // Every other family configuration of saxpy's recording is left out.
+        std::ifstream in(shipped / "saxpy.jsonl");
+        std::ofstream out(folder / "saxpy.jsonl");
+        std::set<Tunables> kept;
+        size_t family = 0;
+        for (std::string line; std::getline(in, line);) {
+            const auto j = nlohmann::json::parse(line);
+            if (j.value("label", "").rfind("family", 0) == 0) {
+                if (family++ % 2)
+                    continue;
+                kept.insert(j.at("tunables").get<Tunables>());
+            }
+            out << line << "\n";
+        }
+        out.close();
+        const size_t all = load_problem_folder(cli::resources_dir() + "/problems/saxpy").family->configurationCount();
+        QCOMPARE(family, all);
+        SearchConfig c = config("saxpy", GatingKind(gating), surrogate.toStdString(), 30);
+        c.device = "replay:" + folder.string();
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        const SearchSummary s = make_search_runner(c, cli::resources_dir(), path, false)->runHere();
+        QCOMPARE(s.state, RunState::Finished);
+        QCOMPARE(s.progress.measurements, int64_t(30));
+        RunStore store = RunStore::open(path);
+        int family_measured = 0;
+        for (const auto& cand : store.candidates(s.run_id)) {
+            for (const auto& m : store.measurementsFor(cand.id))
+                QVERIFY2(m.measurement.status == Status::Ok, (cand.label + ": " + m.measurement.reason).c_str());
+            if (cand.mutator == Mutator::Parametric) {
+                QVERIFY2(kept.count(cand.tunables), cand.label.c_str());
+                family_measured += !store.measurementsFor(cand.id).empty();
+            }
+        }
+        QVERIFY(family_measured > 20);
+        int said = 0;
+        for (const auto& e : store.events(s.run_id))
+            if (e.kind == "family_restricted") {
+                ++said;
+                QCOMPARE(e.payload["recorded"].get<size_t>(), kept.size());
+                QCOMPARE(e.payload["configurations"].get<size_t>(), all);
+            }
+        QCOMPARE(said, 1);
     }
 
     void sameSeedSameSearch() {
