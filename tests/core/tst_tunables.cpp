@@ -3,6 +3,8 @@
 
 #include <QTest>
 
+#include <set>
+
 using namespace kerncast;
 
 namespace {
@@ -159,6 +161,24 @@ private Q_SLOTS:
     }
 
     // What `problems validate` compiles: all of a small family, else a sample with every value of every tunable.
+    // `only` (a partial recording's configurations): what is valid, enumerated and counted is the intersection, a
+    // configuration outside the where conditions stays invalid even when listed, and an empty set leaves nothing.
+    void onlyRestrictsTheSpace() {
+        auto k = withTunables("A 1 2 3;B 1 2 where A * B <= 4");
+        k.only = std::set<Bindings>{{{"A", 1}, {"B", 2}}, {{"A", 3}, {"B", 1}}, {{"A", 3}, {"B", 2}}};
+        QCOMPARE(k.configurationCount(), size_t{2});
+        const auto configs = k.configurations();
+        QCOMPARE(configs.size(), size_t{2});
+        QCOMPARE(configs[0], (Bindings{{"A", 1}, {"B", 2}}));
+        QCOMPARE(configs[1], (Bindings{{"A", 3}, {"B", 1}}));
+        QVERIFY(k.isValid({{"A", 1}, {"B", 2}}));
+        QVERIFY(!k.isValid({{"A", 1}, {"B", 1}}));  // valid in the family, not in `only`
+        QVERIFY(!k.isValid({{"A", 3}, {"B", 2}}));  // in `only`, not valid in the family
+        k.only = std::set<Bindings>{};
+        QCOMPARE(k.configurationCount(), size_t{0});
+        QVERIFY(k.configurations().empty());
+    }
+
     void compileCheckSample() {
         const auto small = withTunables("A 1 2 3 4 5 6 7 8;B 1 2 3 4 5 6 7 8");
         QCOMPARE(small.compileCheckConfigurations(), small.configurations());
