@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <ostream>
 
@@ -38,7 +39,22 @@ void run_record(Context& ctx, const RecordArgs& args) {
             options.pytorch_eager_us = args.pytorch_us;
         options.ceilings = device->ceilings();
 
-        const auto summary = record_problem(*device, problem_dir, options, [&ctx](const RecordProgress& p) {
+        // Each program's time so far gives what is left: a problem whose reference is slow takes seconds per
+        // configuration (the reference runs beside every timed launch and for every verification).
+        const auto started = std::chrono::steady_clock::now();
+        size_t measured = 0;
+        const auto left = [&](const RecordProgress& p) {
+            const double per = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() /
+                               static_cast<double>(measured);
+            const double rest = per * static_cast<double>(p.total - p.index);
+            char text[96];
+            if (rest < 90)
+                std::snprintf(text, sizeof text, " (%.1f s each; about %.0f s left)", per, rest);
+            else
+                std::snprintf(text, sizeof text, " (%.1f s each; about %.0f min left)", per, rest / 60);
+            return std::string(p.index < p.total ? text : "");
+        };
+        const auto summary = record_problem(*device, problem_dir, options, [&](const RecordProgress& p) {
             if (ctx.json)
                 return;
             char line[64];
@@ -48,13 +64,14 @@ void run_record(Context& ctx, const RecordArgs& args) {
                 *ctx.err << "already recorded\n";
             } else {
                 *ctx.err << to_string(p.measurement.status);
+                ++measured;
                 if (p.measurement.status == Status::Ok) {
                     std::snprintf(line, sizeof line, " %.3fx", p.measurement.speedup);
                     *ctx.err << line;
                 } else if (!p.measurement.reason.empty()) {
                     *ctx.err << " (" << p.measurement.reason.substr(0, 160) << ")";
                 }
-                *ctx.err << "\n";
+                *ctx.err << left(p) << "\n";
             }
         });
         if (ctx.json) {
