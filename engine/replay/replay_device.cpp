@@ -127,29 +127,28 @@ const RecordingEntry* Recording::find(const std::string& source_hash) const {
     return nullptr;
 }
 
-std::set<Bindings> recorded_configurations(const Recording& recording, const KernelProgram& family) {
-    std::set<std::string> hashes;
-    for (const auto& e : recording.entries)
-        hashes.insert(e.source_hash);
-    std::set<Bindings> out;
-    for (const Bindings& b : family.configurations())
-        if (hashes.count(content_hash(family.source, b)))
-            out.insert(b);
-    return out;
-}
-
-std::optional<std::set<Bindings>> partially_recorded_family(const Device& device, const std::string& problem,
-                                                            const KernelProgram& family) {
+// A recording holds a family configuration when it holds its program, by content hash: all of them for a complete
+// recording, some for one made with record --limit or cut short.
+std::optional<PartialFamily> partially_recorded_family(const Device& device, const std::string& problem,
+                                                       const KernelProgram& family) {
     if (device.recordingsFolder().empty() || family.tunables.empty())
         return std::nullopt;
     const auto recording = device.recording(problem);
     if (!recording)
         return std::nullopt;
     try {
-        std::set<Bindings> recorded = recorded_configurations(*recording, family);
-        if (recorded.size() >= family.configurationCount())
+        PartialFamily partial;
+        std::set<std::string> hashes;
+        for (const auto& e : recording->entries)
+            hashes.insert(e.source_hash);
+        for (const Bindings& b : family.configurations()) {
+            ++partial.configurations;
+            if (hashes.count(content_hash(family.source, b)))
+                partial.recorded.insert(b);
+        }
+        if (partial.recorded.size() >= partial.configurations)
             return std::nullopt;
-        return recorded;
+        return partial;
     } catch (const Error&) {
         return std::nullopt;  // too many configurations to enumerate: the search says so itself
     }

@@ -54,14 +54,15 @@ struct Recording {
     const RecordingEntry* find(const std::string& source_hash) const;
 };
 
-// The configurations of `family` whose program (by content hash) the recording holds: all of them for a complete
-// recording, some for one made with record --limit or cut short.
-std::set<Bindings> recorded_configurations(const Recording& recording, const KernelProgram& family);
-// For a search of `problem` on `device`: the family configurations the device's recording holds, where the device
-// answers from recordings and holds only some of them; nullopt where it measures, has no recording of the problem,
-// holds every configuration, or the family has too many configurations to enumerate.
-std::optional<std::set<Bindings>> partially_recorded_family(const Device& device, const std::string& problem,
-                                                            const KernelProgram& family);
+// For a search of `problem` on `device`: the family configurations the device's recording holds and how many the
+// family has, where the device answers from recordings and holds only some of them; nullopt where it measures, has
+// no recording of the problem, holds every configuration, or the family has too many configurations to enumerate.
+struct PartialFamily {
+    std::set<Bindings> recorded;
+    size_t configurations = 0;
+};
+std::optional<PartialFamily> partially_recorded_family(const Device& device, const std::string& problem,
+                                                       const KernelProgram& family);
 
 nlohmann::json recording_header_json(const RecordingHeader& header);
 nlohmann::json recording_entry_json(const RecordingEntry& entry);

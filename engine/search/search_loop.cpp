@@ -219,12 +219,11 @@ void Loop::requireRecording() const {
 size_t Loop::restrictFamilyToRecording() {
     if (!s.bundle.family)
         return 0;
-    auto recorded = partially_recorded_family(*s.device, s.bundle.problem.name, *s.bundle.family);
-    if (!recorded)
+    auto partial = partially_recorded_family(*s.device, s.bundle.problem.name, *s.bundle.family);
+    if (!partial)
         return 0;
-    const size_t all = s.bundle.family->configurationCount();
-    s.bundle.family->only = std::move(*recorded);
-    return all;
+    s.bundle.family->only = std::move(partial->recorded);
+    return partial->configurations;
 }
 
 void Loop::storeProblem() {
