@@ -402,6 +402,7 @@ void ForecastInspector::setCandidate(const CandidateRow& row, const std::optiona
                                                      : std::nullopt)
                                               : row.measuredAgainstAnchor();
     const int measuredBin = measuredS ? m_scheme.binOf(*measuredS) : 0;
+    const double measuredShown = measuredS ? *measuredS : row.measured_speedup.value_or(0.0);
     const QString against = anchorText(f ? f->anchor_id : row.anchor_id);
     if (f) {
         QStringList names;
@@ -429,13 +430,13 @@ void ForecastInspector::setCandidate(const CandidateRow& row, const std::optiona
     const bool againstParent = (f ? f->anchor_id : row.anchor_id) > 0;
     if (row.measured_speedup && !againstParent) {
         m_measured->setText(tr("%1× %2 — bin %3")
-                                .arg(locale.toString(measuredS ? *measuredS : *row.measured_speedup, 'f', 2))
+                                .arg(locale.toString(measuredShown, 'f', 2))
                                 .arg(against)
                                 .arg(EngineText::binLabel(m_scheme, measuredBin)));
     } else if (row.measured_speedup) {
         // Against a parent, the speedup over the reference is what the population and the best are about.
         m_measured->setText(tr("%1× %2 — bin %3; %4× over the reference")
-                                .arg(locale.toString(measuredS ? *measuredS : *row.measured_speedup, 'f', 2))
+                                .arg(locale.toString(measuredShown, 'f', 2))
                                 .arg(against)
                                 .arg(EngineText::binLabel(m_scheme, measuredBin))
                                 .arg(locale.toString(*row.measured_speedup, 'f', 2)));

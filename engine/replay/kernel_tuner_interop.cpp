@@ -431,8 +431,9 @@ KernelTunerImport recording_from_kernel_tuner_cache(const KernelTunerCache& cach
         m.reference = ref_stats;
         if (ke.time_ms) {
             m.status = Status::Ok;
+            const double median_us = entry_stats[index] ? entry_stats[index]->median_us : 0;
             m.candidate = std::move(entry_stats[index]);
-            m.speedup = m.candidate->median_us > 0 ? ref_stats.median_us / m.candidate->median_us : 0;
+            m.speedup = median_us > 0 ? ref_stats.median_us / median_us : 0;
             if (!(m.speedup > 0))
                 throw Error(at, "configuration \"" + ke.key() + "\" has a time of 0 ms");
         } else {
