@@ -74,6 +74,25 @@ std::string family_label(const KernelProgram& family, const Bindings& config) {
     return label;
 }
 
+std::vector<size_t> spread_order(size_t n) {
+    size_t bits = 0;
+    while ((size_t{1} << bits) < n)
+        ++bits;
+    std::vector<std::pair<size_t, size_t>> keyed;  // (bit-reversed position, position)
+    for (size_t i = 0; i < n; ++i) {
+        size_t reversed = 0;
+        for (size_t b = 0; b < bits; ++b)
+            if ((i >> b) & 1)
+                reversed |= size_t{1} << (bits - 1 - b);
+        keyed.emplace_back(reversed, i);
+    }
+    std::sort(keyed.begin(), keyed.end());
+    std::vector<size_t> order;
+    for (const auto& k : keyed)
+        order.push_back(k.second);
+    return order;
+}
+
 std::vector<RecordItem> recording_plan(const std::string& problem_dir, size_t limit) {
     const ProblemBundle bundle = load_problem_folder(problem_dir);
     std::vector<RecordItem> items;
@@ -82,10 +101,12 @@ std::vector<RecordItem> recording_plan(const std::string& problem_dir, size_t li
         items.push_back({"seed:" + fs::path(seed.file).filename().string(), program_ref(seed)});
     if (bundle.family) {
         // A limit samples the space evenly (first and last included) rather than taking its first corner, where
-        // only the slowest-varying tunable would ever change.
+        // only the slowest-varying tunable would ever change; and the sample is recorded in an order whose every
+        // prefix is spread over it too, so that a recording stopped early (a slow reference, a machine taken back)
+        // is a sample of the space and not of its first tunable's first value.
         const auto configs = bundle.family->configurations();
         const size_t take = limit == 0 ? configs.size() : std::min(limit, configs.size());
-        for (size_t k = 0; k < take; ++k) {
+        for (size_t k : spread_order(take)) {
             const size_t index = take == 1 ? 0 : k * (configs.size() - 1) / (take - 1);
             items.push_back(
                 {family_label(*bundle.family, configs[index]), program_ref(*bundle.family, configs[index])});

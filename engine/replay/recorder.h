@@ -40,12 +40,17 @@ struct RecordSummary {
 };
 
 // The programs a recording holds, in order: "reference", "seed:<file>" for each seed, then "family K=V ..." for
-// each valid configuration (at most `limit`, 0 = all). Throws Error when the folder is not a valid problem.
+// each valid configuration (at most `limit`, 0 = all, sampled evenly), in spread_order. Throws Error when the folder
+// is not a valid problem.
 struct RecordItem {
     std::string label;
     ProgramRef program;
 };
 std::vector<RecordItem> recording_plan(const std::string& problem_dir, size_t limit);
+// 0..n-1 in the order recording_plan records a family's configurations: every prefix is spread evenly over them (van
+// der Corput: by bit-reversed position; exactly evenly where n is a power of two), so that a recording stopped early
+// holds a sample of the space rather than its first corner.
+std::vector<size_t> spread_order(size_t n);
 
 // "family K=V ..." with the tunables in the family's declared order: how a recording labels a configuration.
 std::string family_label(const KernelProgram& family, const Bindings& config);
