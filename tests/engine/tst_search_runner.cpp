@@ -212,12 +212,15 @@ private slots:
     void aPartialRecordingRestrictsTheFamily_data() {
         QTest::addColumn<int>("gating");
         QTest::addColumn<QString>("surrogate");
-        QTest::newRow("measure-all") << int(GatingKind::MeasureAll) << "none";
-        QTest::newRow("selective, local forecaster") << int(GatingKind::Selective) << "local";
+        QTest::addColumn<int>("workers");
+        QTest::newRow("measure-all") << int(GatingKind::MeasureAll) << "none" << 1;
+        QTest::newRow("selective, local forecaster") << int(GatingKind::Selective) << "local" << 1;
+        QTest::newRow("selective, a pool of 2 replay workers") << int(GatingKind::Selective) << "local" << 2;
     }
     void aPartialRecordingRestrictsTheFamily() {
         QFETCH(int, gating);
         QFETCH(QString, surrogate);
+        QFETCH(int, workers);
         QTemporaryDir dir;
         const fs::path folder = fs::path(dir.path().toStdString()) / "partial-h200";
         fs::create_directories(folder);
@@ -244,8 +247,17 @@ private slots:
         QCOMPARE(family, all);
         SearchConfig c = config("saxpy", GatingKind(gating), surrogate.toStdString(), 30);
         c.device = "replay:" + folder.string();
+        std::string single;
+        if (workers > 1) {
+            // The same search on one worker, to compare with the pool's.
+            single = dir.filePath("single.sqlite").toStdString();
+            QCOMPARE(make_search_runner(c, cli::resources_dir(), single, false)->runHere().state, RunState::Finished);
+            c.pool.workers = workers;
+        }
         const std::string path = dir.filePath("run.sqlite").toStdString();
         const SearchSummary s = make_search_runner(c, cli::resources_dir(), path, false)->runHere();
+        if (workers > 1)
+            QCOMPARE(hashes(path), hashes(single));  // a pool keeps to the same configurations, in the same order
         QCOMPARE(s.state, RunState::Finished);
         QCOMPARE(s.progress.measurements, int64_t(30));
         RunStore store = RunStore::open(path);
