@@ -119,10 +119,16 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
     }
     const ProblemBundle bundle = load_problem_folder(cfg.problem_dir);
     if (hooks.progress && bundle.family)
-        if (const auto partial = partially_recorded_family(*device, bundle.problem.name, *bundle.family))
-            hooks.progress(device->id() + " holds " + std::to_string(partial->recorded.size()) + " of the " +
-                           std::to_string(partial->configurations) + " configurations of " + bundle.problem.name +
-                           "'s family: the search draws only from those");
+        if (const auto partial = partially_recorded_family(*device, bundle.problem.name, *bundle.family)) {
+            const std::string all = std::to_string(partial->configurations);
+            hooks.progress(
+                partial->recorded.empty()
+                    ? device->id() + " holds none of the " + all + " configurations of " + bundle.problem.name +
+                          "'s family (recorded before the family changed, or stopped before reaching it): the "
+                          "search measures the reference and the seeds only"
+                    : device->id() + " holds " + std::to_string(partial->recorded.size()) + " of the " + all +
+                          " configurations of " + bundle.problem.name + "'s family: the search draws only from those");
+        }
 
     // One memory for every LLM client of the run: a shape one of them learns, the others use at once.
     auto shapes = std::make_shared<RequestShapeMemory>();
