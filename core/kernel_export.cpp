@@ -234,6 +234,22 @@ struct Unit {
         return cpp(Expr::parse(text));
     }
 
+    // What a tensor map covers: a problem buffer (its name is the address), or a scratch buffer (its offset in the
+    // workspace); its element type and, as C++ over the sizes, its capacity in bytes.
+    struct MapTarget {
+        std::string address;
+        DType dtype = DType::F32;
+        std::string capacity;
+    };
+    MapTarget mapTarget(const TensorMapSpec& t) const {
+        if (const BufferSpec* b = problem.buffer(t.buffer))
+            return {t.buffer, b->dtype, bufferBytes(*b)};
+        const auto it = std::find_if(program.scratch.begin(), program.scratch.end(),
+                                     [&](const ScratchSpec& sc) { return sc.name == t.buffer; });
+        return {"kc_scratch + kc_workspace.offset[" + std::to_string(it - program.scratch.begin()) + "]", it->dtype,
+                cpp(Expr::parse("(" + it->count.text() + ") * " + std::to_string(dtype_size(it->dtype))))};
+    }
+
     bool uses(DType t) const {
         for (const auto& b : problem.buffers)
             if (b.dtype == t)
@@ -392,14 +408,10 @@ struct Unit {
                 std::string elements;
                 for (size_t d = 0; d < t.shape.size(); ++d)
                     elements += (d ? " * " : "") + ("(" + t.shape[d].text() + ")");
-                const BufferSpec* b = problem.buffer(t.buffer);
-                const auto sc = std::find_if(program.scratch.begin(), program.scratch.end(),
-                                             [&](const ScratchSpec& x) { return x.name == t.buffer; });
-                const size_t esize = dtype_size(b ? b->dtype : sc->dtype);
-                const std::string capacity =
-                    b ? bufferBytes(*b) : cpp(Expr::parse("(" + sc->count.text() + ") * " + std::to_string(esize)));
-                c << indent << "if (" << cpp(Expr::parse("(" + elements + ") * " + std::to_string(esize))) << " > "
-                  << capacity << " || kc_status.error)\n"
+                const MapTarget target = mapTarget(t);
+                c << indent << "if ("
+                  << cpp(Expr::parse("(" + elements + ") * " + std::to_string(dtype_size(target.dtype)))) << " > "
+                  << target.capacity << " || kc_status.error)\n"
                   << ret
                   << quoted(l.kernel + ": the tensor map of " + t.buffer + " (shape " + elements +
                             ") does not lie inside it at these sizes")
@@ -500,24 +512,13 @@ struct Unit {
                         boxes += (d ? ", " : "") + std::string("static_cast<cuuint32_t>(") + m + "_box" +
                                  std::to_string(d) + ")";
                     }
-                    std::string address;
-                    DType dtype = DType::F32;
-                    if (const BufferSpec* b = problem.buffer(t.buffer)) {
-                        address = t.buffer;
-                        dtype = b->dtype;
-                    } else {
-                        const auto it = std::find_if(program.scratch.begin(), program.scratch.end(),
-                                                     [&](const ScratchSpec& sc) { return sc.name == t.buffer; });
-                        address =
-                            "kc_scratch + kc_workspace.offset[" + std::to_string(it - program.scratch.begin()) + "]";
-                        dtype = it->dtype;
-                    }
+                    const MapTarget target = mapTarget(t);
                     c << "        CUtensorMap " << v << ";\n"
                       << "        const cuuint64_t " << v << "_dims[] = {" << dims << "};\n"
                       << "        const cuuint32_t " << v << "_box[] = {" << boxes << "};\n"
-                      << "        if (!kerncast_launch::tensor_map(&" << v << ", " << tensor_map_type(dtype) << ", "
-                      << t.shape.size() << ", " << address << ", " << v << "_dims, " << v << "_box, "
-                      << dtype_size(dtype) << ", " << t.swizzle << "))\n"
+                      << "        if (!kerncast_launch::tensor_map(&" << v << ", " << tensor_map_type(target.dtype)
+                      << ", " << t.shape.size() << ", " << target.address << ", " << v << "_dims, " << v << "_box, "
+                      << dtype_size(target.dtype) << ", " << t.swizzle << "))\n"
                       << "            return kerncast_launch::fail(message, "
                       << quoted(l.kernel + ": the driver refused the tensor map of " + t.buffer +
                                 " (a box over 256, a row not a multiple of 16 bytes, a box wider than its swizzle, "

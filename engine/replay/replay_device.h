@@ -63,6 +63,12 @@ struct PartialFamily {
 };
 std::optional<PartialFamily> partially_recorded_family(const Device& device, const std::string& problem,
                                                        const KernelProgram& family);
+// What partially_recorded_family found for one family's text, handed from a search's set-up to the search so that
+// it walks the family (hashing every configuration) once.
+struct RecordedFamilyCheck {
+    std::string family_source;
+    std::optional<PartialFamily> partial;
+};
 
 nlohmann::json recording_header_json(const RecordingHeader& header);
 nlohmann::json recording_entry_json(const RecordingEntry& entry);

@@ -118,17 +118,22 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
         }
     }
     const ProblemBundle bundle = load_problem_folder(cfg.problem_dir);
-    if (hooks.progress && bundle.family)
-        if (const auto partial = partially_recorded_family(*device, bundle.problem.name, *bundle.family)) {
+    // Which family configurations a replay device's recording holds: said here, and handed to the search.
+    std::optional<RecordedFamilyCheck> family_check;
+    if (bundle.family) {
+        family_check = RecordedFamilyCheck{bundle.family->source,
+                                           partially_recorded_family(*device, bundle.problem.name, *bundle.family)};
+        if (const auto& partial = family_check->partial; partial && hooks.progress) {
             const std::string all = std::to_string(partial->configurations);
             hooks.progress(
                 partial->recorded.empty()
                     ? device->id() + " holds none of the " + all + " configurations of " + bundle.problem.name +
-                          "'s family (recorded before the family changed, or stopped before reaching it): the "
-                          "search measures the reference and the seeds only"
+                          "'s family (recorded before the family changed, or stopped before reaching it): "
+                          "the search measures the reference and the seeds only"
                     : device->id() + " holds " + std::to_string(partial->recorded.size()) + " of the " + all +
                           " configurations of " + bundle.problem.name + "'s family: the search draws only from those");
         }
+    }
 
     // One memory for every LLM client of the run: a shape one of them learns, the others use at once.
     auto shapes = std::make_shared<RequestShapeMemory>();
@@ -165,6 +170,8 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
                                                  std::move(mutators));
     runner->setRequestShapeMemory(shapes);
     runner->setTimeline(hooks.timeline);
+    if (family_check)
+        runner->setRecordedFamilyCheck(std::move(*family_check));
     return runner;
 }
 

@@ -219,7 +219,12 @@ void Loop::requireRecording() const {
 size_t Loop::restrictFamilyToRecording() {
     if (!s.bundle.family)
         return 0;
-    auto partial = partially_recorded_family(*s.device, s.bundle.problem.name, *s.bundle.family);
+    std::optional<PartialFamily> partial;
+    if (s.family_check && s.family_check->family_source == s.bundle.family->source)
+        partial = std::move(s.family_check->partial);
+    else
+        partial = partially_recorded_family(*s.device, s.bundle.problem.name, *s.bundle.family);
+    s.family_check.reset();
     if (!partial)
         return 0;
     s.bundle.family->only = std::move(partial->recorded);

@@ -45,6 +45,7 @@ struct SearchRunner::State {
     std::optional<RunStore> store;
     int64_t run_id = 0;
     ProblemBundle bundle;
+    std::optional<RecordedFamilyCheck> family_check;  // from the set-up, used once (restrictFamilyToRecording)
     BinScheme scheme = BinScheme::gfV2();
     SearchStrategy strategy;
     SplitMix rng;

@@ -312,6 +312,12 @@ void SearchRunner::setTimeline(std::shared_ptr<Timeline> timeline) {
         m->timeline = std::move(timeline);
 }
 
+void SearchRunner::setRecordedFamilyCheck(RecordedFamilyCheck check) {
+    if (m_thread.joinable())
+        throw Error("the recorded family is set before the search starts");
+    m->family_check = std::move(check);
+}
+
 void SearchRunner::setRequestShapeMemory(std::shared_ptr<RequestShapeMemory> memory) { m->shapes = std::move(memory); }
 
 SearchSummary SearchRunner::runHere() {

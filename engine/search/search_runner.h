@@ -9,6 +9,7 @@
 #include "core/run_store.h"
 #include "core/search_strategy.h"
 #include "engine/device.h"
+#include "engine/replay/replay_device.h"
 #include "engine/search/mutators.h"
 #include "engine/search/search_events.h"
 #include "engine/surrogate/surrogate.h"
@@ -217,6 +218,9 @@ public:
     // before start() replaces the runner's own (one that already holds the setup's spans).
     std::shared_ptr<Timeline> timeline() const;
     void setTimeline(std::shared_ptr<Timeline> timeline);
+    // Which of the family's configurations the device's recording holds, as the set-up found it (make_search_runner):
+    // the search uses it where its family has the same text, and works it out itself otherwise. Set before start().
+    void setRecordedFamilyCheck(RecordedFamilyCheck check);
 
     struct State;  // the runner thread's state; defined in the .cpp
 

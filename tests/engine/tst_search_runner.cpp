@@ -286,6 +286,36 @@ private slots:
         QCOMPARE(said, 1);
     }
 
+    // The set-up's finding is handed to the search (so that the family is walked once) and used only for the family
+    // text it was made for: a finding for other text is worked out again from the recording.
+    void theSetUpsRecordedFamilyIsUsedForItsOwnText_data() {
+        QTest::addColumn<bool>("sameText");
+        QTest::newRow("the same family text: used") << true;
+        QTest::newRow("other text: worked out again") << false;
+    }
+    void theSetUpsRecordedFamilyIsUsedForItsOwnText() {
+        QFETCH(bool, sameText);
+        const SearchConfig c = config("saxpy", GatingKind::MeasureAll, "none", 12);
+        const ProblemBundle bundle = load_problem_folder(c.problem_dir);
+        const Tunables only = bundle.family->configurations().front();
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        auto runner = make_search_runner(c, cli::resources_dir(), path, false);
+        runner->setRecordedFamilyCheck(
+            {sameText ? bundle.family->source : std::string("// another family"), PartialFamily{{only}, 70}});
+        const SearchSummary s = runner->runHere();
+        QCOMPARE(s.state, RunState::Finished);
+        RunStore store = RunStore::open(path);
+        std::set<Tunables> family;
+        for (const auto& cand : store.candidates(s.run_id))
+            if (cand.mutator == Mutator::Parametric && !store.measurementsFor(cand.id).empty())
+                family.insert(cand.tunables);
+        if (sameText)
+            QCOMPARE(family, std::set<Tunables>{only});
+        else
+            QVERIFY(family.size() > 1);  // the shipped recording holds every configuration
+    }
+
     void sameSeedSameSearch() {
         QTemporaryDir dir;
         std::vector<std::vector<std::string>> runs;
