@@ -10,8 +10,8 @@
 // @kerncast tunable BM 32 64 128 256
 // @kerncast tunable BN 32 64 128 256
 // @kerncast tunable BK 4 8 16 32
-// @kerncast tunable TM 4 8
-// @kerncast tunable TN 4 8 where (BM / TM) * (BN / TN) >= 64 && (BM / TM) * (BN / TN) <= 1024 && (BM * BK) % (4 * (BM / TM) * (BN / TN)) == 0 && (BK * BN) % (4 * (BM / TM) * (BN / TN)) == 0 && 2 * BK * (BM + 4 + BN) * 4 <= 49152 && TM * TN * (BM / TM) * (BN / TN) <= 16384 && (BM + BN) * BK <= 32 * (BM / TM) * (BN / TN)
+// @kerncast tunable TM 4 8 16
+// @kerncast tunable TN 4 8 16 where (BM / TM) * (BN / TN) >= 64 && (BM / TM) * (BN / TN) <= 1024 && (BM * BK) % (4 * (BM / TM) * (BN / TN)) == 0 && (BK * BN) % (4 * (BM / TM) * (BN / TN)) == 0 && 2 * BK * (BM + 4 + BN) * 4 <= 49152 && TM * TN <= 128 && (BM + BN) * BK <= 32 * (BM / TM) * (BN / TN)
 // @kerncast tunable OCC 1 2 where OCC == 1 || ((BM / TM) * (BN / TN) == 256 && (BK <= 8 || TM * TN <= 32))
 
 #ifndef BM
