@@ -22,6 +22,14 @@ std::string trim(std::string_view s) {
     return std::string(s.substr(b, e - b));
 }
 
+std::vector<std::string> split_lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        out.push_back(line);
+    return out;
+}
+
 std::string read_text_file(const std::string& path, const std::string& what) {
     std::ifstream in(path, std::ios::binary);
     if (!in)

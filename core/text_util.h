@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kerncast {
 
@@ -29,6 +30,9 @@ template<typename Container>
 std::string join_names(const Container& names) {
     return join(names, ", ", "none");
 }
+
+// The text's lines, without their '\n' (a last line without one counts; no empty line after a final '\n').
+std::vector<std::string> split_lines(const std::string& text);
 
 // The whole file. Throws kerncast::Error at (path, line 0): "cannot read <what>".
 std::string read_text_file(const std::string& path, const std::string& what = "the file");

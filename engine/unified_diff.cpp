@@ -1,23 +1,13 @@
 #include "engine/unified_diff.h"
 
+#include "core/text_util.h"
+
 #include <dtl/dtl.hpp>
 
 #include <sstream>
 #include <vector>
 
 namespace kerncast {
-
-namespace {
-
-std::vector<std::string> split_lines(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);)
-        out.push_back(line);
-    return out;
-}
-
-}  // namespace
 
 std::string unified_diff(const std::string& from, const std::string& to, const std::string& from_name,
                          const std::string& to_name) {

@@ -37,16 +37,18 @@ std::optional<Measurement> last_ok_measurement(const std::vector<StoredMeasureme
 std::vector<ChosenCandidate> best_candidates(RunStore& store, const RunInfo& run, size_t count) {
     const auto measurements = store.measurementsOfRun(run.id);
     std::vector<ChosenCandidate> measured;
+    std::vector<std::pair<double, size_t>> order;  // speedup, index: sorted without moving the candidates around
     for (const auto& c : store.candidates(run.id))
         if (const auto it = measurements.find(c.id); it != measurements.end())
-            if (auto m = last_ok_measurement(it->second))
+            if (auto m = last_ok_measurement(it->second)) {
+                order.push_back({m->speedup, measured.size()});
                 measured.push_back({c, std::move(m)});
-    std::stable_sort(measured.begin(), measured.end(), [](const ChosenCandidate& a, const ChosenCandidate& b) {
-        return a.measurement->speedup > b.measurement->speedup;
-    });
-    if (measured.size() > count)
-        measured.resize(count);
-    return measured;
+            }
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<ChosenCandidate> best;
+    for (size_t i = 0; i < order.size() && i < count; ++i)
+        best.push_back(std::move(measured[order[i].second]));
+    return best;
 }
 
 ChosenCandidate choose_candidate(RunStore& store, const RunInfo& run, const std::string& which,

@@ -1,0 +1,92 @@
+// kerncast-cli carry --problem P --family-was FILE [--recordings DIR]: after a family's tunable lines changed (a
+// value added, a where-condition relaxed), re-keys every recording of the problem under DIR (default: the library's
+// recordings, one folder per device) from the family as it was to the family as it is, so that the configurations
+// both spaces hold stay recorded on GPUs that are not at hand to record them again. Nothing is measured.
+#include "engine/cli/cli.h"
+#include "engine/cli/problem_arg.h"
+#include "engine/replay/recording_carry.h"
+
+#include "core/error.h"
+#include "core/problem.h"
+#include "core/problem_fingerprint.h"
+#include "core/text_util.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <ostream>
+
+namespace fs = std::filesystem;
+
+namespace kerncast::cli {
+
+namespace {
+
+struct CarryArgs {
+    std::string problem;
+    std::string family_was;
+    std::string recordings;
+};
+
+void run_carry(Context& ctx, const CarryArgs& a) {
+    try {
+        const std::string dir = resolve_problem_dir(a.problem);
+        const Problem problem = Problem::load(dir);
+        const fs::path family = fs::path(dir) / "family.cu";
+        if (!fs::exists(family))
+            throw Error("problem '" + problem.name + "' has no family.cu: there is nothing to carry over");
+        const std::string current = read_text_file(family.string(), "the family");
+        const std::string earlier = read_text_file(a.family_was, "the earlier family");
+        const std::string fingerprint = problem_fingerprint(dir);
+        const std::string root = a.recordings.empty() ? resources_dir() + "/recordings" : a.recordings;
+        if (!fs::is_directory(root))
+            throw Error("no recordings folder " + root);
+
+        std::vector<fs::path> files;
+        for (const auto& device : fs::directory_iterator(root))
+            if (device.is_directory() && fs::exists(device.path() / (problem.name + ".jsonl")))
+                files.push_back(device.path() / (problem.name + ".jsonl"));
+        std::sort(files.begin(), files.end());
+        if (files.empty())
+            throw Error("no recording of problem '" + problem.name + "' under " + root + " (looked for <device>/" +
+                        problem.name + ".jsonl)");
+
+        nlohmann::json report = nlohmann::json::array();
+        for (const auto& file : files) {
+            const CarryOutcome o = carry_recording(file.string(), problem.name, fingerprint, current, earlier);
+            report.push_back({{"file", o.file},
+                              {"carried", o.carried},
+                              {"already", o.already},
+                              {"outside", o.outside},
+                              {"other", o.other}});
+            if (!ctx.json)
+                *ctx.out << o.file << ": " << o.carried << " configuration(s) carried over, " << o.already
+                         << " current already, " << o.outside << " no longer in the space (kept), " << o.other
+                         << " other program(s) kept\n";
+        }
+        if (ctx.json)
+            *ctx.out << nlohmann::json{{"ok", true}, {"problem", problem.name}, {"recordings", report}}.dump(2) << "\n";
+    } catch (const std::exception& e) {
+        report_failure(ctx, "carry", e.what());
+    }
+}
+
+}  // namespace
+
+void add_carry_command(CLI::App& app, Context& ctx) {
+    auto args = std::make_shared<CarryArgs>();
+    auto* cmd = app.add_subcommand(
+        "carry", "Carry a problem's recordings over to its family after only the family's tunable lines changed: "
+                 "the configurations both spaces hold stay recorded (nothing is measured)");
+    cmd->add_option("--problem", args->problem, "Problem name (under resources/problems) or folder")->required();
+    cmd->add_option("--family-was", args->family_was,
+                    "The family as it was recorded, e.g. from `git show REV:resources/problems/P/family.cu`")
+        ->required();
+    cmd->add_option("--recordings", args->recordings,
+                    "Recordings folder, one subfolder per device (default: the library's recordings)");
+    cmd->callback([&ctx, args] { run_carry(ctx, *args); });
+}
+
+}  // namespace kerncast::cli
