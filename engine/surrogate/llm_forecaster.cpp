@@ -3,6 +3,7 @@
 #include "engine/unified_diff.h"
 
 #include "core/error.h"
+#include "core/text_util.h"
 #include "core/untrusted_json.h"
 
 #include <algorithm>
@@ -182,16 +183,8 @@ std::string problemText(const ForecastQuery& q) {
     return q.problem_description.empty() ? q.problem_name : q.problem_name + ": " + q.problem_description;
 }
 
-std::vector<std::string> lines(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string l; std::getline(in, l);)
-        out.push_back(l);
-    return out;
-}
-
 std::string probabilityKeysText(const BinScheme& scheme) {
-    const auto table = lines(scheme.promptTable());
+    const auto table = split_lines(scheme.promptTable());
     std::string out;
     for (int b = 0; b < kBinCount; ++b)
         out += "  \"" + LlmForecaster::probabilityKeys()[b] + "\": probability of " + table[b] + ",\n";
@@ -347,7 +340,7 @@ std::vector<std::string> LlmForecaster::placeholderNames() {
 }
 
 ordered_json LlmForecaster::toolDefinition(const BinScheme& scheme) {
-    const auto table = lines(scheme.promptTable());
+    const auto table = split_lines(scheme.promptTable());
     // Reasoning first: a server that constrains decoding to the schema generates the properties in this order, so
     // the model explains before it commits to numbers.
     ordered_json properties = ordered_json::object();
