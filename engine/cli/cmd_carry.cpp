@@ -1,7 +1,7 @@
-// kerncast-cli carry --problem P --family-was FILE [--recordings DIR]: after a family's tunable lines changed (a
-// value added, a where-condition relaxed), re-keys every recording of the problem under DIR (default: the library's
-// recordings, one folder per device) from the family as it was to the family as it is, so that the configurations
-// both spaces hold stay recorded on GPUs that are not at hand to record them again. Nothing is measured.
+// kerncast-cli carry --problem P --family-was FILE [--recordings DIR] [--dry-run]: after a family's tunable lines
+// changed (a value added, a where-condition relaxed), re-keys every recording of the problem under DIR (default: the
+// library's recordings, one folder per device) from the family as it was to the family as it is, so that the
+// configurations both spaces hold stay recorded on GPUs that are not at hand to record them again. Nothing is measured.
 #include "engine/cli/cli.h"
 #include "engine/cli/problem_arg.h"
 #include "engine/replay/recording_carry.h"
@@ -28,6 +28,7 @@ struct CarryArgs {
     std::string problem;
     std::string family_was;
     std::string recordings;
+    bool dry_run = false;
 };
 
 void run_carry(Context& ctx, const CarryArgs& a) {
@@ -55,19 +56,27 @@ void run_carry(Context& ctx, const CarryArgs& a) {
 
         nlohmann::json report = nlohmann::json::array();
         for (const auto& file : files) {
-            const CarryOutcome o = carry_recording(file.string(), problem.name, fingerprint, current, earlier);
+            const CarryOutcome o =
+                carry_recording(file.string(), problem.name, fingerprint, current, earlier, a.dry_run);
             report.push_back({{"file", o.file},
                               {"carried", o.carried},
                               {"already", o.already},
                               {"outside", o.outside},
                               {"other", o.other}});
             if (!ctx.json)
-                *ctx.out << o.file << ": " << o.carried << " configuration(s) carried over, " << o.already
-                         << " current already, " << o.outside << " no longer in the space (kept), " << o.other
-                         << " other program(s) kept\n";
+                *ctx.out << o.file << ": " << o.carried
+                         << (a.dry_run ? " configuration(s) would be carried over, "
+                                       : " configuration(s) carried over, ")
+                         << o.already << " current already, " << o.outside << " no longer in the space (kept), "
+                         << o.other << " other program(s) kept\n";
         }
         if (ctx.json)
-            *ctx.out << nlohmann::json{{"ok", true}, {"problem", problem.name}, {"recordings", report}}.dump(2) << "\n";
+            *ctx.out << nlohmann::json{{"ok", true},
+                                       {"problem", problem.name},
+                                       {"dry_run", a.dry_run},
+                                       {"recordings", report}}
+                            .dump(2)
+                     << "\n";
     } catch (const std::exception& e) {
         report_failure(ctx, "carry", e.what());
     }
@@ -86,6 +95,7 @@ void add_carry_command(CLI::App& app, Context& ctx) {
         ->required();
     cmd->add_option("--recordings", args->recordings,
                     "Recordings folder, one subfolder per device (default: the library's recordings)");
+    cmd->add_flag("--dry-run", args->dry_run, "Say what would be carried over; write nothing");
     cmd->callback([&ctx, args] { run_carry(ctx, *args); });
 }
 

@@ -17,8 +17,8 @@ namespace kerncast {
 namespace {
 
 bool is_tunable_line(const std::string& line) {
-    static const std::regex tunable(R"(^\s*//\s*@kerncast\s+tunable\b.*)");
-    return std::regex_match(line, tunable);
+    static const std::regex tunable(R"(^\s*//\s*@kerncast\s+tunable\b)");
+    return std::regex_search(line, tunable);  // a line's start only: a '\r' of a CRLF file at its end is no matter
 }
 
 }  // namespace
@@ -46,7 +46,7 @@ std::string family_difference_beyond_tunables(const std::string& current, const 
 }
 
 CarryOutcome carry_recording(const std::string& path, const std::string& problem, const std::string& fingerprint,
-                             const std::string& current, const std::string& earlier) {
+                             const std::string& current, const std::string& earlier, bool dry_run) {
     if (const std::string diff = family_difference_beyond_tunables(current, earlier); !diff.empty())
         throw Error("the family changed beyond its tunable lines (" + diff +
                     "): its recorded configurations measured other code and cannot be carried over");
@@ -89,7 +89,7 @@ CarryOutcome carry_recording(const std::string& path, const std::string& problem
             ++out.carried;
         }
     }
-    if (out.carried > 0) {
+    if (out.carried > 0 && !dry_run) {
         std::string joined;
         for (const auto& line : lines)
             joined += line + "\n";

@@ -25,10 +25,10 @@ struct CarryOutcome {
 std::string family_difference_beyond_tunables(const std::string& current, const std::string& earlier);
 
 // Re-keys the recording at `path` (a problem's <problem>.jsonl) from the family text `earlier` to `current`, writing
-// the file again (atomically) when anything was carried. Throws Error when the texts differ beyond their tunable
-// lines, when the recording is of another problem, or when its problem fingerprint is not `fingerprint` (the
-// reference or problem.json changed: the measurements are of another definition).
+// the file again (atomically) when anything was carried, unless `dry_run` (then it only counts). Throws Error when the
+// texts differ beyond their tunable lines, when the recording is of another problem, or when its problem fingerprint is
+// not `fingerprint` (the reference or problem.json changed: the measurements are of another definition).
 CarryOutcome carry_recording(const std::string& path, const std::string& problem, const std::string& fingerprint,
-                             const std::string& current, const std::string& earlier);
+                             const std::string& current, const std::string& earlier, bool dry_run = false);
 
 }  // namespace kerncast

@@ -72,6 +72,13 @@ private slots:
 
     void carriesTheConfigurationsTheNewSpaceHolds() {
         const std::string before = read(m_file);
+        // A dry run says what would happen and leaves the file alone.
+        const auto dry = run_cli(
+            {"carry", "--problem", m_problem, "--family-was", m_earlier, "--recordings", m_recordings, "--dry-run"});
+        QVERIFY2(dry.code == 0, dry.err.c_str());
+        QVERIFY2(dry.out.find("2 configuration(s) would be carried over") != std::string::npos, dry.out.c_str());
+        QCOMPARE(read(m_file), before);
+
         const auto r =
             run_cli({"carry", "--problem", m_problem, "--family-was", m_earlier, "--recordings", m_recordings});
         QVERIFY2(r.code == 0, r.err.c_str());
@@ -148,6 +155,14 @@ private slots:
 
     void theDifferenceIsNamedByItsLine() {
         QCOMPARE(kerncast::family_difference_beyond_tunables(m_widened, read(m_earlier)), std::string());
+        // Line endings are the text's own: a family saved with CRLF compares with one saved so too.
+        auto crlf = [](const std::string& text) {
+            std::string out;
+            for (char c : text)
+                out += c == '\n' ? std::string("\r\n") : std::string(1, c);
+            return out;
+        };
+        QCOMPARE(kerncast::family_difference_beyond_tunables(crlf(m_widened), crlf(read(m_earlier))), std::string());
         const std::string changed = replace(m_widened, "threadIdx.x;", "threadIdx.x + 0;");
         const std::string diff = kerncast::family_difference_beyond_tunables(changed, read(m_earlier));
         QVERIFY2(diff.rfind("line 6 of the current family: ", 0) == 0, diff.c_str());
