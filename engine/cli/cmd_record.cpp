@@ -1,5 +1,6 @@
-// kerncast-cli record --problem P --device cuda:0 [--out DIR] [--pytorch-us X] [--limit N]: measure the reference,
-// every seed and the family's configurations, appending each to <DIR>/<device>/<problem>.jsonl for replay.
+// kerncast-cli record --problem P --device cuda:0 [--out DIR] [--pytorch-us X] [--limit N]
+// [--continue-on-another-gpu]: measure the reference, every seed and the family's configurations, appending each to
+// <DIR>/<device>/<problem>.jsonl for replay.
 #include "engine/cli/cli.h"
 #include "engine/cli/problem_arg.h"
 #include "engine/device.h"
@@ -25,6 +26,7 @@ struct RecordArgs {
     double pytorch_us = -1;
     size_t limit = 0;
     int seeds = 3;
+    bool continue_on_another_gpu = false;
 };
 
 void run_record(Context& ctx, const RecordArgs& args) {
@@ -35,6 +37,7 @@ void run_record(Context& ctx, const RecordArgs& args) {
         options.out_dir = args.out.empty() ? resources_dir() + "/recordings" : args.out;
         options.limit = args.limit;
         options.measure.seeds = args.seeds;
+        options.continue_on_another_gpu = args.continue_on_another_gpu;
         if (args.pytorch_us >= 0)
             options.pytorch_eager_us = args.pytorch_us;
         options.ceilings = device->ceilings();
@@ -103,6 +106,9 @@ void add_record_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--pytorch-us", args->pytorch_us, "PyTorch eager time of the problem, kept in the header");
     cmd->add_option("--limit", args->limit, "At most this many family configurations (0: all)");
     cmd->add_option("--seeds", args->seeds, "Fresh input sets to verify each program with")->check(CLI::Range(1, 100));
+    cmd->add_flag("--continue-on-another-gpu", args->continue_on_another_gpu,
+                  "Go on with a recording started on another GPU of the same model (recordings made over several "
+                  "short leases); each entry keeps the GPU that measured it");
     cmd->callback([&ctx, args] { run_record(ctx, *args); });
 }
 

@@ -29,7 +29,12 @@ ProgramRef program_ref(const KernelProgram& k, const Bindings& tunables = {}) {
 
 // The lines already recorded in an interrupted recording, after cutting off a last line that a crash left
 // half-written. Throws when the file belongs to another device or problem.
-std::set<std::string> resume_existing(const fs::path& file, const RecordingHeader& header) {
+bool same_model(const DeviceFingerprint& a, const DeviceFingerprint& b) {
+    return a.name == b.name && a.cc_major == b.cc_major && a.cc_minor == b.cc_minor && a.sm_count == b.sm_count &&
+           a.memory_bytes == b.memory_bytes;
+}
+
+std::set<std::string> resume_existing(const fs::path& file, const RecordingHeader& header, bool another_gpu_ok) {
     std::set<std::string> done;
     if (!fs::exists(file))
         return done;
@@ -48,11 +53,23 @@ std::set<std::string> resume_existing(const fs::path& file, const RecordingHeade
     if (text.empty())
         return done;
     const Recording existing = Recording::parse(text, file.string());
-    if (existing.header.problem != header.problem || existing.header.device.uuid != header.device.uuid)
-        throw Error(SourceLocation{file.string(), 1},
-                    "this recording was made for problem '" + existing.header.problem + "' on device " +
-                        existing.header.device.uuid + ", not '" + header.problem + "' on " + header.device.uuid +
-                        "; move it away or record into another folder (--out)");
+    if (existing.header.problem != header.problem)
+        throw Error(SourceLocation{file.string(), 1}, "this recording was made for problem '" +
+                                                          existing.header.problem + "', not '" + header.problem +
+                                                          "'; move it away or record into another folder (--out)");
+    if (existing.header.device.uuid != header.device.uuid) {
+        if (!same_model(existing.header.device, header.device))
+            throw Error(SourceLocation{file.string(), 1}, "this recording was made on " + existing.header.device.name +
+                                                              " " + existing.header.device.uuid +
+                                                              ", another GPU model than this " + header.device.name +
+                                                              "; move it away or record into another folder (--out)");
+        if (!another_gpu_ok)
+            throw Error(SourceLocation{file.string(), 1},
+                        "this recording was started on another " + header.device.name + " (" +
+                            existing.header.device.uuid + ", this one is " + header.device.uuid +
+                            "); pass --continue-on-another-gpu to go on with it here (each entry keeps the GPU "
+                            "that measured it), or record into another folder (--out)");
+    }
     if (existing.header.problem_fingerprint != header.problem_fingerprint)
         throw Error(SourceLocation{file.string(), 1},
                     "this recording measured another definition of problem '" + header.problem +
@@ -138,7 +155,7 @@ RecordSummary record_problem(Device& device, const std::string& problem_dir, con
     RecordSummary summary;
     summary.file = (dir / (header.problem + ".jsonl")).string();
 
-    const auto done = resume_existing(summary.file, header);
+    const auto done = resume_existing(summary.file, header, options.continue_on_another_gpu);
     std::ofstream out(summary.file, std::ios::app | std::ios::binary);
     if (!out)
         throw Error(SourceLocation{summary.file, 0}, "cannot open the recording for writing");

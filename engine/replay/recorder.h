@@ -20,6 +20,10 @@ struct RecordOptions {
     std::optional<double> pytorch_eager_us;  // measured elsewhere (PyTorch), kept in the header
     DeviceCeilings ceilings;                 // of the device, kept in the header
     size_t limit = 0;                        // at most this many family configurations (0: all)
+    // Go on with a recording started on another GPU of the same model (name, compute capability, SMs, memory): a
+    // recording made over several short leases. The header keeps the GPU it was started on; every entry holds the
+    // GPU that measured it, and each speedup pairs a program with the reference timed on that GPU.
+    bool continue_on_another_gpu = false;
     MeasureOptions measure;
 };
 
@@ -56,7 +60,7 @@ std::vector<size_t> spread_order(size_t n);
 std::string family_label(const KernelProgram& family, const Bindings& config);
 
 // Throws Error when the problem is invalid or the file cannot be written, or when an existing file was recorded on
-// another device (it is never mixed).
+// another device (another GPU of the same model only with RecordOptions::continue_on_another_gpu).
 RecordSummary record_problem(Device& device, const std::string& problem_dir, const RecordOptions& options,
                              const std::function<void(const RecordProgress&)>& progress = {});
 

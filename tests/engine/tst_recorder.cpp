@@ -26,7 +26,16 @@ class RecordedGpu : public Device {
 public:
     RecordedGpu() : m_replay(kData + "/recordings/test-h100") {}
     std::string id() const override { return "cuda:0"; }
-    DeviceFingerprint fingerprint() const override { return m_replay.fingerprint(); }
+    DeviceFingerprint fingerprint() const override {
+        DeviceFingerprint f = m_replay.fingerprint();
+        if (!uuid.empty())
+            f.uuid = uuid;
+        if (sm_count > 0)
+            f.sm_count = sm_count;
+        return f;
+    }
+    std::string uuid;  // another GPU of the same model, where set
+    int sm_count = 0;  // of another model under the same name (a cut-down part), where set
     MeasureOutcome measure(const MeasureRequest& request, const ProgressFn& progress) override {
         return m_replay.measure(request, progress);
     }
@@ -149,6 +158,50 @@ private Q_SLOTS:
         s = record_problem(gpu, problem, options, {});
         QCOMPARE(s.measured, size_t{1});
         QCOMPARE(s.skipped, size_t{5});
+        QCOMPARE(Recording::load(file).entries.size(), size_t{6});
+    }
+
+    // A recording started on another GPU of the same model goes on only when asked (several short leases), and keeps
+    // the header it was started with; one of another GPU model never does.
+    void resumeOnAnotherGpuOfTheSameModel() {
+        QTemporaryDir dir;
+        RecordOptions options;
+        options.out_dir = dir.path().toStdString();
+        options.limit = 2;
+        const std::string problem = kData + "/problems/replay_saxpy";
+        RecordedGpu first;
+        RecordSummary s = record_problem(first, problem, options, {});
+        QCOMPARE(s.measured, size_t{4});  // reference, seed, 2 of the 4 family configurations
+        const std::string file = s.file;
+        const std::string header = readText(file).substr(0, readText(file).find('\n'));
+
+        RecordedGpu second;
+        second.uuid = "GPU-00000000-another";
+        options.limit = 0;
+        try {
+            record_problem(second, problem, options, {});
+            QFAIL("expected an error");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("--continue-on-another-gpu") != std::string::npos, e.what());
+        }
+        QCOMPARE(Recording::load(file).entries.size(), size_t{4});
+
+        RecordedGpu other_model;
+        other_model.uuid = "GPU-00000000-other";
+        other_model.sm_count = 114;
+        options.continue_on_another_gpu = true;
+        try {
+            record_problem(other_model, problem, options, {});
+            QFAIL("expected an error");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("another GPU model") != std::string::npos, e.what());
+        }
+
+        s = record_problem(second, problem, options, {});
+        QCOMPARE(s.skipped, size_t{4});
+        QCOMPARE(s.measured, size_t{2});
+        const std::string text = readText(file);
+        QCOMPARE(text.substr(0, text.find('\n')), header);  // the GPU it was started on
         QCOMPARE(Recording::load(file).entries.size(), size_t{6});
     }
 
