@@ -21,20 +21,106 @@ bool is_tunable_line(const std::string& line) {
     return std::regex_search(line, tunable);  // a line's start only: a '\r' of a CRLF file at its end is no matter
 }
 
+// For each line of the text, whether it starts in code: not inside a block comment, a string or a raw string, and
+// not continued from the line before by a backslash. Only a tunable line that starts in code and does not itself end
+// with a backslash is a comment of its own, whose text the compiler never sees: a `/*` opened above it, a raw string
+// around it or a backslash at its end would make its text, or the line after it, part of the code.
+std::vector<bool> starts_in_code(const std::string& text) {
+    enum class State { Code, LineComment, BlockComment, String, Char, RawString };
+    State state = State::Code;
+    std::string raw_end;  // )delim" of the raw string being read
+    std::vector<bool> out{true};
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        const size_t newline = text.compare(i + 1, 2, "\r\n") == 0 ? i + 2 : i + 1;
+        if (c == '\\' && newline < text.size() && text[newline] == '\n' && state != State::RawString &&
+            state != State::BlockComment) {
+            i = newline;  // a continued line belongs to the one before
+            out.push_back(false);
+            continue;
+        }
+        if (c == '\\' && (state == State::String || state == State::Char)) {
+            ++i;  // an escaped character
+            continue;
+        }
+        if (c == '\n') {
+            if (state == State::LineComment || state == State::String || state == State::Char)
+                state = State::Code;
+            out.push_back(state == State::Code);
+            continue;
+        }
+        switch (state) {
+        case State::Code:
+            if (text.compare(i, 2, "//") == 0) {
+                state = State::LineComment;
+                ++i;
+            } else if (text.compare(i, 2, "/*") == 0) {
+                state = State::BlockComment;
+                ++i;
+            } else if (c == 'R' && i + 1 < text.size() && text[i + 1] == '"') {
+                const size_t open = text.find('(', i + 2);
+                if (open == std::string::npos)
+                    return std::vector<bool>(out.size() + 1, false);
+                raw_end = ")" + text.substr(i + 2, open - i - 2) + "\"";
+                state = State::RawString;
+                i = open;
+            } else if (c == '"') {
+                state = State::String;
+            } else if (c == '\'') {
+                state = State::Char;
+            }
+            break;
+        case State::BlockComment:
+            if (text.compare(i, 2, "*/") == 0) {
+                state = State::Code;
+                ++i;
+            }
+            break;
+        case State::RawString:
+            if (text.compare(i, raw_end.size(), raw_end) == 0) {
+                state = State::Code;
+                i += raw_end.size() - 1;
+            }
+            break;
+        case State::String:
+            if (c == '"')
+                state = State::Code;
+            break;
+        case State::Char:
+            if (c == '\'')
+                state = State::Code;
+            break;
+        case State::LineComment:
+            break;
+        }
+    }
+    return out;
+}
+
+// A line whose last character (spaces and a CR aside) is a backslash continues onto the next line.
+bool continues(const std::string& line) {
+    const auto last = line.find_last_not_of(" \t\r");
+    return last != std::string::npos && line[last] == '\\';
+}
+
+// The lines of the text that are not tunable lines of their own (see starts_in_code), with their line numbers.
+std::vector<std::pair<int, std::string>> kept_lines(const std::string& text) {
+    const std::vector<std::string> lines = split_lines(text);
+    const std::vector<bool> code = starts_in_code(text);
+    std::vector<std::pair<int, std::string>> kept;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        const bool own_comment = i < code.size() && code[i] && !continues(lines[i]);
+        if (!(is_tunable_line(lines[i]) && own_comment))
+            kept.push_back({static_cast<int>(i + 1), lines[i]});
+    }
+    return kept;
+}
+
 }  // namespace
 
 std::string family_difference_beyond_tunables(const std::string& current, const std::string& earlier) {
     // Line numbers of the current family's kept lines, so that a difference is shown where its author sees it.
-    std::vector<std::pair<int, std::string>> a, b;
-    int n = 0;
-    for (const auto& line : split_lines(current)) {
-        ++n;
-        if (!is_tunable_line(line))
-            a.push_back({n, line});
-    }
-    for (const auto& line : split_lines(earlier))
-        if (!is_tunable_line(line))
-            b.push_back({0, line});
+    const auto a = kept_lines(current), b = kept_lines(earlier);
     for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
         if (i < a.size() && i < b.size() && a[i].second == b[i].second)
             continue;

@@ -153,6 +153,28 @@ private slots:
         QVERIFY2(r.err.find("no recording of problem 'replay_saxpy'") != std::string::npos, r.err.c_str());
     }
 
+    // Every family of the library keeps its recordings when its tunable lines change: none of them is read as code.
+    void everyLibraryFamilyCanWidenItsSpace() {
+        size_t families = 0;
+        for (const auto& dir : fs::directory_iterator(KERNCAST_SOURCE_DIR "/resources/problems")) {
+            const fs::path file = dir.path() / "family.cu";
+            if (!fs::exists(file))
+                continue;
+            const std::string text = read(file.string());
+            std::string widened;
+            size_t tunables = 0;
+            for (const auto& line : kerncast::split_lines(text)) {
+                const bool tunable = line.rfind("// @kerncast tunable ", 0) == 0;
+                tunables += tunable;
+                widened += (tunable ? std::string("// @kerncast tunable WIDENED 1 2 3") : line) + "\n";
+            }
+            QVERIFY2(tunables > 0, file.c_str());
+            QVERIFY2(kerncast::family_difference_beyond_tunables(widened, text).empty(), file.c_str());
+            ++families;
+        }
+        QVERIFY(families >= 30);
+    }
+
     void theDifferenceIsNamedByItsLine() {
         QCOMPARE(kerncast::family_difference_beyond_tunables(m_widened, read(m_earlier)), std::string());
         // Line endings are the text's own: a family saved with CRLF compares with one saved so too.
@@ -163,6 +185,33 @@ private slots:
             return out;
         };
         QCOMPARE(kerncast::family_difference_beyond_tunables(crlf(m_widened), crlf(read(m_earlier))), std::string());
+        // A tunable line ending with a backslash would take the code line after it into its comment: the code
+        // compiled would differ from what was measured although every other line is the same.
+        const std::string swallowing =
+            replace(m_widened, "// @kerncast tunable BLOCK 256 512\n", "// @kerncast tunable BLOCK 256 512 \\\n");
+        QVERIFY(!kerncast::family_difference_beyond_tunables(swallowing, read(m_earlier)).empty());
+        QVERIFY(!kerncast::family_difference_beyond_tunables(m_widened, swallowing).empty());
+        // Tunable lines inside a block comment or a raw string are part of the comment or the string: changing one
+        // can change the code (its "*/" closed the comment; the string's text is the program's).
+        const std::string earlier = read(m_earlier);
+        const std::string commented = replace(
+            replace(earlier, "// @kerncast tunable BLOCK 128 256\n", "/*\n// @kerncast tunable BLOCK 128 256\n"),
+            "// @kerncast tunable ITEMS 1 4\n", "// @kerncast tunable ITEMS 1 4 */\n");
+        const std::string unclosed =
+            replace(commented, "// @kerncast tunable ITEMS 1 4 */\n", "// @kerncast tunable ITEMS 1 2 4\n");
+        QVERIFY(!kerncast::family_difference_beyond_tunables(unclosed, commented).empty());
+        const std::string quoted =
+            replace(replace(earlier, "// @kerncast tunable BLOCK 128 256\n",
+                            "static const char* note = R\"x(\n// @kerncast tunable BLOCK 128 256\n"),
+                    "// @kerncast tunable ITEMS 1 4\n", "// @kerncast tunable ITEMS 1 4\n)x\";\n");
+        const std::string requoted =
+            replace(quoted, "// @kerncast tunable ITEMS 1 4\n)", "// @kerncast tunable ITEMS 1 2 4\n)");
+        QVERIFY(!kerncast::family_difference_beyond_tunables(requoted, quoted).empty());
+        // The same change to tunable lines that are comments of their own is no difference.
+        QCOMPARE(
+            kerncast::family_difference_beyond_tunables(
+                replace(earlier, "// @kerncast tunable ITEMS 1 4\n", "// @kerncast tunable ITEMS 1 2 4\n"), earlier),
+            std::string());
         const std::string changed = replace(m_widened, "threadIdx.x;", "threadIdx.x + 0;");
         const std::string diff = kerncast::family_difference_beyond_tunables(changed, read(m_earlier));
         QVERIFY2(diff.rfind("line 6 of the current family: ", 0) == 0, diff.c_str());
