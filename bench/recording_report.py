@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Summarises recordings: per problem, the reference time, the best seed, how many of the family's configurations are
 recorded (recorded/all where some are missing, e.g. in a recording of an earlier family), the best family
-configuration, its share of the roofline and its speed against PyTorch eager (when the header has it).
+configuration, its share of the roofline and its speed against PyTorch eager (when the header has it). A
+configuration counts as recorded as the replay device finds it: by the hash of the family's text as it is now and the
+configuration's values. Notes below the table name recordings whose entries were measured on several GPUs, and
+entries of an earlier text of a family (`kerncast-cli carry` keeps those whose code did not change).
 
     python3 bench/recording_report.py [resources/recordings/<device>]  (default: every device folder)
 """
@@ -12,6 +15,21 @@ import re
 import sys
 
 from kerncast_sizes import eval_size_expr
+
+
+def fnv1a(data, h):
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def content_hash(source, tunables):
+    """The program's key in a recording (core/candidate.cpp content_hash): its text, then its tunables by name."""
+    canonical = source + b"\n//@kerncast-tunables" + b"".join(
+        f" {k}={v}".encode() for k, v in sorted(tunables.items()))
+    a = fnv1a(canonical, 0xCBF29CE484222325)
+    b = fnv1a(canonical, 0x84222325CBF29CE4 ^ a)
+    return f"{a:016x}{b:016x}"
 
 
 def family_configs(family_path):
@@ -36,6 +54,7 @@ def family_configs(family_path):
 
 def report(folder, problems_root):
     rows = []
+    notes = []
     total = 0
     for path in sorted(folder.glob("*.jsonl")):
         lines = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
@@ -65,9 +84,25 @@ def report(folder, problems_root):
         family_path = problems_root / header["problem"] / "family.cu"
         # Recorded configurations of the family as it is now: a recording of an earlier family matches few or none.
         configs = family_configs(family_path) if family_path.exists() else set()
-        recorded = len({frozenset((k, int(v)) for k, v in (kv.split("=") for kv in e["label"].split()[1:]))
-                        for e in entries if e["label"].startswith("family")} & configs)
+        source = family_path.read_bytes() if family_path.exists() else b""
+        in_space = [e for e in entries if e["label"].startswith("family") and
+                    frozenset((k, int(v)) for k, v in e.get("tunables", {}).items()) in configs]
+        current = {e["source_hash"] for e in in_space if e["source_hash"] == content_hash(source, e["tunables"])}
+        recorded = len(current)
         size = len(configs)
+        earlier = len(in_space) - sum(1 for e in in_space if e["source_hash"] in current)
+        if earlier:
+            notes.append(f"{header['problem']}: {earlier} configuration(s) of the family's space recorded from an "
+                         "earlier text of it, which the replay device does not answer (`kerncast-cli carry` keeps "
+                         "those whose code did not change)")
+        gpus = {}
+        for e in entries:
+            uuid = e["measurement"].get("device", {}).get("uuid", "")
+            if uuid:
+                gpus[uuid] = gpus.get(uuid, 0) + 1
+        if len(gpus) > 1:
+            notes.append(f"{header['problem']}: measured on {len(gpus)} GPUs (" +
+                         ", ".join(f"{u[:12]} {n}" for u, n in sorted(gpus.items(), key=lambda g: -g[1])) + ")")
         rows.append([
             header["problem"], len(entries), failed, f"{recorded}/{size}" if recorded < size else str(size),
             f"{ref_us:.1f}" if ref_us else "-",
@@ -87,6 +122,8 @@ def report(folder, problems_root):
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for r in rows:
         print("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
+    for n in notes:
+        print(n)
 
 
 def main():
