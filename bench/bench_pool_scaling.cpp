@@ -31,7 +31,7 @@
 //
 //   kerncast-bench-pool-scaling [--problem softmax] [--budget 64] [--seed 1] [--workers 1,2,4,8] [--wall-time 1]
 //                               [--gating top-k] [--top-k 16] [--batch 24] [--round K] [--ahead N] [--no-overlap]
-//                               [--cost recorded,compiled] [--launcher local] [--phases] [--json]
+//                               [--cost recorded,compiled] [--launcher local] [--phases] [--repeat N] [--json]
 
 #include "engine/cli/cli.h"
 #include "engine/search/search_runner.h"
@@ -69,6 +69,10 @@ struct Row {
     double setup_seconds = 0;  // starting the workers, reading the recordings, the surrogate's base model
     double efficiency_with_setup = 0;
     std::string phases;  // the search's timeline summary (--phases)
+    // --repeat: the row is the run of median seconds; the fastest and slowest runs give the efficiency's range.
+    int runs = 1;
+    double seconds_min = 0, seconds_max = 0;
+    double efficiency_low = 0, efficiency_high = 0;
 };
 
 }  // namespace
@@ -90,6 +94,7 @@ int main(int argc, char** argv) {
     std::vector<int> sizes{1, 2, 4, 8};
     bool json = false;
     bool phases = false;
+    int repeat = 1;
     app.add_option("--problem", problem, "Problem with a recording on the device")->capture_default_str();
     app.add_option("--device", device, "Replay device")->capture_default_str();
     app.add_option("--budget", budget, "Device measurements per search")->capture_default_str();
@@ -128,6 +133,11 @@ int main(int argc, char** argv) {
     app.add_flag("--phases", phases,
                  "After the table, where each row's wall time went: the search thread's phases and each worker's "
                  "busy share (the timeline of `search --trace`)");
+    app.add_option("--repeat", repeat,
+                   "Runs of each row: the row shows the run of median seconds and the efficiency's range over them "
+                   "(at 8 workers a search of 64 measurements varies by a few hundredths from run to run)")
+        ->check(CLI::Range(1, 100))
+        ->capture_default_str();
     app.add_flag("--json", json, "Print one JSON object {workers, measurements_per_minute, efficiency}");
     CLI11_PARSE(app, argc, argv);
     if (round == 0)
@@ -151,69 +161,90 @@ int main(int argc, char** argv) {
         std::cerr << "kerncast-bench-pool-scaling: " << e.what() << "\n";
         return 1;
     }
+    // One search of the given cost model and pool size; nullopt (said on stderr) when it failed.
+    const auto run_once = [&](const std::string& cost, int n, int rep) -> std::optional<Row> {
+        SearchConfig cfg;
+        cfg.problem_dir = resources + "/problems/" + problem;
+        cfg.device = device;
+        cfg.surrogate = "local";
+        cfg.gating.kind = gating_kind_from_string(gating);
+        cfg.gating.top_k = top_k;
+        cfg.batch = batch;
+        cfg.overlap = overlap;
+        cfg.round = round;
+        cfg.ahead = ahead;
+        cfg.budgets.measurements = budget;
+        cfg.seed = seed;
+        cfg.pool.workers = n;
+        cfg.pool.replay_wall_time = wall;
+        cfg.pool.launcher = launcher;
+        cfg.pool.replay_compiles = cost == "compiled";
+        cfg.static_reports = static_reports;
+        const std::string run =
+            (tmp / ("pool-" + cost + "-" + std::to_string(n) + "-" + std::to_string(rep) + ".sqlite")).string();
+        fs::remove(run);
+        Row r;
+        r.cost = cost;
+        r.workers = n;
+        try {
+            const auto opened = std::chrono::steady_clock::now();
+            auto runner = make_search_runner(cfg, resources, run, false);
+            r.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - opened).count();
+            // A batch is in hand from the snapshot that shows work queued until the one that shows none left.
+            std::optional<std::chrono::steady_clock::time_point> batch_start;
+            runner->setEventCallback([&](const SearchEvent& e) {
+                if (e.kind != SearchEvent::Kind::Pool || !e.pool)
+                    return;
+                const bool busy = e.pool->queued + e.pool->in_flight > 0;
+                const auto now = std::chrono::steady_clock::now();
+                if (busy && !batch_start)
+                    batch_start = now;
+                if (!busy && batch_start) {
+                    r.batch_seconds += std::chrono::duration<double>(now - *batch_start).count();
+                    batch_start.reset();
+                }
+            });
+            const auto t0 = std::chrono::steady_clock::now();
+            const SearchSummary s = runner->runHere();
+            r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (s.state != RunState::Finished)
+                throw std::runtime_error(s.reason);
+            r.measurements = s.progress.measurements;
+            r.best = s.best_speedup;
+            r.phases = format_summary(s.timeline);  // with the static reports' compile counts
+        } catch (const std::exception& e) {
+            std::cerr << "kerncast-bench-pool-scaling: " << n << " workers: " << e.what() << "\n";
+            return std::nullopt;
+        }
+        r.per_minute = r.seconds > 0 ? 60.0 * double(r.measurements) / r.seconds : 0;
+        return r;
+    };
     for (const std::string& cost : costs)
         for (int n : sizes) {
-            SearchConfig cfg;
-            cfg.problem_dir = resources + "/problems/" + problem;
-            cfg.device = device;
-            cfg.surrogate = "local";
-            cfg.gating.kind = gating_kind_from_string(gating);
-            cfg.gating.top_k = top_k;
-            cfg.batch = batch;
-            cfg.overlap = overlap;
-            cfg.round = round;
-            cfg.ahead = ahead;
-            cfg.budgets.measurements = budget;
-            cfg.seed = seed;
-            cfg.pool.workers = n;
-            cfg.pool.replay_wall_time = wall;
-            cfg.pool.launcher = launcher;
-            cfg.pool.replay_compiles = cost == "compiled";
-            cfg.static_reports = static_reports;
-            const std::string run = (tmp / ("pool-" + cost + "-" + std::to_string(n) + ".sqlite")).string();
-            fs::remove(run);
-            Row r;
-            r.cost = cost;
-            r.workers = n;
-            try {
-                const auto opened = std::chrono::steady_clock::now();
-                auto runner = make_search_runner(cfg, resources, run, false);
-                r.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - opened).count();
-                // A batch is in hand from the snapshot that shows work queued until the one that shows none left.
-                std::optional<std::chrono::steady_clock::time_point> batch_start;
-                runner->setEventCallback([&](const SearchEvent& e) {
-                    if (e.kind != SearchEvent::Kind::Pool || !e.pool)
-                        return;
-                    const bool busy = e.pool->queued + e.pool->in_flight > 0;
-                    const auto now = std::chrono::steady_clock::now();
-                    if (busy && !batch_start)
-                        batch_start = now;
-                    if (!busy && batch_start) {
-                        r.batch_seconds += std::chrono::duration<double>(now - *batch_start).count();
-                        batch_start.reset();
-                    }
-                });
-                const auto t0 = std::chrono::steady_clock::now();
-                const SearchSummary s = runner->runHere();
-                r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                if (s.state != RunState::Finished)
-                    throw std::runtime_error(s.reason);
-                r.measurements = s.progress.measurements;
-                r.best = s.best_speedup;
-                r.phases = format_summary(s.timeline);  // with the static reports' compile counts
-            } catch (const std::exception& e) {
-                std::cerr << "kerncast-bench-pool-scaling: " << n << " workers: " << e.what() << "\n";
-                rc = 1;
+            std::vector<Row> runs;
+            for (int rep = 0; rep < repeat; ++rep) {
+                std::optional<Row> r = run_once(cost, n, rep);
+                if (!r) {
+                    rc = 1;
+                    continue;
+                }
+                const auto first = std::find_if(rows.begin(), rows.end(), [&](const Row& o) { return o.cost == cost; });
+                const Row& same = first != rows.end() ? *first : runs.empty() ? *r : runs.front();
+                if (r->measurements != same.measurements || r->best != same.best) {
+                    std::cerr << "kerncast-bench-pool-scaling: " << n << " workers ended with " << r->measurements
+                              << " measurements and best " << r->best << ", the first search with " << same.measurements
+                              << " and " << same.best << ": the pool changed the search\n";
+                    rc = 1;
+                }
+                runs.push_back(std::move(*r));
+            }
+            if (runs.empty())
                 continue;
-            }
-            r.per_minute = r.seconds > 0 ? 60.0 * double(r.measurements) / r.seconds : 0;
-            const auto first = std::find_if(rows.begin(), rows.end(), [&](const Row& o) { return o.cost == cost; });
-            if (first != rows.end() && (r.measurements != first->measurements || r.best != first->best)) {
-                std::cerr << "kerncast-bench-pool-scaling: " << n << " workers ended with " << r.measurements
-                          << " measurements and best " << r.best << ", one worker with " << first->measurements
-                          << " and " << first->best << ": the pool changed the search\n";
-                rc = 1;
-            }
+            std::sort(runs.begin(), runs.end(), [](const Row& x, const Row& y) { return x.seconds < y.seconds; });
+            Row r = runs[runs.size() / 2];
+            r.runs = static_cast<int>(runs.size());
+            r.seconds_min = runs.front().seconds;
+            r.seconds_max = runs.back().seconds;
             rows.push_back(r);
         }
     fs::remove_all(tmp);
@@ -226,6 +257,8 @@ int main(int argc, char** argv) {
         const double batch_base = one.batch_seconds * one.workers;
         const double with_setup = one.seconds + one.setup_seconds;
         r.efficiency = base > 0 ? r.per_minute / (base * r.workers) : 0;
+        r.efficiency_low = r.seconds_max > 0 ? one.seconds / (r.seconds_max * r.workers) : 0;
+        r.efficiency_high = r.seconds_min > 0 ? one.seconds / (r.seconds_min * r.workers) : 0;
         r.efficiency_with_setup = with_setup / ((r.seconds + r.setup_seconds) * r.workers);
         r.batch_efficiency = r.batch_seconds > 0 ? batch_base / (r.batch_seconds * r.workers) : 0;
     }
@@ -242,6 +275,8 @@ int main(int argc, char** argv) {
             m["setup_seconds"].push_back(r.setup_seconds);
             m["efficiency_with_setup"].push_back(r.efficiency_with_setup);
             m["best"].push_back(r.best);
+            m["runs"].push_back(r.runs);
+            m["efficiency_range"].push_back({r.efficiency_low, r.efficiency_high});
         }
         std::cout << j.dump() << "\n";
         return rc;
@@ -251,13 +286,21 @@ int main(int argc, char** argv) {
                 problem.c_str(), device.c_str(), gating.c_str(), top_k, batch, (long long)budget,
                 (unsigned long long)seed, round, overlap ? "overlapped batches" : "no overlap", wall, launcher.c_str(),
                 static_reports.c_str());
-    std::printf("%9s %8s %10s %13s %10s %12s %11s %14s %17s %14s %22s\n", "reports", "workers", "seconds",
+    std::printf("%9s %8s %10s %13s %10s %12s %11s %14s %17s %14s %22s%s\n", "reports", "workers", "seconds",
                 "measurements", "best", "meas/minute", "efficiency", "batch seconds", "batch efficiency",
-                "setup seconds", "efficiency with setup");
-    for (const auto& r : rows)
-        std::printf("%9s %8d %10.2f %13lld %10.3f %12.1f %11.3f %14.2f %17.3f %14.2f %22.3f\n", r.cost.c_str(),
-                    r.workers, r.seconds, (long long)r.measurements, r.best, r.per_minute, r.efficiency,
-                    r.batch_seconds, r.batch_efficiency, r.setup_seconds, r.efficiency_with_setup);
+                "setup seconds", "efficiency with setup", repeat > 1 ? "   runs  efficiency range" : "");
+    for (const auto& r : rows) {
+        std::printf("%9s %8d %10.2f %13lld %10.3f %12.1f %11.3f %14.2f %17.3f %14.2f %22.3f", r.cost.c_str(), r.workers,
+                    r.seconds, (long long)r.measurements, r.best, r.per_minute, r.efficiency, r.batch_seconds,
+                    r.batch_efficiency, r.setup_seconds, r.efficiency_with_setup);
+        if (repeat > 1)
+            std::printf(" %6d  %.3f - %.3f", r.runs, r.efficiency_low, r.efficiency_high);
+        std::printf("\n");
+    }
+    if (repeat > 1)
+        std::printf("each row: the run of median seconds of %d; efficiency range: the slowest and the fastest run "
+                    "against the median run of the smallest pool\n",
+                    repeat);
     std::printf("reports: recorded = static reports read from the recording; compiled = every static report compiled "
                 "with NVRTC on this machine's %u CPUs, and every measured program compiled by its replay worker, as "
                 "on a real GPU (the figure that predicts a real run)\n",
