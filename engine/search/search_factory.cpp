@@ -3,12 +3,14 @@
 #include "engine/search/search_runner.h"
 
 #include "core/error.h"
+#include "engine/gpu/compiler.h"
 #include "engine/llm/llm_client.h"
 #include "engine/replay/replay_device.h"
 #include "engine/search/llm_mutators.h"
 #include "engine/surrogate/forecast_query.h"
 #include "engine/surrogate/llm_forecaster.h"
 #include "engine/surrogate/local_forecaster.h"
+#include "engine/worker/gpu_device.h"
 #include "engine/worker/measurement_pool.h"
 
 #include <algorithm>
@@ -52,6 +54,27 @@ std::string recordings_folder(const Device& device, const std::string& resources
 }
 
 }  // namespace
+
+// The requests are those the search makes (Loop::programOf, Loop::requestFor), so that they share the compile
+// cache's keys.
+void compile_first_programs(Device& device, const ProblemBundle& bundle) {
+    const std::shared_ptr<Compiler> pool = device.compilePool();
+    if (!pool)
+        return;
+    const std::string arch = device.compileArch();
+    ProgramRef reference;
+    reference.source = bundle.reference.source;
+    reference.file_name = "reference.cu";  // the reference beside every measurement
+    pool->compileAsync(measure_compile_request(reference, arch));
+    reference.file_name = "candidate.cu";  // the reference's own measurement
+    pool->compileAsync(measure_compile_request(reference, arch));
+    for (const auto& seed : bundle.seeds) {
+        ProgramRef program;
+        program.source = seed.source;
+        program.file_name = fs::path(seed.file).filename().string();
+        pool->compileAsync(measure_compile_request(program, arch));
+    }
+}
 
 std::unique_ptr<LocalForecaster> make_local_surrogate(const Device& device, const std::string& resources_dir,
                                                       const std::string& problem_name, uint64_t seed,
@@ -118,6 +141,8 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
         }
     }
     const ProblemBundle bundle = load_problem_folder(cfg.problem_dir);
+    if (!resume)
+        compile_first_programs(*device, bundle);
     // Which family configurations a replay device's recording holds: said here, and handed to the search.
     std::optional<RecordedFamilyCheck> family_check;
     if (bundle.family) {

@@ -935,6 +935,36 @@ private slots:
         QCOMPARE(seen->compiler()->stats().compiles, seen->found.size());
     }
 
+    // The reference and the seeds, compiled during the set-up (compile_first_programs), are found compiled when the
+    // search measures them: the keys of the set-up's requests are those of the search's.
+    void theFirstProgramsAreCompiledDuringTheSetUp() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        SearchConfig c = config("softmax", GatingKind::Selective, "local", 8);
+        c.static_reports = "measured";
+        auto device = std::make_unique<CompilingReplayDevice>(open_device(c.device, cli::resources_dir()));
+        CompilingReplayDevice* seen = device.get();
+        const ProblemBundle bundle = load_problem_folder(c.problem_dir);
+        compile_first_programs(*device, bundle);
+        const size_t queued = seen->compiler()->stats().compiles + seen->compiler()->stats().joined;
+        std::vector<std::unique_ptr<CandidateMutator>> mutators;
+        mutators.push_back(std::make_unique<ParametricMutator>());
+        std::unique_ptr<Surrogate> surrogate = make_local_surrogate(*seen, cli::resources_dir(), "softmax", c.seed);
+        SearchRunner runner(c, path, false, std::move(device), std::move(surrogate), std::move(mutators));
+        QCOMPARE(runner.runHere().state, RunState::Finished);
+        QVERIFY(queued <= 2 + bundle.seeds.size());
+        const auto reference = seen->found.find(content_hash(bundle.reference.source, {}));
+        QVERIFY(reference != seen->found.end());
+        QVERIFY2(reference->second, "the reference's own measurement compiled it again");
+        for (const auto& seed : bundle.seeds) {
+            const auto f = seen->found.find(content_hash(seed.source, {}));
+            QVERIFY(f != seen->found.end());
+            QVERIFY2(f->second, seed.file.c_str());
+        }
+        // Nothing compiled twice: one compile per program measured, and the reference beside them once more.
+        QVERIFY(seen->compiler()->stats().compiles <= seen->found.size() + 1);
+    }
+
     // Where the space model chooses (space_picks > 0), the initial screen measures kInitialSpread of its forecast
     // configurations beside the most promising ones, each the farthest (mean distance of the tunables' positions in
     // their lists) from those chosen before it: the greedy farthest-point order, whose distances never grow. Without
