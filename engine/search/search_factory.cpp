@@ -7,6 +7,7 @@
 #include "engine/llm/llm_client.h"
 #include "engine/replay/replay_device.h"
 #include "engine/search/llm_mutators.h"
+#include "engine/search/search_loop.h"
 #include "engine/surrogate/forecast_query.h"
 #include "engine/surrogate/llm_forecaster.h"
 #include "engine/surrogate/local_forecaster.h"
@@ -55,25 +56,16 @@ std::string recordings_folder(const Device& device, const std::string& resources
 
 }  // namespace
 
-// The requests are those the search makes (Loop::programOf, Loop::requestFor), so that they share the compile
-// cache's keys.
+// The requests are the search's own (root_candidates, measured_program, paired_reference), so that they share the
+// compile cache's keys.
 void compile_first_programs(Device& device, const ProblemBundle& bundle) {
     const std::shared_ptr<Compiler> pool = device.compilePool();
     if (!pool)
         return;
     const std::string arch = device.compileArch();
-    ProgramRef reference;
-    reference.source = bundle.reference.source;
-    reference.file_name = "reference.cu";  // the reference beside every measurement
-    pool->compileAsync(measure_compile_request(reference, arch));
-    reference.file_name = "candidate.cu";  // the reference's own measurement
-    pool->compileAsync(measure_compile_request(reference, arch));
-    for (const auto& seed : bundle.seeds) {
-        ProgramRef program;
-        program.source = seed.source;
-        program.file_name = fs::path(seed.file).filename().string();
-        pool->compileAsync(measure_compile_request(program, arch));
-    }
+    pool->compileAsync(measure_compile_request(search_loop::paired_reference(bundle), arch));
+    for (const Candidate& root : search_loop::root_candidates(bundle))
+        pool->compileAsync(measure_compile_request(search_loop::measured_program(root), arch));
 }
 
 std::unique_ptr<LocalForecaster> make_local_surrogate(const Device& device, const std::string& resources_dir,

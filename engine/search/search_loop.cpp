@@ -239,20 +239,25 @@ void Loop::storeProblem() {
     s.store->addProblem(pr);
 }
 
-void Loop::seedPopulation() {
+std::vector<Candidate> root_candidates(const ProblemBundle& bundle) {
     std::vector<Candidate> roots;
     Candidate ref;
     ref.mutator = Mutator::Reference;
     ref.label = "reference";
-    ref.source = s.bundle.reference.source;
+    ref.source = bundle.reference.source;
     roots.push_back(ref);
-    for (const auto& seed : s.bundle.seeds) {
+    for (const auto& seed : bundle.seeds) {
         Candidate c;
         c.mutator = Mutator::Seed;
         c.label = "seed:" + fs::path(seed.file).filename().string();
         c.source = seed.source;
         roots.push_back(c);
     }
+    return roots;
+}
+
+void Loop::seedPopulation() {
+    std::vector<Candidate> roots = root_candidates(s.bundle);
     const bool screen = s.surrogate && cfg.gating.kind != GatingKind::MeasureAll && cfg.initial_screen > 1;
     const size_t family = static_cast<size_t>(std::max(0, cfg.initial_family));
     const size_t drawn = screen ? family * static_cast<size_t>(cfg.initial_screen) : family;

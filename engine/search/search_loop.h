@@ -135,6 +135,13 @@ struct SearchRunner::State {
 
 namespace search_loop {
 
+// The programs a new search starts from, in the order it measures them: the reference, then each seed.
+std::vector<Candidate> root_candidates(const ProblemBundle& bundle);
+// A candidate as the device is asked to measure it, and the reference as it is timed beside every measurement: the
+// keys the compile cache finds them by.
+ProgramRef measured_program(const Candidate& c);
+ProgramRef paired_reference(const ProblemBundle& bundle);
+
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -271,7 +278,6 @@ private:
                c.source == s.bundle.family->source;
     }
     ReportJob startStaticReport(const Candidate& c);
-    ProgramRef programOf(const Candidate& c) const;  // the candidate as the device is asked to measure it
     void compileAhead(const std::vector<int64_t>& ids);
     void finishStaticReport(Cand& c, ReportJob& job);
     // shown: a static report that came with the measurement and stays out of the forecasts (reportAtMeasurement),

@@ -43,7 +43,7 @@ Loop::ReportJob Loop::startStaticReport(const Candidate& c) {
         s.compiler = s.device->compilePool();
     if (!s.compiler)
         s.compiler = std::make_shared<Compiler>();
-    const ProgramRef program = programOf(c);
+    const ProgramRef program = measured_program(c);
     try {
         KernelProgram::parse(program.source, program.file_name);  // a plan that does not parse ends its path here
     } catch (const Error& e) {

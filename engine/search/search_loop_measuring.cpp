@@ -27,7 +27,7 @@ bool Loop::deviceCanMeasure(int64_t id) {
     return false;
 }
 
-ProgramRef Loop::programOf(const Candidate& c) const {
+ProgramRef measured_program(const Candidate& c) {
     ProgramRef p;
     p.source = c.source;
     p.tunables = c.tunables;
@@ -35,12 +35,18 @@ ProgramRef Loop::programOf(const Candidate& c) const {
     return p;
 }
 
+ProgramRef paired_reference(const ProblemBundle& bundle) {
+    ProgramRef p;
+    p.source = bundle.reference.source;
+    p.file_name = "reference.cu";
+    return p;
+}
+
 MeasureRequest Loop::requestFor(const Cand& c) const {
     MeasureRequest req;
     req.problem_dir = s.bundle.problem.dir;
-    req.candidate = programOf(c.c);
-    req.reference.source = s.bundle.reference.source;
-    req.reference.file_name = "reference.cu";
+    req.candidate = measured_program(c.c);
+    req.reference = paired_reference(s.bundle);
     // A candidate that would become the new best is verified again on fresh inputs and timed again by the worker
     // (ARCHITECTURE §5), not only an implausible speedup: the best is what the search and its user act on.
     if (s.progress.best_speedup > 0)
@@ -92,7 +98,8 @@ void Loop::compileAhead(const std::vector<int64_t>& ids) {
             measuredBefore({id}))
             continue;
         // A plan that does not parse is said by the device when it measures it.
-        pool->compileAsync(measure_compile_request(programOf(c.c), s.device->compileArch()));  // kept in its cache
+        pool->compileAsync(
+            measure_compile_request(measured_program(c.c), s.device->compileArch()));  // kept in its cache
     }
 }
 
