@@ -95,6 +95,10 @@ def report(folder, problems_root):
             notes.append(f"{header['problem']}: {earlier} configuration(s) of the family's space recorded from an "
                          "earlier text of it, which the replay device does not answer (`kerncast-cli carry` keeps "
                          "those whose code did not change)")
+        ref_path = problems_root / header["problem"] / problem.get("reference", "reference.cu")
+        if ref and ref_path.exists() and ref["source_hash"] != content_hash(ref_path.read_bytes(), {}):
+            notes.append(f"{header['problem']}: the recorded reference is not {ref_path.name} as it is now (edited "
+                         "since it was recorded, or this script no longer hashes programs as the engine does)")
         gpus = {}
         for e in entries:
             uuid = e["measurement"].get("device", {}).get("uuid", "")

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 #include <vector>
 
@@ -66,8 +67,10 @@ std::vector<bool> starts_in_code(const std::string& text) {
                 i = open;
             } else if (c == '"') {
                 state = State::String;
-            } else if (c == '\'') {
-                state = State::Char;
+            } else if (c == '\'' &&
+                       !(i > 0 && i + 1 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i - 1])) &&
+                         std::isxdigit(static_cast<unsigned char>(text[i + 1])))) {
+                state = State::Char;  // not a digit separator (1'000, 0xff'ff)
             }
             break;
         case State::BlockComment:

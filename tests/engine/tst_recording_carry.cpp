@@ -207,6 +207,10 @@ private slots:
         const std::string requoted =
             replace(quoted, "// @kerncast tunable ITEMS 1 4\n)", "// @kerncast tunable ITEMS 1 2 4\n)");
         QVERIFY(!kerncast::family_difference_beyond_tunables(requoted, quoted).empty());
+        // A digit separator is no character literal: the block comment after it still counts.
+        const std::string separated = replace(commented, "/*\n", "static const int kBig = 1'000; /*\n");
+        const std::string separatedUnclosed = replace(unclosed, "/*\n", "static const int kBig = 1'000; /*\n");
+        QVERIFY(!kerncast::family_difference_beyond_tunables(separatedUnclosed, separated).empty());
         // The same change to tunable lines that are comments of their own is no difference.
         QCOMPARE(
             kerncast::family_difference_beyond_tunables(
