@@ -31,8 +31,10 @@
 //
 //   kerncast-bench-pool-scaling [--problem softmax] [--budget 64] [--seed 1] [--workers 1,2,4,8] [--wall-time 1]
 //                               [--gating top-k] [--top-k 16] [--batch 24] [--round K] [--ahead N] [--no-overlap]
-//                               [--cost recorded,compiled] [--launcher local] [--phases] [--repeat N] [--json]
+//                               [--cost recorded,compiled] [--launcher local] [--phases] [--repeat N]
+//                               [--trace-dir DIR] [--json]
 
+#include "core/text_util.h"
 #include "engine/cli/cli.h"
 #include "engine/search/search_runner.h"
 
@@ -95,6 +97,7 @@ int main(int argc, char** argv) {
     bool json = false;
     bool phases = false;
     int repeat = 1;
+    std::string trace_dir;
     app.add_option("--problem", problem, "Problem with a recording on the device")->capture_default_str();
     app.add_option("--device", device, "Replay device")->capture_default_str();
     app.add_option("--budget", budget, "Device measurements per search")->capture_default_str();
@@ -133,6 +136,10 @@ int main(int argc, char** argv) {
     app.add_flag("--phases", phases,
                  "After the table, where each row's wall time went: the search thread's phases and each worker's "
                  "busy share (the timeline of `search --trace`)");
+    app.add_option("--trace-dir", trace_dir,
+                   "Writes each run's timeline there (COST-WORKERS-RUN.json, the Trace Event format of `search "
+                   "--trace`)")
+        ->check(CLI::ExistingDirectory);
     app.add_option("--repeat", repeat,
                    "Runs of each row: the row shows the run of median seconds and the efficiency's range over them "
                    "(at 8 workers a search of 64 measurements varies by a few hundredths from run to run)")
@@ -212,6 +219,14 @@ int main(int argc, char** argv) {
             r.measurements = s.progress.measurements;
             r.best = s.best_speedup;
             r.phases = format_summary(s.timeline);  // with the static reports' compile counts
+            if (!trace_dir.empty()) {
+                nlohmann::json trace = runner->timeline()->traceEvents();
+                trace["run"] = r.cost + ", " + std::to_string(n) + " workers, run " + std::to_string(rep + 1);
+                write_file_atomically(
+                    (fs::path(trace_dir) / (r.cost + "-" + std::to_string(n) + "-" + std::to_string(rep + 1) + ".json"))
+                        .string(),
+                    trace.dump());
+            }
         } catch (const std::exception& e) {
             std::cerr << "kerncast-bench-pool-scaling: " << n << " workers: " << e.what() << "\n";
             return std::nullopt;
