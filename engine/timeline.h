@@ -64,10 +64,12 @@ struct TimelineSummary {
     double mean_queued_s = 0;  // how long a measurement waited for a worker, on average
     // The compiles of the search's compile pool (static reports a recording does not hold, and on a GPU device the
     // programs it measures): NVRTC runs, and requests answered from the cache or by joining the same compile in
-    // flight. Zero where nothing was compiled.
+    // flight; of the NVRTC runs, those made in the pool's spare time (Compiler::compileSpare). Zero where nothing was
+    // compiled.
     struct Compiles {
         int64_t compiled = 0;
         int64_t found = 0;
+        int64_t spare = 0;
     } compiles;
     // Measurements per second of wall time, and how busy the workers were over the search's wall time.
     double throughput() const { return wall_s > 0 ? double(measurements) / wall_s : 0; }

@@ -24,6 +24,7 @@
 #include <regex>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace fs = std::filesystem;
 
@@ -408,6 +409,7 @@ struct Compiler::Impl {
     std::unordered_map<std::string, Entry> memory;
     size_t memory_bytes = 0;
     std::unordered_map<std::string, std::vector<std::shared_ptr<Waiter>>> in_flight;
+    std::unordered_set<std::string> spare_queued;  // compileSpare's keys, queued and not started
     Stats stats;
     // Last member: destroyed first, so queued tasks are cancelled while everything they touch still exists.
     std::unique_ptr<ThreadPool> pool;
@@ -586,6 +588,7 @@ CompileResult Compiler::compile(const CompileRequest& request) {
         std::unique_lock lock(m_impl->mutex);
         if (auto hit = m_impl->takeMemoryHit(lock, key, request, t0))
             return std::move(*hit);
+        m_impl->spare_queued.erase(key);  // a spare compile not started yet: this one takes its place
         auto it = m_impl->in_flight.find(key);
         if (it != m_impl->in_flight.end()) {
             auto waiter = std::make_shared<Impl::Waiter>();
@@ -602,6 +605,27 @@ CompileResult Compiler::compile(const CompileRequest& request) {
     return selectKernels(m_impl->produceAndPublish(key, request), request);
 }
 
+void Compiler::compileSpare(CompileRequest request) {
+    const std::string key = cacheKey(request);
+    {
+        std::lock_guard lock(m_impl->mutex);
+        if (m_impl->memory.count(key) || m_impl->in_flight.count(key) || !m_impl->spare_queued.insert(key).second)
+            return;
+    }
+    Impl* impl = m_impl.get();
+    impl->pool->postSpare([impl, key, request = std::move(request)](bool run) {
+        {
+            std::lock_guard lock(impl->mutex);
+            // Taken by an ordinary compile meanwhile (or the compiler shut down): nothing to do.
+            if (!impl->spare_queued.erase(key) || !run)
+                return;
+            impl->in_flight.emplace(key, std::vector<std::shared_ptr<Impl::Waiter>>{});
+            ++impl->stats.spare;
+        }
+        impl->produceAndPublish(key, request);
+    });
+}
+
 std::shared_future<CompileResult> Compiler::compileAsync(CompileRequest request) {
     const auto t0 = Clock::now();
     const std::string key = cacheKey(request);
@@ -613,6 +637,7 @@ std::shared_future<CompileResult> Compiler::compileAsync(CompileRequest request)
             waiter->promise.set_value(std::move(*hit));
             return future;
         }
+        m_impl->spare_queued.erase(key);  // a spare compile not started yet: this one takes its place
         auto it = m_impl->in_flight.find(key);
         waiter->request = request;
         if (it != m_impl->in_flight.end()) {

@@ -57,6 +57,10 @@ public:
     CompileResult compile(const CompileRequest& request);
     // Queues a compile on the pool so it overlaps with measurement.
     std::shared_future<CompileResult> compileAsync(CompileRequest request);
+    // A compile that may turn out useful: queued behind every other (ThreadPool::postSpare), on at most half the
+    // pool's threads, and kept in the cache. A compile or compileAsync of the same program before it started takes
+    // its place in the ordinary queue; one after it started joins it.
+    void compileSpare(CompileRequest request);
 
     static std::string cacheKey(const CompileRequest& request);
     // NVRTC's version, e.g. "13.0".
@@ -70,6 +74,7 @@ public:
         size_t memory_hits = 0;
         size_t disk_hits = 0;
         size_t joined = 0;           // requests that waited on an identical compile already in flight
+        size_t spare = 0;            // spare compiles that ran (compileSpare), counted in compiles too
         size_t corrupt_entries = 0;  // disk entries ignored because they were unreadable or inconsistent
     };
     Stats stats() const;

@@ -18,6 +18,9 @@ ThreadPool::~ThreadPool() {
         std::lock_guard lock(m_mutex);
         m_stopping = true;
         dropped.swap(m_queue);
+        for (auto& task : m_spare)
+            dropped.push_back(std::move(task));
+        m_spare.clear();
     }
     m_wake.notify_all();
     for (auto& t : m_threads)
@@ -26,11 +29,15 @@ ThreadPool::~ThreadPool() {
         task(false);
 }
 
-void ThreadPool::post(Task task) {
+void ThreadPool::post(Task task) { enqueue(m_queue, std::move(task)); }
+
+void ThreadPool::postSpare(Task task) { enqueue(m_spare, std::move(task)); }
+
+void ThreadPool::enqueue(std::deque<Task>& queue, Task task) {
     {
         std::lock_guard lock(m_mutex);
         if (!m_stopping) {
-            m_queue.push_back(std::move(task));
+            queue.push_back(std::move(task));
             m_wake.notify_one();
             return;
         }
@@ -46,15 +53,31 @@ size_t ThreadPool::pending() const {
 void ThreadPool::loop() {
     for (;;) {
         Task task;
+        bool spare = false;
         {
             std::unique_lock lock(m_mutex);
-            m_wake.wait(lock, [this] { return m_stopping || !m_queue.empty(); });
+            m_wake.wait(lock, [this] {
+                return m_stopping || !m_queue.empty() || (!m_spare.empty() && m_spare_running < spareLimit());
+            });
             if (m_stopping)
                 return;
-            task = std::move(m_queue.front());
-            m_queue.pop_front();
+            if (!m_queue.empty()) {
+                task = std::move(m_queue.front());
+                m_queue.pop_front();
+            } else {
+                task = std::move(m_spare.front());
+                m_spare.pop_front();
+                spare = true;
+                ++m_spare_running;
+            }
         }
         task(true);
+        if (spare) {
+            std::lock_guard lock(m_mutex);
+            --m_spare_running;
+            if (!m_spare.empty())
+                m_wake.notify_one();  // the next spare task may run now
+        }
     }
 }
 

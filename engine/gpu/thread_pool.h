@@ -1,8 +1,11 @@
 #pragma once
 // A fixed pool of worker threads for compiles that overlap with measurement. Tasks learn whether they ran or were
 // dropped at shutdown, so a task holding a promise can always fulfil it (a broken promise would surface as an
-// exception in whoever waits on it).
+// exception in whoever waits on it). Spare tasks (postSpare) are work that may turn out useful: a thread takes one
+// only when no posted task waits, and at most half the threads run them at once, so that a task posted later finds a
+// thread free.
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -25,16 +28,22 @@ public:
     ThreadPool& operator=(const ThreadPool&) = delete;
 
     void post(Task task);
+    void postSpare(Task task);
     unsigned size() const { return static_cast<unsigned>(m_threads.size()); }
-    // Tasks queued and not yet started.
+    // Tasks queued and not yet started (spare ones not counted).
     size_t pending() const;
+    // The most spare tasks that run at once: half the threads, at least one.
+    unsigned spareLimit() const { return std::max(1u, size() / 2); }
 
 private:
     void loop();
+    void enqueue(std::deque<Task>& queue, Task task);
 
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
     std::deque<Task> m_queue;
+    std::deque<Task> m_spare;
+    unsigned m_spare_running = 0;
     bool m_stopping = false;
     std::vector<std::thread> m_threads;
 };

@@ -56,16 +56,22 @@ std::string recordings_folder(const Device& device, const std::string& resources
 
 }  // namespace
 
-// The requests are the search's own (root_candidates, measured_program, paired_reference), so that they share the
-// compile cache's keys.
-void compile_first_programs(Device& device, const ProblemBundle& bundle) {
+// The programs and requests are the search's own (draw_first from the rng the search starts with,
+// measured_program, paired_reference), so that they share the compile cache's keys.
+void compile_first_programs(Device& device, const ProblemBundle& bundle, const SearchConfig& cfg) {
     const std::shared_ptr<Compiler> pool = device.compilePool();
     if (!pool)
         return;
     const std::string arch = device.compileArch();
     pool->compileAsync(measure_compile_request(search_loop::paired_reference(bundle), arch));
-    for (const Candidate& root : search_loop::root_candidates(bundle))
-        pool->compileAsync(measure_compile_request(search_loop::measured_program(root), arch));
+    SplitMix rng(cfg.seed);
+    const search_loop::FirstDraw first =
+        search_loop::draw_first(bundle, cfg, cfg.surrogate != "none", cfg.budgets.measurements, rng);
+    for (const Candidate& c : first.batch)
+        pool->compileAsync(measure_compile_request(search_loop::measured_program(c), arch));
+    // The configurations the initial screen forecasts, some of which it measures at once: in the pool's spare time.
+    for (const Candidate& c : first.screened)
+        pool->compileSpare(measure_compile_request(search_loop::measured_program(c), arch));
 }
 
 std::unique_ptr<LocalForecaster> make_local_surrogate(const Device& device, const std::string& resources_dir,
@@ -133,8 +139,6 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
         }
     }
     const ProblemBundle bundle = load_problem_folder(cfg.problem_dir);
-    if (!resume)
-        compile_first_programs(*device, bundle);
     // Which family configurations a replay device's recording holds: said here, and handed to the search.
     std::optional<RecordedFamilyCheck> family_check;
     if (bundle.family) {
@@ -150,6 +154,13 @@ std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, con
                     : device->id() + " holds " + std::to_string(partial->recorded.size()) + " of the " + all +
                           " configurations of " + bundle.problem.name + "'s family: the search draws only from those");
         }
+    }
+    if (!resume) {
+        // The search draws its first batch from the configurations the recording holds (restrictFamilyToRecording).
+        ProblemBundle first = bundle;
+        if (family_check && family_check->partial)
+            first.family->only = family_check->partial->recorded;
+        compile_first_programs(*device, first, cfg);
     }
 
     // One memory for every LLM client of the run: a shape one of them learns, the others use at once.

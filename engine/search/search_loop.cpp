@@ -256,40 +256,47 @@ std::vector<Candidate> root_candidates(const ProblemBundle& bundle) {
     return roots;
 }
 
-void Loop::seedPopulation() {
-    std::vector<Candidate> roots = root_candidates(s.bundle);
-    const bool screen = s.surrogate && cfg.gating.kind != GatingKind::MeasureAll && cfg.initial_screen > 1;
-    const size_t family = static_cast<size_t>(std::max(0, cfg.initial_family));
-    const size_t drawn = screen ? family * static_cast<size_t>(cfg.initial_screen) : family;
+FirstDraw draw_first(const ProblemBundle& bundle, const SearchConfig& cfg, bool surrogate, int64_t room,
+                     SplitMix& rng) {
+    FirstDraw d;
+    d.batch = root_candidates(bundle);
+    d.screen = surrogate && cfg.gating.kind != GatingKind::MeasureAll && cfg.initial_screen > 1;
+    d.family = static_cast<size_t>(std::max(0, cfg.initial_family));
+    const size_t drawn = d.screen ? d.family * static_cast<size_t>(cfg.initial_screen) : d.family;
     // SearchConfig::round: the first batch (the reference, the seeds and, unscreened, the initial family
     // configurations) is filled up to a round with further random ones, drawn after those the search draws anyway.
-    const size_t first = roots.size() + (screen ? 0 : family);
-    const size_t fill = roundedBatch(first, std::numeric_limits<size_t>::max()) - first;
-    std::vector<Candidate> configs = random_family_candidates(s.bundle, drawn + fill, s.rng);
-    std::vector<Candidate> filling(configs.begin() + static_cast<std::ptrdiff_t>(std::min(drawn, configs.size())),
-                                   configs.end());
-    configs.resize(std::min(drawn, configs.size()));
-    if (!screen) {
-        for (auto& c : configs)
-            roots.push_back(c);
-        for (auto& c : filling)
-            roots.push_back(c);
-        forecastAndGate(addChildren(roots), true);
+    const size_t first = d.batch.size() + (d.screen ? 0 : d.family);
+    const size_t fill = rounded_to_round(first, std::numeric_limits<size_t>::max(), cfg.round, room) - first;
+    std::vector<Candidate> configs = random_family_candidates(bundle, drawn + fill, rng);
+    const auto split = configs.begin() + static_cast<std::ptrdiff_t>(std::min(drawn, configs.size()));
+    if (d.screen)
+        d.screened.assign(configs.begin(), split);
+    else
+        d.batch.insert(d.batch.end(), configs.begin(), split);
+    d.batch.insert(d.batch.end(), split, configs.end());
+    return d;
+}
+
+void Loop::seedPopulation() {
+    const FirstDraw d = draw_first(s.bundle, cfg, s.surrogate != nullptr,
+                                   cfg.budgets.measurements - s.progress.measurements - s.inFlightCount(), s.rng);
+    if (!d.screen) {
+        forecastAndGate(addChildren(d.batch), true);
     } else {
-        for (auto& c : filling)
-            roots.push_back(c);
-        const std::vector<int64_t> root_ids = addChildren(roots);
+        const std::vector<int64_t> root_ids = addChildren(d.batch);
         if (cfg.overlap) {
-            // The screen's configurations are compiled (their static reports) while the first batch is measured;
-            // they are forecast once it is applied (the forecasts need the reference's time), as without overlap.
+            // The screen's configurations are compiled (their static reports, or where those come with the
+            // measurement in the compile pool's spare time) while the first batch is measured; they are forecast once
+            // it is applied (the forecasts need the reference's time), as without overlap.
             s.in_flight.push_back(dispatch(gate(root_ids, true), 0));
-            const std::vector<int64_t> config_ids = addChildren(configs);
+            const std::vector<int64_t> config_ids = addChildren(d.screened);
+            compileAhead(config_ids, /*spare=*/true);
             while (!s.in_flight.empty())
                 finishInFlight();
-            screenInitial(config_ids, family);
+            screenInitial(config_ids, d.family);
         } else {
             forecastAndGate(root_ids, true);
-            screenInitial(addChildren(configs), family);
+            screenInitial(addChildren(d.screened), d.family);
         }
     }
     s.seeded = true;

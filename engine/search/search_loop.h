@@ -142,6 +142,21 @@ std::vector<Candidate> root_candidates(const ProblemBundle& bundle);
 ProgramRef measured_program(const Candidate& c);
 ProgramRef paired_reference(const ProblemBundle& bundle);
 
+// SearchConfig::round: `chosen` candidates topped up to a multiple of the round, within `room` measurements of the
+// budget; as chosen when the `available` ones cannot fill it.
+size_t rounded_to_round(size_t chosen, size_t available, int round, int64_t room);
+
+// A new search's first draw (Loop::seedPopulation), from its fresh rng: the first batch (the roots, unscreened the
+// random family configurations measured with them, then those filling it up to a round) and, where a surrogate
+// screens them (SearchConfig::initial_screen), the random configurations it forecasts to keep `family` of.
+struct FirstDraw {
+    bool screen = false;
+    size_t family = 0;
+    std::vector<Candidate> batch;
+    std::vector<Candidate> screened;
+};
+FirstDraw draw_first(const ProblemBundle& bundle, const SearchConfig& cfg, bool surrogate, int64_t room, SplitMix& rng);
+
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -278,7 +293,7 @@ private:
                c.source == s.bundle.family->source;
     }
     ReportJob startStaticReport(const Candidate& c);
-    void compileAhead(const std::vector<int64_t>& ids);
+    void compileAhead(const std::vector<int64_t>& ids, bool spare = false);
     void finishStaticReport(Cand& c, ReportJob& job);
     // shown: a static report that came with the measurement and stays out of the forecasts (reportAtMeasurement),
     // for the Measured event to carry to the views.

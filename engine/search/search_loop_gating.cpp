@@ -127,14 +127,18 @@ void Loop::capMeasured(const std::vector<GatingInput>& inputs, std::vector<Gatin
     }
 }
 
-size_t Loop::roundedBatch(size_t chosen, size_t available) const {
-    const size_t k = static_cast<size_t>(std::max(cfg.round, 1));
+size_t rounded_to_round(size_t chosen, size_t available, int round, int64_t room) {
+    const size_t k = static_cast<size_t>(std::max(round, 1));
     if (k == 1 || chosen == 0)
         return chosen;
-    const int64_t room = cfg.budgets.measurements - s.progress.measurements - s.inFlightCount();
     size_t target = (chosen + k - 1) / k * k;
     target = std::min(target, room > 0 ? static_cast<size_t>(room) : size_t{0});
     return target > available ? chosen : std::max(target, chosen);  // too few to fill it: as chosen
+}
+
+size_t Loop::roundedBatch(size_t chosen, size_t available) const {
+    return rounded_to_round(chosen, available, cfg.round,
+                            cfg.budgets.measurements - s.progress.measurements - s.inFlightCount());
 }
 
 // A round of K measures K candidates at once on a pool of K workers, so a batch of fewer leaves workers idle. The

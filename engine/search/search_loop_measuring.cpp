@@ -88,7 +88,11 @@ std::vector<int64_t> Loop::withinBudget(const std::vector<int64_t>& ids) const {
 // finds each compiled (or joins the compile in flight) instead of compiling one after another as it measures. On an
 // H200 with 16 CPUs, measuring the older hub convolution one compile after the other took 3.4 s per measurement
 // (NVRTC takes 0.4 to 7.5 s for one of its configurations). A replay device compiles nothing.
-void Loop::compileAhead(const std::vector<int64_t>& ids) {
+// spare: candidates the search may measure soon, compiled in the pool's spare time (Compiler::compileSpare): the
+// initial screen's configurations, while the first batch is measured. The screen chooses some of them as soon as that
+// batch is applied and a pool measures them at once; compiled only then, every worker would wait for NVRTC (0.2 s for
+// a softmax configuration) before its first screened measurement.
+void Loop::compileAhead(const std::vector<int64_t>& ids, bool spare) {
     const std::shared_ptr<Compiler> pool = s.device->compilePool();
     if (!pool)
         return;
@@ -97,9 +101,12 @@ void Loop::compileAhead(const std::vector<int64_t>& ids) {
         if (c.measurement || !c.report.empty() || !c.compile_error.empty() || !reportAtMeasurement(c.c) ||
             measuredBefore({id}))
             continue;
-        // A plan that does not parse is said by the device when it measures it.
-        pool->compileAsync(
-            measure_compile_request(measured_program(c.c), s.device->compileArch()));  // kept in its cache
+        // A plan that does not parse is said by the device when it measures it. Either is kept in the pool's cache.
+        CompileRequest request = measure_compile_request(measured_program(c.c), s.device->compileArch());
+        if (spare)
+            pool->compileSpare(std::move(request));
+        else
+            pool->compileAsync(std::move(request));
     }
 }
 

@@ -350,6 +350,7 @@ SearchSummary SearchRunner::runHere() {
         const Compiler::Stats c = s.compiler->stats();
         out.timeline.compiles.compiled = static_cast<int64_t>(c.compiles);
         out.timeline.compiles.found = static_cast<int64_t>(c.memory_hits + c.disk_hits + c.joined);
+        out.timeline.compiles.spare = static_cast<int64_t>(c.spare);
     }
     SearchEvent e;
     e.kind = out.state == RunState::Finished ? SearchEvent::Kind::Finished : SearchEvent::Kind::Failed;

@@ -240,12 +240,15 @@ struct SetupHooks {
     std::function<void(const std::string& step)> progress;  // a line per step, as it starts and when it took long
     std::shared_ptr<Timeline> timeline;                     // the set-up's spans; the runner goes on with it
 };
-// The reference and the seeds are the first programs a new search measures (the reference paired with each of them),
-// and known before it starts: on a device that compiles what it measures (compilePool()), make_search_runner starts
+// A new search's first batch (the reference, the seeds and the random family configurations that fill a round,
+// the reference paired with each) is known before it starts: it is drawn from the rng the search starts with
+// (search_loop::draw_first). On a device that compiles what it measures (compilePool()), make_search_runner starts
 // their compiles here, while the rest of the set-up (the forecaster's base model above all) runs. The first
 // measurements then find them compiled, or join them in flight, instead of waiting for NVRTC; the search measures the
-// same programs in the same order either way.
-void compile_first_programs(Device& device, const ProblemBundle& bundle);
+// same programs in the same order either way. The configurations the initial screen forecasts are compiled in the
+// pool's spare time (Compiler::compileSpare): the screen measures some of them as soon as the first batch is applied.
+// `bundle`: as the search sees it (a recording's restriction applied).
+void compile_first_programs(Device& device, const ProblemBundle& bundle, const SearchConfig& cfg);
 
 std::unique_ptr<SearchRunner> make_search_runner(const SearchConfig& config, const std::string& resources_dir,
                                                  const std::string& run_path, bool resume,

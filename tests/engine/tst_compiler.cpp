@@ -4,6 +4,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -380,6 +381,45 @@ private Q_SLOTS:
         const auto s = compiler.stats();
         QCOMPARE(s.compiles, size_t{1});
         QCOMPARE(s.joined + s.memory_hits, size_t{6});
+    }
+
+    // Spare compiles run in the background and are kept: asked for later, each is found, not compiled again.
+    void spareCompilesAreFoundLater() {
+        Compiler compiler("", 2);
+        for (int i = 0; i < 4; ++i)
+            compiler.compileSpare(numbered(200 + i));
+        compiler.compileSpare(numbered(200));  // queued already: once
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (compiler.stats().spare < 4 || compiler.stats().compiles < 4)
+            QVERIFY2(std::chrono::steady_clock::now() < until, "the spare compiles did not run");
+        for (int i = 0; i < 4; ++i)
+            QVERIFY(compiler.compile(numbered(200 + i)).ok);
+        const auto s = compiler.stats();
+        QCOMPARE(s.compiles, size_t{4});
+        QCOMPARE(s.spare, size_t{4});
+        QCOMPARE(s.memory_hits + s.joined, size_t{4});
+        compiler.compileSpare(numbered(201));  // in the cache: nothing to do
+        QCOMPARE(compiler.stats().compiles, size_t{4});
+    }
+
+    // An ordinary compile does not wait behind spare ones (two threads: spare compiles run one at a time), and one of
+    // a program whose spare compile has not started takes its place: compiled once, early.
+    void ordinaryCompilesGoBeforeSpareOnes() {
+        Compiler compiler("", 2);
+        for (int i = 0; i < 12; ++i)
+            compiler.compileSpare(numbered(300 + i));
+        const CompileResult fresh = compiler.compileAsync(numbered(320)).get();
+        QVERIFY(fresh.ok);
+        const CompileResult promoted = compiler.compileAsync(numbered(311)).get();  // the last spare one
+        QVERIFY(promoted.ok);
+        QVERIFY2(compiler.stats().spare < 11, "the ordinary compiles waited for the spare ones");
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+        while (compiler.stats().compiles < 13)
+            QVERIFY2(std::chrono::steady_clock::now() < until, "the spare compiles did not run");
+        QTest::qWait(200);  // the promoted program's spare task, run now, must compile nothing
+        const auto s = compiler.stats();
+        QCOMPARE(s.compiles, size_t{13});
+        QCOMPARE(s.spare, size_t{11});
     }
 
     void shutdownNeverBreaksFutures() {

@@ -7,6 +7,7 @@
 #include "engine/device.h"
 #include "engine/gpu/compiler.h"
 #include "engine/search/mutators.h"
+#include "engine/search/search_loop.h"
 #include "engine/search/search_runner.h"
 #include "engine/surrogate/local_forecaster.h"
 #include "engine/worker/gpu_device.h"
@@ -15,6 +16,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -130,14 +132,14 @@ private:
 };
 
 // A search of config `c` on a CompilingReplayDevice, ready to run; the device, which stays with the runner, is
-// returned beside it. compile_first: its reference and seeds compiled first, as make_search_runner does.
+// returned beside it. compile_first: its first batch compiled first, as make_search_runner does.
 std::pair<std::unique_ptr<SearchRunner>, CompilingReplayDevice*> compilingSearch(const SearchConfig& c,
                                                                                  const std::string& path,
                                                                                  bool compile_first) {
     auto device = std::make_unique<CompilingReplayDevice>(open_device(c.device, cli::resources_dir()));
     CompilingReplayDevice* seen = device.get();
     if (compile_first)
-        compile_first_programs(*device, load_problem_folder(c.problem_dir));
+        compile_first_programs(*device, load_problem_folder(c.problem_dir), c);
     std::vector<std::unique_ptr<CandidateMutator>> mutators;
     mutators.push_back(std::make_unique<ParametricMutator>());
     std::unique_ptr<Surrogate> surrogate = make_local_surrogate(*seen, cli::resources_dir(), "softmax", c.seed);
@@ -947,16 +949,53 @@ private slots:
         QCOMPARE(seen->compiler()->stats().compiles, seen->found.size());
     }
 
-    // The reference and the seeds, compiled during the set-up (compile_first_programs), are found compiled when the
-    // search measures them: the keys of the set-up's requests are those of the search's.
+    // The first batch (the reference, the seeds and, in rounds of 8, the random family configurations that fill the
+    // round), compiled during the set-up (compile_first_programs), is found compiled when the search measures it: the
+    // set-up draws the configurations the search draws, and its requests' keys are the search's.
     void theFirstProgramsAreCompiledDuringTheSetUp() {
         QTemporaryDir dir;
         const std::string path = dir.filePath("run.sqlite").toStdString();
-        SearchConfig c = config("softmax", GatingKind::Selective, "local", 8);
+        SearchConfig c = config("softmax", GatingKind::Selective, "local", 16);
         c.static_reports = "measured";
+        c.round = 8;
         const ProblemBundle bundle = load_problem_folder(c.problem_dir);
         auto [runner, seen] = compilingSearch(c, path, true);
         QCOMPARE(runner->runHere().state, RunState::Finished);
+        // The first batch as the search measured it: its first 8 candidates (the screened ones come after them).
+        RunStore store = RunStore::open(path);
+        std::vector<Candidate> first = store.candidates(store.runs().back().id);
+        std::sort(first.begin(), first.end(), [](const Candidate& a, const Candidate& b) { return a.id < b.id; });
+        QVERIFY(first.size() > 8);
+        first.resize(8);
+        QCOMPARE(
+            std::count_if(first.begin(), first.end(), [](const Candidate& x) { return x.mutator == Mutator::Seed; }),
+            static_cast<std::ptrdiff_t>(bundle.seeds.size()));
+        QVERIFY2(first.back().source == bundle.family->source, "the round is filled with family configurations");
+        // A fresh device given the same set-up compiles those programs (and the paired reference): asked for them
+        // again, it finds every one (compiled or in flight).
+        CompilingReplayDevice fresh(open_device(c.device, cli::resources_dir()));
+        compile_first_programs(fresh, bundle, c);
+        const Compiler::Stats set_up = fresh.compiler()->stats();
+        for (const Candidate& x : first)
+            QVERIFY2(fresh.compiler()
+                         ->compile(measure_compile_request(search_loop::measured_program(x), fresh.compileArch()))
+                         .ok,
+                     x.label.c_str());
+        fresh.compiler()->compile(measure_compile_request(search_loop::paired_reference(bundle), fresh.compileArch()));
+        const Compiler::Stats asked = fresh.compiler()->stats();
+        QCOMPARE(asked.memory_hits + asked.joined - set_up.memory_hits - set_up.joined, size_t{9});
+        // The initial screen's configurations (the next 32 candidates) are compiled in the pool's spare time.
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (fresh.compiler()->stats().spare == 0)
+            QVERIFY2(std::chrono::steady_clock::now() < until, "no spare compile ran during the set-up");
+        std::vector<Candidate> all = store.candidates(store.runs().back().id);
+        std::sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return a.id < b.id; });
+        QVERIFY(all.size() >= 8 + 32);
+        for (size_t i = 8; i < 8 + 32; ++i)
+            QVERIFY(fresh.compiler()
+                        ->compile(measure_compile_request(search_loop::measured_program(all[i]), fresh.compileArch()))
+                        .ok);
+        QVERIFY2(fresh.compiler()->stats().compiles <= 8 + 32 + 1, "the set-up compiled other programs");
         const auto reference = seen->found.find(content_hash(bundle.reference.source, {}));
         QVERIFY(reference != seen->found.end());
         QVERIFY2(reference->second, "the reference's own measurement compiled it again");
@@ -965,8 +1004,34 @@ private slots:
             QVERIFY(f != seen->found.end());
             QVERIFY2(f->second, seed.file.c_str());
         }
-        // Nothing compiled twice: one compile per program measured, and the reference beside them once more.
-        QVERIFY(seen->compiler()->stats().compiles <= seen->found.size() + 1);
+        // Nothing compiled twice: one compile per program measured, the reference beside them once more, and the
+        // screen's configurations compiled in spare time that it did not measure.
+        const Compiler::Stats run = seen->compiler()->stats();
+        QVERIFY(run.compiles <= seen->found.size() + 1 + run.spare);
+    }
+
+    // An overlapped search compiles the initial screen's configurations in the compile pool's spare time while its
+    // first batch is measured (a pool measures the screen's choice at once, and would otherwise wait for NVRTC); a
+    // search that measures one batch at a time has no such wait, and compiles nothing it may not measure.
+    void theScreenIsCompiledInSpareTimeWhenOverlapped_data() {
+        QTest::addColumn<bool>("overlap");
+        QTest::newRow("overlapped") << true;
+        QTest::newRow("one batch at a time") << false;
+    }
+    void theScreenIsCompiledInSpareTimeWhenOverlapped() {
+        QFETCH(bool, overlap);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.sqlite").toStdString();
+        SearchConfig c = config("softmax", GatingKind::Selective, "local", 12);
+        c.static_reports = "measured";
+        c.overlap = overlap;
+        auto [runner, seen] = compilingSearch(c, path, false);
+        QCOMPARE(runner->runHere().state, RunState::Finished);
+        const Compiler::Stats stats = seen->compiler()->stats();
+        if (overlap)
+            QVERIFY(stats.spare > 0);
+        else
+            QCOMPARE(stats.spare, size_t{0});
     }
 
     // Where the space model chooses (space_picks > 0), the initial screen measures kInitialSpread of its forecast
