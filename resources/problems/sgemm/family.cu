@@ -4,13 +4,15 @@
 // and its float4 stores of C are coalesced. Global tiles are read with float4 loads (when K, resp. N, is a multiple
 // of 4; bounds-checked scalars otherwise, zero-filled past the edges) into registers while the previous tile is
 // multiplied, and stored into the other of two shared-memory buffers: one barrier per BK step. A is stored
-// transposed (As[k][m], rows padded by 4 floats). OCC = 2 asks for two 256-thread blocks per SM (128 registers).
-// @kerncast launch sgemm_family grid(ceil_div(N, BN), ceil_div(M, BM)) block((BM / TM) * (BN / TN)) args(A, B, C, M, N, K)
+// transposed (As[k][m], rows padded by 4 floats). Both buffers are dynamic shared memory (the launch's smem), so
+// that BK = 16 fits the 256 x 128 tiles: 48 KiB is the most a static array may take. OCC = 2 asks for two
+// 256-thread blocks per SM (128 registers).
+// @kerncast launch sgemm_family grid(ceil_div(N, BN), ceil_div(M, BM)) block((BM / TM) * (BN / TN)) smem(2 * BK * (BM + 4 + BN) * 4) args(A, B, C, M, N, K)
 // @kerncast tunable BM 32 64 128 256
 // @kerncast tunable BN 32 64 128 256
 // @kerncast tunable BK 4 8 16 32
 // @kerncast tunable TM 4 8 16
-// @kerncast tunable TN 4 8 16 where (BM / TM) * (BN / TN) >= 64 && (BM / TM) * (BN / TN) <= 1024 && (BM * BK) % (4 * (BM / TM) * (BN / TN)) == 0 && (BK * BN) % (4 * (BM / TM) * (BN / TN)) == 0 && 2 * BK * (BM + 4 + BN) * 4 <= 49152 && TM * TN <= 128 && (BM + BN) * BK <= 32 * (BM / TM) * (BN / TN)
+// @kerncast tunable TN 4 8 16 where (BM / TM) * (BN / TN) >= 64 && (BM / TM) * (BN / TN) <= 1024 && (BM * BK) % (4 * (BM / TM) * (BN / TN)) == 0 && (BK * BN) % (4 * (BM / TM) * (BN / TN)) == 0 && 2 * BK * (BM + 4 + BN) * 4 <= 101376 && TM * TN <= 128 && (BM + BN) * BK <= 32 * (BM / TM) * (BN / TN)
 // @kerncast tunable OCC 1 2 where OCC == 1 || ((BM / TM) * (BN / TN) == 256 && (BK <= 8 || TM * TN <= 32))
 
 #ifndef BM
@@ -42,8 +44,9 @@
 extern "C" __global__ void __launch_bounds__(THREADS, OCC)
 sgemm_family(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K)
 {
-    __shared__ __align__(16) float As[2][BK][BM + APAD];
-    __shared__ __align__(16) float Bs[2][BK][BN];
+    extern __shared__ __align__(16) float smem[];
+    float (*As)[BK][BM + APAD] = reinterpret_cast<float (*)[BK][BM + APAD]>(smem);
+    float (*Bs)[BK][BN] = reinterpret_cast<float (*)[BK][BN]>(smem + 2 * BK * (BM + APAD));
 
     const int tid = threadIdx.x;
     const int tRow = tid / (BN / TN);
