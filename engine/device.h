@@ -56,6 +56,13 @@ struct MeasureOutcome {
     Measurement measurement;
     std::vector<StaticReport> static_report;  // of the candidate
     std::string compile_log;                  // non-empty on compile errors (mapped to the file's lines)
+    // Where the device's own wall time went, where that is not the measurement's compile_ms, verify_ms and time_ms:
+    // a replay worker answers with the recording's figures, but spends the wait for its compiles on this machine
+    // (PoolConfig::replay_compiles) and the recorded verification and timing times PoolConfig::replay_wall_time.
+    // Negative: the measurement's own. The search's timeline lays a measurement's parts out by these.
+    double spent_compile_ms = -1;
+    double spent_verify_ms = -1;
+    double spent_time_ms = -1;
 };
 
 // Measured peak rates of a device: with a problem's FLOP and byte counts they give the roofline floor.

@@ -9,6 +9,7 @@
 #include "engine/worker/worker_supervisor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -73,9 +74,10 @@ namespace {
 // device does (a program the search compiled for its static report is found there).
 class ReplayWorkerDevice : public Device {
 public:
-    ReplayWorkerDevice(std::string id, std::unique_ptr<WorkerSupervisor> worker,
+    ReplayWorkerDevice(std::string id, std::unique_ptr<WorkerSupervisor> worker, double wall_time_scale,
                        std::shared_ptr<Compiler> compiler = nullptr)
-        : m_id(std::move(id)), m_worker(std::move(worker)), m_compiler(std::move(compiler)) {
+        : m_id(std::move(id)), m_worker(std::move(worker)), m_compiler(std::move(compiler)),
+          m_wall_time_scale(wall_time_scale) {
         m_hello = m_worker->start();
         if (!m_hello.ok)
             throw Error("cannot open " + m_id + ": " + m_hello.error);
@@ -91,14 +93,21 @@ public:
         payload.candidate = {request.candidate.source, request.candidate.file_name, request.candidate.tunables, {}};
         payload.reference = {request.reference.source, request.reference.file_name, request.reference.tunables, {}};
         MeasureOutcome out;
+        const auto started = std::chrono::steady_clock::now();
         if (m_compiler) {
             auto candidate = m_compiler->compileAsync(measure_compile_request(request.candidate, compileArch()));
             auto reference = m_compiler->compileAsync(measure_compile_request(request.reference, compileArch()));
             out.static_report = candidate.get().kernels;
             reference.wait();
         }
+        out.spent_compile_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
         out.measurement = m_worker->measure(payload, request.options.deadline_s, progress);
         out.measurement.device_kind = "replay";
+        // The worker slept the recorded verification and timing (scaled), and nothing for a program not recorded.
+        const bool slept = m_wall_time_scale > 0 && out.measurement.status != Status::NotRecorded;
+        out.spent_verify_ms = slept ? out.measurement.verify_ms * m_wall_time_scale : 0;
+        out.spent_time_ms = slept ? out.measurement.time_ms * m_wall_time_scale : 0;
         return out;
     }
     WorkerSupervisor& supervisor() { return *m_worker; }
@@ -107,6 +116,7 @@ private:
     std::string m_id;
     std::unique_ptr<WorkerSupervisor> m_worker;
     std::shared_ptr<Compiler> m_compiler;
+    double m_wall_time_scale = 0;
     HelloReply m_hello;
 };
 
@@ -296,8 +306,9 @@ std::unique_ptr<MeasurementPool> MeasurementPool::open(const PoolConfig& config,
                     if (s.plan.gpu)
                         s.device = std::make_unique<GpuDevice>(s.plan.device, std::move(sup), pool->m_compiler);
                     else
-                        s.device = std::make_unique<ReplayWorkerDevice>(
-                            s.plan.device, std::move(sup), config.replay_compiles ? pool->m_compiler : nullptr);
+                        s.device =
+                            std::make_unique<ReplayWorkerDevice>(s.plan.device, std::move(sup), config.replay_wall_time,
+                                                                 config.replay_compiles ? pool->m_compiler : nullptr);
                     s.status.gpu = s.device->fingerprint().name;
                     s.status.state = "idle";
                 } catch (const std::exception& e) {
@@ -467,8 +478,10 @@ void MeasurementPool::serve(Slot& slot) {
         }
         if (timeline) {
             const Measurement& m = out.measurement;
+            const auto part = [](double spent, double own) { return spent >= 0 ? spent : own; };
             timeline->addMeasurement(slot.label, spec.tag, taken_at, timeline->now(),
-                                     std::max(0.0, taken_at - job.queued_at), m.compile_ms, m.verify_ms, m.time_ms);
+                                     std::max(0.0, taken_at - job.queued_at), part(out.spent_compile_ms, m.compile_ms),
+                                     part(out.spent_verify_ms, m.verify_ms), part(out.spent_time_ms, m.time_ms));
         }
 
         lock.lock();

@@ -122,6 +122,38 @@ private slots:
         QCOMPARE(pool->measure(unknown).measurement.status, Status::NotRecorded);
     }
 
+    // A replay worker answers with the recording's compile, verification and timing figures, but spends its own time:
+    // the search's timeline shows that (the recorded verification and timing times the wall-time scale; no compile
+    // where it compiles nothing), not the recording's figures laid over the time it slept. softmax's recorded
+    // compiles (about 0.3 s each) are longer than its verification and timing together (about 0.2 s).
+    void aReplayWorkersTimelineIsTheTimeItSpent() {
+        const auto requests = recorded_requests("softmax", 6);
+        QCOMPARE(requests.size(), size_t(6));
+        auto pool = replay_pool(2, 0.5);
+        auto timeline = std::make_shared<Timeline>();
+        pool->setTimeline(timeline);
+        std::vector<MeasurementPool::Job> jobs;
+        for (size_t i = 0; i < requests.size(); ++i)
+            jobs.push_back({requests[i], int64_t(i + 1)});
+        double recorded_compile = 0, slept = 0;
+        pool->measureBatch(jobs, [&](size_t, MeasureOutcome& out) {
+            QCOMPARE(out.measurement.status, Status::Ok);
+            recorded_compile += out.measurement.compile_ms / 1000;
+            slept += 0.5 * (out.measurement.verify_ms + out.measurement.time_ms) / 1000;
+        });
+        const TimelineSummary t = timeline->summary();
+        double compile = 0, verify_time = 0;
+        for (const auto& w : t.workers) {
+            const auto part = [&](TimelinePhase p) { return w.parts_s.count(p) ? w.parts_s.at(p) : 0.0; };
+            compile += part(TimelinePhase::WorkerCompile);
+            verify_time += part(TimelinePhase::WorkerVerify) + part(TimelinePhase::WorkerTime);
+        }
+        QVERIFY(recorded_compile > slept);  // what the old layout would have shown as compiling
+        QVERIFY2(compile < 0.05 * 6, qPrintable(QString("compile %1 s").arg(compile)));
+        QVERIFY2(std::abs(verify_time - slept) < 0.05 * slept,
+                 qPrintable(QString("verification and timing %1 s, slept %2 s").arg(verify_time).arg(slept)));
+    }
+
     // The compiled cost model (PoolConfig::replay_compiles): each replay worker compiles what it measures with NVRTC
     // on the pool's compiler, as a GPU device does, and gives the static report with the recorded answer; a program
     // the search compiled there before is found, not compiled again. Without it nothing is compiled.
