@@ -389,9 +389,8 @@ private Q_SLOTS:
         for (int i = 0; i < 4; ++i)
             compiler.compileSpare(numbered(200 + i));
         compiler.compileSpare(numbered(200));  // queued already: once
-        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-        while (compiler.stats().spare < 4 || compiler.stats().compiles < 4)
-            QVERIFY2(std::chrono::steady_clock::now() < until, "the spare compiles did not run");
+        QTRY_VERIFY2_WITH_TIMEOUT(compiler.stats().spare == 4 && compiler.stats().compiles == 4,
+                                  "the spare compiles did not run", 60000);
         for (int i = 0; i < 4; ++i)
             QVERIFY(compiler.compile(numbered(200 + i)).ok);
         const auto s = compiler.stats();
@@ -413,9 +412,7 @@ private Q_SLOTS:
         const CompileResult promoted = compiler.compileAsync(numbered(311)).get();  // the last spare one
         QVERIFY(promoted.ok);
         QVERIFY2(compiler.stats().spare < 11, "the ordinary compiles waited for the spare ones");
-        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-        while (compiler.stats().compiles < 13)
-            QVERIFY2(std::chrono::steady_clock::now() < until, "the spare compiles did not run");
+        QTRY_VERIFY2_WITH_TIMEOUT(compiler.stats().compiles >= 13, "the spare compiles did not run", 120000);
         QTest::qWait(200);  // the promoted program's spare task, run now, must compile nothing
         const auto s = compiler.stats();
         QCOMPARE(s.compiles, size_t{13});

@@ -37,17 +37,16 @@ private:
     bool m_open = false;
 };
 
-// Waits (up to 10 s) until `done` holds.
-template<typename F>
-bool eventually(F done) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!done()) {
-        if (std::chrono::steady_clock::now() > until)
-            return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+// Opens the gate when it goes out of scope: declared after the pool, it lets the pool's tasks end before the pool
+// waits for them, so that a check that fails while tasks are held ends the test instead of hanging it.
+struct OpenOnExit {
+    Gate& gate;
+    bool armed = true;
+    ~OpenOnExit() {
+        if (armed)
+            gate.open();
     }
-    return true;
-}
+};
 
 }  // namespace
 
@@ -62,6 +61,7 @@ private Q_SLOTS:
         std::atomic<bool> posted_ran{false};
         {
             ThreadPool pool(4);
+            OpenOnExit release{gate};
             QCOMPARE(pool.spareLimit(), 2u);
             for (int i = 0; i < 6; ++i)
                 pool.postSpare([&](bool run) {
@@ -73,12 +73,12 @@ private Q_SLOTS:
                     --running;
                     ++ran;
                 });
-            QVERIFY(eventually([&] { return running.load() == 2; }));
+            QTRY_VERIFY_WITH_TIMEOUT(running.load() == 2, 10000);
             pool.post([&](bool run) { posted_ran = run; });
-            QVERIFY2(eventually([&] { return posted_ran.load(); }), "a posted task waited for the spare ones");
+            QTRY_VERIFY2_WITH_TIMEOUT(posted_ran.load(), "a posted task waited for the spare ones", 10000);
             QCOMPARE(running.load(), 2);
             gate.open();
-            QVERIFY(eventually([&] { return ran.load() == 6; }));
+            QTRY_VERIFY_WITH_TIMEOUT(ran.load() == 6, 10000);
         }
         QCOMPARE(most.load(), 2);
     }
@@ -90,13 +90,14 @@ private Q_SLOTS:
         std::vector<std::string> order;
         {
             ThreadPool pool(1);
+            OpenOnExit release{gate};
             QCOMPARE(pool.spareLimit(), 1u);
             std::atomic<bool> started{false};
             pool.post([&](bool) {
                 started = true;
                 gate.wait();
             });
-            QVERIFY(eventually([&] { return started.load(); }));
+            QTRY_VERIFY_WITH_TIMEOUT(started.load(), 10000);
             pool.postSpare([&](bool run) {
                 std::lock_guard lock(m);
                 order.push_back(run ? "spare" : "spare dropped");
@@ -106,10 +107,11 @@ private Q_SLOTS:
                 order.push_back(run ? "posted" : "posted dropped");
             });
             gate.open();
-            QVERIFY(eventually([&] {
-                std::lock_guard lock(m);
-                return order.size() == 2;
-            }));
+            QTRY_VERIFY_WITH_TIMEOUT(([&] {
+                                         std::lock_guard lock(m);
+                                         return order.size() == 2;
+                                     }()),
+                                     10000);
         }
         QCOMPARE(order, (std::vector<std::string>{"posted", "spare"}));
     }
@@ -121,6 +123,7 @@ private Q_SLOTS:
         std::thread opener;
         {
             ThreadPool pool(2);  // one spare task at a time
+            OpenOnExit release{gate};
             for (int i = 0; i < 5; ++i)
                 pool.postSpare([&](bool run) {
                     if (!run) {
@@ -130,8 +133,9 @@ private Q_SLOTS:
                     ++ran;
                     gate.wait();
                 });
-            QVERIFY(eventually([&] { return ran.load() == 1; }));
+            QTRY_VERIFY_WITH_TIMEOUT(ran.load() == 1, 10000);
             // Opened once the pool is shutting down: the running task ends, the queued ones are dropped.
+            release.armed = false;
             opener = std::thread([&] {
                 std::this_thread::sleep_for(std::chrono::milliseconds(50));
                 gate.open();
