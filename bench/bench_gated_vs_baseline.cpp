@@ -7,10 +7,11 @@
 //   kerncast-bench-gated-vs-baseline [--problems a,b,c] [--seeds 20] [--first-seed 1] [--budget 30] [--jobs 2]
 //                                    [--device replay:nvidia-h200] [--tau T] [--pi P] [--epsilon E]
 //                                    [--initial-screen N] [--batch N] [--measure-per-parent N] [--round K]
-//                                    [--top-k K] [--static-reports all|measured|auto] [--json FILE]
+//                                    [--top-k K] [--static-reports all|measured|auto] [--overlap] [--json FILE]
 //
 // --round K: the gated search measures in rounds of K (SearchConfig::round); --top-k K: it gates with top-k (K
-// children measured per parent) instead of selective gating.
+// children measured per parent) instead of selective gating; --overlap: it overlaps its batches
+// (SearchConfig::overlap, what a search on a pool of workers does; the search is the same with one worker or many).
 //
 // audited/run: the median count of the gated search's epsilon-audited candidates, the sample its audited calibration
 // is computed on; "accuracy measured / audited": the surrogate's accuracy pooled over the seeds on every measured
@@ -81,7 +82,8 @@ std::vector<std::string> split(const std::string& s) {
 }
 
 // The gated search's settings: the defaults, changed by --tau, --pi, --epsilon, --initial-screen, --batch,
-// --measure-per-parent, --round and --top-k. The baseline is a default search with measure-all gating and no surrogate.
+// --measure-per-parent, --round, --top-k, --static-reports and --overlap. The baseline is a default search with
+// measure-all gating and no surrogate.
 SearchConfig g_gated;
 GatingKind g_gated_kind = GatingKind::Selective;
 
@@ -211,14 +213,16 @@ int main(int argc, char** argv) {
                              g_gated.static_reports.c_str());
                 return 2;
             }
-        } else if (!std::strcmp(argv[i], "--json"))
+        } else if (!std::strcmp(argv[i], "--overlap"))
+            g_gated.overlap = true;
+        else if (!std::strcmp(argv[i], "--json"))
             json_out = next("--json");
         else {
             std::fprintf(stderr,
                          "usage: kerncast-bench-gated-vs-baseline [--problems a,b] [--seeds N] [--first-seed K] "
                          "[--budget N] [--jobs N] [--device D] [--tau T] [--pi P] [--epsilon E] "
                          "[--initial-screen N] [--batch N] [--measure-per-parent N] [--round K] [--top-k K] "
-                         "[--static-reports all|measured|auto] [--json FILE]\n");
+                         "[--static-reports all|measured|auto] [--overlap] [--json FILE]\n");
             return 2;
         }
     }
@@ -286,10 +290,10 @@ int main(int argc, char** argv) {
     else
         std::snprintf(gating_text, sizeof gating_text, "selective tau=%.2f pi=%.2f eps=%.2f", g_gated.gating.tau,
                       g_gated.gating.pi, g_gated.gating.epsilon);
-    std::printf("Gated (%s, rounds of %d, local surrogate) vs measure-all on %s: %zu problems x %d seeds (%d to %d), "
-                "budget %lld measurements each.\n",
-                gating_text, g_gated.round, device.c_str(), problems.size(), seeds, first_seed, first_seed + seeds - 1,
-                static_cast<long long>(budget));
+    std::printf("Gated (%s, rounds of %d%s, local surrogate) vs measure-all on %s: %zu problems x %d seeds (%d to "
+                "%d), budget %lld measurements each.\n",
+                gating_text, g_gated.round, g_gated.overlap ? ", overlapped batches" : "", device.c_str(),
+                problems.size(), seeds, first_seed, first_seed + seeds - 1, static_cast<long long>(budget));
     std::printf("The replayed problem's recording was held out: the surrogate learned only from the other problems' "
                 "recordings and from the run's own measurements.\n");
     std::printf("ratio = measurements the gated search needed to reach the baseline's final best / budget "

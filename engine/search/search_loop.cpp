@@ -333,9 +333,21 @@ void Loop::screenInitial(const std::vector<int64_t>& ids, size_t keep) {
     // configurations are measured, each the farthest from those chosen before it: its first fit then sees the space,
     // not only the corner the surrogate (learned on other problems) prefers.
     const size_t spread = cfg.space_picks > 0 && s.bundle.family ? std::min(kInitialSpread, ranked.size() - keep) : 0;
+    // An overlapped search measures at least SearchConfig::ahead of them (topped up by rank): they are what the
+    // workers measure while its first iteration proposes, compiles and forecasts the first batch of its own, as every
+    // later batch has that much queued behind it. With one round, 8 replay workers of the compiled model sat idle a
+    // fifth of a softmax search of 64 measurements while the first iteration compiled its 24 children. Whole rounds,
+    // and never more than half of what is left of the budget: the rest is the search's own.
+    size_t least = 0;
+    if (cfg.overlap) {
+        const int64_t room = cfg.budgets.measurements - s.progress.measurements - s.inFlightCount();
+        const size_t k = static_cast<size_t>(std::max(cfg.round, 1));
+        const size_t half = static_cast<size_t>(std::max<int64_t>(room, 0)) / 2 / k * k;
+        least = std::min({static_cast<size_t>(cfg.aheadOrDefault()), ranked.size(), half});
+    }
     if (spread == 0)
-        keep = roundedBatch(keep, ranked.size());  // SearchConfig::round: topped up by rank
-    const size_t total = spread ? roundedBatch(keep + spread, ranked.size()) : keep;
+        keep = roundedBatch(std::max(keep, least), ranked.size());  // SearchConfig::round: topped up by rank
+    const size_t total = spread ? roundedBatch(std::max(keep + spread, least), ranked.size()) : keep;
     std::vector<char> measure(ranked.size(), 0);
     std::vector<double> apart(ranked.size(), -1);  // a spread pick's distance to the nearest chosen before it
     std::vector<size_t> order(ranked.size(), 0);   // and its place among the spread picks (1, 2, ...)

@@ -1032,6 +1032,44 @@ private slots:
             QCOMPARE(stats.spare, size_t{0});
     }
 
+    // An overlapped search's initial screen measures at least SearchConfig::ahead configurations (whole rounds, at
+    // most half of the budget left after the first batch), so that the workers have them while the first iteration
+    // compiles and forecasts its children; without overlap it measures initial_family, topped up to a round.
+    void overlappedScreenMeasuresWhatIsKeptAhead_data() {
+        QTest::addColumn<bool>("overlap");
+        QTest::addColumn<int>("round");
+        QTest::addColumn<int>("budget");
+        QTest::addColumn<int>("screened");
+        QTest::newRow("overlapped, rounds of 8") << true << 8 << 64 << 16;
+        QTest::newRow("overlapped, rounds of 4") << true << 4 << 64 << 8;
+        QTest::newRow("overlapped, rounds of 8, half of a small budget") << true << 8 << 24 << 8;
+        QTest::newRow("overlapped, no rounds") << true << 0 << 64 << 2;
+        QTest::newRow("not overlapped, rounds of 8") << false << 8 << 64 << 8;
+    }
+    void overlappedScreenMeasuresWhatIsKeptAhead() {
+        QFETCH(bool, overlap);
+        QFETCH(int, round);
+        QFETCH(int, budget);
+        QFETCH(int, screened);
+        QTemporaryDir dir;
+        SearchConfig c = config("softmax", GatingKind::TopK, "local", budget);
+        c.overlap = overlap;
+        c.round = round;
+        c.space_picks = 0;
+        auto runner = make_search_runner(c, cli::resources_dir(), dir.filePath("run.sqlite").toStdString(), false);
+        Recorder rec;
+        runner->setEventCallback(rec.fn());
+        QCOMPARE(runner->runHere().state, RunState::Finished);
+        int measured = 0, forecast = 0;
+        for (const auto& e : rec.events)
+            if (e.kind == SearchEvent::Kind::Gating && e.message.rfind("initial screening: rank ", 0) == 0) {
+                ++forecast;
+                measured += *e.decision == GatingDecision::Measure;
+            }
+        QCOMPARE(forecast, c.initial_family * c.initial_screen);
+        QCOMPARE(measured, screened);
+    }
+
     // Where the space model chooses (space_picks > 0), the initial screen measures kInitialSpread of its forecast
     // configurations beside the most promising ones, each the farthest (mean distance of the tunables' positions in
     // their lists) from those chosen before it: the greedy farthest-point order, whose distances never grow. Without
