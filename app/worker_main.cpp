@@ -1,9 +1,11 @@
 // kerncast-worker: one process per GPU, newline-delimited JSON on stdin/stdout (ARCHITECTURE §5).
 //   kerncast-worker [--gpu N] [--kernel-printf-to-stderr] [--die-with-parent]
 //   kerncast-worker --replay DEVICE [--resources DIR] [--wall-time SCALE] [--die-with-parent]
+//   kerncast-worker --compile [--die-with-parent]
 //   kerncast-worker --list-gpus
 #include "engine/cli/cli.h"
 #include "engine/gpu/cuda_driver.h"
+#include "engine/worker/compile_helpers.h"
 #include "engine/worker/replay_worker_server.h"
 #include "engine/worker/worker_server.h"
 #include "engine/worker/worker_watchdog.h"
@@ -25,10 +27,12 @@ int usage(const char* why) {
     std::cerr << "kerncast-worker: " << why << "\n"
               << "usage: kerncast-worker [--gpu N] [--kernel-printf-to-stderr] [--die-with-parent]\n"
               << "       kerncast-worker --replay replay:<recordings>|FOLDER [--resources DIR] [--wall-time SCALE]\n"
+              << "       kerncast-worker --compile [--die-with-parent]\n"
               << "       kerncast-worker --list-gpus\n"
               << "Speaks the Kerncast worker protocol (newline-delimited JSON) on stdin/stdout.\n"
               << "  --replay           answer from recordings instead of a GPU (replay:<name> under DIR/recordings)\n"
               << "  --wall-time SCALE  replay: take the recorded wall time of each measurement times SCALE\n"
+              << "  --compile          compile kernel programs for the engine (NVRTC, nvJitLink); no GPU\n"
               << "  --die-with-parent  end when the parent process (ssh session, Slurm step, engine) ends\n"
               << "  --list-gpus        print the GPUs of this machine as one JSON array and exit\n";
     return 2;
@@ -41,6 +45,7 @@ int main(int argc, char** argv) {
     bool printf_to_stderr = false;
     bool with_parent = false;
     bool list_gpus = false;
+    bool compile = false;
     kerncast::ReplayWorkerOptions replay;
     replay.resources_dir = kerncast::cli::resources_dir();
     for (int i = 1; i < argc; ++i) {
@@ -57,6 +62,8 @@ int main(int argc, char** argv) {
             with_parent = true;
         } else if (arg == "--list-gpus") {
             list_gpus = true;
+        } else if (arg == "--compile") {
+            compile = true;
         } else if (arg == "--replay" && i + 1 < argc) {
             replay.device = argv[++i];
         } else if (arg == "--resources" && i + 1 < argc) {
@@ -108,6 +115,8 @@ int main(int argc, char** argv) {
         ::close(sink);
 
     int code = 0;
+    if (compile)
+        return kerncast::serve_compiles(std::cin, reply_fd);
     if (!replay.device.empty()) {
         try {
             kerncast::ReplayWorkerServer server(replay, reply_fd);

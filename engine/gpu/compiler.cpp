@@ -2,6 +2,7 @@
 #include "engine/gpu/compile_log.h"
 
 #include "core/error.h"
+#include "engine/base64.h"
 #include "engine/gpu/thread_pool.h"
 
 #include <nvJitLink.h>
@@ -23,6 +24,7 @@
 #include <optional>
 #include <regex>
 #include <sstream>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -170,12 +172,11 @@ std::string jitLinkVersion() {
     return std::to_string(major) + "." + std::to_string(minor);
 }
 
-struct Fresh {
-    CompileResult result;    // every kernel entry reported; the request's kernel selection comes later
-    bool cacheable = false;  // only outcomes that depend on the inputs alone are worth remembering
-};
+using Fresh = CompileOutcome;
 
-Fresh compileFresh(const CompileRequest& req, const std::string& key) {
+}  // namespace
+
+CompileOutcome compile_here(const CompileRequest& req, const std::string& key) {
     Fresh out;
     CompileResult& r = out.result;
     r.key = key;
@@ -300,6 +301,8 @@ Fresh compileFresh(const CompileRequest& req, const std::string& key) {
     return out;
 }
 
+namespace {
+
 // Narrows a full result to the launch plan's kernels; a plan kernel that the program lacks is the author's error.
 CompileResult selectKernels(CompileResult r, const CompileRequest& req) {
     if (!r.ok || req.kernel_names.empty())
@@ -411,6 +414,7 @@ struct Compiler::Impl {
     std::unordered_map<std::string, std::vector<std::shared_ptr<Waiter>>> in_flight;
     std::unordered_set<std::string> spare_queued;  // compileSpare's keys, queued and not started
     Stats stats;
+    std::unique_ptr<CompileBackend> backend;  // null: compiles in this process
     // Last member: destroyed first, so queued tasks are cancelled while everything they touch still exists.
     std::unique_ptr<ThreadPool> pool;
 
@@ -533,7 +537,7 @@ struct Compiler::Impl {
                 std::lock_guard lock(mutex);
                 ++stats.compiles;
             }
-            Fresh fresh = compileFresh(req, key);
+            Fresh fresh = backend ? backend->compile(req, key) : compile_here(req, key);
             fresh.result.compile_ms = msSince(t0);
             if (fresh.cacheable) {
                 const auto arch = parseArch(req.arch);
@@ -573,8 +577,14 @@ struct Compiler::Impl {
     }
 };
 
-Compiler::Compiler(std::string cache_dir, unsigned threads) : m_impl(std::make_unique<Impl>()) {
+Compiler::Compiler(std::string cache_dir, unsigned threads)
+    : Compiler(std::move(cache_dir), threads,
+               default_compile_backend(threads ? threads : std::max(1u, std::thread::hardware_concurrency()))) {}
+
+Compiler::Compiler(std::string cache_dir, unsigned threads, std::unique_ptr<CompileBackend> backend)
+    : m_impl(std::make_unique<Impl>()) {
     m_impl->cache_dir = std::move(cache_dir);
+    m_impl->backend = std::move(backend);
     m_impl->pool = std::make_unique<ThreadPool>(threads);
 }
 
@@ -739,6 +749,63 @@ Compiler::Stats Compiler::stats() const {
     return m_impl->stats;
 }
 
+bool Compiler::inHelpers() const { return m_impl->backend != nullptr; }
+
 unsigned Compiler::threads() const { return m_impl->pool->size(); }
+
+nlohmann::json compile_request_to_json(const CompileRequest& request) {
+    return {
+        {"source", request.source}, {"file_name", request.file_name},       {"defines", request.defines},
+        {"arch", request.arch},     {"kernel_names", request.kernel_names}, {"extra_options", request.extra_options}};
+}
+
+CompileRequest compile_request_from_json(const nlohmann::json& j) {
+    CompileRequest r;
+    try {
+        r.source = j.at("source").get<std::string>();
+        r.file_name = j.at("file_name").get<std::string>();
+        r.defines = j.at("defines").get<std::map<std::string, int64_t>>();
+        r.arch = j.at("arch").get<std::string>();
+        r.kernel_names = j.at("kernel_names").get<std::vector<std::string>>();
+        r.extra_options = j.at("extra_options").get<std::vector<std::string>>();
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(std::string("compile request: ") + e.what());
+    }
+    return r;
+}
+
+nlohmann::json compile_outcome_to_json(const CompileOutcome& outcome) {
+    const CompileResult& r = outcome.result;
+    return {{"key", r.key},
+            {"ok", r.ok},
+            {"log", r.log},
+            {"diagnostics", r.diagnostics},
+            {"ptx", r.ptx},
+            {"kernels", r.kernels},
+            {"cubin", base64_encode(r.cubin)},
+            {"cacheable", outcome.cacheable}};
+}
+
+CompileOutcome compile_outcome_from_json(const nlohmann::json& j, const std::string& key) {
+    CompileOutcome out;
+    CompileResult& r = out.result;
+    try {
+        r.key = j.at("key").get<std::string>();
+        r.ok = j.at("ok").get<bool>();
+        r.log = j.at("log").get<std::string>();
+        r.diagnostics = j.at("diagnostics").get<std::vector<CompileDiagnostic>>();
+        r.ptx = j.at("ptx").get<std::string>();
+        r.kernels = j.at("kernels").get<std::vector<StaticReport>>();
+        r.cubin = base64_decode(j.at("cubin").get<std::string>());
+        out.cacheable = j.at("cacheable").get<bool>();
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(std::string("compile outcome: ") + e.what());
+    }
+    if (r.key != key)
+        throw Error("compile outcome: it answers the request " + r.key + ", not " + key);
+    if (r.ok && r.kernels.empty() && r.cubin.empty() && r.ptx.empty())
+        throw Error("compile outcome: ok, but without PTX, cubin or kernels");
+    return out;
+}
 
 }  // namespace kerncast

@@ -45,10 +45,44 @@ struct CompileResult {
     bool from_cache = false;
 };
 
+// One fresh compile's outcome: every kernel entry reported (the request's kernel selection comes later), and whether
+// it depends on the inputs alone (only such outcomes are cached).
+struct CompileOutcome {
+    CompileResult result;
+    bool cacheable = false;
+};
+
+// NVRTC and nvJitLink in this process, no cache. Never throws for the program's sake.
+CompileOutcome compile_here(const CompileRequest& request, const std::string& key);
+
+// Where the compiles of a Compiler run when not in its own process (CompileHelpers, engine/worker/compile_helpers.h).
+class CompileBackend {
+public:
+    virtual ~CompileBackend() = default;
+    // A fresh compile of the request; never throws.
+    virtual CompileOutcome compile(const CompileRequest& request, const std::string& key) = 0;
+};
+
+// The compile helpers a Compiler of `threads` threads uses by default (CompileHelpers; defined with them), or null:
+// with one thread, with KERNCAST_COMPILE_IN_PROCESS=1, or where kerncast-worker is not found.
+std::unique_ptr<CompileBackend> default_compile_backend(unsigned threads);
+
+// A compile request and a fresh outcome as JSON, as they travel to and from a compile helper (the cubin in base64).
+nlohmann::json compile_request_to_json(const CompileRequest& request);
+CompileRequest compile_request_from_json(const nlohmann::json& j);
+nlohmann::json compile_outcome_to_json(const CompileOutcome& outcome);
+// Throws Error on a malformed outcome. key: the request's cache key, which the outcome must name.
+CompileOutcome compile_outcome_from_json(const nlohmann::json& j, const std::string& key);
+
 class Compiler {
 public:
     // cache_dir: where cubins and reports persist between runs ("" = memory only). threads: pool size (0 = auto).
+    // With more than one thread the compiles run in helper processes (default_compile_backend): NVRTC takes one
+    // compile at a time in a process, so that on a 16-CPU H200 host 16 threads compiled only 1.2 times as fast as
+    // one, where 8 processes compiled 4.4 times as fast.
     explicit Compiler(std::string cache_dir = "", unsigned threads = 0);
+    // The same with the compiles run by `backend` (null: in this process).
+    Compiler(std::string cache_dir, unsigned threads, std::unique_ptr<CompileBackend> backend);
     ~Compiler();
     Compiler(const Compiler&) = delete;
     Compiler& operator=(const Compiler&) = delete;
@@ -79,6 +113,8 @@ public:
     };
     Stats stats() const;
     unsigned threads() const;
+    // Whether the compiles run in helper processes (a CompileBackend) rather than in this one.
+    bool inHelpers() const;
 
 private:
     struct Impl;

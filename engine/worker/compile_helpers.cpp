@@ -1,0 +1,180 @@
+#include "engine/worker/compile_helpers.h"
+
+#include "engine/worker/gpu_device.h"
+#include "engine/worker/worker_protocol.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+namespace kerncast {
+
+namespace {
+
+// What a compile helper's hello names (a measurement worker names its GPU).
+constexpr const char* kHelperName = "compile helper";
+
+CompileOutcome failed_outcome(const CompileRequest& request, const std::string& key, const std::string& why) {
+    CompileOutcome out;
+    out.result.key = key;
+    out.result.ok = false;
+    out.result.diagnostics.push_back({request.file_name, 0, "error", why});
+    out.result.log = Error::format({request.file_name, 0}, why) + '\n';
+    return out;  // not cacheable: it says nothing about the program alone
+}
+
+class CompileServer : public WorkerLineServer {
+public:
+    using WorkerLineServer::WorkerLineServer;
+
+    bool handleLine(const std::string& line, int* exit_code) override {
+        *exit_code = 0;
+        const auto req = readRequest(line);
+        if (!req)
+            return true;
+        if (req->op == "shutdown") {
+            reply(make_bye());
+            return false;
+        }
+        if (req->op == "hello") {
+            DeviceFingerprint compiler;
+            compiler.name = "NVRTC " + Compiler::nvrtcVersion() + " " + kHelperName;
+            reply(make_hello_reply(compiler, DeviceCeilings{}));
+            return true;
+        }
+        if (req->op != "compile" || !req->id) {
+            reply(
+                make_error_reply(req->id_json, "expected a compile request with an id, found op \"" + req->op + "\""));
+            return true;
+        }
+        try {
+            const CompileRequest request = compile_request_from_json(req->json.at("request"));
+            const std::string key = req->json.at("key").get<std::string>();
+            reply({{"op", "compiled"},
+                   {"id", *req->id},
+                   {"outcome", compile_outcome_to_json(compile_here(request, key))}});
+        } catch (const std::exception& e) {
+            reply(make_error_reply(req->id_json, e.what()));
+        }
+        return true;
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<CompileBackend> default_compile_backend(unsigned threads) {
+    if (threads <= 1)
+        return nullptr;
+    if (const char* v = std::getenv("KERNCAST_COMPILE_IN_PROCESS"); v && std::strcmp(v, "1") == 0)
+        return nullptr;
+    const std::string program = find_worker_executable();
+    if (program.empty())
+        return nullptr;
+    return std::make_unique<CompileHelpers>(program, threads);
+}
+
+CompileHelpers::CompileHelpers(std::string program, unsigned count)
+    : m_program(std::move(program)), m_count(std::max(1u, count)) {}
+
+CompileHelpers::~CompileHelpers() = default;
+
+WorkerSupervisor* CompileHelpers::take() {
+    std::unique_lock lock(m_mutex);
+    m_free_cv.wait(lock, [&] { return !m_free.empty() || m_owned.size() < m_count; });
+    if (!m_free.empty()) {
+        WorkerSupervisor* helper = m_free.back();
+        m_free.pop_back();
+        return helper;
+    }
+    WorkerCommand command;
+    command.argv = {m_program, "--compile", "--die-with-parent"};
+    command.label = "compile helper " + std::to_string(m_owned.size() + 1) + " (" + m_program + " --compile)";
+    m_owned.push_back(std::make_unique<WorkerSupervisor>(std::move(command)));
+    return m_owned.back().get();
+}
+
+void CompileHelpers::giveBack(WorkerSupervisor* helper) {
+    {
+        std::lock_guard lock(m_mutex);
+        m_free.push_back(helper);
+    }
+    m_free_cv.notify_one();
+}
+
+std::vector<pid_t> CompileHelpers::pids() const {
+    std::lock_guard lock(m_mutex);
+    std::vector<pid_t> out;
+    for (const auto& helper : m_owned)
+        if (helper->running())
+            out.push_back(helper->pid());
+    return out;
+}
+
+CompileOutcome CompileHelpers::compile(const CompileRequest& request, const std::string& key) {
+    if (m_unusable) {
+        ++m_in_process;
+        return compile_here(request, key);
+    }
+    WorkerSupervisor* helper = take();
+    if (!helper->running()) {
+        // A program that cannot start, or is not a compile helper (an older kerncast-worker, a stand-in for tests):
+        // every compile of this Compiler runs here instead, as without helpers.
+        std::string why;
+        try {
+            const HelloReply hello = helper->start();
+            if (!hello.ok)
+                why = hello.error;
+            else if (hello.device.name.find(kHelperName) == std::string::npos)
+                why = m_program + " is not a compile helper (its hello names \"" + hello.device.name + "\")";
+        } catch (const std::exception& e) {
+            why = e.what();
+        }
+        if (!why.empty()) {
+            if (!m_unusable.exchange(true))
+                std::cerr << "kerncast: compiling in this process: " << why << "\n";
+            helper->stop(0.5);
+            giveBack(helper);
+            ++m_in_process;
+            return compile_here(request, key);
+        }
+    }
+    nlohmann::json message = {{"op", "compile"}, {"key", key}, {"request", compile_request_to_json(request)}};
+    std::string failure;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        message["id"] = m_next_id++;
+        nlohmann::json reply;
+        try {
+            reply = helper->request(message, m_deadline_s);
+        } catch (const WorkerFailure& f) {
+            // Replaced already; a hang is not tried again, a death once.
+            if (f.status() == Status::Timeout) {
+                failure = "the compile took longer than " + std::to_string(static_cast<int>(m_deadline_s)) +
+                          " s and was stopped: " + f.what();
+                break;
+            }
+            failure = std::string("the compile's process ended without an answer: ") + f.what();
+            continue;
+        } catch (const Error& e) {
+            failure = std::string("the compile helper cannot compile: ") + e.what();  // it could not be restarted
+            break;
+        }
+        giveBack(helper);
+        try {
+            if (protocol_op(reply) != "compiled")
+                return failed_outcome(request, key,
+                                      "the compile helper could not compile: " + reply.value("message", reply.dump()));
+            return compile_outcome_from_json(reply.at("outcome"), key);
+        } catch (const std::exception& e) {
+            return failed_outcome(request, key, std::string("the compile helper's answer is unreadable: ") + e.what());
+        }
+    }
+    giveBack(helper);
+    return failed_outcome(request, key, failure);
+}
+
+int serve_compiles(std::istream& in, int reply_fd) {
+    CompileServer server(reply_fd);
+    return server.serve(in);
+}
+
+}  // namespace kerncast

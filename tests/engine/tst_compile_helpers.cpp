@@ -1,0 +1,248 @@
+#include "engine/worker/compile_helpers.h"
+#include "engine/worker/gpu_device.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace kerncast;
+
+namespace {
+
+CompileRequest scaled(int factor) {
+    CompileRequest r;
+    r.file_name = "scaled" + std::to_string(factor) + ".cu";
+    r.source = "extern \"C\" __global__ void scaled(float* y, int n) {\n"
+               "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+               "    if (i < n) y[i] *= " +
+               std::to_string(factor) + ".0f;\n}\n";
+    return r;
+}
+
+// A stand-in helper: answers hello, then does `then` with the first compile request (exit, or hang).
+std::string fake_helper(const QTemporaryDir& dir, const std::string& then) {
+    const std::string path = dir.filePath("fake-helper.sh").toStdString();
+    std::ofstream out(path);
+    out << "#!/bin/sh\nread line\n"
+        << "echo '{\"op\":\"hello\",\"ok\":true,\"version\":\"0.1.0\",\"device\":{\"name\":\"fake compile helper\"}}'\n"
+        << "read line\n"
+        << then << "\n";
+    out.close();
+    ::chmod(path.c_str(), 0755);
+    return path;
+}
+
+std::string without_times(const std::string& log) {
+    std::istringstream in(log);
+    std::string out;
+    for (std::string line; std::getline(in, line);)
+        if (line.find("Compile time") == std::string::npos)
+            out += line + "\n";
+    return out;
+}
+
+// A stand-in measurement worker: its hello names a GPU.
+std::string measuring_worker(const QTemporaryDir& dir) {
+    const std::string path = dir.filePath("fake-worker.sh").toStdString();
+    std::ofstream out(path);
+    out << "#!/bin/sh\nread line\n"
+        << "echo '{\"op\":\"hello\",\"ok\":true,\"version\":\"0.1.0\",\"device\":{\"name\":\"NVIDIA H200\"}}'\n"
+        << "while read line; do :; done\n";
+    out.close();
+    ::chmod(path.c_str(), 0755);
+    return path;
+}
+
+// Reads what serve_compiles wrote to a pipe, one JSON object per line.
+std::vector<nlohmann::json> replies_to(const std::string& input) {
+    int fds[2];
+    if (::pipe(fds) != 0)
+        qFatal("pipe");
+    std::istringstream in(input);
+    const int code = serve_compiles(in, fds[1]);
+    ::close(fds[1]);
+    std::string text;
+    char buf[65536];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+        text.append(buf, static_cast<size_t>(n));
+    ::close(fds[0]);
+    std::vector<nlohmann::json> out;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+        out.push_back(nlohmann::json::parse(line));
+    out.push_back({{"exit_code", code}});
+    return out;
+}
+
+}  // namespace
+
+class TestCompileHelpers : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { QVERIFY2(!find_worker_executable().empty(), "kerncast-worker is not built"); }
+
+    // A helper gives what compiling in this process gives, byte for byte, and runs in a process of its own.
+    void helpersCompileWhatThisProcessCompiles() {
+        CompileHelpers helpers(find_worker_executable(), 2);
+        const CompileRequest request = scaled(3);
+        const std::string key = Compiler::cacheKey(request);
+        const CompileOutcome there = helpers.compile(request, key);
+        const CompileOutcome here = compile_here(request, key);
+        QVERIFY2(there.result.ok, there.result.log.c_str());
+        QCOMPARE(there.cacheable, here.cacheable);
+        QCOMPARE(there.result.key, key);
+        QCOMPARE(there.result.ptx, here.result.ptx);
+        QVERIFY(!there.result.cubin.empty());
+        QVERIFY(there.result.cubin == here.result.cubin);
+        QCOMPARE(nlohmann::json(there.result.kernels).dump(), nlohmann::json(here.result.kernels).dump());
+        QCOMPARE(without_times(there.result.log), without_times(here.result.log));  // ptxas says how long it took
+        const auto pids = helpers.pids();
+        QCOMPARE(pids.size(), size_t(1));
+        QVERIFY(pids.front() != ::getpid());
+        QCOMPARE(helpers.inProcess(), size_t(0));
+    }
+
+    // Diagnostics travel too: a program that does not compile fails in the helper as it fails here.
+    void aCompileErrorComesBackWithItsDiagnostics() {
+        CompileHelpers helpers(find_worker_executable(), 1);
+        CompileRequest request = scaled(2);
+        request.source += "this is not CUDA\n";
+        const std::string key = Compiler::cacheKey(request);
+        const CompileOutcome there = helpers.compile(request, key);
+        const CompileOutcome here = compile_here(request, key);
+        QVERIFY(!there.result.ok);
+        QVERIFY(there.cacheable);
+        QCOMPARE(there.result.diagnostics.size(), here.result.diagnostics.size());
+        QVERIFY(!there.result.diagnostics.empty());
+        QCOMPARE(there.result.diagnostics.front().line, 5);
+        QCOMPARE(there.result.diagnostics.front().message, here.result.diagnostics.front().message);
+    }
+
+    // A Compiler of several threads compiles in helpers unless told not to; one thread compiles here.
+    void aCompilerOfSeveralThreadsUsesHelpers() {
+        QVERIFY(Compiler("", 2).inHelpers());
+        QVERIFY(!Compiler("", 1).inHelpers());
+        qputenv("KERNCAST_COMPILE_IN_PROCESS", "1");
+        const bool in_helpers = Compiler("", 2).inHelpers();
+        qunsetenv("KERNCAST_COMPILE_IN_PROCESS");
+        QVERIFY(!in_helpers);
+        Compiler compiler("", 2);
+        std::vector<std::shared_future<CompileResult>> futures;
+        for (int i = 2; i < 6; ++i)
+            futures.push_back(compiler.compileAsync(scaled(i)));
+        for (auto& f : futures)
+            QVERIFY2(f.get().ok, f.get().log.c_str());
+        QCOMPARE(compiler.stats().compiles, size_t(4));
+    }
+
+    // A helper killed between compiles is replaced at the next one.
+    void aHelperKilledBetweenCompilesIsReplaced() {
+        CompileHelpers helpers(find_worker_executable(), 1);
+        QVERIFY(helpers.compile(scaled(2), Compiler::cacheKey(scaled(2))).result.ok);
+        const auto before = helpers.pids();
+        QCOMPARE(before.size(), size_t(1));
+        ::kill(before.front(), SIGKILL);
+        const CompileOutcome again = helpers.compile(scaled(3), Compiler::cacheKey(scaled(3)));
+        QVERIFY2(again.result.ok, again.result.log.c_str());
+        QCOMPARE(helpers.pids().size(), size_t(1));
+        QVERIFY(helpers.pids().front() != before.front());
+    }
+
+    // A helper that dies on a compile (as NVRTC crashing on a program would) is tried once more; then the compile
+    // fails with the reason, is not cached (a later request compiles again), and the engine's process lives on.
+    void aCompileWhoseHelperDiesFailsWithAReason() {
+        QTemporaryDir dir;
+        Compiler compiler("", 2, std::make_unique<CompileHelpers>(fake_helper(dir, "exit 3"), 2));
+        const CompileResult r = compiler.compile(scaled(2));
+        QVERIFY(!r.ok);
+        QVERIFY2(r.log.find("ended without an answer") != std::string::npos, r.log.c_str());
+        QVERIFY2(r.log.find("exit code 3") != std::string::npos, r.log.c_str());
+        QCOMPARE(r.diagnostics.size(), size_t(1));
+        QCOMPARE(compiler.compile(scaled(2)).ok, false);
+        QCOMPARE(compiler.stats().compiles, size_t(2));
+        QCOMPARE(compiler.stats().memory_hits, size_t(0));
+    }
+
+    // A compile that hangs is stopped at the deadline and fails; it is not tried again.
+    void aHungCompileIsStoppedAtItsDeadline() {
+        QTemporaryDir dir;
+        CompileHelpers helpers(fake_helper(dir, "sleep 60"), 1);
+        helpers.setDeadline(1);
+        const CompileOutcome r = helpers.compile(scaled(2), Compiler::cacheKey(scaled(2)));
+        QVERIFY(!r.result.ok);
+        QVERIFY(!r.cacheable);
+        QVERIFY2(r.result.log.find("took longer than 1 s") != std::string::npos, r.result.log.c_str());
+    }
+
+    // Where the helper program cannot start, or starts as something else than a compile helper (here a measurement
+    // worker's stand-in), the compiles run in this process, as without helpers.
+    void withoutAHelperProgramTheCompileRunsHere_data() {
+        QTest::addColumn<QString>("program");
+        QTest::newRow("missing") << "/nonexistent/kerncast-worker";
+        QTest::newRow("not a compile helper") << "fake";
+    }
+    void withoutAHelperProgramTheCompileRunsHere() {
+        QFETCH(QString, program);
+        QTemporaryDir dir;
+        const std::string path = program == "fake" ? measuring_worker(dir) : program.toStdString();
+        CompileHelpers helpers(path, 2);
+        for (int i = 2; i < 4; ++i) {
+            const CompileOutcome r = helpers.compile(scaled(i), Compiler::cacheKey(scaled(i)));
+            QVERIFY2(r.result.ok, r.result.log.c_str());
+        }
+        QCOMPARE(helpers.inProcess(), size_t(2));
+        QVERIFY(helpers.pids().empty());
+    }
+
+    // The helper's side answers what it cannot use with an error line and goes on; shutdown ends it.
+    void theHelperAnswersBadRequestsAndGoesOn() {
+        const CompileRequest good = scaled(4);
+        const nlohmann::json compile = {{"op", "compile"},
+                                        {"id", 7},
+                                        {"key", Compiler::cacheKey(good)},
+                                        {"request", compile_request_to_json(good)}};
+        nlohmann::json broken = compile;
+        broken["id"] = 8;
+        broken["request"].erase("source");
+        nlohmann::json no_id = compile;
+        no_id.erase("id");
+        const auto replies = replies_to("not json\n" + no_id.dump() + "\n" + broken.dump() + "\n" + compile.dump() +
+                                        "\n{\"op\":\"shutdown\"}\n{\"op\":\"hello\"}\n");
+        QCOMPARE(replies.size(), size_t(6));  // the hello after shutdown is never read
+        QCOMPARE(replies[0].value("op", ""), std::string("error"));
+        QCOMPARE(replies[1].value("op", ""), std::string("error"));
+        QCOMPARE(replies[2].value("op", ""), std::string("error"));
+        QCOMPARE(replies[2].value("id", 0), 8);
+        QVERIFY(replies[2].value("message", "").find("source") != std::string::npos);
+        QCOMPARE(replies[3].value("op", ""), std::string("compiled"));
+        QCOMPARE(replies[3].value("id", 0), 7);
+        const CompileOutcome outcome = compile_outcome_from_json(replies[3].at("outcome"), Compiler::cacheKey(good));
+        QVERIFY(outcome.result.ok);
+        QCOMPARE(replies[4].value("op", ""), std::string("bye"));
+        QCOMPARE(replies[5].value("exit_code", -1), 0);
+    }
+
+    // An outcome that names another request's key, or claims success with nothing compiled, is refused.
+    void anOutcomeForAnotherRequestIsRefused() {
+        const CompileRequest request = scaled(5);
+        const std::string key = Compiler::cacheKey(request);
+        const nlohmann::json outcome = compile_outcome_to_json(compile_here(request, key));
+        QVERIFY_THROWS_EXCEPTION(Error, compile_outcome_from_json(outcome, Compiler::cacheKey(scaled(6))));
+        nlohmann::json empty = outcome;
+        empty["ptx"] = "";
+        empty["cubin"] = "";
+        empty["kernels"] = nlohmann::json::array();
+        QVERIFY_THROWS_EXCEPTION(Error, compile_outcome_from_json(empty, key));
+        nlohmann::json bad_cubin = outcome;
+        bad_cubin["cubin"] = "not base64!";
+        QVERIFY_THROWS_EXCEPTION(Error, compile_outcome_from_json(bad_cubin, key));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCompileHelpers)
+#include "tst_compile_helpers.moc"
