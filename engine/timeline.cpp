@@ -218,15 +218,18 @@ nlohmann::json to_json(const TimelineSummary& s) {
                            {"idle_s", std::max(0.0, s.wall_s - w.busy_s)},
                            {"parts_s", parts}});
     }
-    return {
-        {"wall_s", s.wall_s},
-        {"measurements", s.measurements},
-        {"measurements_per_s", s.throughput()},
-        {"search_thread_s", search},
-        {"workers", workers},
-        {"worker_utilisation", s.workerUtilisation()},
-        {"mean_queued_s", s.mean_queued_s},
-        {"compiles", {{"compiled", s.compiles.compiled}, {"found", s.compiles.found}, {"spare", s.compiles.spare}}}};
+    return {{"wall_s", s.wall_s},
+            {"measurements", s.measurements},
+            {"measurements_per_s", s.throughput()},
+            {"search_thread_s", search},
+            {"workers", workers},
+            {"worker_utilisation", s.workerUtilisation()},
+            {"mean_queued_s", s.mean_queued_s},
+            {"compiles",
+             {{"compiled", s.compiles.compiled},
+              {"found", s.compiles.found},
+              {"spare", s.compiles.spare},
+              {"helpers", s.compiles.helpers}}}};
 }
 
 std::string format_summary(const TimelineSummary& s) {
@@ -271,9 +274,13 @@ std::string format_summary(const TimelineSummary& s) {
         out += line;
     }
     if (s.compiles.compiled > 0) {
+        char where[64] = " in the engine's process";
+        if (s.compiles.helpers > 0)
+            std::snprintf(where, sizeof where, " in %lld compile helper process%s",
+                          static_cast<long long>(s.compiles.helpers), s.compiles.helpers == 1 ? "" : "es");
         std::snprintf(line, sizeof line,
-                      "  compiles: %lld programs compiled with NVRTC, %lld requests found theirs compiled already",
-                      static_cast<long long>(s.compiles.compiled), static_cast<long long>(s.compiles.found));
+                      "  compiles: %lld programs compiled with NVRTC%s, %lld requests found theirs compiled already",
+                      static_cast<long long>(s.compiles.compiled), where, static_cast<long long>(s.compiles.found));
         out += line;
         if (s.compiles.spare > 0) {
             std::snprintf(line, sizeof line, "; %lld of the compiles in spare time, ahead of a possible measurement",

@@ -66,10 +66,12 @@ struct TimelineSummary {
     // programs it measures): NVRTC runs, and requests answered from the cache or by joining the same compile in
     // flight; of the NVRTC runs, those made in the pool's spare time (Compiler::compileSpare). Zero where nothing was
     // compiled.
+    // helpers: the compile helper processes that ran them (0: the engine's own process).
     struct Compiles {
         int64_t compiled = 0;
         int64_t found = 0;
         int64_t spare = 0;
+        int64_t helpers = 0;
     } compiles;
     // Measurements per second of wall time, and how busy the workers were over the search's wall time.
     double throughput() const { return wall_s > 0 ? double(measurements) / wall_s : 0; }

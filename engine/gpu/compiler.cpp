@@ -745,8 +745,13 @@ std::vector<std::string> Compiler::includePaths() {
 }
 
 Compiler::Stats Compiler::stats() const {
-    std::lock_guard lock(m_impl->mutex);
-    return m_impl->stats;
+    Stats out;
+    {
+        std::lock_guard lock(m_impl->mutex);
+        out = m_impl->stats;
+    }
+    out.helper_processes = m_impl->backend ? m_impl->backend->processes() : 0;
+    return out;
 }
 
 bool Compiler::inHelpers() const { return m_impl->backend != nullptr; }

@@ -61,6 +61,8 @@ public:
     virtual ~CompileBackend() = default;
     // A fresh compile of the request; never throws.
     virtual CompileOutcome compile(const CompileRequest& request, const std::string& key) = 0;
+    // The processes that compiled so far (0: every compile ran in the engine's process).
+    virtual size_t processes() const = 0;
 };
 
 // The compile helpers a Compiler of `threads` threads uses by default (CompileHelpers; defined with them), or null:
@@ -107,9 +109,10 @@ public:
         size_t compiles = 0;  // NVRTC + nvJitLink runs
         size_t memory_hits = 0;
         size_t disk_hits = 0;
-        size_t joined = 0;           // requests that waited on an identical compile already in flight
-        size_t spare = 0;            // spare compiles that ran (compileSpare), counted in compiles too
-        size_t corrupt_entries = 0;  // disk entries ignored because they were unreadable or inconsistent
+        size_t joined = 0;            // requests that waited on an identical compile already in flight
+        size_t spare = 0;             // spare compiles that ran (compileSpare), counted in compiles too
+        size_t corrupt_entries = 0;   // disk entries ignored because they were unreadable or inconsistent
+        size_t helper_processes = 0;  // compile helpers started (CompileBackend::processes); 0: in this process
     };
     Stats stats() const;
     unsigned threads() const;

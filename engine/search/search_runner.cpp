@@ -351,6 +351,7 @@ SearchSummary SearchRunner::runHere() {
         out.timeline.compiles.compiled = static_cast<int64_t>(c.compiles);
         out.timeline.compiles.found = static_cast<int64_t>(c.memory_hits + c.disk_hits + c.joined);
         out.timeline.compiles.spare = static_cast<int64_t>(c.spare);
+        out.timeline.compiles.helpers = static_cast<int64_t>(c.helper_processes);
     }
     SearchEvent e;
     e.kind = out.state == RunState::Finished ? SearchEvent::Kind::Finished : SearchEvent::Kind::Failed;

@@ -101,6 +101,13 @@ void CompileHelpers::giveBack(WorkerSupervisor* helper) {
     m_free_cv.notify_one();
 }
 
+size_t CompileHelpers::processes() const {
+    if (m_unusable)
+        return 0;
+    std::lock_guard lock(m_mutex);
+    return m_owned.size();
+}
+
 std::vector<pid_t> CompileHelpers::pids() const {
     std::lock_guard lock(m_mutex);
     std::vector<pid_t> out;

@@ -40,6 +40,8 @@ public:
 
     // A compile longer than this ends its helper (the longest compile of the shipped problems takes about 8 s).
     void setDeadline(double seconds) { m_deadline_s = seconds; }
+    // Helpers started and used (0 where the program could not start as a compile helper).
+    size_t processes() const override;
     // The process ids of the helpers running now.
     std::vector<pid_t> pids() const;
     // Compiles made in this process because no helper could start.

@@ -138,6 +138,9 @@ private Q_SLOTS:
         for (auto& f : futures)
             QVERIFY2(f.get().ok, f.get().log.c_str());
         QCOMPARE(compiler.stats().compiles, size_t(4));
+        QVERIFY(compiler.stats().helper_processes >= 1);
+        QVERIFY(compiler.stats().helper_processes <= 2);
+        QCOMPARE(Compiler("", 1).stats().helper_processes, size_t(0));
     }
 
     // A helper killed between compiles is replaced at the next one.
@@ -197,6 +200,7 @@ private Q_SLOTS:
         }
         QCOMPARE(helpers.inProcess(), size_t(2));
         QVERIFY(helpers.pids().empty());
+        QCOMPARE(helpers.processes(), size_t(0));
     }
 
     // The helper's side answers what it cannot use with an error line and goes on; shutdown ends it.

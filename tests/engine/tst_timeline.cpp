@@ -126,9 +126,13 @@ private Q_SLOTS:
         QVERIFY2(text.find("compiles:") == std::string::npos, text.c_str());  // nothing compiled, nothing said
         TimelineSummary compiled = sum;
         compiled.compiles = {97, 3};
-        QVERIFY(format_summary(compiled).find("compiles: 97 programs compiled with NVRTC, 3 requests found theirs "
-                                              "compiled already") != std::string::npos);
+        QVERIFY(format_summary(compiled).find("compiles: 97 programs compiled with NVRTC in the engine's process, 3 "
+                                              "requests found theirs compiled already") != std::string::npos);
         QCOMPARE(to_json(compiled)["compiles"]["found"].get<int64_t>(), int64_t(3));
+        compiled.compiles.helpers = 16;
+        QVERIFY(format_summary(compiled).find("compiles: 97 programs compiled with NVRTC in 16 compile helper "
+                                              "processes, 3 requests") != std::string::npos);
+        QCOMPARE(to_json(compiled)["compiles"]["helpers"].get<int64_t>(), int64_t(16));
     }
 
     void spansFromGivesWhatCameAfter() {
