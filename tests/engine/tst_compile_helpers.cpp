@@ -5,6 +5,7 @@
 #include <QTest>
 
 #include <csignal>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
@@ -58,21 +59,19 @@ std::string measuring_worker(const QTemporaryDir& dir) {
     return path;
 }
 
-// Reads what serve_compiles wrote to a pipe, one JSON object per line.
+// What serve_compiles answered to `input`, one JSON object per line, then its exit code. The replies go to a file,
+// not a pipe, so that a long reply cannot fill a pipe nobody reads yet.
 std::vector<nlohmann::json> replies_to(const std::string& input) {
-    int fds[2];
-    if (::pipe(fds) != 0)
-        qFatal("pipe");
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("replies.jsonl").toStdString();
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        qFatal("cannot open %s", path.c_str());
     std::istringstream in(input);
-    const int code = serve_compiles(in, fds[1]);
-    ::close(fds[1]);
-    std::string text;
-    char buf[65536];
-    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
-        text.append(buf, static_cast<size_t>(n));
-    ::close(fds[0]);
+    const int code = serve_compiles(in, fd);
+    ::close(fd);
     std::vector<nlohmann::json> out;
-    std::istringstream lines(text);
+    std::ifstream lines(path);
     for (std::string line; std::getline(lines, line);)
         out.push_back(nlohmann::json::parse(line));
     out.push_back({{"exit_code", code}});
