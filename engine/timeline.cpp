@@ -161,6 +161,11 @@ double TimelineSummary::workerUtilisation() const {
     return busy / (wall_s * double(workers.size()));
 }
 
+void Timeline::setCompiles(const TimelineSummary::Compiles& compiles) {
+    std::lock_guard lock(m_mutex);
+    m_compiles = compiles;
+}
+
 TimelineSummary Timeline::summary() const {
     TimelineSummary s;
     s.wall_s = now();
@@ -187,6 +192,7 @@ TimelineSummary Timeline::summary() const {
             }
         }
         s.measurements += m_search_measurements;
+        s.compiles = m_compiles;
         // The open scope counts up to now.
         if (!m_stack.empty()) {
             s.search_s[m_stack.back().phase] += s.wall_s - m_stack.back().since;

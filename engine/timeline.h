@@ -102,6 +102,9 @@ public:
     // A measurement the search thread made itself (a device without a pool); a worker's count through
     // addMeasurement(). Thread-safe.
     void noteSearchMeasurement();
+    // The search's compile-pool counts so far (TimelineSummary::compiles), set by the search thread as it goes, so
+    // that a view of the timeline says them while the search runs. Thread-safe.
+    void setCompiles(const TimelineSummary::Compiles& compiles);
 
     // A worker's measurement of a candidate, from taking it to handing it back, with the parts its measurement
     // reported (milliseconds; laid out in this order from its start, what is left being the round trip). Thread-safe.
@@ -130,6 +133,7 @@ private:
     std::vector<Open> m_stack;
     int64_t m_batch = 0;
     int64_t m_search_measurements = 0;
+    TimelineSummary::Compiles m_compiles;
 };
 
 }  // namespace kerncast

@@ -2892,5 +2892,20 @@ Erwartete Beschleunigung %3× %4</translation>
         <source>Workers (%1) busy %2% of the time; a measurement waited %3 ms for a worker.</source>
         <translation>Worker (%1) %2 % der Zeit beschäftigt; eine Messung wartete %3 ms auf einen Worker.</translation>
     </message>
+    <message numerus="yes">
+        <source>in %n compile helper process(es)</source>
+        <translation>
+            <numerusform>in %n Kompilier-Hilfsprozess</numerusform>
+            <numerusform>in %n Kompilier-Hilfsprozessen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>in the engine&apos;s process</source>
+        <translation>im Prozess der Engine</translation>
+    </message>
+    <message>
+        <source>Compiles: %1 with NVRTC %2, %3 found compiled already.</source>
+        <translation>Kompiliert: %1 mit NVRTC %2, %3 schon kompiliert vorgefunden.</translation>
+    </message>
 </context>
 </TS>

@@ -295,6 +295,15 @@ void TimelineView::refresh() {
             worker_parts << swatch(p) + phaseName(p);
         text += QLatin1Char(' ') + worker_parts.join(QStringLiteral(", "));
     }
+    if (s.compiles.compiled > 0) {
+        const QString where = s.compiles.helpers > 0 ? tr("in %n compile helper process(es)", nullptr,
+                                                          static_cast<int>(s.compiles.helpers))
+                                                     : tr("in the engine's process");
+        text += QLatin1Char(' ') + tr("Compiles: %1 with NVRTC %2, %3 found compiled already.")
+                                       .arg(s.compiles.compiled)
+                                       .arg(where)
+                                       .arg(s.compiles.found);
+    }
     m_summary->setText(text);
     if (s.measurements > 0 || !s.workers.empty())
         m_setup->hide();

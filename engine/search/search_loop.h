@@ -157,6 +157,16 @@ struct FirstDraw {
 };
 FirstDraw draw_first(const ProblemBundle& bundle, const SearchConfig& cfg, bool surrogate, int64_t room, SplitMix& rng);
 
+// The compile pool's counts so far on the search's timeline (TimelineSummary::compiles), where a view reads them.
+inline void note_compiles(const Compiler* compiler, Timeline& timeline) {
+    if (!compiler)
+        return;
+    const Compiler::Stats c = compiler->stats();
+    timeline.setCompiles({static_cast<int64_t>(c.compiles),
+                          static_cast<int64_t>(c.memory_hits + c.disk_hits + c.joined), static_cast<int64_t>(c.spare),
+                          static_cast<int64_t>(c.helper_processes)});
+}
+
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -179,6 +189,8 @@ private:
         e.seq = ++s.seq;
         s.progress.elapsed_s = s.elapsed_before + seconds_since(s.started);
         e.progress = s.progress;
+        if (e.kind == SearchEvent::Kind::Progress && s.timeline)
+            note_compiles(s.compiler.get(), *s.timeline);
         if (s.callback)
             s.callback(e);
     }

@@ -345,14 +345,8 @@ SearchSummary SearchRunner::runHere() {
     out.calibration = s.scored.empty() ? nlohmann::json{{"n", 0}} : metrics_json(compute_metrics(s.scored, s.scheme));
     out.calibration_audited =
         s.scored_audited.empty() ? nlohmann::json{{"n", 0}} : metrics_json(compute_metrics(s.scored_audited, s.scheme));
+    search_loop::note_compiles(s.compiler.get(), *s.timeline);
     out.timeline = s.timeline->summary();
-    if (s.compiler) {
-        const Compiler::Stats c = s.compiler->stats();
-        out.timeline.compiles.compiled = static_cast<int64_t>(c.compiles);
-        out.timeline.compiles.found = static_cast<int64_t>(c.memory_hits + c.disk_hits + c.joined);
-        out.timeline.compiles.spare = static_cast<int64_t>(c.spare);
-        out.timeline.compiles.helpers = static_cast<int64_t>(c.helper_processes);
-    }
     SearchEvent e;
     e.kind = out.state == RunState::Finished ? SearchEvent::Kind::Finished : SearchEvent::Kind::Failed;
     e.run_id = s.run_id;

@@ -129,6 +129,10 @@ private Q_SLOTS:
         QVERIFY(format_summary(compiled).find("compiles: 97 programs compiled with NVRTC in the engine's process, 3 "
                                               "requests found theirs compiled already") != std::string::npos);
         QCOMPARE(to_json(compiled)["compiles"]["found"].get<int64_t>(), int64_t(3));
+        Timeline counted;
+        counted.setCompiles({5, 2, 1, 3});
+        QCOMPARE(counted.summary().compiles.compiled, int64_t(5));
+        QCOMPARE(counted.summary().compiles.helpers, int64_t(3));
         compiled.compiles.helpers = 16;
         QVERIFY(format_summary(compiled).find("compiles: 97 programs compiled with NVRTC in 16 compile helper "
                                               "processes, 3 requests") != std::string::npos);

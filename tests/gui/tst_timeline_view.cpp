@@ -39,6 +39,7 @@ private Q_SLOTS:
         QVERIFY2(summary.contains(QStringLiteral("2 measurements")), qPrintable(summary));
         QVERIFY2(summary.contains(QStringLiteral("forecasting")), qPrintable(summary));
         QVERIFY2(summary.contains(QStringLiteral("Workers (2) busy")), qPrintable(summary));
+        QVERIFY2(!summary.contains(QStringLiteral("Compiles")), qPrintable(summary));  // nothing compiled yet
         // The third lane (worker 2) is busy verifying over the whole width; the first lane is forecasting at the
         // start.
         QWidget* lanes = view.lanesWidget();
@@ -46,6 +47,22 @@ private Q_SLOTS:
         QCOMPARE(view.phaseAt(QPoint(lanes->width() * 3 / 4, 2 + 2 * lane + lane / 2)), QStringLiteral("verify"));
         QCOMPARE(view.phaseAt(QPoint(lanes->width() / 4 + 2, 2 + lane / 2)), QStringLiteral("forecasting"));
         QVERIFY(view.phaseAt(QPoint(lanes->width() - 2, 2 + lane + lane / 2)).isEmpty());  // worker 1 was done
+    }
+
+    // The search's compile counts, as the search thread sets them on the timeline, and where the compiles ran.
+    void saysWhatTheSearchCompiledAndWhere() {
+        for (const auto& [helpers, expected] :
+             {std::pair{int64_t(2),
+                        "Compiles: 12 with NVRTC in 2 compile helper process(es), 30 found compiled already."},
+              std::pair{int64_t(0), "Compiles: 12 with NVRTC in the engine's process, 30 found compiled already."}}) {
+            auto timeline = std::make_shared<Timeline>();
+            timeline->addMeasurement("cuda:0 on local, worker 1", 1, 0.0, 0.01, 0.0, 0, 5, 0);
+            timeline->setCompiles({12, 30, 4, helpers});
+            TimelineView view;
+            view.setTimeline(timeline);
+            view.freeze();
+            QVERIFY2(view.summaryText().contains(QString::fromUtf8(expected)), qPrintable(view.summaryText()));
+        }
     }
 
     void showsTheSetupUntilTheFirstMeasurement() {
