@@ -26,6 +26,20 @@ bool is_tunable_line(const std::string& line) {
 // not continued from the line before by a backslash. Only a tunable line that starts in code and does not itself end
 // with a backslash is a comment of its own, whose text the compiler never sees: a `/*` opened above it, a raw string
 // around it or a backslash at its end would make its text, or the line after it, part of the code.
+// Whether the quote at `at` is a digit separator: inside a number (a token of letters, digits, '_', '.' and quotes
+// that starts with a digit, or a '.' and a digit), and between two of its digits. A character literal after a name
+// (u8'a', case'b') is not.
+bool in_number(const std::string& text, size_t at) {
+    const auto is = [&](size_t i, int (*f)(int)) { return i < text.size() && f(static_cast<unsigned char>(text[i])); };
+    if (at == 0 || !is(at - 1, std::isxdigit) || !is(at + 1, std::isxdigit))
+        return false;
+    size_t start = at;
+    while (start > 0 &&
+           (is(start - 1, std::isalnum) || text[start - 1] == '_' || text[start - 1] == '.' || text[start - 1] == '\''))
+        --start;
+    return is(start, std::isdigit) || (text[start] == '.' && is(start + 1, std::isdigit));
+}
+
 std::vector<bool> starts_in_code(const std::string& text) {
     enum class State { Code, LineComment, BlockComment, String, Char, RawString };
     State state = State::Code;
@@ -67,9 +81,7 @@ std::vector<bool> starts_in_code(const std::string& text) {
                 i = open;
             } else if (c == '"') {
                 state = State::String;
-            } else if (c == '\'' &&
-                       !(i > 0 && i + 1 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i - 1])) &&
-                         std::isxdigit(static_cast<unsigned char>(text[i + 1])))) {
+            } else if (c == '\'' && !in_number(text, i)) {
                 state = State::Char;  // not a digit separator (1'000, 0xff'ff)
             }
             break;

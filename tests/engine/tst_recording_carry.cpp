@@ -211,6 +211,14 @@ private slots:
         const std::string separated = replace(commented, "/*\n", "static const int kBig = 1'000; /*\n");
         const std::string separatedUnclosed = replace(unclosed, "/*\n", "static const int kBig = 1'000; /*\n");
         QVERIFY(!kerncast::family_difference_beyond_tunables(separatedUnclosed, separated).empty());
+        // A character literal after a name is one, though hex digits stand on both sides of its first quote.
+        for (const std::string literal : {"u8'a'", "u8'7'"}) {
+            const std::string before = "static const char kA = " + literal + "; /*\n";
+            QVERIFY2(!kerncast::family_difference_beyond_tunables(replace(unclosed, "/*\n", before),
+                                                                  replace(commented, "/*\n", before))
+                          .empty(),
+                     literal.c_str());
+        }
         // The same change to tunable lines that are comments of their own is no difference.
         QCOMPARE(
             kerncast::family_difference_beyond_tunables(
