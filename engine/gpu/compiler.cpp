@@ -24,7 +24,6 @@
 #include <optional>
 #include <regex>
 #include <sstream>
-#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -175,6 +174,13 @@ std::string jitLinkVersion() {
 using Fresh = CompileOutcome;
 
 }  // namespace
+
+CompileOutcome compile_failure(const CompileRequest& request, const std::string& key, const std::string& why) {
+    CompileOutcome out;
+    out.result.key = key;
+    fail(out.result, request.file_name, why);
+    return out;
+}
 
 CompileOutcome compile_here(const CompileRequest& req, const std::string& key) {
     Fresh out;
@@ -578,8 +584,9 @@ struct Compiler::Impl {
 };
 
 Compiler::Compiler(std::string cache_dir, unsigned threads)
-    : Compiler(std::move(cache_dir), threads,
-               default_compile_backend(threads ? threads : std::max(1u, std::thread::hardware_concurrency()))) {}
+    : Compiler(std::move(cache_dir), threads, std::unique_ptr<CompileBackend>()) {
+    m_impl->backend = default_compile_backend(m_impl->pool->size());  // a helper per thread
+}
 
 Compiler::Compiler(std::string cache_dir, unsigned threads, std::unique_ptr<CompileBackend> backend)
     : m_impl(std::make_unique<Impl>()) {

@@ -54,6 +54,8 @@ struct CompileOutcome {
 
 // NVRTC and nvJitLink in this process, no cache. Never throws for the program's sake.
 CompileOutcome compile_here(const CompileRequest& request, const std::string& key);
+// A compile that failed for a reason outside the program (not cacheable): `why` as its one error diagnostic.
+CompileOutcome compile_failure(const CompileRequest& request, const std::string& key, const std::string& why);
 
 // Where the compiles of a Compiler run when not in its own process (CompileHelpers, engine/worker/compile_helpers.h).
 class CompileBackend {

@@ -278,8 +278,7 @@ FirstDraw draw_first(const ProblemBundle& bundle, const SearchConfig& cfg, bool 
 }
 
 void Loop::seedPopulation() {
-    const FirstDraw d = draw_first(s.bundle, cfg, s.surrogate != nullptr,
-                                   cfg.budgets.measurements - s.progress.measurements - s.inFlightCount(), s.rng);
+    const FirstDraw d = draw_first(s.bundle, cfg, s.surrogate != nullptr, measurementsRoom(), s.rng);
     if (!d.screen) {
         forecastAndGate(addChildren(d.batch), true);
     } else {
@@ -340,9 +339,8 @@ void Loop::screenInitial(const std::vector<int64_t>& ids, size_t keep) {
     // and never more than half of what is left of the budget: the rest is the search's own.
     size_t least = 0;
     if (cfg.overlap) {
-        const int64_t room = cfg.budgets.measurements - s.progress.measurements - s.inFlightCount();
         const size_t k = static_cast<size_t>(std::max(cfg.round, 1));
-        const size_t half = static_cast<size_t>(std::max<int64_t>(room, 0)) / 2 / k * k;
+        const size_t half = static_cast<size_t>(std::max<int64_t>(measurementsRoom(), 0)) / 2 / k * k;
         least = std::min({static_cast<size_t>(cfg.aheadOrDefault()), ranked.size(), half});
     }
     if (spread == 0)

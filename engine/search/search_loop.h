@@ -210,7 +210,9 @@ private:
     void restore();
     void seedPopulation();
     bool budgetLeft(std::string& why) const;
-    bool measurementsLeft() const { return s.progress.measurements + s.inFlightCount() < cfg.budgets.measurements; }
+    // Measurements the budget leaves after those made and those in flight.
+    int64_t measurementsRoom() const { return cfg.budgets.measurements - s.progress.measurements - s.inFlightCount(); }
+    bool measurementsLeft() const { return measurementsRoom() > 0; }
     int64_t forecastBudget() const {
         return cfg.budgets.forecasts > 0 ? cfg.budgets.forecasts : 100 * cfg.budgets.measurements;
     }

@@ -137,8 +137,7 @@ size_t rounded_to_round(size_t chosen, size_t available, int round, int64_t room
 }
 
 size_t Loop::roundedBatch(size_t chosen, size_t available) const {
-    return rounded_to_round(chosen, available, cfg.round,
-                            cfg.budgets.measurements - s.progress.measurements - s.inFlightCount());
+    return rounded_to_round(chosen, available, cfg.round, measurementsRoom());
 }
 
 // A round of K measures K candidates at once on a pool of K workers, so a batch of fewer leaves workers idle. The

@@ -14,15 +14,6 @@ namespace {
 // What a compile helper's hello names (a measurement worker names its GPU).
 constexpr const char* kHelperName = "compile helper";
 
-CompileOutcome failed_outcome(const CompileRequest& request, const std::string& key, const std::string& why) {
-    CompileOutcome out;
-    out.result.key = key;
-    out.result.ok = false;
-    out.result.diagnostics.push_back({request.file_name, 0, "error", why});
-    out.result.log = Error::format({request.file_name, 0}, why) + '\n';
-    return out;  // not cacheable: it says nothing about the program alone
-}
-
 class CompileServer : public WorkerLineServer {
 public:
     using WorkerLineServer::WorkerLineServer;
@@ -117,6 +108,19 @@ std::vector<pid_t> CompileHelpers::pids() const {
     return out;
 }
 
+std::string CompileHelpers::startFailure(WorkerSupervisor& helper) const {
+    try {
+        const HelloReply hello = helper.start();
+        if (!hello.ok)
+            return hello.error;
+        if (hello.device.name.find(kHelperName) == std::string::npos)  // an older kerncast-worker, a stand-in
+            return m_program + " is not a compile helper (its hello names \"" + hello.device.name + "\")";
+        return "";
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
 CompileOutcome CompileHelpers::compile(const CompileRequest& request, const std::string& key) {
     if (m_unusable) {
         ++m_in_process;
@@ -124,19 +128,8 @@ CompileOutcome CompileHelpers::compile(const CompileRequest& request, const std:
     }
     WorkerSupervisor* helper = take();
     if (!helper->running()) {
-        // A program that cannot start, or is not a compile helper (an older kerncast-worker, a stand-in for tests):
-        // every compile of this Compiler runs here instead, as without helpers.
-        std::string why;
-        try {
-            const HelloReply hello = helper->start();
-            if (!hello.ok)
-                why = hello.error;
-            else if (hello.device.name.find(kHelperName) == std::string::npos)
-                why = m_program + " is not a compile helper (its hello names \"" + hello.device.name + "\")";
-        } catch (const std::exception& e) {
-            why = e.what();
-        }
-        if (!why.empty()) {
+        // A program that cannot start as a compile helper: every compile of this Compiler runs here instead.
+        if (const std::string why = startFailure(*helper); !why.empty()) {
             if (!m_unusable.exchange(true))
                 std::cerr << "kerncast: compiling in this process: " << why << "\n";
             helper->stop(0.5);
@@ -168,15 +161,15 @@ CompileOutcome CompileHelpers::compile(const CompileRequest& request, const std:
         giveBack(helper);
         try {
             if (protocol_op(reply) != "compiled")
-                return failed_outcome(request, key,
-                                      "the compile helper could not compile: " + reply.value("message", reply.dump()));
+                return compile_failure(request, key,
+                                       "the compile helper could not compile: " + reply.value("message", reply.dump()));
             return compile_outcome_from_json(reply.at("outcome"), key);
         } catch (const std::exception& e) {
-            return failed_outcome(request, key, std::string("the compile helper's answer is unreadable: ") + e.what());
+            return compile_failure(request, key, std::string("the compile helper's answer is unreadable: ") + e.what());
         }
     }
     giveBack(helper);
-    return failed_outcome(request, key, failure);
+    return compile_failure(request, key, failure);
 }
 
 int serve_compiles(std::istream& in, int reply_fd) {

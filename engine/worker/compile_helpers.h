@@ -50,6 +50,8 @@ public:
 private:
     WorkerSupervisor* take();
     void giveBack(WorkerSupervisor* helper);
+    // Starts the helper; why it cannot serve as a compile helper, or "".
+    std::string startFailure(WorkerSupervisor& helper) const;
 
     std::string m_program;
     unsigned m_count;

@@ -25,14 +25,19 @@ CompileRequest scaled(int factor) {
     return r;
 }
 
-// A stand-in helper: answers hello, then does `then` with the first compile request (exit, or hang).
-std::string fake_helper(const QTemporaryDir& dir, const std::string& then) {
-    const std::string path = dir.filePath("fake-helper.sh").toStdString();
+// A stand-in program: its hello names `device` (a compile helper, or a GPU as a measurement worker's does), then it
+// does `then` with the next request (exit, hang, or read on). An empty device: it exits at once, as an older
+// kerncast-worker does on --compile.
+std::string stand_in(const QTemporaryDir& dir, const std::string& device, const std::string& then) {
+    const std::string path = dir.filePath("stand-in.sh").toStdString();
     std::ofstream out(path);
-    out << "#!/bin/sh\nread line\n"
-        << "echo '{\"op\":\"hello\",\"ok\":true,\"version\":\"0.1.0\",\"device\":{\"name\":\"fake compile helper\"}}'\n"
-        << "read line\n"
-        << then << "\n";
+    out << "#!/bin/sh\n";
+    if (device.empty())
+        out << "exit 2\n";
+    else
+        out << "read line\necho '{\"op\":\"hello\",\"ok\":true,\"version\":\"0.1.0\",\"device\":{\"name\":\"" << device
+            << "\"}}'\nread line\n"
+            << then << "\n";
     out.close();
     ::chmod(path.c_str(), 0755);
     return path;
@@ -45,18 +50,6 @@ std::string without_times(const std::string& log) {
         if (line.find("Compile time") == std::string::npos)
             out += line + "\n";
     return out;
-}
-
-// A stand-in measurement worker: its hello names a GPU.
-std::string measuring_worker(const QTemporaryDir& dir) {
-    const std::string path = dir.filePath("fake-worker.sh").toStdString();
-    std::ofstream out(path);
-    out << "#!/bin/sh\nread line\n"
-        << "echo '{\"op\":\"hello\",\"ok\":true,\"version\":\"0.1.0\",\"device\":{\"name\":\"NVIDIA H200\"}}'\n"
-        << "while read line; do :; done\n";
-    out.close();
-    ::chmod(path.c_str(), 0755);
-    return path;
 }
 
 // What serve_compiles answered to `input`, one JSON object per line, then its exit code. The replies go to a file,
@@ -159,7 +152,7 @@ private Q_SLOTS:
     // fails with the reason, is not cached (a later request compiles again), and the engine's process lives on.
     void aCompileWhoseHelperDiesFailsWithAReason() {
         QTemporaryDir dir;
-        Compiler compiler("", 2, std::make_unique<CompileHelpers>(fake_helper(dir, "exit 3"), 2));
+        Compiler compiler("", 2, std::make_unique<CompileHelpers>(stand_in(dir, "fake compile helper", "exit 3"), 2));
         const CompileResult r = compiler.compile(scaled(2));
         QVERIFY(!r.ok);
         QVERIFY2(r.log.find("ended without an answer") != std::string::npos, r.log.c_str());
@@ -173,7 +166,7 @@ private Q_SLOTS:
     // A compile that hangs is stopped at the deadline and fails; it is not tried again.
     void aHungCompileIsStoppedAtItsDeadline() {
         QTemporaryDir dir;
-        CompileHelpers helpers(fake_helper(dir, "sleep 60"), 1);
+        CompileHelpers helpers(stand_in(dir, "fake compile helper", "sleep 60"), 1);
         helpers.setDeadline(1);
         const CompileOutcome r = helpers.compile(scaled(2), Compiler::cacheKey(scaled(2)));
         QVERIFY(!r.result.ok);
@@ -181,17 +174,21 @@ private Q_SLOTS:
         QVERIFY2(r.result.log.find("took longer than 1 s") != std::string::npos, r.result.log.c_str());
     }
 
-    // Where the helper program cannot start, or starts as something else than a compile helper (here a measurement
-    // worker's stand-in), the compiles run in this process, as without helpers.
+    // Where the helper program cannot start, exits at once (an older kerncast-worker refusing --compile), or starts
+    // as something else than a compile helper (a measurement worker's stand-in), the compiles run in this process,
+    // as without helpers.
     void withoutAHelperProgramTheCompileRunsHere_data() {
         QTest::addColumn<QString>("program");
         QTest::newRow("missing") << "/nonexistent/kerncast-worker";
-        QTest::newRow("not a compile helper") << "fake";
+        QTest::newRow("exits at once") << "";
+        QTest::newRow("not a compile helper") << "NVIDIA H200";
     }
     void withoutAHelperProgramTheCompileRunsHere() {
         QFETCH(QString, program);
         QTemporaryDir dir;
-        const std::string path = program == "fake" ? measuring_worker(dir) : program.toStdString();
+        const std::string path = program.startsWith(QLatin1Char('/'))
+                                     ? program.toStdString()
+                                     : stand_in(dir, program.toStdString(), "while read line; do :; done");
         CompileHelpers helpers(path, 2);
         for (int i = 2; i < 4; ++i) {
             const CompileOutcome r = helpers.compile(scaled(i), Compiler::cacheKey(scaled(i)));
