@@ -7,16 +7,18 @@
 // are read with float4 loads (scalars when Cin*9 is not a multiple of 4); the input is gathered with scalar loads,
 // consecutive threads taking consecutive pixels of one input row-tap; its offset is worked out at each load from
 // a table of the block's pixels in shared memory (GATHER = 0), or kept in registers and advanced
-// by BK rows a tile (GATHER = 1: fewer instructions, more registers). The next tile's loads go into registers
+// by BK rows a tile (GATHER = 1: fewer instructions, more registers), or read from a second table in shared memory
+// that holds each unfolded row's offset c * H * W + a * W + b (GATHER = 2: the launch's dynamic shared memory,
+// 36 bytes per input channel, written once per block). The next tile's loads go into registers
 // while this one is multiplied, then into the other of two shared-memory buffers: one barrier per BK step.
 // OCC = 2 asks for two 256-thread blocks per SM (128 registers).
-// @kerncast launch conv2d_igemm grid(ceil_div((H - 2) * (W - 2), BN), ceil_div(Cout, BM), B) block((BM / TM) * (BN / TN)) args(x, w, y, B, Cin, Cout, H, W)
+// @kerncast launch conv2d_igemm grid(ceil_div((H - 2) * (W - 2), BN), ceil_div(Cout, BM), B) block((BM / TM) * (BN / TN)) smem((GATHER / 2) * 4 * 9 * Cin) args(x, w, y, B, Cin, Cout, H, W)
 // @kerncast tunable BM 64 128
 // @kerncast tunable BN 64 128 256
 // @kerncast tunable BK 8 16 32
 // @kerncast tunable TM 4 8
 // @kerncast tunable TN 4 8 16 where (BM / TM) * (BN / TN) >= 64 && (BM / TM) * (BN / TN) <= 512 && TM * TN <= 128 && (BM * BK) % (4 * (BM / TM) * (BN / TN)) == 0 && (BK * BN) % ((BM / TM) * (BN / TN)) == 0 && 2 * BK * (BM + 4 + BN) * 4 + 4 * BN <= 49152 && (BM + BN) * BK <= 32 * (BM / TM) * (BN / TN)
-// @kerncast tunable GATHER 0 1
+// @kerncast tunable GATHER 0 1 2
 // @kerncast tunable OCC 1 2 where OCC == 1 || ((BM / TM) * (BN / TN) == 256 && (BK <= 8 || TM * TN <= 32))
 
 #ifndef BM
@@ -35,7 +37,7 @@
 #define TN 8
 #endif
 #ifndef GATHER
-#define GATHER 0  // 1: a thread's gather offsets live in registers, advanced each tile; 0: computed at each load
+#define GATHER 0  // 0: offsets computed at each load; 1: kept in registers, advanced each tile; 2: a table of rows
 #endif
 #ifndef OCC
 #define OCC 1  // blocks per SM asked of the register allocator (__launch_bounds__ min blocks)
@@ -55,7 +57,7 @@ conv2d_igemm(const float* __restrict__ x, const float* __restrict__ w, float* __
     __shared__ __align__(16) float As[2][BK][BM + APAD];
     __shared__ __align__(16) float Bs[2][BK][BN];
     __shared__ int pix[BN];  // offset of output pixel bn + n's window corner in an input channel; -1 past the end
-#if GATHER
+#if GATHER == 1
     __shared__ int tapOff[9];  // offset of tap (a, b) from the window corner: a * W + b
 #endif
 
@@ -73,13 +75,17 @@ conv2d_igemm(const float* __restrict__ x, const float* __restrict__ w, float* __
         const int q = bn + n;
         pix[n] = q < P ? (q / Wo) * W + q % Wo : -1;
     }
-#if GATHER
+#if GATHER == 1
     if (tid < 9)
         tapOff[tid] = (tid / 3) * W + tid % 3;
+#elif GATHER == 2
+    extern __shared__ int rowOff[];  // the launch's dynamic shared memory: Cin * 9 offsets
+    for (int r = tid; r < K; r += THREADS)
+        rowOff[r] = (r / 9) * plane + ((r % 9) / 3) * W + r % 3;
 #endif
     __syncthreads();
 
-#if GATHER
+#if GATHER == 1
     // The thread's input loads: load l takes the row of channel rowAt[l] >> 6 and tap rowAt[l] & 63 of the unfolded
     // input (advanced by BK rows after each tile) at the pixel whose offset col[l] holds (one register for all loads
     // where the block's threads cover a whole number of tile rows).
@@ -119,12 +125,17 @@ conv2d_igemm(const float* __restrict__ x, const float* __restrict__ w, float* __
         }
 #pragma unroll
         for (int l = 0; l < LB; ++l) {
-#if GATHER
+#if GATHER == 1
             const int c = rowAt[l] >> 6, off = col[l % COLS];
             rb[l] = (c < Cin && off >= 0) ? __ldg(xi + c * plane + tapOff[rowAt[l] & 63] + off) : 0.0f;
             rowAt[l] += BK;  // the next tile's row: BK further
             while ((rowAt[l] & 63) >= 9)
                 rowAt[l] += 64 - 9;
+#elif GATHER == 2
+            const int idx = tid + l * THREADS;
+            const int r = k0 + idx / BN;
+            const int off = pix[idx % BN];
+            rb[l] = (r < K && off >= 0) ? __ldg(xi + rowOff[r] + off) : 0.0f;
 #else
             const int idx = tid + l * THREADS;
             const int r = k0 + idx / BN, n = idx % BN;
