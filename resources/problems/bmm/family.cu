@@ -7,7 +7,8 @@
 // multiplied, and stored into the other of two shared-memory buffers: one barrier per BK step. A is stored
 // transposed (As[k][m], rows padded by 4 floats). Both buffers are dynamic shared memory (the launch's smem), so
 // that BK = 16 fits the 256 x 128 tiles: 48 KiB is the most a static array may take. OCC = 2 asks for two
-// 256-thread blocks per SM (128 registers).
+// 256-thread blocks per SM (128 registers). WT = 1 gives each warp a tile of its own: its lanes stand 4 x 8 (rows x
+// columns of threads) instead of one row of the block's threads, as in the sgemm family.
 // @kerncast launch bmm_family grid(ceil_div(N, BN), ceil_div(M, BM), BATCH) block((BM / TM) * (BN / TN)) smem(2 * BK * (BM + 4 + BN) * 4) args(A, B, C, M, N, K)
 // @kerncast tunable BM 32 64 128 256
 // @kerncast tunable BN 32 64 128 256
@@ -15,6 +16,7 @@
 // @kerncast tunable TM 4 8 16
 // @kerncast tunable TN 4 8 16 where (BM / TM) * (BN / TN) >= 64 && (BM / TM) * (BN / TN) <= 1024 && (BM * BK) % (4 * (BM / TM) * (BN / TN)) == 0 && (BK * BN) % (4 * (BM / TM) * (BN / TN)) == 0 && 2 * BK * (BM + 4 + BN) * 4 <= 101376 && TM * TN <= 128 && (BM + BN) * BK <= 32 * (BM / TM) * (BN / TN)
 // @kerncast tunable OCC 1 2 where OCC == 1 || ((BM / TM) * (BN / TN) == 256 && (BK <= 8 || TM * TN <= 32))
+// @kerncast tunable WT 0 1 where WT == 0 || ((BN / TN) % 8 == 0 && (BM / TM) % 4 == 0)
 
 #ifndef BM
 #define BM 128
@@ -36,6 +38,9 @@
 #endif
 
 #define THREADS ((BM / TM) * (BN / TN))
+#ifndef WT
+#define WT 0
+#endif
 #define LA ((BM * BK) / (4 * THREADS))  // float4 loads of A per thread per tile
 #define LB ((BK * BN) / (4 * THREADS))  // float4 loads of B per thread per tile
 #define SA ((BM * 4) / TM)              // distance between a thread's row groups
@@ -53,8 +58,15 @@ bmm_family(const float* __restrict__ A, const float* __restrict__ B, float* __re
     float (*Bs)[BK][BN] = reinterpret_cast<float (*)[BK][BN]>(smem + 2 * BK * (BM + APAD));
 
     const int tid = threadIdx.x;
+#if WT
+    // warp tiles: a warp's lanes stand 4 x 8 (the family's condition: 8 divides a block row of threads, 4 a column)
+    const int lane = tid % 32, warp = tid / 32;
+    const int tRow = (warp / ((BN / TN) / 8)) * 4 + lane / 8;
+    const int tCol = (warp % ((BN / TN) / 8)) * 8 + lane % 8;
+#else
     const int tRow = tid / (BN / TN);
     const int tCol = tid % (BN / TN);
+#endif
     const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
     const bool vecA = (K % 4) == 0;
     const bool vecB = (N % 4) == 0;
