@@ -372,7 +372,11 @@ private slots:
                 finished = true;
             }
             if (finished) {
-                QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+                // How it ended, not only what it said: a session that crashes says nothing on stderr.
+                const std::string ended = std::string(p.exitStatus() == QProcess::CrashExit ? "crashed" : "exited") +
+                                          " (code " + std::to_string(p.exitCode()) + ", session " +
+                                          std::to_string(session) + "): " + p.readAllStandardError().toStdString();
+                QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, ended.c_str());
                 resumed = summary(p);
                 break;
             }
