@@ -1,6 +1,7 @@
 #include "core/candidate.h"
 
 #include "core/error.h"
+#include "core/source_scan.h"
 
 #include <algorithm>
 #include <array>
@@ -60,28 +61,24 @@ std::string content_hash(const std::string& source, const std::map<std::string, 
 }
 
 std::string normalized_source(const std::string& source) {
-    // Comments out (literals respected), line by line afterwards.
+    // Comments out (read as the compiler reads them: literals, raw strings and line splices respected), except the
+    // `// @kerncast` lines, which are the launch plan; line splices joined.
+    const std::vector<SourceChar> kind = classify_source(source);
     std::string code;
     for (size_t i = 0; i < source.size();) {
-        const char c = source[i];
-        if (c == '"' || c == '\'') {
-            const size_t start = i++;
-            while (i < source.size() && source[i] != c && source[i] != '\n')
-                i += source[i] == '\\' ? 2 : 1;
-            i = std::min(i + 1, source.size());
-            code.append(source, start, i - start);
-        } else if (source.compare(i, 2, "//") == 0) {
-            const size_t end = std::min(source.find('\n', i), source.size());
-            if (source.compare(i, 12, "// @kerncast") == 0 || source.compare(i, 11, "//@kerncast") == 0)
-                code.append(source, i, end - i);  // the launch plan is part of the program
-            i = end;
-        } else if (source.compare(i, 2, "/*") == 0) {
-            const size_t end = source.find("*/", i + 2);
-            i = end == std::string::npos ? source.size() : end + 2;
-            code += ' ';
-        } else {
-            code += c;
+        const SourceChar k = kind[i];
+        if (k == SourceChar::Splice) {
             ++i;
+        } else if (k == SourceChar::LineComment || k == SourceChar::BlockComment) {
+            const bool plan = k == SourceChar::LineComment &&
+                              (source.compare(i, 12, "// @kerncast") == 0 || source.compare(i, 11, "//@kerncast") == 0);
+            for (; i < source.size() && (kind[i] == k || kind[i] == SourceChar::Splice); ++i)
+                if (plan && kind[i] == k)
+                    code += source[i];
+            if (k == SourceChar::BlockComment)
+                code += ' ';
+        } else {
+            code += source[i++];
         }
     }
     // Each line's spacing collapsed, blank lines dropped.

@@ -1,6 +1,7 @@
 #include "core/kernel_export.h"
 
 #include "core/expr_cpp.h"
+#include "core/source_scan.h"
 #include "core/text_util.h"
 
 #include <algorithm>
@@ -76,23 +77,34 @@ KernelText prepare_kernel_text(const std::string& source) {
     KernelText out;
     static const std::regex include_line(R"(^\s*#\s*include\s*[<"].*)");
     static const std::regex define_line(R"(^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*))");
-    static const std::regex extern_c_block(R"(extern\s*"C"\s*\{)");
-    static const std::regex extern_c(R"(extern\s*"C"\s*)");
-    std::istringstream in(source);
-    std::string line;
+    static const std::regex extern_c(R"(extern\s*"C"\s*(\{)?)");
+    // Only what the compiler reads as code counts: an #include or #define inside a block comment or a raw string
+    // stays where it is, and `extern "C"` inside a comment or a string is left alone.
+    const std::vector<SourceChar> kind = classify_source(source);
     std::set<std::string> seen;
-    while (std::getline(in, line)) {
+    size_t offset = 0;  // of the line in the source
+    std::istringstream in(source);
+    for (std::string line; std::getline(in, line); offset += line.size() + 1) {
+        const size_t first = line.find_first_not_of(" \t");
+        const bool directive = first != std::string::npos && kind[offset + first] == SourceChar::Code;
         std::smatch m;
-        if (std::regex_match(line, include_line)) {
+        if (directive && std::regex_match(line, include_line)) {
             out.includes.push_back(trim(line));
             out.body += "\n";
             continue;
         }
-        if (std::regex_search(line, m, define_line) && seen.insert(m[1]).second)
+        if (directive && std::regex_search(line, m, define_line) && seen.insert(m[1]).second)
             out.macros.push_back(m[1]);
-        line = std::regex_replace(line, extern_c_block, "namespace {");
-        line = std::regex_replace(line, extern_c, "");
-        out.body += line + "\n";
+        std::string kept;
+        size_t from = 0;
+        for (auto it = std::sregex_iterator(line.begin(), line.end(), extern_c); it != std::sregex_iterator(); ++it) {
+            const size_t at = static_cast<size_t>(it->position());
+            if (kind[offset + at] != SourceChar::Code)
+                continue;
+            kept += line.substr(from, at - from) + ((*it)[1].matched ? "namespace {" : "");
+            from = at + static_cast<size_t>(it->length());
+        }
+        out.body += kept + line.substr(from) + "\n";
     }
     return out;
 }

@@ -1,4 +1,6 @@
 #include "core/kernel_program.h"
+
+#include "core/source_scan.h"
 #include "core/text_util.h"
 
 #include <algorithm>
@@ -343,42 +345,10 @@ Tunable parse_tunable(LineReader& r, const SourceLocation& where) {
     return t;
 }
 
-// Removes comments so that a commented-out kernel does not count and the @kerncast lines are not code.
-std::string strip_comments(const std::string& src) {
-    std::string out;
-    out.reserve(src.size());
-    for (size_t i = 0; i < src.size(); ++i) {
-        if (src[i] == '/' && i + 1 < src.size() && src[i + 1] == '/') {
-            while (i < src.size() && src[i] != '\n')
-                ++i;
-            out += '\n';
-        } else if (src[i] == '/' && i + 1 < src.size() && src[i + 1] == '*') {
-            i += 2;
-            while (i + 1 < src.size() && !(src[i] == '*' && src[i + 1] == '/'))
-                ++i;
-            ++i;
-            out += ' ';
-        } else if (src[i] == '"') {
-            // Skip string literals: a "//" inside one is not a comment.
-            out += src[i++];
-            while (i < src.size() && src[i] != '"') {
-                if (src[i] == '\\' && i + 1 < src.size())
-                    out += src[i++];
-                out += src[i++];
-            }
-            if (i < src.size())
-                out += src[i];
-        } else {
-            out += src[i];
-        }
-    }
-    return out;
-}
-
 // Names of functions declared __global__: for each `__global__`, identifiers followed by '(' up to the body or ';'
 // (skipping attribute macros such as __launch_bounds__).
 std::set<std::string> global_functions(const std::string& source) {
-    const std::string code = strip_comments(source);
+    const std::string code = code_only(source);  // a kernel in a comment or a string does not count
     std::set<std::string> out;
     const std::string key = "__global__";
     for (size_t at = code.find(key); at != std::string::npos; at = code.find(key, at + key.size())) {
@@ -410,7 +380,7 @@ std::set<std::string> global_functions(const std::string& source) {
 // Names of variables declared __constant__ (`__constant__ float d_filter[33 * 33];`): the identifier before the
 // first '[', '=' or ';' after the keyword.
 std::set<std::string> constant_variables(const std::string& source) {
-    const std::string code = strip_comments(source);
+    const std::string code = code_only(source);  // a kernel in a comment or a string does not count
     std::set<std::string> out;
     const std::string key = "__constant__";
     for (size_t at = code.find(key); at != std::string::npos; at = code.find(key, at + key.size())) {

@@ -3,13 +3,13 @@
 #include "core/candidate.h"
 #include "core/error.h"
 #include "core/kernel_program.h"
+#include "core/source_scan.h"
 #include "core/text_util.h"
 #include "engine/replay/replay_device.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <regex>
 #include <vector>
 
@@ -26,89 +26,12 @@ bool is_tunable_line(const std::string& line) {
 // not continued from the line before by a backslash. Only a tunable line that starts in code and does not itself end
 // with a backslash is a comment of its own, whose text the compiler never sees: a `/*` opened above it, a raw string
 // around it or a backslash at its end would make its text, or the line after it, part of the code.
-// Whether the quote at `at` is a digit separator: inside a number (a token of letters, digits, '_', '.' and quotes
-// that starts with a digit, or a '.' and a digit), and between two of its digits. A character literal after a name
-// (u8'a', case'b') is not.
-bool in_number(const std::string& text, size_t at) {
-    const auto is = [&](size_t i, int (*f)(int)) { return i < text.size() && f(static_cast<unsigned char>(text[i])); };
-    if (at == 0 || !is(at - 1, std::isxdigit) || !is(at + 1, std::isxdigit))
-        return false;
-    size_t start = at;
-    while (start > 0 &&
-           (is(start - 1, std::isalnum) || text[start - 1] == '_' || text[start - 1] == '.' || text[start - 1] == '\''))
-        --start;
-    return is(start, std::isdigit) || (text[start] == '.' && is(start + 1, std::isdigit));
-}
-
 std::vector<bool> starts_in_code(const std::string& text) {
-    enum class State { Code, LineComment, BlockComment, String, Char, RawString };
-    State state = State::Code;
-    std::string raw_end;  // )delim" of the raw string being read
+    const std::vector<SourceChar> kind = classify_source(text);
     std::vector<bool> out{true};
-    for (size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        const size_t newline = text.compare(i + 1, 2, "\r\n") == 0 ? i + 2 : i + 1;
-        if (c == '\\' && newline < text.size() && text[newline] == '\n' && state != State::RawString &&
-            state != State::BlockComment) {
-            i = newline;  // a continued line belongs to the one before
-            out.push_back(false);
-            continue;
-        }
-        if (c == '\\' && (state == State::String || state == State::Char)) {
-            ++i;  // an escaped character
-            continue;
-        }
-        if (c == '\n') {
-            if (state == State::LineComment || state == State::String || state == State::Char)
-                state = State::Code;
-            out.push_back(state == State::Code);
-            continue;
-        }
-        switch (state) {
-        case State::Code:
-            if (text.compare(i, 2, "//") == 0) {
-                state = State::LineComment;
-                ++i;
-            } else if (text.compare(i, 2, "/*") == 0) {
-                state = State::BlockComment;
-                ++i;
-            } else if (c == 'R' && i + 1 < text.size() && text[i + 1] == '"') {
-                const size_t open = text.find('(', i + 2);
-                if (open == std::string::npos)
-                    return std::vector<bool>(out.size() + 1, false);
-                raw_end = ")" + text.substr(i + 2, open - i - 2) + "\"";
-                state = State::RawString;
-                i = open;
-            } else if (c == '"') {
-                state = State::String;
-            } else if (c == '\'' && !in_number(text, i)) {
-                state = State::Char;  // not a digit separator (1'000, 0xff'ff)
-            }
-            break;
-        case State::BlockComment:
-            if (text.compare(i, 2, "*/") == 0) {
-                state = State::Code;
-                ++i;
-            }
-            break;
-        case State::RawString:
-            if (text.compare(i, raw_end.size(), raw_end) == 0) {
-                state = State::Code;
-                i += raw_end.size() - 1;
-            }
-            break;
-        case State::String:
-            if (c == '"')
-                state = State::Code;
-            break;
-        case State::Char:
-            if (c == '\'')
-                state = State::Code;
-            break;
-        case State::LineComment:
-            break;
-        }
-    }
+    for (size_t i = 0; i < text.size(); ++i)
+        if (text[i] == '\n')
+            out.push_back(kind[i] == SourceChar::Code);  // a spliced newline, or one in a comment or string, is not
     return out;
 }
 

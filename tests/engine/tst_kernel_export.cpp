@@ -223,6 +223,35 @@ int main() {
         QVERIFY(cu.find("cudaMallocAsync") != std::string::npos);
     }
 
+    // Only what the compiler reads as code is moved or named: an #include or #define in a block comment or a raw
+    // string stays in place (hoisted, a commented-out include would become a real one), and `extern "C"` in a
+    // string is left as written.
+    void onlyCodeIsHoistedOrRenamed() {
+        const std::string src = "// @kerncast launch twice grid(ceil_div(R * C, 256)) block(256) args(X, Y, R, C)\n"
+                                "#include <cuda_fp16.h>\n"
+                                "/*\n#include <not_a_header.h>\n#define HIDDEN 1\n*/\n"
+                                "#define SHOWN 2\n"
+                                "static const char* raw = R\"(\n#include <also_not_a_header.h>\n)\";\n"
+                                "__device__ const char* note = \"extern \\\"C\\\" stays\";\n"
+                                "extern \"C\" __global__ void twice(const __half* X, float* Y, int R, int C) {\n"
+                                "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                "    if (i < R * C) Y[i] = SHOWN * __half2float(X[i]);\n"
+                                "}\n";
+        const auto files = export_cuda(tile2x_problem(), KernelProgram::parse(src, "twice.cu"), {}, {});
+        const std::string& cu = files[1].text;
+        QVERIFY2(cu.find("#include <cuda_fp16.h>") < cu.find("namespace"), cu.c_str());
+        // Each commented or quoted include once, where it was.
+        for (const std::string& kept : {std::string("/*\n#include <not_a_header.h>\n#define HIDDEN 1\n*/\n"),
+                                        std::string("R\"(\n#include <also_not_a_header.h>\n)\";")}) {
+            QVERIFY2(cu.find(kept) != std::string::npos, cu.c_str());
+            QCOMPARE(cu.find(kept.substr(kept.find("#include"), 20)), cu.rfind(kept.substr(kept.find("#include"), 20)));
+        }
+        QVERIFY2(cu.find("#undef SHOWN") != std::string::npos, cu.c_str());
+        QVERIFY2(cu.find("#undef HIDDEN") == std::string::npos, cu.c_str());
+        QVERIFY2(cu.find("\"extern \\\"C\\\" stays\"") != std::string::npos, cu.c_str());
+        QVERIFY2(cu.find("extern \"C\" __global__") == std::string::npos, cu.c_str());
+    }
+
     // forward() takes the problem's inputs as the pytorch expression does: sizes from the input shapes, a size no
     // shape gives as a keyword, scalars as keywords with the problem's values; a reduction's one element as 0-dim.
     void torchWrapper_data() {
