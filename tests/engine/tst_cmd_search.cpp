@@ -375,7 +375,8 @@ private slots:
                 // How it ended, not only what it said: a session that crashes says nothing on stderr.
                 const std::string ended = std::string(p.exitStatus() == QProcess::CrashExit ? "crashed" : "exited") +
                                           " (code " + std::to_string(p.exitCode()) + ", session " +
-                                          std::to_string(session) + "): " + p.readAllStandardError().toStdString();
+                                          std::to_string(session) + "): " + p.readAllStandardError().toStdString() +
+                                          " / stdout: " + p.peek(4000).toStdString();
                 QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, ended.c_str());
                 resumed = summary(p);
                 break;
