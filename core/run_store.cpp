@@ -6,11 +6,14 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <thread>
 #include <utility>
 
 namespace kerncast {
@@ -383,6 +386,36 @@ namespace {
 
 enum class OpenMode { Existing, New, Either };
 
+constexpr int kBusyTimeoutMs = 10000;  // how long a store waits for a lock another connection holds
+
+// Switches the file to write-ahead logging and says the journal mode it is in then. A file not yet in that mode (an
+// empty one, or one a search killed while creating it left in rollback mode) needs an exclusive lock to switch;
+// when two connections open it at once (a search starting while another program looks at its run file), each
+// holds a shared lock while it asks, and SQLite answers one of them SQLITE_BUSY at once instead of waiting in the
+// busy handler, which would never end. That one lets go and asks again, until the busy timeout has passed.
+std::string switch_to_wal(sqlite::Database& database) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+    for (int attempt = 0;; ++attempt) {
+        sqlite3_stmt* stmt = nullptr;
+        int rc = sqlite3_prepare_v2(database.handle(), "PRAGMA journal_mode = WAL", -1, &stmt, nullptr);
+        std::string mode;
+        if (rc == SQLITE_OK) {
+            rc = sqlite3_step(stmt);
+            if (rc == SQLITE_ROW) {
+                const unsigned char* text = sqlite3_column_text(stmt, 0);
+                mode = text ? reinterpret_cast<const char*>(text) : "";
+                rc = SQLITE_OK;
+            }
+        }
+        const int finalized = sqlite3_finalize(stmt);
+        if (rc == SQLITE_OK)
+            return mode;
+        if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline)
+            database.raise(finalized != SQLITE_OK ? finalized : rc, "switching to write-ahead logging");
+        std::this_thread::sleep_for(std::chrono::milliseconds(1 << std::min(attempt, 5)));
+    }
+}
+
 sqlite::Database open_database(const std::string& path, OpenMode mode) {
     std::error_code ec;
     const bool exists = std::filesystem::exists(path, ec);
@@ -392,14 +425,24 @@ sqlite::Database open_database(const std::string& path, OpenMode mode) {
         throw Error(SourceLocation{path, 0}, "cannot create a run store: the file already exists");
 
     sqlite::Database database(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    sqlite3_busy_timeout(database.handle(), 10000);
+    sqlite3_busy_timeout(database.handle(), kBusyTimeoutMs);
 
-    // Everything up to the version check only reads, so a file that is not ours is left as it was.
-    database.queryInt("PRAGMA schema_version", "reading the file header");
-    const int64_t app_id = database.queryInt("PRAGMA application_id", "reading the file header").value_or(0);
-    const int64_t version = database.queryInt("PRAGMA user_version", "reading the schema version").value_or(0);
-    const int64_t tables =
-        database.queryInt("SELECT count(*) FROM sqlite_master", "reading the list of tables").value_or(0);
+    // Everything up to the version check only reads, so a file that is not ours is left as it was. The reads are
+    // one transaction: another process creating the schema meanwhile commits its tables and the application id
+    // together, and reads outside a transaction could see the tables without the id (a store taken for another
+    // program's database).
+    database.exec("BEGIN", "reading the file header");
+    int64_t app_id = 0, version = 0, tables = 0;
+    try {
+        database.queryInt("PRAGMA schema_version", "reading the file header");
+        app_id = database.queryInt("PRAGMA application_id", "reading the file header").value_or(0);
+        version = database.queryInt("PRAGMA user_version", "reading the schema version").value_or(0);
+        tables = database.queryInt("SELECT count(*) FROM sqlite_master", "reading the list of tables").value_or(0);
+        database.exec("COMMIT", "reading the file header");
+    } catch (...) {
+        sqlite3_exec(database.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+    }
     if (app_id != kApplicationId && (app_id != 0 || version != 0 || tables != 0))
         throw Error(SourceLocation{path, 0}, "not a Kerncast run store: an SQLite database of another program (" +
                                                  std::to_string(tables) + " tables, application id " +
@@ -410,10 +453,11 @@ sqlite::Database open_database(const std::string& path, OpenMode mode) {
                                                  std::to_string(kLatestVersion) +
                                                  "). Open it with a newer Kerncast; the file was left unchanged.");
 
-    const auto journal = database.queryText("PRAGMA journal_mode = WAL", "switching to write-ahead logging");
-    if (journal.value_or("") != "wal")
+    const std::string journal = switch_to_wal(database);
+    if (journal != "wal")
         throw Error(SourceLocation{path, 0}, "cannot use write-ahead logging (journal mode is '" +
-                                                 journal.value_or("?") + "'); keep run stores on a local file system");
+                                                 (journal.empty() ? std::string("?") : journal) +
+                                                 "'); keep run stores on a local file system");
     // FULL: a commit returns only once the WAL is synced, which is what "reported committed" promises.
     database.exec("PRAGMA synchronous = FULL", "setting synchronous = FULL");
     database.exec("PRAGMA foreign_keys = ON", "enabling foreign keys");
@@ -443,7 +487,7 @@ sqlite::Database open_database_read_only(const std::string& path) {
     if (!std::filesystem::exists(path, ec))
         throw Error(SourceLocation{path, 0}, "no run store here: the file does not exist");
     auto check_header = [&](sqlite::Database& database) {
-        sqlite3_busy_timeout(database.handle(), 10000);
+        sqlite3_busy_timeout(database.handle(), kBusyTimeoutMs);
         const int64_t app_id = database.queryInt("PRAGMA application_id", "reading the file header").value_or(0);
         const int64_t version = database.queryInt("PRAGMA user_version", "reading the schema version").value_or(0);
         if (app_id != kApplicationId)

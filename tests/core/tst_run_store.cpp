@@ -15,9 +15,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 
 using namespace kerncast;
 
@@ -631,6 +633,35 @@ private Q_SLOTS:
         QVERIFY(store.addRun(run) > 0);
         QCOMPARE(store.integrityCheck(), std::string("ok"));
         QVERIFY_THROWS_EXCEPTION(Error, RunStore::create(file));
+    }
+
+    // Programs that open one store at once, while it is not yet in write-ahead logging (an empty file, or one a
+    // killed search left in rollback mode): each needs an exclusive lock to switch it, and SQLite answers one of two
+    // that hold a shared lock SQLITE_BUSY at once instead of waiting. Every open must still succeed.
+    void concurrentOpensOfAFileNotYetInWalAllSucceed() {
+        QTemporaryDir dir;
+        int failures = 0;
+        std::string said;
+        for (int round = 0; round < 60; ++round) {
+            const std::string path = dir.filePath(QString("race-%1.sqlite").arg(round)).toStdString();
+            std::ofstream(path).close();  // an empty file: a store not yet made
+            std::vector<std::thread> openers;
+            std::mutex m;
+            for (int t = 0; t < 8; ++t)
+                openers.emplace_back([&] {
+                    try {
+                        RunStore store = RunStore::open(path);
+                        (void)store.runs();
+                    } catch (const std::exception& e) {
+                        const std::lock_guard lock(m);
+                        ++failures;
+                        said = e.what();
+                    }
+                });
+            for (auto& t : openers)
+                t.join();
+        }
+        QVERIFY2(failures == 0, (std::to_string(failures) + " opens failed, e.g. " + said).c_str());
     }
 
     void diskFullIsClearAndLeavesStoreUsable() {
