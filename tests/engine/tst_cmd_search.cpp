@@ -373,10 +373,16 @@ private slots:
             }
             if (finished) {
                 // How it ended, not only what it said: a session that crashes says nothing on stderr.
-                const std::string ended = std::string(p.exitStatus() == QProcess::CrashExit ? "crashed" : "exited") +
-                                          " (code " + std::to_string(p.exitCode()) + ", session " +
-                                          std::to_string(session) + "): " + p.readAllStandardError().toStdString() +
-                                          " / stdout: " + p.peek(4000).toStdString();
+                std::string ended = std::string(p.exitStatus() == QProcess::CrashExit ? "crashed" : "exited") +
+                                    " (code " + std::to_string(p.exitCode()) + ", session " + std::to_string(session) +
+                                    "): " + p.readAllStandardError().toStdString();
+                if (p.exitCode() != 0) {
+                    // With --json a failed search says why in its summary, not on stderr.
+                    const nlohmann::json said = nlohmann::json::parse(p.peek(1 << 20).toStdString(), nullptr, false);
+                    if (said.is_object())
+                        ended += " state " + said.value("state", std::string("?")) + ": " +
+                                 said.value("reason", std::string("?"));
+                }
                 QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, ended.c_str());
                 resumed = summary(p);
                 break;
