@@ -440,7 +440,8 @@ sqlite::Database open_database(const std::string& path, OpenMode mode) {
         tables = database.queryInt("SELECT count(*) FROM sqlite_master", "reading the list of tables").value_or(0);
         database.exec("COMMIT", "reading the file header");
     } catch (...) {
-        sqlite3_exec(database.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+        if (database.inTransaction())  // SQLite may have ended it already
+            sqlite3_exec(database.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
         throw;
     }
     if (app_id != kApplicationId && (app_id != 0 || version != 0 || tables != 0))

@@ -57,11 +57,9 @@ std::vector<SourceChar> classify_source(const std::string& text) {
         return at;
     };
     for (size_t i = 0; i < n;) {
-        if (state != State::RawString) {
-            if (const size_t end = splice_end(text, i); end != std::string::npos) {
-                i = logical(i);
-                continue;
-            }
+        if (state != State::RawString && splice_end(text, i) != std::string::npos) {
+            i = logical(i);
+            continue;
         }
         const char c = text[i];
         switch (state) {
@@ -73,18 +71,18 @@ std::vector<SourceChar> classify_source(const std::string& text) {
                 state = text[j] == '/' ? State::LineComment : State::BlockComment;
                 i = j + 1;
             } else if (c == 'R' && i + 1 < n && text[i + 1] == '"' && raw_prefix(text, i)) {
-                // R"delimiter( ... )delimiter": a delimiter of up to 16 characters, none of them a space, a
-                // parenthesis, a backslash or a control character. An ill-formed one leaves the rest a literal.
+                // R"delimiter( ... )delimiter": a delimiter of up to 16 characters, none of them white space, a
+                // parenthesis or a backslash. An ill-formed one leaves the rest a literal.
                 size_t open = i + 2;
                 while (open < n && open - (i + 2) <= 16 && text[open] != '(' && text[open] != ')' &&
                        text[open] != '\\' && !std::isspace(static_cast<unsigned char>(text[open])))
                     ++open;
                 const bool ok = open < n && text[open] == '(' && open - (i + 2) <= 16;
-                raw_end = ok ? ")" + text.substr(i + 2, open - i - 2) + "\"" : std::string();
                 for (size_t k = i; k < (ok ? open + 1 : n); ++k)
                     out[k] = SourceChar::Literal;
                 if (!ok)
                     return out;
+                raw_end = ")" + text.substr(i + 2, open - i - 2) + "\"";
                 state = State::RawString;
                 i = open + 1;
             } else if (c == '"' || (c == '\'' && !is_digit_separator(text, i))) {

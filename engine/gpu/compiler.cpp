@@ -171,8 +171,6 @@ std::string jitLinkVersion() {
     return std::to_string(major) + "." + std::to_string(minor);
 }
 
-using Fresh = CompileOutcome;
-
 }  // namespace
 
 CompileOutcome compile_failure(const CompileRequest& request, const std::string& key, const std::string& why) {
@@ -183,7 +181,7 @@ CompileOutcome compile_failure(const CompileRequest& request, const std::string&
 }
 
 CompileOutcome compile_here(const CompileRequest& req, const std::string& key) {
-    Fresh out;
+    CompileOutcome out;
     CompileResult& r = out.result;
     r.key = key;
     const auto arch = parseArch(req.arch);
@@ -529,7 +527,7 @@ struct Compiler::Impl {
     }
 
     // Produces the full (all-kernels) result for a key: from disk, else by compiling. Never throws.
-    Fresh produce(const std::string& key, const CompileRequest& req) {
+    CompileOutcome produce(const std::string& key, const CompileRequest& req) {
         const auto t0 = Clock::now();
         try {
             if (auto cached = diskLookup(key)) {
@@ -543,7 +541,7 @@ struct Compiler::Impl {
                 std::lock_guard lock(mutex);
                 ++stats.compiles;
             }
-            Fresh fresh = backend ? backend->compile(req, key) : compile_here(req, key);
+            CompileOutcome fresh = backend ? backend->compile(req, key) : compile_here(req, key);
             fresh.result.compile_ms = msSince(t0);
             if (fresh.cacheable) {
                 const auto arch = parseArch(req.arch);
@@ -551,7 +549,7 @@ struct Compiler::Impl {
             }
             return fresh;
         } catch (const std::exception& e) {
-            Fresh out;
+            CompileOutcome out;
             out.result.key = key;
             fail(out.result, req.file_name, std::string("internal error while compiling: ") + e.what());
             out.result.compile_ms = msSince(t0);
@@ -577,7 +575,7 @@ struct Compiler::Impl {
     }
 
     CompileResult produceAndPublish(const std::string& key, const CompileRequest& req) {
-        Fresh done = produce(key, req);
+        CompileOutcome done = produce(key, req);
         publish(key, done.result, done.cacheable);
         return std::move(done.result);
     }
