@@ -100,6 +100,8 @@ void to_json(nlohmann::json& j, const DeviceFingerprint& d) {
          {"cuda_version", d.cuda_version},
          {"sm_clock_mhz", d.sm_clock_mhz},
          {"mem_clock_mhz", d.mem_clock_mhz}};
+    if (d.power_limit_mw > 0)
+        j["power_limit_mw"] = d.power_limit_mw;
 }
 
 void from_json(const nlohmann::json& j, DeviceFingerprint& d) {
@@ -116,6 +118,7 @@ void from_json(const nlohmann::json& j, DeviceFingerprint& d) {
     d.cuda_version = j.value("cuda_version", 0);
     d.sm_clock_mhz = j.value("sm_clock_mhz", 0);
     d.mem_clock_mhz = j.value("mem_clock_mhz", 0);
+    d.power_limit_mw = j.value("power_limit_mw", 0);
 }
 
 void to_json(nlohmann::json& j, const ClockSample& c) {

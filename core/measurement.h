@@ -55,6 +55,7 @@ struct DeviceFingerprint {
     int cuda_version = 0;
     int sm_clock_mhz = 0;
     int mem_clock_mhz = 0;
+    int power_limit_mw = 0;    // the board power limit in force (NVML), 0 when unknown; compute-bound times follow it
     std::string slug() const;  // file-system friendly, e.g. "nvidia-h100-80gb-hbm3"
 };
 

@@ -261,6 +261,14 @@
         <translation>Treiber %1, CUDA %2</translation>
     </message>
     <message>
+        <source>Clocks up to %1 MHz (SM), %2 MHz (memory); power limit %3 W</source>
+        <translation>Takt bis %1 MHz (SM), %2 MHz (Speicher); Leistungsgrenze %3 W</translation>
+    </message>
+    <message>
+        <source>Clocks up to %1 MHz (SM), %2 MHz (memory)</source>
+        <translation>Takt bis %1 MHz (SM), %2 MHz (Speicher)</translation>
+    </message>
+    <message>
         <source>UUID %1</source>
         <translation>UUID %1</translation>
     </message>

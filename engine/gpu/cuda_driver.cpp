@@ -215,6 +215,7 @@ DeviceFingerprint fingerprint(int ordinal) {
         if (a.cuDeviceGetAttribute(&khz, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, dev) == CUDA_SUCCESS)
             f.mem_clock_mhz = khz / 1000;
     }
+    f.power_limit_mw = nvml::power_limit_mw(f.uuid);
     return f;
 }
 
@@ -260,6 +261,7 @@ struct Nvml {
     nvmlReturn_t (*clock)(nvmlDevice_t, int, unsigned*) = nullptr;
     nvmlReturn_t (*maxClock)(nvmlDevice_t, int, unsigned*) = nullptr;
     nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned*) = nullptr;
+    nvmlReturn_t (*powerLimit)(nvmlDevice_t, unsigned*) = nullptr;  // optional: absent on some boards' drivers
 };
 
 Nvml& lib() {
@@ -274,6 +276,7 @@ Nvml& lib() {
         n.clock = reinterpret_cast<decltype(n.clock)>(dlsym(h, "nvmlDeviceGetClockInfo"));
         n.maxClock = reinterpret_cast<decltype(n.maxClock)>(dlsym(h, "nvmlDeviceGetMaxClockInfo"));
         n.temperature = reinterpret_cast<decltype(n.temperature)>(dlsym(h, "nvmlDeviceGetTemperature"));
+        n.powerLimit = reinterpret_cast<decltype(n.powerLimit)>(dlsym(h, "nvmlDeviceGetEnforcedPowerLimit"));
         n.ok = n.init && n.byUuid && n.clock && n.maxClock && n.temperature && n.init() == kNvmlSuccess;
     });
     return n;
@@ -318,6 +321,14 @@ bool max_clocks(const std::string& uuid, int* sm_mhz, int* mem_mhz) {
     *sm_mhz = static_cast<int>(sm);
     *mem_mhz = static_cast<int>(mem);
     return true;
+}
+
+int power_limit_mw(const std::string& uuid) {
+    nvmlDevice_t dev = device(uuid);
+    unsigned mw = 0;
+    if (!dev || !lib().powerLimit || lib().powerLimit(dev, &mw) != kNvmlSuccess)
+        return 0;
+    return static_cast<int>(mw);
 }
 
 }  // namespace kerncast::nvml

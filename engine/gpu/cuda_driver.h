@@ -132,5 +132,7 @@ bool available();
 ClockSample sample(const std::string& uuid);
 // Maximum SM and memory clocks (MHz); false when NVML cannot tell.
 bool max_clocks(const std::string& uuid, int* sm_mhz, int* mem_mhz);
+// The board power limit in force (milliwatts: what an administrator set, or the default); 0 when NVML cannot tell.
+int power_limit_mw(const std::string& uuid);
 
 }  // namespace kerncast::nvml

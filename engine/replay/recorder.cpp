@@ -34,6 +34,23 @@ bool same_model(const DeviceFingerprint& a, const DeviceFingerprint& b) {
            a.memory_bytes == b.memory_bytes;
 }
 
+std::string watts(int mw) { return std::to_string((mw + 500) / 1000) + " W"; }
+
+// How the GPU going on with a recording is set up differently from the one it was started on, in what makes
+// compute-bound programs run faster or slower: the board power limit in force (an administrator may cap one GPU of
+// a node, or this one between two leases). Empty when they agree, or when the header does not know its limit (a
+// recording started before headers carried it). A GPU that cannot tell its own (no NVML) does not go on with a
+// recording that knows one. Rated clocks are the model's, which same_model compares by name, SMs and memory.
+std::string setting_difference(const DeviceFingerprint& was, const DeviceFingerprint& now) {
+    if (was.power_limit_mw <= 0 || was.power_limit_mw == now.power_limit_mw)
+        return "";
+    if (now.power_limit_mw <= 0)
+        return "was started with the GPU's power limit at " + watts(was.power_limit_mw) +
+               ", which this GPU's driver does not report (NVML)";
+    return "was started with the GPU's power limit at " + watts(was.power_limit_mw) + ", this GPU's is " +
+           watts(now.power_limit_mw);
+}
+
 std::set<std::string> resume_existing(const fs::path& file, const RecordingHeader& header, bool another_gpu_ok) {
     std::set<std::string> done;
     if (!fs::exists(file))
@@ -70,6 +87,12 @@ std::set<std::string> resume_existing(const fs::path& file, const RecordingHeade
                             "); pass --continue-on-another-gpu to go on with it here (each entry keeps the GPU "
                             "that measured it), or record into another folder (--out)");
     }
+    if (const std::string diff = setting_difference(existing.header.device, header.device); !diff.empty())
+        throw Error(SourceLocation{file.string(), 1},
+                    "this recording " + diff +
+                        "; its timings would not compare with those already recorded (compute-bound programs "
+                        "run slower under a lower limit); set the limit as it was (nvidia-smi -pl) or record into "
+                        "another folder (--out)");
     if (existing.header.problem_fingerprint != header.problem_fingerprint)
         throw Error(SourceLocation{file.string(), 1},
                     "this recording measured another definition of problem '" + header.problem +

@@ -32,12 +32,16 @@ public:
             f.uuid = uuid;
         if (sm_count > 0)
             f.sm_count = sm_count;
+        f.power_limit_mw = power_limit_mw;
         return f;
     }
-    std::string uuid;  // another GPU of the same model, where set
-    int sm_count = 0;  // of another model under the same name (a cut-down part), where set
+    std::string uuid;        // another GPU of the same model, where set
+    int sm_count = 0;        // of another model under the same name (a cut-down part), where set
+    int power_limit_mw = 0;  // the board power limit in force; 0: not known (no NVML)
     MeasureOutcome measure(const MeasureRequest& request, const ProgressFn& progress) override {
-        return m_replay.measure(request, progress);
+        MeasureOutcome out = m_replay.measure(request, progress);
+        out.measurement.device = fingerprint();  // as a GPU names itself in what it measures
+        return out;
     }
 
 private:
@@ -203,6 +207,61 @@ private Q_SLOTS:
         const std::string text = readText(file);
         QCOMPARE(text.substr(0, text.find('\n')), header);  // the GPU it was started on
         QCOMPARE(Recording::load(file).entries.size(), size_t{6});
+    }
+
+    // A recording goes on only under the power limit it was started with, on its own GPU (capped between two leases)
+    // or another of the model; a recording whose header does not know its limit goes on as before.
+    void resumeRefusesAnotherPowerLimit() {
+        QTemporaryDir dir;
+        RecordOptions options;
+        options.out_dir = dir.path().toStdString();
+        options.limit = 2;
+        options.continue_on_another_gpu = true;
+        const std::string problem = kData + "/problems/replay_saxpy";
+        RecordedGpu first;
+        first.power_limit_mw = 700000;
+        RecordSummary s = record_problem(first, problem, options, {});
+        QCOMPARE(s.measured, size_t{4});
+        const std::string file = s.file;
+        const std::string recorded = readText(file);
+        QCOMPARE(Recording::load(file).header.device.power_limit_mw, 700000);
+        options.limit = 0;
+
+        const auto refused = [&](RecordedGpu& gpu, const std::string& expected) {
+            try {
+                record_problem(gpu, problem, options, {});
+            } catch (const Error& e) {
+                QVERIFY2(std::string(e.what()).find(expected) != std::string::npos, e.what());
+                QCOMPARE(readText(file), recorded);  // nothing appended
+                return;
+            }
+            QFAIL("expected an error");
+        };
+        first.power_limit_mw = 500000;  // the same GPU, capped since
+        refused(first, "power limit at 700 W, this GPU's is 500 W");
+        RecordedGpu second;
+        second.uuid = "GPU-00000000-another";
+        second.power_limit_mw = 450000;
+        refused(second, "power limit at 700 W, this GPU's is 450 W");
+        second.power_limit_mw = 0;  // cannot tell its own
+        refused(second, "does not report");
+
+        second.power_limit_mw = 700000;
+        s = record_problem(second, problem, options, {});
+        QCOMPARE(s.measured, size_t{2});
+        QCOMPARE(Recording::load(file).entries.back().measurement.device.power_limit_mw, 700000);
+
+        // A header without a limit (recorded before headers carried one) compares with nothing.
+        QTemporaryDir older;
+        options.out_dir = older.path().toStdString();
+        options.limit = 2;
+        RecordedGpu unknown;
+        s = record_problem(unknown, problem, options, {});
+        QVERIFY(readText(s.file).find("power_limit_mw") == std::string::npos);
+        options.limit = 0;
+        unknown.power_limit_mw = 500000;
+        s = record_problem(unknown, problem, options, {});
+        QCOMPARE(s.measured, size_t{2});
     }
 
     // A recording of another definition of the problem is not continued: its measurements would not apply.

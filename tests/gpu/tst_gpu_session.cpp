@@ -9,6 +9,7 @@
 #include "engine/gpu/verifier.h"
 
 #include <QFile>
+#include <QProcess>
 #include <QTest>
 
 #include <bit>
@@ -475,6 +476,25 @@ private Q_SLOTS:
         QVERIFY(c.dram_gbps > 100 && c.dram_gbps < 20000);
         QVERIFY(c.fp32_tflops > 1 && c.fp32_tflops < 1000);
         QCOMPARE(c.l2_bytes, m_gpu->fingerprint().l2_bytes);
+    }
+
+    // The fingerprint names the board power limit in force, as nvidia-smi reads it for the same GPU: what a
+    // recording goes on under (tst_recorder resumeRefusesAnotherPowerLimit).
+    void fingerprintCarriesThePowerLimit() {
+        if (!nvml::available())
+            QSKIP("NVML is not available here");
+        const DeviceFingerprint f = m_gpu->fingerprint();
+        qInfo("%s: power limit %d mW", f.uuid.c_str(), f.power_limit_mw);
+        QVERIFY2(f.power_limit_mw > 50000 && f.power_limit_mw < 2000000, std::to_string(f.power_limit_mw).c_str());
+        QProcess smi;
+        smi.start(QStringLiteral("nvidia-smi"),
+                  {QStringLiteral("--query-gpu=power.limit"), QStringLiteral("--format=csv,noheader,nounits"),
+                   QStringLiteral("--id=") + QString::fromStdString(f.uuid)});
+        if (!smi.waitForFinished(30000) || smi.exitCode() != 0)
+            QSKIP("nvidia-smi did not answer");
+        const double watts = QString::fromUtf8(smi.readAllStandardOutput()).trimmed().toDouble();
+        QVERIFY2(std::abs(watts * 1000 - f.power_limit_mw) <= 1000,
+                 (std::to_string(watts) + " W by nvidia-smi").c_str());
     }
 };
 
