@@ -108,7 +108,8 @@ void add_record_command(CLI::App& app, Context& ctx) {
     cmd->add_option("--seeds", args->seeds, "Fresh input sets to verify each program with")->check(CLI::Range(1, 100));
     cmd->add_flag("--continue-on-another-gpu", args->continue_on_another_gpu,
                   "Go on with a recording started on another GPU of the same model (recordings made over several "
-                  "short leases); each entry keeps the GPU that measured it");
+                  "short leases), under the power limit it was started with; each entry keeps the GPU that "
+                  "measured it");
     cmd->callback([&ctx, args] { run_record(ctx, *args); });
 }
 

@@ -7,6 +7,7 @@
 #include "core/problem_fingerprint.h"
 #include "core/problem_library.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -34,7 +35,17 @@ bool same_model(const DeviceFingerprint& a, const DeviceFingerprint& b) {
            a.memory_bytes == b.memory_bytes;
 }
 
-std::string watts(int mw) { return std::to_string((mw + 500) / 1000) + " W"; }
+// "700 W", or "699.8 W" where the limit is not whole watts (two limits never print alike).
+std::string watts(int mw) {
+    if (mw % 1000 == 0)
+        return std::to_string(mw / 1000) + " W";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f", mw / 1000.0);
+    std::string s = text;
+    while (s.back() == '0')
+        s.pop_back();
+    return s + " W";
+}
 
 // How the GPU going on with a recording is set up differently from the one it was started on, in what makes
 // compute-bound programs run faster or slower: the board power limit in force (an administrator may cap one GPU of

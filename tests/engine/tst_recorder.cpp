@@ -243,6 +243,8 @@ private Q_SLOTS:
         second.uuid = "GPU-00000000-another";
         second.power_limit_mw = 450000;
         refused(second, "power limit at 700 W, this GPU's is 450 W");
+        second.power_limit_mw = 699800;  // differs by less than a watt
+        refused(second, "power limit at 700 W, this GPU's is 699.8 W");
         second.power_limit_mw = 0;  // cannot tell its own
         refused(second, "does not report");
 
