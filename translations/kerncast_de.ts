@@ -261,8 +261,8 @@
         <translation>Treiber %1, CUDA %2</translation>
     </message>
     <message>
-        <source>Clocks up to %1 MHz (SM), %2 MHz (memory); power limit %3 W</source>
-        <translation>Takt bis %1 MHz (SM), %2 MHz (Speicher); Leistungsgrenze %3 W</translation>
+        <source>Power limit %1 W</source>
+        <translation>Leistungsgrenze %1 W</translation>
     </message>
     <message>
         <source>Clocks up to %1 MHz (SM), %2 MHz (memory)</source>

@@ -181,13 +181,10 @@ void DevicePanel::updateDetails() {
                          .arg(locale.formattedDataSize(f.memory_bytes), locale.formattedDataSize(f.l2_bytes));
         if (f.driver_version > 0)
             lines << tr("Driver %1, CUDA %2").arg(f.driver_version).arg(f.cuda_version);
-        if (f.sm_clock_mhz > 0 && f.power_limit_mw > 0)
-            lines << tr("Clocks up to %1 MHz (SM), %2 MHz (memory); power limit %3 W")
-                         .arg(f.sm_clock_mhz)
-                         .arg(f.mem_clock_mhz)
-                         .arg(locale.toString(f.power_limit_mw / 1000.0, 'f', 0));
-        else if (f.sm_clock_mhz > 0)
+        if (f.sm_clock_mhz > 0)
             lines << tr("Clocks up to %1 MHz (SM), %2 MHz (memory)").arg(f.sm_clock_mhz).arg(f.mem_clock_mhz);
+        if (f.power_limit_mw > 0)
+            lines << tr("Power limit %1 W").arg(locale.toString(f.power_limit_mw / 1000.0, 'g', 7));
         if (!f.uuid.empty())
             lines << tr("UUID %1").arg(QString::fromStdString(f.uuid).toHtmlEscaped());
         const auto bw = m_bandwidth.constFind(id);

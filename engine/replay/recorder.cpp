@@ -35,16 +35,12 @@ bool same_model(const DeviceFingerprint& a, const DeviceFingerprint& b) {
            a.memory_bytes == b.memory_bytes;
 }
 
-// "700 W", or "699.8 W" where the limit is not whole watts (two limits never print alike).
+// "700 W", or "699.8 W" where the limit is not whole watts: every milliwatt up to 9999 W shows, so two limits
+// never print alike.
 std::string watts(int mw) {
-    if (mw % 1000 == 0)
-        return std::to_string(mw / 1000) + " W";
     char text[32];
-    std::snprintf(text, sizeof text, "%.3f", mw / 1000.0);
-    std::string s = text;
-    while (s.back() == '0')
-        s.pop_back();
-    return s + " W";
+    std::snprintf(text, sizeof text, "%.7g W", mw / 1000.0);
+    return text;
 }
 
 // How the GPU going on with a recording is set up differently from the one it was started on, in what makes
