@@ -1,122 +1,163 @@
-// C = A * B^T with the register-blocked SGEMM scheme. A BM x BN block tile, BK deep; each of the (BM/TM)*(BN/TN)
-// threads computes TM x TN outputs as outer products read from shared memory with float4 loads. A thread's rows
-// (and columns) are TM/4 (TN/4) groups of 4 spaced BM*4/TM (BN*4/TN) apart, so a warp's float4 reads of shared
-// memory are conflict-free and its float4 stores of C are coalesced. A and B are both read along K (float4 loads
-// when K % 4 == 0; bounds-checked scalars otherwise, zero-filled past the edges) into registers while the previous
-// tile is multiplied, and stored transposed (As[k][m], Bs[k][n], rows padded by 4 floats) into the other of two
-// shared-memory buffers: one barrier per BK step. Both buffers are dynamic shared memory (the launch's smem), so
-// that BK = 16 fits the 256 x 128 tiles: 48 KiB is the most a static array may take. OCC = 2 asks for two 256-thread
-// blocks per SM (128 registers).
-// @kerncast launch matmul_tb_family grid(ceil_div(N, BN), ceil_div(M, BM)) block((BM / TM) * (BN / TN)) smem(2 * BK * (BM + BN + 8) * 4) args(A, B, C, M, N, K)
-// @kerncast tunable BM 32 64 128 256
-// @kerncast tunable BN 32 64 128 256
-// @kerncast tunable BK 4 8 16 32
-// @kerncast tunable TM 4 8 16
-// @kerncast tunable TN 4 8 16 where (BM / TM) * (BN / TN) >= 64 && (BM / TM) * (BN / TN) <= 1024 && (BM * BK) % (4 * (BM / TM) * (BN / TN)) == 0 && (BK * BN) % (4 * (BM / TM) * (BN / TN)) == 0 && 2 * BK * (BM + BN + 8) * 4 <= 101376 && TM * TN <= 128 && (BM + BN) * BK <= 32 * (BM / TM) * (BN / TN)
-// @kerncast tunable OCC 1 2 where OCC == 1 || ((BM / TM) * (BN / TN) == 256 && (BK <= 8 || TM * TN <= 32))
+// C = A * B^T: sgemm's family (sgemm/family.cu) with TB = 1, in the arrangement of the vendor libraries' SIMT
+// kernels. A BM x BN block tile, BK deep, is split among warps of WM x WN; a warp's 32 lanes stand 4 x 8
+// (interleaved by pairs of rows), each computing (WM / 4) x (WN / 8) outputs as outer products of fragments read
+// from shared memory with float4 loads (a lane's rows and columns are groups of 4 spaced 16 and 32 apart, so a
+// warp's reads are conflict-free). STAGES tiles are in flight: cp.async copies tile t + STAGES - 1 straight into
+// shared memory while tile t is multiplied, so the registers go to the accumulators and two sets of fragments (the
+// next k's are read while this k's are multiplied; the barrier before a tile's last k lets the next tile's first
+// reads overlap it). A and B are both read along K and stored transposed (As[k][m], Bs[k][n], rows padded by 4
+// floats), 4 bytes a copy.
+//
+// On an H200 every issue slot a main loop spends on anything but an FFMA costs time (one warp instruction a cycle
+// per scheduler, FFMAs included), so the loop holds little else:
+// - K's remainder is the first tile (which starts at K % BK - BK when BK does not divide K): only the prologue's
+//   copies test k, filling zeros below 0; every later tile lies whole inside K.
+// - A copy in the main loop tests only whether its row (column) exists, a predicate fixed for the block: a row past
+//   the edge is not copied, so its slot keeps old values, which reach only outputs that are never stored.
+// - The last STAGES - 1 tiles run in a second loop that copies nothing, so no copy asks whether its tile exists.
+// - Shared memory is addressed from one stage offset that turns round the ring, global memory from pointers that
+//   step BK along K, and the copies are spread over the first BK - 1 steps of k.
+// ORDER picks the order of a k step's outer product: 0 columns outer, rows in serpentine order; 1 rows outer,
+// columns in serpentine order. The two give the register allocator different operand pairs to place, and on an
+// H200 the second stalls less (sgemm: 2793 against 2835 us at 128 x 256 x 8, 4096^3).
+// @kerncast launch matmul_tb_family grid(ceil_div(N, BN), ceil_div(M, BM)) block((BM / WM) * (BN / WN) * 32) smem(STAGES * 4 * BK * (BM + BN + 8)) args(A, B, C, M, N, K)
+// @kerncast tunable BM 64 128 256
+// @kerncast tunable BN 64 128 256
+// @kerncast tunable BK 8 16
+// @kerncast tunable WM 32 64
+// @kerncast tunable WN 32 64 where BM % WM == 0 && BN % WN == 0 && (BM / WM) * (BN / WN) >= 4 && (BM / WM) * (BN / WN) <= 8 && (BM * BK) % ((BM / WM) * (BN / WN) * 32) == 0 && (BN * BK) % ((BM / WM) * (BN / WN) * 128) == 0
+// @kerncast tunable STAGES 3 4 where STAGES * 4 * BK * (BM + BN + 8) <= 232448
+// @kerncast tunable ORDER 0 1
 
+#ifndef TB
+#define TB 1  // 0: C = A * B (sgemm's family)
+#endif
 #ifndef BM
 #define BM 128
 #endif
 #ifndef BN
-#define BN 128
+#define BN 256
 #endif
 #ifndef BK
 #define BK 8
 #endif
-#ifndef TM
-#define TM 8
+#ifndef WM
+#define WM 64
 #endif
-#ifndef TN
-#define TN 8
+#ifndef WN
+#define WN 64
 #endif
-#ifndef OCC
-#define OCC 1  // blocks per SM asked of the register allocator (__launch_bounds__ min blocks)
+#ifndef STAGES
+#define STAGES 4
+#endif
+#ifndef ORDER
+#define ORDER 1
 #endif
 
-#define THREADS ((BM / TM) * (BN / TN))
-#define LA ((BM * BK) / (4 * THREADS))  // float4 loads of A per thread per tile
-#define LB ((BN * BK) / (4 * THREADS))  // float4 loads of B per thread per tile
-#define SA ((BM * 4) / TM)              // distance between a thread's row groups
-#define SB ((BN * 4) / TN)              // distance between a thread's column groups
-#define APAD 4
-#define BPAD 4
+#define LR 4                              // lanes along M in a warp
+#define LC 8                              // lanes along N
+#define TM (WM / LR)                      // a lane's rows
+#define TN (WN / LC)                      // a lane's columns
+#define WARPS_N (BN / WN)
+#define THREADS ((BM / WM) * WARPS_N * 32)
+#define LDA (BM + 4)                      // As[k][m], rows padded
+#define LDB (BN + 4)                      // Bs[k][n], rows padded
+#define A_STAGE (BK * LDA)
+#define STAGE (BK * (LDA + LDB))          // one stage: A's tile, then B's
+#define NA ((BM * BK) / THREADS)          // 4-byte copies of A per thread per tile
+#define AROWS (THREADS / BK)              // rows of A (of B when TB = 1) one round of copies covers
+#if TB
+#define NB ((BN * BK) / THREADS)          // 4-byte copies of B per thread per tile
+#else
+#define NB16 ((BK * BN / 4) / THREADS)    // 16-byte copies of B per thread per tile (N % 4 == 0)
+#define BROWS16 (THREADS / (BN / 4))
+#define NB4 ((BK * BN) / THREADS)         // 4-byte copies of B per thread per tile (otherwise)
+#endif
 
-extern "C" __global__ void __launch_bounds__(THREADS, OCC)
-matmul_tb_family(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K)
+__device__ __forceinline__ void cp_async4(unsigned dst, const float* src, bool fill)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(fill ? 4 : 0));
+}
+__device__ __forceinline__ void cp_async16(unsigned dst, const float* src, bool fill)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(fill ? 16 : 0));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
+template <bool VEC>
+__device__ __forceinline__ void gemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+                                     int M, int N, int K)
 {
     extern __shared__ __align__(16) float smem[];
-    float (*As)[BK][BM + APAD] = reinterpret_cast<float (*)[BK][BM + APAD]>(smem);
-    float (*Bs)[BK][BN + BPAD] = reinterpret_cast<float (*)[BK][BN + BPAD]>(smem + 2 * BK * (BM + APAD));
-
-    const int tid = threadIdx.x;
-    const int tRow = tid / (BN / TN);
-    const int tCol = tid % (BN / TN);
+    const unsigned sBase = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    const int lr = (lane / (2 * LC)) * 2 + lane % 2, lc = (lane % (2 * LC)) / 2;
+    const int wm0 = (warp / WARPS_N) * WM, wn0 = (warp % WARPS_N) * WN;
     const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
-    const bool vecK = (K % 4) == 0;  // float4 loads of A and B
-    const bool vecC = (N % 4) == 0;  // float4 stores of C
+    const int nTiles = (K + BK - 1) / BK;
+    const int kStart = (K % BK) ? K % BK - BK : 0;
 
-    float4 ra[LA], rb[LB];
+    // copies along K (A, and B when TB = 1): thread (ar, ac) copies rows ar + l * AROWS at k = ac
+    const int ar = tid / BK, ac = tid % BK;
+    const float* gA = A + (long long)(bm + ar) * K + kStart + ac;
+    const long long strideA = (long long)AROWS * K;
+#if TB
+    const float* gB = B + (long long)(bn + ar) * K + kStart + ac;
+    constexpr int NCOPY = NA + NB;
+#else
+    const int br = VEC ? tid / (BN / 4) : 0, bc = VEC ? (tid % (BN / 4)) * 4 : 0;
+    const float* gB = VEC ? B + (long long)(kStart + br) * N + bn + bc : B + (long long)kStart * N + bn;
+    const long long strideB = VEC ? (long long)BROWS16 * N : 0;
+    constexpr int NCOPY = NA + (VEC ? NB16 : NB4);
+#endif
 
-    auto loadTile = [&](int k0) {
-#pragma unroll
-        for (int l = 0; l < LA; ++l) {
-            const int idx = tid + l * THREADS;
-            const int r = idx / (BK / 4), c = (idx % (BK / 4)) * 4;
-            const int gr = bm + r, gc = k0 + c;
-            float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (gr < M) {
-                const float* p = A + (size_t)gr * K + gc;
-                if (vecK) {
-                    if (gc < K) v = __ldg(reinterpret_cast<const float4*>(p));
-                } else {
-                    if (gc < K) v.x = __ldg(p);
-                    if (gc + 1 < K) v.y = __ldg(p + 1);
-                    if (gc + 2 < K) v.z = __ldg(p + 2);
-                    if (gc + 3 < K) v.w = __ldg(p + 3);
-                }
-            }
-            ra[l] = v;
+    // Copy c of a tile whose first k is k0 into the stage at shared address stageAddr, from pointers a and b at that
+    // tile. checked (the prologue): every predicate, zeros filled where one fails; otherwise rows (columns) only.
+    auto copy = [&](int c, unsigned stageAddr, const float* a, const float* b, int k0, bool checked, bool live) {
+        if (c < NA) {
+            const int r = ar + c * AROWS;
+            const bool row = bm + r < M;
+            const bool ok = live && row && k0 + ac >= 0;
+            const unsigned dst = stageAddr + 4 * (ac * LDA + r);
+            if (checked)
+                cp_async4(dst, ok ? a + c * strideA : A, ok);
+            else if (row)
+                cp_async4(dst, a + c * strideA, true);
+            return;
         }
-#pragma unroll
-        for (int l = 0; l < LB; ++l) {
-            const int idx = tid + l * THREADS;
-            const int r = idx / (BK / 4), c = (idx % (BK / 4)) * 4;
-            const int gr = bn + r, gc = k0 + c;
-            float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (gr < N) {
-                const float* p = B + (size_t)gr * K + gc;
-                if (vecK) {
-                    if (gc < K) v = __ldg(reinterpret_cast<const float4*>(p));
-                } else {
-                    if (gc < K) v.x = __ldg(p);
-                    if (gc + 1 < K) v.y = __ldg(p + 1);
-                    if (gc + 2 < K) v.z = __ldg(p + 2);
-                    if (gc + 3 < K) v.w = __ldg(p + 3);
-                }
-            }
-            rb[l] = v;
+        const int l = c - NA;
+#if TB
+        const int r = ar + l * AROWS;
+        const bool col = bn + r < N;
+        const bool ok = live && col && k0 + ac >= 0;
+        const unsigned dst = stageAddr + 4 * (A_STAGE + ac * LDB + r);
+        if (checked)
+            cp_async4(dst, ok ? b + l * strideA : B, ok);
+        else if (col)
+            cp_async4(dst, b + l * strideA, true);
+#else
+        if (VEC) {
+            const int r = br + l * BROWS16;
+            const bool col = bn + bc < N;
+            const bool ok = live && col && k0 + r >= 0;
+            const unsigned dst = stageAddr + 4 * (A_STAGE + r * LDB + bc);
+            if (checked)
+                cp_async16(dst, ok ? b + l * strideB : B, ok);
+            else if (col)
+                cp_async16(dst, b + l * strideB, true);
+        } else {
+            const int idx = tid + l * THREADS, r = idx / BN, cc = idx % BN;
+            const bool col = bn + cc < N;
+            const bool ok = live && col && k0 + r >= 0;
+            const unsigned dst = stageAddr + 4 * (A_STAGE + r * LDB + cc);
+            const float* src = b + (long long)r * N + cc;
+            if (checked)
+                cp_async4(dst, ok ? src : B, ok);
+            else if (col)
+                cp_async4(dst, src, true);
         }
-    };
-    auto storeTile = [&](int buf) {
-#pragma unroll
-        for (int l = 0; l < LA; ++l) {
-            const int idx = tid + l * THREADS;
-            const int r = idx / (BK / 4), c = (idx % (BK / 4)) * 4;
-            As[buf][c + 0][r] = ra[l].x;
-            As[buf][c + 1][r] = ra[l].y;
-            As[buf][c + 2][r] = ra[l].z;
-            As[buf][c + 3][r] = ra[l].w;
-        }
-#pragma unroll
-        for (int l = 0; l < LB; ++l) {
-            const int idx = tid + l * THREADS;
-            const int r = idx / (BK / 4), c = (idx % (BK / 4)) * 4;
-            Bs[buf][c + 0][r] = rb[l].x;
-            Bs[buf][c + 1][r] = rb[l].y;
-            Bs[buf][c + 2][r] = rb[l].z;
-            Bs[buf][c + 3][r] = rb[l].w;
-        }
+#endif
     };
 
     float acc[TM][TN];
@@ -125,46 +166,100 @@ matmul_tb_family(const float* __restrict__ A, const float* __restrict__ B, float
 #pragma unroll
         for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
 
-    const int nTiles = (K + BK - 1) / BK;
-    loadTile(0);
-    storeTile(0);
-    __syncthreads();
-
-    for (int t = 0; t < nTiles; ++t) {
-        const int buf = t & 1;
-        const bool more = t + 1 < nTiles;
-        if (more) loadTile((t + 1) * BK);
-#pragma unroll 8
-        for (int k = 0; k < BK; ++k) {
-            float a[TM], b[TN];
+    float a[2][TM], b[2][TN];
+    const float* fragA = smem + wm0 + lr * 4;
+    const float* fragB = smem + A_STAGE + wn0 + lc * 4;
+    auto loadFrag = [&](int stage, int k, int f) {
 #pragma unroll
-            for (int g = 0; g < TM / 4; ++g) {
-                float4 v = *reinterpret_cast<const float4*>(&As[buf][k][g * SA + tRow * 4]);
-                a[g * 4 + 0] = v.x; a[g * 4 + 1] = v.y; a[g * 4 + 2] = v.z; a[g * 4 + 3] = v.w;
-            }
-#pragma unroll
-            for (int g = 0; g < TN / 4; ++g) {
-                float4 v = *reinterpret_cast<const float4*>(&Bs[buf][k][g * SB + tCol * 4]);
-                b[g * 4 + 0] = v.x; b[g * 4 + 1] = v.y; b[g * 4 + 2] = v.z; b[g * 4 + 3] = v.w;
-            }
-#pragma unroll
-            for (int i = 0; i < TM; ++i)
-#pragma unroll
-                for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        for (int g = 0; g < TM / 4; ++g) {
+            const float4 v = *reinterpret_cast<const float4*>(fragA + stage + k * LDA + g * LR * 4);
+            a[f][g * 4 + 0] = v.x; a[f][g * 4 + 1] = v.y; a[f][g * 4 + 2] = v.z; a[f][g * 4 + 3] = v.w;
         }
-        if (more) storeTile(buf ^ 1);
-        __syncthreads();
+#pragma unroll
+        for (int g = 0; g < TN / 4; ++g) {
+            const float4 v = *reinterpret_cast<const float4*>(fragB + stage + k * LDB + g * LC * 4);
+            b[f][g * 4 + 0] = v.x; b[f][g * 4 + 1] = v.y; b[f][g * 4 + 2] = v.z; b[f][g * 4 + 3] = v.w;
+        }
+    };
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+#if TB
+        const float* bs = gB + s * BK;
+#else
+        const float* bs = gB + (long long)(s * BK) * N;
+#endif
+#pragma unroll
+        for (int c = 0; c < NCOPY; ++c)
+            copy(c, sBase + 4 * s * STAGE, gA + s * BK, bs, kStart + s * BK, true, s < nTiles);
+        cp_async_commit();
     }
+    gA += (STAGES - 1) * BK;
+#if TB
+    gB += (STAGES - 1) * BK;
+#else
+    gB += (long long)((STAGES - 1) * BK) * N;
+#endif
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    loadFrag(0, 0, 0);
+
+    int rd = 0, wr = (STAGES - 1) * STAGE;  // float offsets of the stage read and of the stage written
+    auto tile = [&](bool copies) {
+        const int next = rd + STAGE == STAGES * STAGE ? 0 : rd + STAGE;
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k == BK - 1) {
+                // tile t + 1 has arrived, and every thread is past its last read of this stage (copies overwrite it
+                // next)
+                cp_async_wait<STAGES - 2>();
+                __syncthreads();
+                loadFrag(next, 0, (k + 1) & 1);  // past the last tile: read, never used
+            } else {
+                loadFrag(rd, k + 1, (k + 1) & 1);
+            }
+#pragma unroll
+            for (int o = 0; o < TN; ++o)
+#pragma unroll
+                for (int q = 0; q < TM; ++q) {
+#if ORDER == 0
+                    const int j = o, i = (j & 1) ? TM - 1 - q : q;
+#else
+                    const int n = o * TM + q, i = n / TN, j = (i & 1) ? TN - 1 - n % TN : n % TN;
+#endif
+                    acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
+                }
+            if (copies) {
+#pragma unroll
+                for (int c = 0; c < NCOPY; ++c)
+                    if (c * (BK - 1) / NCOPY == k) copy(c, sBase + 4 * wr, gA, gB, 0, false, true);
+            }
+            if (k == BK - 2) cp_async_commit();  // one group a tile, empty in the second loop
+        }
+        wr = rd;
+        rd = next;
+        gA += BK;
+#if TB
+        gB += BK;
+#else
+        gB += (long long)BK * N;
+#endif
+    };
+    const int tCopying = nTiles > STAGES - 1 ? nTiles - (STAGES - 1) : 0;
+    int t = 0;
+    for (; t < tCopying; ++t) tile(true);
+    for (; t < nTiles; ++t) tile(false);
+    cp_async_wait<0>();
 
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
-        const int gr = bm + (i / 4) * SA + tRow * 4 + (i % 4);
+        const int gr = bm + wm0 + (i / 4) * LR * 4 + lr * 4 + (i % 4);
         if (gr >= M) continue;
 #pragma unroll
         for (int g = 0; g < TN / 4; ++g) {
-            const int gc = bn + g * SB + tCol * 4;
-            float* p = C + (size_t)gr * N + gc;
-            if (vecC && gc < N) {
+            const int gc = bn + wn0 + g * LC * 4 + lc * 4;
+            float* p = C + (long long)gr * N + gc;
+            if (VEC && gc < N) {
                 *reinterpret_cast<float4*>(p) =
                     make_float4(acc[i][g * 4 + 0], acc[i][g * 4 + 1], acc[i][g * 4 + 2], acc[i][g * 4 + 3]);
             } else {
@@ -174,4 +269,13 @@ matmul_tb_family(const float* __restrict__ A, const float* __restrict__ B, float
             }
         }
     }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+matmul_tb_family(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K)
+{
+    if (N % 4 == 0)
+        gemm<true>(A, B, C, M, N, K);
+    else
+        gemm<false>(A, B, C, M, N, K);
 }
