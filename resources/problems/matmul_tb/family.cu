@@ -1,12 +1,17 @@
-// C = A * B^T: sgemm's family (sgemm/family.cu) with TB = 1, in the arrangement of the vendor libraries' SIMT
-// kernels. A BM x BN block tile, BK deep, is split among warps of WM x WN; a warp's 32 lanes stand 4 x 8
-// (interleaved by pairs of rows), each computing (WM / 4) x (WN / 8) outputs as outer products of fragments read
-// from shared memory with float4 loads (a lane's rows and columns are groups of 4 spaced 16 and 32 apart, so a
-// warp's reads are conflict-free). STAGES tiles are in flight: cp.async copies tile t + STAGES - 1 straight into
-// shared memory while tile t is multiplied, so the registers go to the accumulators and two sets of fragments (the
-// next k's are read while this k's are multiplied; the barrier before a tile's last k lets the next tile's first
-// reads overlap it). A and B are both read along K and stored transposed (As[k][m], Bs[k][n], rows padded by 4
-// floats), 4 bytes a copy.
+// C = A * B^T: sgemm's family (sgemm/family.cu) in the arrangement of the vendor libraries' SIMT kernels, with a
+// choice of how B, read along K, reaches shared memory (XPOSE). A BM x BN block tile, BK deep, is split among warps
+// of WM x WN; a warp's 32 lanes stand 4 x 8 (interleaved by pairs of rows), each computing (WM / 4) x (WN / 8)
+// outputs as outer products of fragments read from shared memory with float4 loads (a lane's rows and columns are
+// groups of 4 spaced 16 and 32 apart, so a warp's reads are conflict-free). STAGES tiles are in flight: cp.async
+// copies tile t + STAGES - 1 straight into shared memory while tile t is multiplied, so the registers go to the
+// accumulators and two sets of fragments (the next k's are read while this k's are multiplied; the barrier before
+// a tile's last k lets the next tile's first reads overlap it). A is read along K and stored transposed (As[k][m],
+// rows padded by 4 floats), 4 bytes a copy.
+// XPOSE 0: B too is stored transposed (Bs[k][n]), 4 bytes a copy, so B's tile takes four times sgemm's copy
+// instructions. XPOSE 1: a first launch writes B^T (K x N) into the scratch buffer Bt, through 64 x 64 tiles in
+// shared memory (reads and writes coalesced, 8 bytes a thread; one pass over B, 8 * N * K bytes of DRAM traffic),
+// and the product then runs as sgemm's with Bt, B's copies 16 bytes at a time when N % 4 == 0. On an H200 at 4096^3
+// (64 x 256 x 8, 2 x 4 warps) XPOSE 1 measures 2804 us, sgemm's kernel alone 2775; XPOSE 0 2955 at 128 x 256 x 8.
 //
 // On an H200 every issue slot a main loop spends on anything but an FFMA costs time (one warp instruction a cycle
 // per scheduler, FFMAs included), so the loop holds little else:
@@ -20,7 +25,9 @@
 // ORDER picks the order of a k step's outer product: 0 columns outer, rows in serpentine order; 1 rows outer,
 // columns in serpentine order. The two give the register allocator different operand pairs to place, and on an
 // H200 the second stalls less (sgemm: 2793 against 2835 us at 128 x 256 x 8, 4096^3).
-// @kerncast launch matmul_tb_family grid(ceil_div(N, BN), ceil_div(M, BM)) block((BM / WM) * (BN / WN) * 32) smem(STAGES * 4 * BK * (BM + BN + 8)) args(A, B, C, M, N, K)
+// @kerncast scratch Bt f32 (max(1, XPOSE * K * N))
+// @kerncast launch matmul_tb_transpose grid(ceil_div(K, 64), ceil_div(N, 64)) block(32, 8) when(XPOSE == 1) args(B, Bt, N, K)
+// @kerncast launch matmul_tb_family grid(ceil_div(N, BN), ceil_div(M, BM)) block((BM / WM) * (BN / WN) * 32) smem(STAGES * 4 * BK * (BM + BN + 8)) args(A, B, Bt, C, M, N, K)
 // @kerncast tunable BM 64 128 256
 // @kerncast tunable BN 64 128 256
 // @kerncast tunable BK 8 16
@@ -28,10 +35,8 @@
 // @kerncast tunable WN 32 64 where BM % WM == 0 && BN % WN == 0 && (BM / WM) * (BN / WN) >= 4 && (BM / WM) * (BN / WN) <= 8 && (BM * BK) % ((BM / WM) * (BN / WN) * 32) == 0 && (BN * BK) % ((BM / WM) * (BN / WN) * 128) == 0
 // @kerncast tunable STAGES 3 4 where STAGES * 4 * BK * (BM + BN + 8) <= 232448
 // @kerncast tunable ORDER 0 1
+// @kerncast tunable XPOSE 0 1
 
-#ifndef TB
-#define TB 1  // 0: C = A * B (sgemm's family)
-#endif
 #ifndef BM
 #define BM 128
 #endif
@@ -53,6 +58,11 @@
 #ifndef ORDER
 #define ORDER 1
 #endif
+#ifndef XPOSE
+#define XPOSE 1
+#endif
+
+#define TB (XPOSE == 0)                   // B's tile is copied along K (sgemm's family: 0, always)
 
 #define LR 4                              // lanes along M in a warp
 #define LC 8                              // lanes along N
@@ -271,11 +281,48 @@ __device__ __forceinline__ void gemm(const float* __restrict__ A, const float* _
     }
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS, 1)
-matmul_tb_family(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K)
+// Bt[k][n] = B[n][k]: a block moves a 64 x 64 tile through shared memory, 8 bytes a thread a copy.
+extern "C" __global__ void __launch_bounds__(256)
+matmul_tb_transpose(const float* __restrict__ B, float* __restrict__ Bt, int N, int K)
 {
+    __shared__ float t[64][65];
+    const int k0 = blockIdx.x * 64, n0 = blockIdx.y * 64, x = threadIdx.x;
+    const bool kv = (K % 2 == 0) && k0 + 64 <= K, nv = (N % 2 == 0) && n0 + 64 <= N;
+#pragma unroll
+    for (int i = threadIdx.y; i < 64; i += 8) {
+        const int n = n0 + i, k = k0 + 2 * x;
+        if (n >= N) continue;
+        const float* p = B + (long long)n * K + k;
+        if (kv) {
+            const float2 v = *reinterpret_cast<const float2*>(p);
+            t[i][2 * x] = v.x; t[i][2 * x + 1] = v.y;
+        } else {
+            if (k < K) t[i][2 * x] = p[0];
+            if (k + 1 < K) t[i][2 * x + 1] = p[1];
+        }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = threadIdx.y; i < 64; i += 8) {
+        const int k = k0 + i, n = n0 + 2 * x;
+        if (k >= K) continue;
+        float* p = Bt + (long long)k * N + n;
+        if (nv) {
+            *reinterpret_cast<float2*>(p) = make_float2(t[2 * x][i], t[2 * x + 1][i]);
+        } else {
+            if (n < N) p[0] = t[2 * x][i];
+            if (n + 1 < N) p[1] = t[2 * x + 1][i];
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+matmul_tb_family(const float* __restrict__ A, const float* __restrict__ B, const float* __restrict__ Bt,
+                 float* __restrict__ C, int M, int N, int K)
+{
+    const float* b = XPOSE ? Bt : B;
     if (N % 4 == 0)
-        gemm<true>(A, B, C, M, N, K);
+        gemm<true>(A, b, C, M, N, K);
     else
-        gemm<false>(A, B, C, M, N, K);
+        gemm<false>(A, b, C, M, N, K);
 }
