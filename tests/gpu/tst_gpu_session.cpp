@@ -13,6 +13,7 @@
 #include <QTest>
 
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <sstream>
@@ -249,6 +250,37 @@ private Q_SLOTS:
         const VerifyResult vr = v.compareOutput("o", DType::F32, o, std::vector<double>(o.size(), 1.0));
         QVERIFY(!vr.ok);
         QVERIFY(QString::fromStdString(vr.reason).contains("2049 of 4099 elements not written"));
+    }
+
+    // The same program compiled again by a fresh compiler (as by a second run of the CLI) reports what its first
+    // compile did. Where a driver is installed, nvJitLink answers a repeat from the driver's compute cache unless told
+    // not to, and that answer carries no ptxas lines: the static shared memory read as 0.
+    void repeatedCompileKeepsTheStaticReport() {
+        CompileRequest req;
+        req.source = "// " + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + "\n" +
+                     "extern \"C\" __global__ void tile(const float* x, float* y, int n) {\n"
+                     "    __shared__ float t[64][65];\n"
+                     "    const int i = blockIdx.x * 64 + threadIdx.x;\n"
+                     "    t[threadIdx.x][threadIdx.y] = i < n ? x[i] : 0.0f;\n"
+                     "    __syncthreads();\n"
+                     "    if (i < n) y[i] = t[threadIdx.y][threadIdx.x];\n"
+                     "}\n";
+        req.file_name = "tile.cu";
+        req.arch = m_arch;
+        std::vector<StaticReport> reports;
+        for (int round = 0; round < 2; ++round) {
+            Compiler fresh("", 1);
+            const CompileResult r = fresh.compile(req);
+            QVERIFY2(r.ok, r.log.c_str());
+            QCOMPARE(r.kernels.size(), size_t{1});
+            reports.push_back(r.kernels[0]);
+        }
+        for (const auto& k : reports) {
+            QCOMPARE(k.shared_bytes, 64 * 65 * 4);
+            QVERIFY(k.registers > 0);
+            QCOMPARE(k.barriers, 1);
+        }
+        QCOMPARE(nlohmann::json(reports[1]).dump(), nlohmann::json(reports[0]).dump());
     }
 
     void tooMuchSharedMemoryIsALaunchError() {
