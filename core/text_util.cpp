@@ -60,6 +60,13 @@ void write_file_atomically(const std::string& path, const std::string& text) {
     }
 }
 
+void write_lines_atomically(const std::string& path, const std::vector<std::string>& lines) {
+    std::string joined;
+    for (const auto& line : lines)
+        joined += line + "\n";
+    write_file_atomically(path, joined);
+}
+
 std::string xdg_base_dir(const char* variable, const char* home_folder) {
     if (const char* xdg = std::getenv(variable); xdg && *xdg)
         return xdg;

@@ -42,6 +42,8 @@ std::string read_text_file(const std::string& path, const std::string& what = "t
 // mix their bytes (the last rename wins). Throws kerncast::Error naming the file when it cannot be written
 // (disk full, no permission, missing folder).
 void write_file_atomically(const std::string& path, const std::string& text);
+// The lines, each ended by '\n', written as write_file_atomically writes a text (split_lines' inverse).
+void write_lines_atomically(const std::string& path, const std::vector<std::string>& lines);
 
 // A base folder of the XDG rules: $<variable> (e.g. XDG_CACHE_HOME), else $HOME/<home_folder> (e.g. ".cache"); ""
 // when neither is set.

@@ -83,6 +83,7 @@ int run(int argc, char** argv, std::ostream* out, std::ostream* err) {
     add_sweep_command(app, ctx);
     add_prepare_command(app, ctx);
     add_carry_command(app, ctx);
+    add_refresh_static_command(app, ctx);
 
     // The first word that is not an option names the command; CLI11 alone would only say that one is required.
     for (int i = 1; i < argc; ++i) {

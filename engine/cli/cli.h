@@ -47,5 +47,6 @@ void add_review_command(CLI::App& app, Context& ctx);
 void add_sweep_command(CLI::App& app, Context& ctx);
 void add_prepare_command(CLI::App& app, Context& ctx);
 void add_carry_command(CLI::App& app, Context& ctx);
+void add_refresh_static_command(CLI::App& app, Context& ctx);
 
 }  // namespace kerncast::cli

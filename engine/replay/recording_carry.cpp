@@ -114,10 +114,7 @@ CarryOutcome carry_recording(const std::string& path, const std::string& problem
         }
     }
     if (out.carried > 0 && !dry_run) {
-        std::string joined;
-        for (const auto& line : lines)
-            joined += line + "\n";
-        write_file_atomically(path, joined);
+        write_lines_atomically(path, lines);
     }
     return out;
 }
