@@ -89,7 +89,8 @@ void run_refresh(Context& ctx, const RefreshArgs& a) {
                               {"changed_shared", r.changed_shared},
                               {"changed_spills", r.changed_spills},
                               {"failures", r.failures},
-                              {"changes", r.changes}});
+                              {"changes", r.changes},
+                              {"allocated_otherwise_lines", r.kept}});
             if (!ctx.json) {
                 *ctx.out << r.file << " (" << r.arch << "): " << r.updated
                          << (a.dry_run ? " report(s) would be put right" : " report(s) put right");
@@ -104,6 +105,8 @@ void run_refresh(Context& ctx, const RefreshArgs& a) {
                 *ctx.out << "\n";
                 for (const auto& c : r.changes)
                     *ctx.out << "  " << c << "\n";
+                for (const auto& k : r.kept)
+                    *ctx.out << "  allocated otherwise here: " << k << "\n";
                 for (const auto& f : r.failures)
                     *ctx.out << "  not compiled: " << f << "\n";
             }

@@ -95,6 +95,16 @@ StaticRefresh refresh_static_reports(const std::string& path, const std::string&
         }
         if (nlohmann::json(now) == nlohmann::json(was)) {
             ++out.allocated_otherwise;
+            std::string kept = job.item->label + ":";
+            for (size_t i = 0; i < was.size() && i < r.kernels.size(); ++i)
+                if (was[i].registers != r.kernels[i].registers ||
+                    was[i].spill_store_bytes + was[i].spill_load_bytes !=
+                        r.kernels[i].spill_store_bytes + r.kernels[i].spill_load_bytes)
+                    kept += " " + was[i].kernel + " registers " + std::to_string(was[i].registers) + " (here " +
+                            std::to_string(r.kernels[i].registers) + "), spills " +
+                            std::to_string(was[i].spill_store_bytes + was[i].spill_load_bytes) + " B (here " +
+                            std::to_string(r.kernels[i].spill_store_bytes + r.kernels[i].spill_load_bytes) + " B)";
+            out.kept.push_back(kept);
             continue;
         }
         ++out.updated;

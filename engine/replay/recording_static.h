@@ -28,6 +28,7 @@ struct StaticRefresh {
     size_t changed_shared = 0, changed_spills = 0;  // kernels among `updated` lines where that changed
     std::vector<std::string> failures;  // "label: first diagnostic"
     std::vector<std::string> changes;   // "label: kernel shared_bytes 0 -> 8448 ..." for each line put right
+    std::vector<std::string> kept;      // "label: kernel registers 244 (here 223) ..." for each line allocated otherwise
 };
 
 // Refreshes the recording at `path` (a problem's <problem>.jsonl) from the problem folder `problem_dir`, writing it again

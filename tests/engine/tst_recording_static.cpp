@@ -53,6 +53,7 @@ class TestRecordingStatic : public QObject {
     std::string m_problem, m_recordings, m_file;
     std::vector<std::string> m_lines;  // as written: header, then one line per case below
     std::vector<kerncast::StaticReport> m_truthA, m_truthB;
+    int m_refRegisters = 0;
 
     kerncast::CompileResult compile(const std::string& source, const std::string& file,
                                     const std::map<std::string, int64_t>& tunables = {}) {
@@ -109,6 +110,7 @@ private slots:
         // 4. the reference compiled to other registers, nothing else to put right.
         const std::string reference = read(m_problem + "/reference.cu");
         auto ref = compile(reference, "reference.cu").kernels;
+        m_refRegisters = ref.at(0).registers;
         ref.at(0).registers += 3;
 
         m_lines = {fixture.at(0),
@@ -141,6 +143,10 @@ private slots:
                  r.out.c_str());
         QVERIFY2(r.out.find("seed:staged_a.cu: saxpy_staged_a shared_bytes 0 -> 1024") != std::string::npos,
                  r.out.c_str());
+        const std::string kept = "allocated otherwise here: reference: saxpy registers " +
+                                 std::to_string(m_refRegisters + 3) + " (here " + std::to_string(m_refRegisters) +
+                                 "), spills 0 B (here 0 B)";
+        QVERIFY2(r.out.find(kept) != std::string::npos, r.out.c_str());
 
         const auto after = kerncast::split_lines(read(m_file));
         QCOMPARE(after.size(), m_lines.size());
