@@ -85,6 +85,7 @@ void run_refresh(Context& ctx, const RefreshArgs& a) {
                               {"same", r.same},
                               {"not_compiled", r.not_compiled},
                               {"other", r.other},
+                              {"without_report", r.without_report},
                               {"allocated_otherwise", r.allocated_otherwise},
                               {"changed_shared", r.changed_shared},
                               {"changed_spills", r.changed_spills},
@@ -100,6 +101,8 @@ void run_refresh(Context& ctx, const RefreshArgs& a) {
                 *ctx.out << ", " << r.same << " already the compiler's, " << r.allocated_otherwise
                          << " allocated otherwise here (kept), " << r.other
                          << " of programs the folder no longer holds (kept)";
+                if (r.without_report > 0)
+                    *ctx.out << ", " << r.without_report << " without a static report (kept, not compiled)";
                 if (r.not_compiled > 0)
                     *ctx.out << ", " << r.not_compiled << " not compiled here (kept)";
                 *ctx.out << "\n";
@@ -125,9 +128,9 @@ void run_refresh(Context& ctx, const RefreshArgs& a) {
 
 void add_refresh_static_command(CLI::App& app, Context& ctx) {
     auto args = std::make_shared<RefreshArgs>();
-    auto* cmd = app.add_subcommand(
-        "refresh-static", "Compile the programs a problem's recordings hold again (no GPU) and put right the "
-                          "static reports a driver's compile cache left without shared memory and spills");
+    auto* cmd = app.add_subcommand("refresh-static",
+                                   "Compile the programs a problem's recordings hold again (no GPU) and put right the "
+                                   "static reports a driver's compile cache left without shared memory and spills");
     cmd->add_option("--problem", args->problems, "Problem name (under resources/problems) or folder (repeat)");
     cmd->add_flag("--all", args->all, "Every recording whose problem the library holds");
     cmd->add_option("--recordings", args->recordings,

@@ -55,6 +55,10 @@ StaticRefresh refresh_static_reports(const std::string& path, const std::string&
             ++out.other;
             continue;
         }
+        if (e.static_report.empty()) {  // an imported cache (Kernel Tuner, T4) records none: nothing to put right
+            ++out.without_report;
+            continue;
+        }
         jobs.push_back({&e, it->second, compiler.compileAsync(measure_compile_request(it->second->program, out.arch))});
     }
 
@@ -79,8 +83,7 @@ StaticRefresh refresh_static_reports(const std::string& path, const std::string&
         bool sameAllocation = was.size() == r.kernels.size(), cacheForm = true;
         for (size_t i = 0; i < was.size() && i < r.kernels.size(); ++i)
             sameAllocation = sameAllocation && was[i].kernel == r.kernels[i].kernel &&
-                             was[i].registers == r.kernels[i].registers &&
-                             was[i].barriers == r.kernels[i].barriers;
+                             was[i].registers == r.kernels[i].registers && was[i].barriers == r.kernels[i].barriers;
         for (const auto& k : was)
             cacheForm = cacheForm && k.shared_bytes == 0 && k.spill_store_bytes == 0 && k.spill_load_bytes == 0;
         std::vector<StaticReport> now = was;

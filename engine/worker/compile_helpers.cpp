@@ -59,12 +59,17 @@ public:
         // three; in 24 forks of a process that had not compiled, 223 each time. A program's cubin, and so its time
         // and static report, are then the same whichever programs the helper compiled before. A compile that
         // crashes ends its fork, and the helper answers that it did.
+        const pid_t helper = ::getpid();
         const pid_t pid = ::fork();
         if (pid == 0) {
             ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a helper stopped at a deadline takes its compile with it
+            if (::getppid() != helper)           // ...also when it was stopped before the line above
+                ::_exit(1);
             nlohmann::json out;
             try {
-                out = {{"op", "compiled"}, {"id", *req->id}, {"outcome", compile_outcome_to_json(compile_here(request, key))}};
+                out = {{"op", "compiled"},
+                       {"id", *req->id},
+                       {"outcome", compile_outcome_to_json(compile_here(request, key))}};
             } catch (const std::exception& e) {
                 out = make_error_reply(req->id_json, e.what());
             }
@@ -72,20 +77,18 @@ public:
             ::_exit(0);
         }
         if (pid < 0) {
-            reply(make_error_reply(req->id_json, std::string("cannot start the compile: fork failed: ") +
-                                                     std::strerror(errno)));
+            reply(make_error_reply(req->id_json,
+                                   std::string("cannot start the compile: fork failed: ") + std::strerror(errno)));
             return true;
         }
         int status = 0;
-        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-            reply(make_error_reply(req->id_json,
-                                   WIFSIGNALED(status)
-                                       ? "the compile ended on signal " + std::to_string(WTERMSIG(status)) + " (" +
-                                             strsignal(WTERMSIG(status)) + ") without an answer"
-                                       : "the compile ended without an answer (exit code " +
-                                             std::to_string(WEXITSTATUS(status)) + ")"));
+            reply(make_error_reply(
+                req->id_json, WIFSIGNALED(status) ? "the compile ended on signal " + std::to_string(WTERMSIG(status)) +
+                                                        " (" + strsignal(WTERMSIG(status)) + ") without an answer"
+                                                  : "the compile ended without an answer (exit code " +
+                                                        std::to_string(WEXITSTATUS(status)) + ")"));
         return true;
     }
 };

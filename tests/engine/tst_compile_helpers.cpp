@@ -110,8 +110,8 @@ private Q_SLOTS:
         QVERIFY(request.source.find("matmul_tb_family") != std::string::npos);
         request.file_name = "family.cu";
         request.arch = "sm_90";
-        request.defines = {{"BM", 256}, {"BN", 64}, {"BK", 8}, {"WM", 64}, {"WN", 64},
-                           {"STAGES", 4}, {"ORDER", 1}, {"XPOSE", 0}};
+        request.defines = {{"BM", 256}, {"BN", 64},    {"BK", 8},    {"WM", 64},
+                           {"WN", 64},  {"STAGES", 4}, {"ORDER", 1}, {"XPOSE", 0}};
         const std::string key = Compiler::cacheKey(request);
         CompileHelpers helpers(find_worker_executable(), 1);
         std::vector<char> first;

@@ -1,8 +1,9 @@
 // kerncast-cli refresh-static on a recording written here around a copy of the replay fixture's problem: a line whose
 // report is in the form a driver's compile cache gave (no static shared memory, no spills) and whose registers the
 // fresh compile allocates again takes the fresh report; a line compiled here to other registers keeps its report, but
-// for a static shared memory read as 0; lines already right and lines of programs the folder no longer holds stay
-// byte for byte; a dry run and a second run write nothing; a recording of another definition is a clear error.
+// for a static shared memory read as 0; lines already right, lines without a report (an imported cache) and lines of
+// programs the folder no longer holds stay byte for byte; a dry run and a second run write nothing; a recording of
+// another definition is a clear error.
 #include "engine/gpu/compiler.h"
 #include "engine/worker/gpu_device.h"
 #include "tests/support/cli_runner.h"
@@ -33,8 +34,12 @@ std::string read(const std::string& path) { return kerncast::read_text_file(path
 // A seed that stages x through static shared memory (256 floats: 1024 bytes).
 std::string staged(const std::string& kernel) {
     return "// Stages each block's x through static shared memory.\n"
-           "// @kerncast launch " + kernel + " grid(ceil_div(N, 256)) block(256) args(x, y, a, N)\n"
-           "extern \"C\" __global__ void " + kernel + "(const float* x, float* y, float a, int N) {\n"
+           "// @kerncast launch " +
+           kernel +
+           " grid(ceil_div(N, 256)) block(256) args(x, y, a, N)\n"
+           "extern \"C\" __global__ void " +
+           kernel +
+           "(const float* x, float* y, float a, int N) {\n"
            "    __shared__ float t[256];\n"
            "    const int i = blockIdx.x * 256 + threadIdx.x;\n"
            "    t[threadIdx.x] = i < N ? x[i] : 0.0f;\n"
@@ -84,8 +89,8 @@ private slots:
         const nlohmann::json measurement = nlohmann::json::parse(fixture.at(1))["measurement"];
         auto line = [&](const std::string& label, const std::string& hash, const nlohmann::json& tunables,
                         const std::vector<kerncast::StaticReport>& report) {
-            return nlohmann::json{{"kind", "measurement"}, {"label", label},           {"source_hash", hash},
-                                  {"tunables", tunables},  {"static", report},         {"measurement", measurement}}
+            return nlohmann::json{{"kind", "measurement"}, {"label", label},   {"source_hash", hash},
+                                  {"tunables", tunables},  {"static", report}, {"measurement", measurement}}
                 .dump();
         };
 
@@ -114,14 +119,17 @@ private slots:
         ref.at(0).registers += 3;
 
         m_lines = {fixture.at(0),
-                   line("seed:staged_a.cu", kerncast::content_hash(staged("saxpy_staged_a"), {}), nlohmann::json::object(),
-                        cacheForm),
-                   line("seed:staged_b.cu", kerncast::content_hash(staged("saxpy_staged_b"), {}), nlohmann::json::object(),
-                        otherRegisters),
+                   line("seed:staged_a.cu", kerncast::content_hash(staged("saxpy_staged_a"), {}),
+                        nlohmann::json::object(), cacheForm),
+                   line("seed:staged_b.cu", kerncast::content_hash(staged("saxpy_staged_b"), {}),
+                        nlohmann::json::object(), otherRegisters),
                    line("family BLOCK=256 ITEMS=4", kerncast::content_hash(family, {{"BLOCK", 256}, {"ITEMS", 4}}),
                         {{"BLOCK", 256}, {"ITEMS", 4}}, f.kernels),
                    line("reference", kerncast::content_hash(reference, {}), nlohmann::json::object(), ref),
-                   line("seed:gone.cu", "0123456789abcdef0123456789abcdef", nlohmann::json::object(), cacheForm)};
+                   line("seed:gone.cu", "0123456789abcdef0123456789abcdef", nlohmann::json::object(), cacheForm),
+                   // 6. a configuration imported from a Kernel Tuner cache: no report to put right.
+                   line("family BLOCK=128 ITEMS=1", kerncast::content_hash(family, {{"BLOCK", 128}, {"ITEMS", 1}}),
+                        {{"BLOCK", 128}, {"ITEMS", 1}}, {})};
         std::string text;
         for (const auto& l : m_lines)
             text += l + "\n";
@@ -139,7 +147,7 @@ private slots:
         QVERIFY2(r.code == 0, r.err.c_str());
         QVERIFY2(r.out.find("(sm_90): 2 report(s) put right (shared memory of 2 kernel(s), spills of 0), 1 already "
                             "the compiler's, 1 allocated otherwise here (kept), 1 of programs the folder no longer "
-                            "holds (kept)") != std::string::npos,
+                            "holds (kept), 1 without a static report (kept, not compiled)") != std::string::npos,
                  r.out.c_str());
         QVERIFY2(r.out.find("seed:staged_a.cu: saxpy_staged_a shared_bytes 0 -> 1024") != std::string::npos,
                  r.out.c_str());
@@ -161,7 +169,7 @@ private slots:
         QCOMPARE(b.at(0).registers, m_truthB.at(0).registers + 6);
         QCOMPARE(b.at(0).shared_bytes, 1024);
         // Everything else byte for byte.
-        for (size_t i : {size_t{0}, size_t{3}, size_t{4}, size_t{5}})
+        for (size_t i : {size_t{0}, size_t{3}, size_t{4}, size_t{5}, size_t{6}})
             QCOMPARE(after[i], m_lines[i]);
 
         // Nothing left to do.
