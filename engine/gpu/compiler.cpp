@@ -2,6 +2,7 @@
 #include "engine/gpu/compile_log.h"
 
 #include "core/error.h"
+#include "core/kernel_program.h"
 #include "engine/base64.h"
 #include "engine/gpu/thread_pool.h"
 
@@ -820,6 +821,27 @@ CompileOutcome compile_outcome_from_json(const nlohmann::json& j, const std::str
     if (r.ok && r.kernels.empty() && r.cubin.empty() && r.ptx.empty())
         throw Error("compile outcome: ok, but without PTX, cubin or kernels");
     return out;
+}
+
+CompileRequest measure_compile_request(const ProgramRef& program, const std::string& arch) {
+    CompileRequest r;
+    r.source = program.source;
+    r.file_name = program.file_name;
+    r.defines = program.tunables;
+    r.arch = arch;
+    // The plan names the kernels to report on and the architecture the code needs; a plan that does not parse, or
+    // whose targets leave out this device, is reported by the caller.
+    try {
+        const KernelProgram parsed = KernelProgram::parse(program.source, program.file_name);
+        r.kernel_names = parsed.kernelNames();
+        if (!parsed.targets.empty())
+            try {
+                r.arch = parsed.compileArch(arch);
+            } catch (const Error&) {
+                r.arch = parsed.targets.front();
+            }
+    } catch (const Error&) {}
+    return r;
 }
 
 }  // namespace kerncast

@@ -3,6 +3,7 @@
 // toolkit libraries only, never a GPU or driver.
 
 #include "core/static_report.h"
+#include "engine/device.h"
 
 #include <nlohmann/json.hpp>
 
@@ -128,5 +129,8 @@ private:
 
 void to_json(nlohmann::json& j, const CompileDiagnostic& d);
 void from_json(const nlohmann::json& j, CompileDiagnostic& d);
+
+// What a device compiles to measure a program (a search's static report of the same program has the same cache key).
+CompileRequest measure_compile_request(const ProgramRef& program, const std::string& arch);
 
 }  // namespace kerncast

@@ -7,7 +7,6 @@
 #include "engine/gpu/compiler.h"
 #include "engine/replay/recorder.h"
 #include "engine/replay/replay_device.h"
-#include "engine/worker/gpu_device.h"
 
 #include <nlohmann/json.hpp>
 

@@ -13,27 +13,6 @@ namespace fs = std::filesystem;
 
 namespace kerncast {
 
-CompileRequest measure_compile_request(const ProgramRef& program, const std::string& arch) {
-    CompileRequest r;
-    r.source = program.source;
-    r.file_name = program.file_name;
-    r.defines = program.tunables;
-    r.arch = arch;
-    // The plan names the kernels to report on and the architecture the code needs; a plan that does not parse, or
-    // whose targets leave out this device, is reported by the caller.
-    try {
-        const KernelProgram parsed = KernelProgram::parse(program.source, program.file_name);
-        r.kernel_names = parsed.kernelNames();
-        if (!parsed.targets.empty())
-            try {
-                r.arch = parsed.compileArch(arch);
-            } catch (const Error&) {
-                r.arch = parsed.targets.front();
-            }
-    } catch (const Error&) {}
-    return r;
-}
-
 namespace {
 
 Measurement failed(Status status, const std::string& reason, const DeviceFingerprint& device) {

@@ -28,9 +28,6 @@ struct PreparedMeasure {
     std::shared_future<CompileResult> reference;
 };
 
-// What a device compiles to measure a program (a search's static report of the same program has the same cache key).
-CompileRequest measure_compile_request(const ProgramRef& program, const std::string& arch);
-
 class GpuDevice : public Device {
 public:
     // Starts the worker for GPU `ordinal` and reads its fingerprint. Throws Error with the worker's reason when it

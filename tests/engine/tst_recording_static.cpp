@@ -5,7 +5,6 @@
 // programs the folder no longer holds stay byte for byte; a dry run and a second run write nothing; a recording of
 // another definition is a clear error.
 #include "engine/gpu/compiler.h"
-#include "engine/worker/gpu_device.h"
 #include "tests/support/cli_runner.h"
 
 #include "core/candidate.h"
