@@ -14,7 +14,6 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <filesystem>
 #include <ostream>
 
@@ -41,23 +40,11 @@ void run_carry(Context& ctx, const CarryArgs& a) {
         const std::string current = read_text_file(family.string(), "the family");
         const std::string earlier = read_text_file(a.family_was, "the earlier family");
         const std::string fingerprint = problem_fingerprint(dir);
-        const std::string root = a.recordings.empty() ? resources_dir() + "/recordings" : a.recordings;
-        if (!fs::is_directory(root))
-            throw Error("no recordings folder " + root);
-
-        std::vector<fs::path> files;
-        for (const auto& device : fs::directory_iterator(root))
-            if (device.is_directory() && fs::exists(device.path() / (problem.name + ".jsonl")))
-                files.push_back(device.path() / (problem.name + ".jsonl"));
-        std::sort(files.begin(), files.end());
-        if (files.empty())
-            throw Error("no recording of problem '" + problem.name + "' under " + root + " (looked for <device>/" +
-                        problem.name + ".jsonl)");
+        const std::vector<std::string> files = problem_recordings(recordings_root(a.recordings), problem.name);
 
         nlohmann::json report = nlohmann::json::array();
         for (const auto& file : files) {
-            const CarryOutcome o =
-                carry_recording(file.string(), problem.name, fingerprint, current, earlier, a.dry_run);
+            const CarryOutcome o = carry_recording(file, problem.name, fingerprint, current, earlier, a.dry_run);
             report.push_back({{"file", o.file},
                               {"carried", o.carried},
                               {"already", o.already},

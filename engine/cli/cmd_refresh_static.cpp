@@ -8,7 +8,7 @@
 #include "engine/replay/recording_static.h"
 
 #include "core/error.h"
-#include "core/problem_library.h"
+#include "core/problem.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -35,40 +35,25 @@ void run_refresh(Context& ctx, const RefreshArgs& a) {
     try {
         if (a.all == !a.problems.empty())
             throw Error("give --problem (one or more) or --all");
-        const std::string root = a.recordings.empty() ? resources_dir() + "/recordings" : a.recordings;
-        if (!fs::is_directory(root))
-            throw Error("no recordings folder " + root);
-        std::vector<fs::path> devices;
-        for (const auto& d : fs::directory_iterator(root))
-            if (d.is_directory())
-                devices.push_back(d.path());
-        std::sort(devices.begin(), devices.end());
-
+        const std::string root = recordings_root(a.recordings);
         // (problem folder, recording file) pairs.
-        std::vector<std::pair<std::string, fs::path>> work;
+        std::vector<std::pair<std::string, std::string>> work;
         if (a.all) {
-            for (const auto& device : devices)
-                for (const auto& f : fs::directory_iterator(device)) {
-                    if (f.path().extension() != ".jsonl")
-                        continue;
+            for (const auto& device : fs::directory_iterator(root)) {
+                if (!device.is_directory())
+                    continue;
+                for (const auto& f : fs::directory_iterator(device.path())) {
                     const fs::path folder = fs::path(resources_dir()) / "problems" / f.path().stem();
-                    if (fs::exists(folder / "problem.json"))
-                        work.emplace_back(folder.string(), f.path());
+                    if (f.path().extension() == ".jsonl" && fs::exists(folder / "problem.json"))
+                        work.emplace_back(folder.string(), f.path().string());
                 }
+            }
             std::sort(work.begin(), work.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
         } else {
             for (const auto& p : a.problems) {
                 const std::string dir = resolve_problem_dir(p);
-                const std::string name = load_problem_folder(dir).problem.name;
-                size_t found = 0;
-                for (const auto& device : devices)
-                    if (fs::exists(device / (name + ".jsonl"))) {
-                        work.emplace_back(dir, device / (name + ".jsonl"));
-                        ++found;
-                    }
-                if (found == 0)
-                    throw Error("no recording of problem '" + name + "' under " + root + " (looked for <device>/" +
-                                name + ".jsonl)");
+                for (const auto& file : problem_recordings(root, Problem::load(dir).name))
+                    work.emplace_back(dir, file);
             }
         }
         // One NVRTC compile per core, at most 8 at once (each holds hundreds of MB).
@@ -76,7 +61,7 @@ void run_refresh(Context& ctx, const RefreshArgs& a) {
         nlohmann::json report = nlohmann::json::array();
         size_t updated = 0, failed = 0;
         for (const auto& [dir, file] : work) {
-            const StaticRefresh r = refresh_static_reports(file.string(), dir, compiler, a.dry_run);
+            const StaticRefresh r = refresh_static_reports(file, dir, compiler, a.dry_run);
             updated += r.updated;
             failed += r.not_compiled;
             report.push_back({{"file", r.file},

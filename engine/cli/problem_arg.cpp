@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -38,6 +39,25 @@ void report_failure(Context& ctx, const std::string& command, const std::string&
     else
         *ctx.err << "kerncast-cli " << command << ": " << message << "\n" << missing_resources_note();
     ctx.exit_code = 1;
+}
+
+std::string recordings_root(const std::string& given) {
+    const std::string root = given.empty() ? resources_dir() + "/recordings" : given;
+    if (!fs::is_directory(root))
+        throw Error("no recordings folder " + root);
+    return root;
+}
+
+std::vector<std::string> problem_recordings(const std::string& root, const std::string& problem) {
+    std::vector<std::string> files;
+    for (const auto& device : fs::directory_iterator(root))
+        if (device.is_directory() && fs::exists(device.path() / (problem + ".jsonl")))
+            files.push_back((device.path() / (problem + ".jsonl")).string());
+    std::sort(files.begin(), files.end());
+    if (files.empty())
+        throw Error("no recording of problem '" + problem + "' under " + root + " (looked for <device>/" + problem +
+                    ".jsonl)");
+    return files;
 }
 
 std::string read_kernel_file(const std::string& path) { return read_text_file(path, "the kernel file"); }

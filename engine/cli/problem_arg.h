@@ -14,6 +14,13 @@ namespace kerncast::cli {
 // Throws Error naming what was tried and the known problem names.
 std::string resolve_problem_dir(const std::string& arg);
 
+// The recordings folder `given`, or the library's where it is empty; throws Error when it is not a folder.
+std::string recordings_root(const std::string& given);
+
+// Each device folder's recording of `problem` (<root>/<device>/<problem>.jsonl), sorted; throws Error naming where
+// it looked when there is none.
+std::vector<std::string> problem_recordings(const std::string& root, const std::string& problem);
+
 // The text of a kernel program file; throws Error naming the file when it cannot be read.
 std::string read_kernel_file(const std::string& path);
 

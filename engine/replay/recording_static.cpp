@@ -2,6 +2,7 @@
 
 #include "core/candidate.h"
 #include "core/error.h"
+#include "core/problem.h"
 #include "core/problem_fingerprint.h"
 #include "core/text_util.h"
 #include "engine/gpu/compiler.h"
@@ -20,7 +21,7 @@ StaticRefresh refresh_static_reports(const std::string& path, const std::string&
     const std::string text = read_text_file(path, "the recording");
     const Recording recording = Recording::parse(text, path);
     const auto items = recording_plan(problem_dir, 0);
-    const std::string problem = load_problem_folder(problem_dir).problem.name;
+    const std::string problem = Problem::load(problem_dir).name;
     if (recording.header.problem != problem)
         throw Error(SourceLocation{path, 1},
                     "this recording is of problem '" + recording.header.problem + "', not of '" + problem + "'");

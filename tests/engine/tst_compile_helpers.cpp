@@ -4,12 +4,16 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <fcntl.h>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace kerncast;
@@ -63,6 +67,42 @@ std::vector<nlohmann::json> replies_to(const std::string& input) {
     return out;
 }
 
+// A program that strains ptxas (about a second to compile): matmul_tb's family at 256 x 64 x 8, read from the library.
+CompileRequest straining() {
+    CompileRequest request;
+    std::ifstream in(std::string(KERNCAST_TEST_DATA) + "/../../resources/problems/matmul_tb/family.cu");
+    std::ostringstream text;
+    text << in.rdbuf();
+    request.source = text.str();
+    request.file_name = "family.cu";
+    request.arch = "sm_90";
+    request.defines = {{"BM", 256}, {"BN", 64},    {"BK", 8},    {"WM", 64},
+                       {"WN", 64},  {"STAGES", 4}, {"ORDER", 1}, {"XPOSE", 0}};
+    return request;
+}
+
+// The living (not yet reaped) process ids whose parent is `parent` (from /proc).
+std::vector<pid_t> children_of(pid_t parent) {
+    std::vector<pid_t> out;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        std::ifstream stat(entry.path() / "stat");
+        std::string line;
+        std::getline(stat, line);
+        const auto close = line.rfind(')');  // "pid (comm) state ppid ...": comm may hold spaces
+        if (close == std::string::npos)
+            continue;
+        std::istringstream rest(line.substr(close + 1));
+        char state = 0;
+        long ppid = 0;
+        if (rest >> state >> ppid && ppid == parent && state != 'Z')
+            out.push_back(static_cast<pid_t>(std::stol(name)));
+    }
+    return out;
+}
+
 }  // namespace
 
 class TestCompileHelpers : public QObject {
@@ -102,16 +142,8 @@ private Q_SLOTS:
     // itself that has compiled nothing. Compiled in one process, 16 compiles all alike happen about one time in
     // eight; the family is read from the library, and a family that stops straining ptxas weakens this test.
     void repeatedCompilesInOneHelperAreAlike() {
-        CompileRequest request;
-        std::ifstream in(std::string(KERNCAST_TEST_DATA) + "/../../resources/problems/matmul_tb/family.cu");
-        std::ostringstream text;
-        text << in.rdbuf();
-        request.source = text.str();
+        const CompileRequest request = straining();
         QVERIFY(request.source.find("matmul_tb_family") != std::string::npos);
-        request.file_name = "family.cu";
-        request.arch = "sm_90";
-        request.defines = {{"BM", 256}, {"BN", 64},    {"BK", 8},    {"WM", 64},
-                           {"WN", 64},  {"STAGES", 4}, {"ORDER", 1}, {"XPOSE", 0}};
         const std::string key = Compiler::cacheKey(request);
         CompileHelpers helpers(find_worker_executable(), 1);
         std::vector<char> first;
@@ -129,6 +161,41 @@ private Q_SLOTS:
         }
         QCOMPARE(registers.size(), size_t(1));
         QCOMPARE(helpers.processes(), size_t(1));
+    }
+
+    // A compile whose fork dies (as one that crashes NVRTC or ptxas would: here it is killed with SIGSEGV while it
+    // compiles) fails with the signal and is not cached; the helper itself lives on and compiles the next program.
+    void aCompileWhoseForkDiesFailsWithItsSignal() {
+        CompileHelpers helpers(find_worker_executable(), 1);
+        QVERIFY(helpers.compile(scaled(2), Compiler::cacheKey(scaled(2))).result.ok);
+        QCOMPARE(helpers.pids().size(), size_t(1));
+        const pid_t helper = helpers.pids().front();
+        // The first compile's fork may still be ending after its answer: wait until the helper has no child left.
+        for (int i = 0; i < 1000 && !children_of(helper).empty(); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        QVERIFY(children_of(helper).empty());
+        std::atomic<bool> killed{false}, answered{false};
+        std::thread killer([&] {
+            while (!answered) {
+                for (pid_t child : children_of(helper))
+                    if (::kill(child, SIGSEGV) == 0) {
+                        killed = true;
+                        return;
+                    }
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            }
+        });
+        const CompileRequest request = straining();
+        const CompileOutcome r = helpers.compile(request, Compiler::cacheKey(request));
+        answered = true;
+        killer.join();
+        QVERIFY(killed);
+        QVERIFY(!r.result.ok);
+        QVERIFY(!r.cacheable);
+        QVERIFY2(r.result.log.find("the compile ended on signal 11") != std::string::npos, r.result.log.c_str());
+        QCOMPARE(helpers.pids(), std::vector<pid_t>{helper});
+        QVERIFY(helpers.compile(scaled(3), Compiler::cacheKey(scaled(3))).result.ok);
+        QCOMPARE(helpers.pids(), std::vector<pid_t>{helper});
     }
 
     // Diagnostics travel too: a program that does not compile fails in the helper as it fails here.
