@@ -56,9 +56,10 @@ public:
         // Each compile runs in a fork of this process, which itself never compiles. ptxas inside nvJitLink does not
         // allocate registers alike in a process that has compiled before: one 4096^3 SGEMM configuration's PTX,
         // compiled 24 times in one process, came back with 223 registers 21 times and with 241 or 244 the other
-        // three; in 24 forks of a process that had not compiled, 223 each time. A program's cubin, and so its time
-        // and static report, are then the same whichever programs the helper compiled before. A compile that
-        // crashes ends its fork, and the helper answers that it did.
+        // three; in 24 forks of a process that had not compiled, 223 each time. A program's machine code, and so its
+        // time and static report, are then the same whichever programs the helper compiled before (the cubin's
+        // -lineinfo debug sections are not: they follow the heap's addresses, which reading requests moves). A compile
+        // that crashes ends its fork, and the helper answers that it did.
         const pid_t helper = ::getpid();
         const pid_t pid = ::fork();
         if (pid == 0) {

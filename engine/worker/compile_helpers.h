@@ -3,10 +3,10 @@
 // and nvJitLink, for a Compiler whose threads hand them their compiles (ARCHITECTURE §2). NVRTC takes one compile at a
 // time within a process: on a 16-CPU H200 host, 160 compiles of softmax configurations took 3.1 s on 16 threads of
 // one process and 0.75 s in 16 processes. A helper compiles each program in a fork of itself that has never compiled,
-// so that ptxas allocates registers as a fresh process does (the cubin does not depend on what the helper compiled
-// before). A helper also keeps a compile that crashes or hangs NVRTC out of the engine's (and the workbench's)
-// process: a crash ends the fork and is answered with its signal, a hang ends the helper at the deadline; either is
-// a failed compile with a reason.
+// so that ptxas allocates registers as a fresh process does (the machine code does not depend on what the helper
+// compiled before; -lineinfo's debug sections still follow the heap's addresses). A helper also keeps a compile that
+// crashes or hangs NVRTC out of the engine's (and the workbench's) process: a crash ends the fork and is answered with
+// its signal, a hang ends the helper at the deadline; either is a failed compile with a reason.
 //
 // The helper speaks the worker protocol's framing (newline-delimited JSON on stdin/stdout):
 //   {"op":"hello"}                                   -> {"op":"hello","ok":true,"version":...,"device":{"name":...}}
