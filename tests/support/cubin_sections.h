@@ -22,7 +22,8 @@ inline std::map<std::string, std::string> code_sections(const std::vector<char>&
         std::memcpy(&v, cubin.data() + at, bytes);  // ELF64, little-endian like the host
         return v;
     };
-    if (cubin.size() < 64 || std::memcmp(cubin.data(), "\x7f" "ELF", 4) != 0 || cubin[4] != 2)
+    constexpr char kMagic[] = {0x7f, 'E', 'L', 'F'};
+    if (cubin.size() < 64 || std::memcmp(cubin.data(), kMagic, sizeof kMagic) != 0 || cubin[4] != 2)
         throw std::runtime_error("not a 64-bit ELF file");
     const uint64_t table = read(0x28, 8), entry = read(0x3A, 2), count = read(0x3C, 2), names = read(0x3E, 2);
     const auto header = [&](uint64_t i) { return table + i * entry; };
