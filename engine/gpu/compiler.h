@@ -68,8 +68,8 @@ public:
     virtual size_t processes() const = 0;
 };
 
-// The compile helpers a Compiler of `threads` threads uses by default (CompileHelpers; defined with them), or null:
-// with one thread, with KERNCAST_COMPILE_IN_PROCESS=1, or where kerncast-worker is not found.
+// The compile helpers a Compiler of `threads` threads uses by default (CompileHelpers; defined with them), one a
+// thread, or null: with KERNCAST_COMPILE_IN_PROCESS=1, or where kerncast-worker is not found.
 std::unique_ptr<CompileBackend> default_compile_backend(unsigned threads);
 
 // A compile request and a fresh outcome as JSON, as they travel to and from a compile helper (the cubin in base64).
@@ -82,9 +82,10 @@ CompileOutcome compile_outcome_from_json(const nlohmann::json& j, const std::str
 class Compiler {
 public:
     // cache_dir: where cubins and reports persist between runs ("" = memory only). threads: pool size (0 = auto).
-    // With more than one thread the compiles run in helper processes (default_compile_backend): NVRTC takes one
-    // compile at a time in a process, so that on a 16-CPU H200 host 16 threads compiled only 1.2 times as fast as
-    // one, where 8 processes compiled 4.4 times as fast.
+    // The compiles run in helper processes, one a thread (default_compile_backend): NVRTC takes one compile at a
+    // time in a process, so that on a 16-CPU H200 host 16 threads compiled only 1.2 times as fast as one, where 8
+    // processes compiled 4.4 times as fast; and a helper compiles each program in a fork of itself, so that its
+    // machine code does not depend on what was compiled before and a compile that crashes takes no engine with it.
     explicit Compiler(std::string cache_dir = "", unsigned threads = 0);
     // The same with the compiles run by `backend` (null: in this process).
     Compiler(std::string cache_dir, unsigned threads, std::unique_ptr<CompileBackend> backend);

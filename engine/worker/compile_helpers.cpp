@@ -97,8 +97,6 @@ public:
 }  // namespace
 
 std::unique_ptr<CompileBackend> default_compile_backend(unsigned threads) {
-    if (threads <= 1)
-        return nullptr;
     if (const char* v = std::getenv("KERNCAST_COMPILE_IN_PROCESS"); v && std::strcmp(v, "1") == 0)
         return nullptr;
     const std::string program = find_worker_executable();
