@@ -134,4 +134,16 @@ std::array<double, kBinCount> BinRecalibration::apply(const std::array<double, k
     return out;
 }
 
+std::optional<BinRecalibration> fit_recent(const std::vector<RecalibrationOutcome>& outcomes, double half_life) {
+    BinRecalibration fit;
+    for (size_t i = 0; i < outcomes.size(); ++i) {
+        const double age = static_cast<double>(outcomes.size() - 1 - i);
+        fit.add(outcomes[i].first, outcomes[i].second, std::exp2(-age / half_life));
+    }
+    if (!fit.usable())
+        return std::nullopt;
+    fit.fit();
+    return fit;
+}
+
 }  // namespace kerncast

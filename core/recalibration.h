@@ -26,6 +26,8 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace kerncast {
@@ -59,5 +61,12 @@ private:
     double m_prior = kDefaultPrior;
     bool m_fitted = false;
 };
+
+// One forecast's probabilities (index 0 is bin 1) and the bin (1..kBinCount) that came true.
+using RecalibrationOutcome = std::pair<std::array<double, kBinCount>, int>;
+
+// A recalibration fitted on `outcomes` in the order they came true, each weighing half as much as the one
+// `half_life` outcomes newer (the newest weighs 1); nullopt while they are too few to fit (usable()).
+std::optional<BinRecalibration> fit_recent(const std::vector<RecalibrationOutcome>& outcomes, double half_life);
 
 }  // namespace kerncast

@@ -10,17 +10,13 @@
 
 namespace kerncast::search_loop {
 
-namespace {
-constexpr double kRecalibrationHalfLife = 32;  // measured outcomes after which an outcome weighs half
-}  // namespace
-
 void Loop::refreshRecalibration() {
     s.recalibration.reset();
     if (!cfg.recalibrate)
         return;
     // Measured outcomes in the order the candidates were made (ids grow), the newest weighing most: the calibration
     // drifts as the search climbs (early on many children beat their parents, near the optimum few do).
-    std::vector<std::pair<std::array<double, kBinCount>, int>> outcomes;
+    std::vector<RecalibrationOutcome> outcomes;
     for (const auto& [id, c] : s.cands) {
         if (!c.forecast || !c.measurement || c.measurement->status != Status::Ok)
             continue;
@@ -30,15 +26,7 @@ void Loop::refreshRecalibration() {
         // What the surrogate said, never a forecast already recalibrated: fitting on those would undo the correction.
         outcomes.push_back({c.forecast->uncalibrated.value_or(c.forecast->probabilities), s.scheme.binOf(speedup)});
     }
-    BinRecalibration fit;
-    for (size_t i = 0; i < outcomes.size(); ++i) {
-        const double age = static_cast<double>(outcomes.size() - 1 - i);
-        fit.add(outcomes[i].first, outcomes[i].second, std::exp2(-age / kRecalibrationHalfLife));
-    }
-    if (!fit.usable())
-        return;
-    fit.fit();
-    s.recalibration = std::move(fit);
+    s.recalibration = fit_recent(outcomes, SearchConfig::kRecalibrationHalfLife);
 }
 
 void Loop::recalibrate(Forecast& f) const {

@@ -98,6 +98,7 @@ struct SearchConfig {
     // BinRecalibration::kMinOutcomes forecasts came true; what the surrogate said is kept with it. A run stored
     // without it resumes with false.
     bool recalibrate = true;
+    static constexpr double kRecalibrationHalfLife = 32;  // measured outcomes after which an outcome weighs half
     int initial_family = 2;   // random family configurations measured with the reference and the seeds
     int initial_screen = 16;  // gated searches forecast initial_family * initial_screen random configurations
                               // and measure the initial_family most promising

@@ -444,6 +444,38 @@ private Q_SLOTS:
         // Halving every weight only strengthens the pull towards the identity a little, with 400 outcomes.
         QVERIFY2(std::abs(belowEdge4(0.5, 0.5) - equal) < 0.02, qPrintable(what));
     }
+
+    // (g) fit_recent, what a search fits on its measured forecasts: nothing below kMinOutcomes; then the fit of
+    // weights halving every `half_life` outcomes back from the newest, so that a search drifting from slow children
+    // to fast ones follows the fast ones, and more closely with a shorter half-life.
+    void fitRecentWeighsTheNewestMost() {
+        constexpr Probabilities kForecast{0.05, 0.1, 0.15, 0.2, 0.2, 0.15, 0.1, 0.05};
+        constexpr Probabilities kOld{0.05, 0.15, 0.5, 0.15, 0.05, 0.05, 0.03, 0.02};
+        constexpr Probabilities kNew{0.02, 0.03, 0.05, 0.05, 0.15, 0.5, 0.15, 0.05};
+        std::mt19937_64 rng(4);
+        std::vector<RecalibrationOutcome> outcomes;
+        for (int i = 0; i < 120; ++i)
+            outcomes.push_back({jittered(kForecast, rng, 0.3), drawBin(i < 80 ? kOld : kNew, rng)});
+        const std::vector<RecalibrationOutcome> few(outcomes.end() - (BinRecalibration::kMinOutcomes - 1),
+                                                    outcomes.end());
+        QVERIFY(!fit_recent(few, 32));
+        QVERIFY(fit_recent(
+            {few.front(), few.front(), few.front(), few.front(), few.front(), few.front(), few.front(), few.front()},
+            32));
+        BinRecalibration by_hand;
+        for (size_t i = 0; i < outcomes.size(); ++i)
+            by_hand.add(outcomes[i].first, outcomes[i].second, std::exp2(-static_cast<double>(119 - i) / 16));
+        by_hand.fit();
+        const auto recent = fit_recent(outcomes, 16);
+        QVERIFY(recent);
+        QCOMPARE(recent->size(), size_t(120));
+        QCOMPARE(recent->apply(kForecast), by_hand.apply(kForecast));
+        const double short_life = cumulative(fit_recent(outcomes, 8)->apply(kForecast))[3];
+        const double long_life = cumulative(fit_recent(outcomes, 1e9)->apply(kForecast))[3];
+        const QString what = QStringLiteral("half-life 8: %1, no decay: %2").arg(short_life).arg(long_life);
+        QVERIFY2(short_life < long_life - 0.15, qPrintable(what));                      // towards the new outcomes
+        QVERIFY2(std::abs(short_life - cumulative(kNew)[3]) < 0.15, qPrintable(what));  // 0.15
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRecalibration)
