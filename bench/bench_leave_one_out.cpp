@@ -15,12 +15,15 @@
 // Beside it, "in search": the same pairs forecast as a search of P forecasts them, the frozen base (the same other
 // problems' recordings) plus the search's own earlier measurements through the correction, each batch forecast
 // before it is learned. The targets are judged on the first figures; the second say how far a search's own
-// measurements take a new problem.
+// measurements take a new problem. Then "recalibrated": those forecasts' bins as a search shows and scores them, each
+// through the recalibration the search chooses on its forecasts measured before it (choose_recalibration with the
+// search's half-life, SearchConfig::recalibrate; the ranking is the same, so only Brier and CRPS skill are given).
 // --json prints {"device", "problems": {P: {metric: value, ..., "baselines": {...}, "in_search": {...}}},
-// "overall": {...}}.
+// "overall": {...}}, "in_search" holding "recalibrated": {...}.
 
 #include "core/error.h"
 #include "core/metrics.h"
+#include "core/recalibration.h"
 #include "core/run_store.h"
 #include "engine/cli/cli.h"
 #include "engine/search/search_runner.h"
@@ -184,6 +187,12 @@ nlohmann::json metrics_object(const Scored& s) {
             {"top10_recovery", s.m.top10_recovery}};
 }
 
+// The scores that depend on the bins alone (recalibration keeps the ranking).
+nlohmann::json skill_object(const Scored& s) {
+    return {{"brier", s.m.brier}, {"brier_skill", s.m.brier_skill}, {"crps", s.m.crps}, {"crps_skill", s.m.crps_skill},
+            {"ece", s.m.ece},     {"accuracy", s.m.accuracy}};
+}
+
 // The two baselines on the same pairs: every forecast the bin holding 1.0, or the set's own bin frequencies.
 std::pair<Scored, Scored> baselines(const std::vector<ScoredForecast>& set,
                                     const std::map<std::string, std::array<double, kBinCount>>& climatology,
@@ -208,6 +217,7 @@ std::pair<Scored, Scored> baselines(const std::vector<ScoredForecast>& set,
 struct InSearch {
     std::vector<ScoredForecast> set;
     std::vector<double> expected;
+    std::vector<ScoredForecast> recalibrated;  // set's bins as the search's recalibration shows them
 };
 InSearch in_search_forecasts(const ProblemPairs& pp, const Problem& problem, const DeviceCeilings& ceilings,
                              const std::vector<LabelledExample>& others, const LocalForecasterOptions& options,
@@ -217,7 +227,8 @@ InSearch in_search_forecasts(const ProblemPairs& pp, const Problem& problem, con
         LocalForecaster f(options);
         f.learn(others);
         f.freezeBase(cache_dir);
-        std::map<int64_t, const Step*> done;  // measured correct so far, by candidate id
+        std::vector<RecalibrationOutcome> outcomes;  // this search's forecasts measured so far, in order
+        std::map<int64_t, const Step*> done;         // measured correct so far, by candidate id
         auto anchor_of = [&](const Step& st) -> const Step* {
             const auto it = done.find(st.candidate.parent_id);
             return it == done.end() || it->second->candidate.mutator == Mutator::Reference ? nullptr : it->second;
@@ -251,6 +262,8 @@ InSearch in_search_forecasts(const ProblemPairs& pp, const Problem& problem, con
                 }
             }
             const auto results = f.forecast(queries);
+            const std::optional<BinRecalibration> recalibration =
+                choose_recalibration(outcomes, SearchConfig::kRecalibrationHalfLife).fit;
             for (size_t r = 0; r < results.size(); ++r) {
                 if (!results[r].forecast)
                     throw Error(problem.name + ": a forecast in the search failed: " + results[r].error);
@@ -262,12 +275,18 @@ InSearch in_search_forecasts(const ProblemPairs& pp, const Problem& problem, con
                 sf.pack = problem.name;
                 out.set.push_back(sf);
                 out.expected.push_back(fc.log_mean ? *fc.log_mean : fc.expectedLogSpeedup(options.scheme));
+                if (recalibration)
+                    sf.probabilities = Forecast::fromRaw(recalibration->apply(fc.probabilities)).probabilities;
+                out.recalibrated.push_back(sf);
                 if (verbose)
                     std::fprintf(stderr, "in search\t%s\t%s -> %s\tmu %.3f sigma %.3f true %.3f bin %d/%d\n",
                                  problem.name.c_str(), anchor_of(child)->candidate.label.c_str(),
                                  child.candidate.label.c_str(), fc.log_mean.value_or(NAN), fc.log_sigma.value_or(NAN),
                                  std::log(sf.true_speedup), fc.predicted_bin, options.scheme.binOf(sf.true_speedup));
             }
+            for (size_t r = 0; r < results.size(); ++r)
+                outcomes.push_back({results[r].forecast->probabilities,
+                                    options.scheme.binOf(out.set[out.set.size() - results.size() + r].true_speedup)});
             for (size_t k = i; k < j; ++k)
                 if (steps[k].ok)
                     done[steps[k].candidate.id] = &steps[k];
@@ -331,9 +350,9 @@ int main(int argc, char** argv) {
     fs::create_directories(scratch);
 
     nlohmann::json result = {{"device", device}, {"problems", nlohmann::json::object()}};
-    std::vector<ScoredForecast> all, all_in_search;
+    std::vector<ScoredForecast> all, all_in_search, all_recalibrated;
     std::vector<double> all_expected, all_in_search_expected;
-    int in_search_skill_both = 0;
+    int in_search_skill_both = 0, recalibrated_skill_both = 0;
     std::map<std::string, std::array<double, kBinCount>> climatology;
     int skill_both = 0, problems_done = 0;
     try {
@@ -346,7 +365,8 @@ int main(int argc, char** argv) {
             std::printf("| problem | pairs | searches | kendall_tau_b | brier_skill | crps_skill | ece | accuracy | "
                         "majority | top10 | S=1: brier_skill | S=1: crps_skill | S=1: top10 | clim: top10 | "
                         "retrain s | in search: kendall_tau_b | in search: brier_skill | in search: crps_skill "
-                        "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                        "| recalibrated: brier_skill | recalibrated: crps_skill "
+                        "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (const RecordedProblem& held_out : recorded) {
             if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), held_out.problem) == wanted.end())
                 continue;
@@ -414,9 +434,14 @@ int main(int argc, char** argv) {
                 ++in_search_skill_both;
             all_in_search.insert(all_in_search.end(), ins.set.begin(), ins.set.end());
             all_in_search_expected.insert(all_in_search_expected.end(), ins.expected.begin(), ins.expected.end());
+            const Scored recalibrated = score(ins.recalibrated, ins.expected, scheme);
+            if (recalibrated.m.brier_skill > 0 && recalibrated.m.crps_skill > 0)
+                ++recalibrated_skill_both;
+            all_recalibrated.insert(all_recalibrated.end(), ins.recalibrated.begin(), ins.recalibrated.end());
             nlohmann::json row = metrics_object(mine);
             row["in_search"] = metrics_object(in_search);
             row["in_search"]["pairs"] = ins.set.size();
+            row["in_search"]["recalibrated"] = skill_object(recalibrated);
             row["pairs"] = set.size();
             row["searches"] = pp.searches;
             row["baselines"] = {{"always_1", metrics_object(one)}, {"climatology", metrics_object(clim)}};
@@ -427,15 +452,18 @@ int main(int argc, char** argv) {
             all.insert(all.end(), set.begin(), set.end());
             all_expected.insert(all_expected.end(), expected.begin(), expected.end());
             if (!json) {
-                std::printf(
-                    "| %s | %zu | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %s | %s |\n",
-                    held_out.problem.c_str(), set.size(), pp.searches, f3(mine.kendall).c_str(),
-                    f3(mine.m.brier_skill).c_str(), f3(mine.m.crps_skill).c_str(), f3(mine.m.ece).c_str(),
-                    f3(mine.m.accuracy).c_str(), f3(mine.m.majority_accuracy).c_str(),
-                    f3(mine.m.top10_recovery).c_str(), f3(one.m.brier_skill).c_str(), f3(one.m.crps_skill).c_str(),
-                    f3(one.m.top10_recovery).c_str(), f3(clim.m.top10_recovery).c_str(),
-                    forecaster.lastRetrainSeconds(), f3(in_search.kendall).c_str(), f3(in_search.m.brier_skill).c_str(),
-                    f3(in_search.m.crps_skill).c_str());
+                std::printf("| %s | %zu | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %s | "
+                            "%s | %s | "
+                            "%s |\n",
+                            held_out.problem.c_str(), set.size(), pp.searches, f3(mine.kendall).c_str(),
+                            f3(mine.m.brier_skill).c_str(), f3(mine.m.crps_skill).c_str(), f3(mine.m.ece).c_str(),
+                            f3(mine.m.accuracy).c_str(), f3(mine.m.majority_accuracy).c_str(),
+                            f3(mine.m.top10_recovery).c_str(), f3(one.m.brier_skill).c_str(),
+                            f3(one.m.crps_skill).c_str(), f3(one.m.top10_recovery).c_str(),
+                            f3(clim.m.top10_recovery).c_str(), forecaster.lastRetrainSeconds(),
+                            f3(in_search.kendall).c_str(), f3(in_search.m.brier_skill).c_str(),
+                            f3(in_search.m.crps_skill).c_str(), f3(recalibrated.m.brier_skill).c_str(),
+                            f3(recalibrated.m.crps_skill).c_str());
                 std::fflush(stdout);
             }
         }
@@ -452,6 +480,9 @@ int main(int argc, char** argv) {
         o["in_search"] = metrics_object(in_search);
         o["in_search"]["pairs"] = all_in_search.size();
         o["in_search"]["problems_with_positive_brier_and_crps_skill"] = in_search_skill_both;
+        const Scored recalibrated = score(all_recalibrated, all_in_search_expected, scheme);
+        o["in_search"]["recalibrated"] = skill_object(recalibrated);
+        o["in_search"]["recalibrated"]["problems_with_positive_brier_and_crps_skill"] = recalibrated_skill_both;
         if (timing) {
             LocalForecaster every(options);
             for (const RecordedProblem& r : recorded)
@@ -484,6 +515,11 @@ int main(int argc, char** argv) {
                         "brier_skill %.3f, crps_skill %.3f, ece %.3f; problems with both skills > 0: %d of %d\n",
                         in_search.kendall, in_search.m.brier_skill, in_search.m.crps_skill, in_search.m.ece,
                         in_search_skill_both, problems_done);
+            std::printf("recalibrated as the search shows them (each forecast's bins through the recalibration the "
+                        "search chose on its forecasts measured before it, where that held up on the newest of them): "
+                        "brier_skill %.3f, crps_skill %.3f, ece %.3f; problems with both skills > 0: %d of %d\n",
+                        recalibrated.m.brier_skill, recalibrated.m.crps_skill, recalibrated.m.ece,
+                        recalibrated_skill_both, problems_done);
             if (timing)
                 std::printf("one retrain on every recording of %s (%zu programs, %zu pairs, %d members x %d "
                             "rounds, one thread): %.2f s wall, %.2f s CPU (target < 2 s)\n",

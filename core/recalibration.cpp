@@ -1,6 +1,7 @@
 #include "core/recalibration.h"
 
 #include "core/error.h"
+#include "core/metrics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -144,6 +145,30 @@ std::optional<BinRecalibration> fit_recent(const std::vector<RecalibrationOutcom
         return std::nullopt;
     fit.fit();
     return fit;
+}
+
+RecalibrationChoice choose_recalibration(const std::vector<RecalibrationOutcome>& outcomes, double half_life) {
+    RecalibrationChoice choice;
+    choice.outcomes = outcomes.size();
+    const size_t held = std::max(BinRecalibration::kMinOutcomes, outcomes.size() / 4);
+    if (outcomes.size() < held + BinRecalibration::kMinOutcomes)
+        return choice;
+    const auto split = outcomes.end() - static_cast<std::ptrdiff_t>(held);
+    const std::optional<BinRecalibration> older = fit_recent({outcomes.begin(), split}, half_life);
+    if (!older)
+        return choice;
+    choice.held_out = held;
+    for (auto it = split; it != outcomes.end(); ++it) {
+        const auto& [probabilities, truth] = *it;
+        const std::array<double, kBinCount> mapped = older->apply(probabilities);
+        choice.score_given += brier_score(probabilities, truth) + ranked_probability_score(probabilities, truth);
+        choice.score_recalibrated += brier_score(mapped, truth) + ranked_probability_score(mapped, truth);
+    }
+    choice.score_given /= static_cast<double>(held);
+    choice.score_recalibrated /= static_cast<double>(held);
+    if (choice.score_recalibrated < choice.score_given)
+        choice.fit = fit_recent(outcomes, half_life);
+    return choice;
 }
 
 }  // namespace kerncast

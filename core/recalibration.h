@@ -69,4 +69,22 @@ using RecalibrationOutcome = std::pair<std::array<double, kBinCount>, int>;
 // `half_life` outcomes newer (the newest weighs 1); nullopt while they are too few to fit (usable()).
 std::optional<BinRecalibration> fit_recent(const std::vector<RecalibrationOutcome>& outcomes, double half_life);
 
+// Whether to recalibrate, and with what (choose_recalibration).
+struct RecalibrationChoice {
+    std::optional<BinRecalibration> fit;  // fit_recent on every outcome, where the check below passed
+    size_t outcomes = 0;                  // outcomes given
+    size_t held_out = 0;                  // the newest, held out by the check (0: too few to check)
+    // Mean Brier score plus ranked probability score of the held-out outcomes' forecasts as given, and recalibrated
+    // by fit_recent on the older outcomes.
+    double score_given = 0, score_recalibrated = 0;
+};
+
+// fit_recent, where it would have improved the newest outcomes' forecasts: the newest quarter of the outcomes (at
+// least kMinOutcomes) is held out, fit_recent on the older ones recalibrates the held-out forecasts, and the
+// recalibration is fitted on all of them only if that lowered the held-out Brier score plus ranked probability score
+// below the forecasts' own. A surrogate already calibrated for the run, or one whose newest outcomes contradict the
+// older ones, is shown as it forecast; until 2 * kMinOutcomes outcomes there is nothing to hold out and nothing is
+// fitted. This is what a search shows (SearchConfig::recalibrate).
+RecalibrationChoice choose_recalibration(const std::vector<RecalibrationOutcome>& outcomes, double half_life);
+
 }  // namespace kerncast

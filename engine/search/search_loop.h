@@ -105,8 +105,8 @@ struct SearchRunner::State {
         size_t scored = 0;              // measured configurations with a forecast the weight was fitted on
     };
     std::optional<SpaceFit> space_fit;
-    // The recalibration of forecasts (SearchConfig::recalibrate) as last fitted on the run's measured outcomes.
-    std::optional<BinRecalibration> recalibration;
+    // The recalibration of forecasts (SearchConfig::recalibrate) as last chosen on the run's measured outcomes.
+    RecalibrationChoice recalibration;
     int64_t inFlightCount() const {
         int64_t n = 0;
         for (const InFlight& b : in_flight)
@@ -234,11 +234,11 @@ private:
     // The space model's forecast of a family configuration against the anchor (log speedup anchor_log over the
     // reference), mixed into f by the fitted share; f unchanged when there is none.
     void mixSpaceForecast(Forecast& f, const Candidate& c) const;
-    // Refits the recalibration (SearchConfig::recalibrate) on every measured candidate's forecast as the surrogate
-    // gave it and the bin that came true; none before BinRecalibration::kMinOutcomes.
+    // Chooses the recalibration again (SearchConfig::recalibrate, choose_recalibration) on every measured
+    // candidate's forecast as the surrogate gave it and the bin that came true.
     void refreshRecalibration();
-    // Recalibrates a forecast's bins, keeping the surrogate's in Forecast::uncalibrated; f unchanged when there is no
-    // recalibration yet.
+    // Recalibrates a forecast's bins, keeping the surrogate's in Forecast::uncalibrated; where the check declined the
+    // recalibration, says so in the reasoning and leaves the bins; f unchanged before the check could run.
     void recalibrate(Forecast& f) const;
     void forecastAndGate(const std::vector<int64_t>& ids, bool initial);
     // Forecasts and gates; returns the candidates to measure, most promising first.

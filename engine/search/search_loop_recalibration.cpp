@@ -1,7 +1,9 @@
 // The loop's recalibration of forecasts (SearchConfig::recalibrate, core/recalibration.h): the bins of every forecast
-// mapped through the calibration its predecessors showed once measured. The gating decision reads the surrogate's own
-// bins (Forecast::uncalibrated), and the rest of the loop the continuous prediction (log_mean, log_sigma) where a
-// forecast has one, so for the local surrogate this changes what the run shows and scores, not what it measures.
+// mapped through the calibration its predecessors showed once measured, where that would have improved the newest
+// outcomes' forecasts (choose_recalibration; else the reasoning says why not). The gating decision reads the
+// surrogate's own bins (Forecast::uncalibrated), and the rest of the loop the continuous prediction (log_mean,
+// log_sigma) where a forecast has one, so for the local surrogate this changes what the run shows and scores, not what
+// it measures.
 
 #include "engine/search/search_loop.h"
 
@@ -11,7 +13,7 @@
 namespace kerncast::search_loop {
 
 void Loop::refreshRecalibration() {
-    s.recalibration.reset();
+    s.recalibration = RecalibrationChoice{};
     if (!cfg.recalibrate)
         return;
     // Measured outcomes in the order the candidates were made (ids grow), the newest weighing most: the calibration
@@ -26,14 +28,26 @@ void Loop::refreshRecalibration() {
         // What the surrogate said, never a forecast already recalibrated: fitting on those would undo the correction.
         outcomes.push_back({c.forecast->uncalibrated.value_or(c.forecast->probabilities), s.scheme.binOf(speedup)});
     }
-    s.recalibration = fit_recent(outcomes, SearchConfig::kRecalibrationHalfLife);
+    s.recalibration = choose_recalibration(outcomes, SearchConfig::kRecalibrationHalfLife);
 }
 
 void Loop::recalibrate(Forecast& f) const {
-    if (!s.recalibration)
+    const RecalibrationChoice& r = s.recalibration;
+    if (!r.fit) {
+        if (r.held_out == 0)
+            return;
+        char note[300];
+        std::snprintf(note, sizeof note,
+                      "%sNot recalibrated against the %zu measured forecasts of the run: fitted on the older %zu, a "
+                      "recalibration scored %.3f on the newest %zu against their own %.3f (Brier + RPS, lower is "
+                      "better).",
+                      f.reasoning.empty() ? "" : " ", r.outcomes, r.outcomes - r.held_out, r.score_recalibrated,
+                      r.held_out, r.score_given);
+        f.reasoning += note;
         return;
+    }
     const std::array<double, kBinCount> given = f.probabilities;
-    const Forecast binned = Forecast::fromRaw(s.recalibration->apply(given));
+    const Forecast binned = Forecast::fromRaw(r.fit->apply(given));
     f.uncalibrated = given;
     f.probabilities = binned.probabilities;
     f.predicted_bin = binned.predicted_bin;
@@ -48,7 +62,7 @@ void Loop::recalibrate(Forecast& f) const {
     std::snprintf(note, sizeof note,
                   "%sRecalibrated against the %zu measured forecasts of the run: P(faster than the anchor) %.0f%% -> "
                   "%.0f%%.",
-                  f.reasoning.empty() ? "" : " ", s.recalibration->size(), 100 * above_before, 100 * above_after);
+                  f.reasoning.empty() ? "" : " ", r.fit->size(), 100 * above_before, 100 * above_after);
     f.reasoning += note;
 }
 

@@ -476,6 +476,48 @@ private Q_SLOTS:
         QVERIFY2(short_life < long_life - 0.15, qPrintable(what));                      // towards the new outcomes
         QVERIFY2(std::abs(short_life - cumulative(kNew)[3]) < 0.15, qPrintable(what));  // 0.15
     }
+
+    // (h) choose_recalibration, what a search shows: nothing is checked or fitted below 2 * kMinOutcomes; forecasts
+    // steadily too optimistic are recalibrated (fit_recent on all outcomes); forecasts right for what happens now,
+    // after older outcomes that went otherwise, are left as they are, since a fit on the older outcomes makes the
+    // newest ones' forecasts worse.
+    void chooseRecalibrationKeepsWhatHelps() {
+        constexpr Probabilities kOptimistic{0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.2, 0.1};
+        constexpr Probabilities kSlow{0.05, 0.15, 0.5, 0.15, 0.05, 0.05, 0.03, 0.02};
+        constexpr Probabilities kFast{0.02, 0.03, 0.05, 0.05, 0.15, 0.5, 0.15, 0.05};
+        std::mt19937_64 rng(5);
+        std::vector<RecalibrationOutcome> steady;
+        for (int i = 0; i < 40; ++i)
+            steady.push_back({jittered(kOptimistic, rng, 0.2), drawBin(kSlow, rng)});
+
+        const std::vector<RecalibrationOutcome> few(steady.begin(), steady.begin() + 15);
+        const RecalibrationChoice none = choose_recalibration(few, 32);
+        QVERIFY(!none.fit);
+        QCOMPARE(none.held_out, size_t(0));
+        QCOMPARE(none.outcomes, size_t(15));
+
+        const RecalibrationChoice kept = choose_recalibration(steady, 32);
+        QVERIFY2(
+            kept.fit,
+            qPrintable(QStringLiteral("given %1, recalibrated %2").arg(kept.score_given).arg(kept.score_recalibrated)));
+        QCOMPARE(kept.held_out, size_t(10));  // the newest quarter
+        QVERIFY(kept.score_recalibrated < kept.score_given);
+        QCOMPARE(kept.fit->size(), size_t(40));
+        QCOMPARE(kept.fit->apply(kOptimistic), fit_recent(steady, 32)->apply(kOptimistic));
+
+        std::vector<RecalibrationOutcome> drifted;
+        for (int i = 0; i < 60; ++i)
+            drifted.push_back({kFast, drawBin(kSlow, rng)});
+        for (int i = 0; i < 20; ++i)
+            drifted.push_back({kFast, drawBin(kFast, rng)});
+        const RecalibrationChoice declined = choose_recalibration(drifted, 1e9);
+        QVERIFY(!declined.fit);
+        QCOMPARE(declined.held_out, size_t(20));
+        QVERIFY2(declined.score_recalibrated > declined.score_given,
+                 qPrintable(QStringLiteral("given %1, recalibrated %2")
+                                .arg(declined.score_given)
+                                .arg(declined.score_recalibrated)));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRecalibration)

@@ -1167,10 +1167,11 @@ private slots:
     }
 
     // Recalibration (SearchConfig::recalibrate, core/recalibration.h) changes what a run shows, never what it
-    // measures. Once BinRecalibration::kMinOutcomes forecasts came true, every new forecast is recalibrated: its bins
-    // are the recalibrated ones, the surrogate's are kept in `uncalibrated`, and the reasoning says against how many
-    // outcomes; none before. Without recalibration the same search measures the same candidates in the same order
-    // with the same speedups, and its forecasts are what the recalibrated run kept as the surrogate's.
+    // measures. Once 2 * BinRecalibration::kMinOutcomes forecasts came true, every new forecast is either
+    // recalibrated (its bins are the recalibrated ones, the surrogate's are kept in `uncalibrated`, and the reasoning
+    // says against how many outcomes) or says why not (the check on the newest outcomes, choose_recalibration); none
+    // before. Without recalibration the same search measures the same candidates in the same order with the same
+    // speedups, and its forecasts are what the recalibrated run kept as the surrogate's.
     void recalibrationChangesForecastsNotMeasurements() {
         QTemporaryDir dir;
         struct Run {
@@ -1227,13 +1228,13 @@ private slots:
         QCOMPARE(with.summary.best_candidate, without.summary.best_candidate);
         QCOMPARE(with.summary.best_speedup, without.summary.best_speedup);
 
-        // With recalibration, from the events in the order they happened: no forecast is recalibrated before
-        // kMinOutcomes forecasts came true, and every one after the first that is, against no more outcomes than
-        // had come true.
+        // With recalibration, from the events in the order they happened: no forecast is recalibrated or declined
+        // before 2 * kMinOutcomes forecasts came true, and every one after the first that is, each against no more
+        // outcomes than had come true.
         std::map<int64_t, Forecast> latest;  // each candidate's forecast, as the loop keeps it
-        size_t outcomes = 0, recalibrated = 0, plain_after = 0, last_n = 0;
+        size_t outcomes = 0, recalibrated = 0, declined = 0, plain_after = 0, last_n = 0;
         std::optional<size_t> first_recalibrated_after;
-        const std::string note = "Recalibrated against the ";
+        const std::string note = "Recalibrated against the ", not_note = "Not recalibrated against the ";
         for (const SearchEvent& e : with.events) {
             if (e.kind == SearchEvent::Kind::Measured && e.speedup > 0 && latest.count(e.candidate_id))
                 ++outcomes;
@@ -1243,6 +1244,22 @@ private slots:
             latest[e.candidate_id] = f;
             const size_t at = f.reasoning.find(note);
             QCOMPARE(f.uncalibrated.has_value(), at != std::string::npos);
+            if (const size_t no = f.reasoning.find(not_note); no != std::string::npos) {
+                QVERIFY(!f.uncalibrated);
+                const size_t n = std::stoul(f.reasoning.substr(no + not_note.size()));
+                QVERIFY2(n >= 2 * BinRecalibration::kMinOutcomes && n <= outcomes && n >= last_n,
+                         qPrintable(QStringLiteral("declined against %1 with %2 come true (%3 before)")
+                                        .arg(n)
+                                        .arg(outcomes)
+                                        .arg(last_n)));
+                last_n = n;
+                QVERIFY2(f.reasoning.find("(Brier + RPS, lower is better)", no) != std::string::npos,
+                         f.reasoning.c_str());
+                if (!first_recalibrated_after)
+                    first_recalibrated_after = outcomes;
+                ++declined;
+                continue;
+            }
             if (!f.uncalibrated) {
                 QVERIFY2(!first_recalibrated_after, qPrintable(QStringLiteral("candidate %1 was not recalibrated "
                                                                               "after %2 outcomes")
@@ -1255,7 +1272,7 @@ private slots:
             if (!first_recalibrated_after)
                 first_recalibrated_after = outcomes;
             const size_t n = std::stoul(f.reasoning.substr(at + note.size()));
-            QVERIFY2(n >= BinRecalibration::kMinOutcomes && n <= outcomes && n >= last_n,
+            QVERIFY2(n >= 2 * BinRecalibration::kMinOutcomes && n <= outcomes && n >= last_n,
                      qPrintable(
                          QStringLiteral("against %1 with %2 come true (%3 before)").arg(n).arg(outcomes).arg(last_n)));
             last_n = n;
@@ -1274,9 +1291,11 @@ private slots:
             QCOMPARE(f.predicted_bin, int(argmax - f.probabilities.begin()) + 1);
         }
         QVERIFY(first_recalibrated_after.has_value());
-        QVERIFY(*first_recalibrated_after >= BinRecalibration::kMinOutcomes);
+        QVERIFY(*first_recalibrated_after >= 2 * BinRecalibration::kMinOutcomes);
         QCOMPARE(plain_after, size_t{0});
-        QVERIFY2(recalibrated > 20, std::to_string(recalibrated).c_str());  // most of the run's forecasts
+        const std::string counts =
+            std::to_string(recalibrated) + " recalibrated, " + std::to_string(declined) + " declined";
+        QVERIFY2(recalibrated > 10 && recalibrated + declined > 20, counts.c_str());  // most of the run's forecasts
 
         // The store holds the same: with recalibration, the surrogate's bins beside the recalibrated ones, and they
         // are exactly the bins the run without recalibration stored for the same candidate; without, no
