@@ -76,6 +76,10 @@ std::array<double, kBinCount - 1> cumulative(const Probabilities& p) {
 // bin 5 and 15% above; most are a little slower than the anchor (bin 4).
 constexpr Probabilities kOptimisticForecast{0.02, 0.03, 0.05, 0.15, 0.40, 0.20, 0.10, 0.05};
 constexpr Probabilities kOptimisticTruth{0.03, 0.07, 0.25, 0.45, 0.05, 0.05, 0.05, 0.05};
+// A search that drifts: outcomes mostly slow (bin 3) early, mostly fast (bin 6) later, and a forecast between them.
+constexpr Probabilities kSlowOutcomes{0.05, 0.15, 0.5, 0.15, 0.05, 0.05, 0.03, 0.02};
+constexpr Probabilities kFastOutcomes{0.02, 0.03, 0.05, 0.05, 0.15, 0.5, 0.15, 0.05};
+constexpr Probabilities kBetween{0.05, 0.1, 0.15, 0.2, 0.2, 0.15, 0.1, 0.05};
 
 BinRecalibration fittedOnOptimistic(std::mt19937_64& rng, int n) {
     BinRecalibration r;
@@ -412,9 +416,9 @@ private Q_SLOTS:
     // other way round. Old outcomes were mostly slow (bin 3), new ones mostly fast (bin 6); the forecasts are the
     // same throughout.
     void weightsDecideWhichOutcomesCount() {
-        constexpr Probabilities kForecast{0.05, 0.1, 0.15, 0.2, 0.2, 0.15, 0.1, 0.05};
-        constexpr Probabilities kOld{0.05, 0.15, 0.5, 0.15, 0.05, 0.05, 0.03, 0.02};
-        constexpr Probabilities kNew{0.02, 0.03, 0.05, 0.05, 0.15, 0.5, 0.15, 0.05};
+        constexpr const Probabilities& kForecast = kBetween;
+        constexpr const Probabilities& kOld = kSlowOutcomes;
+        constexpr const Probabilities& kNew = kFastOutcomes;
         std::mt19937_64 rng(3);
         std::vector<std::pair<Probabilities, int>> old_outcomes, new_outcomes;
         for (int i = 0; i < 200; ++i)
@@ -449,9 +453,9 @@ private Q_SLOTS:
     // weights halving every `half_life` outcomes back from the newest, so that a search drifting from slow children
     // to fast ones follows the fast ones, and more closely with a shorter half-life.
     void fitRecentWeighsTheNewestMost() {
-        constexpr Probabilities kForecast{0.05, 0.1, 0.15, 0.2, 0.2, 0.15, 0.1, 0.05};
-        constexpr Probabilities kOld{0.05, 0.15, 0.5, 0.15, 0.05, 0.05, 0.03, 0.02};
-        constexpr Probabilities kNew{0.02, 0.03, 0.05, 0.05, 0.15, 0.5, 0.15, 0.05};
+        constexpr const Probabilities& kForecast = kBetween;
+        constexpr const Probabilities& kOld = kSlowOutcomes;
+        constexpr const Probabilities& kNew = kFastOutcomes;
         std::mt19937_64 rng(4);
         std::vector<RecalibrationOutcome> outcomes;
         for (int i = 0; i < 120; ++i)
@@ -483,8 +487,8 @@ private Q_SLOTS:
     // newest ones' forecasts worse.
     void chooseRecalibrationKeepsWhatHelps() {
         constexpr Probabilities kOptimistic{0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.2, 0.1};
-        constexpr Probabilities kSlow{0.05, 0.15, 0.5, 0.15, 0.05, 0.05, 0.03, 0.02};
-        constexpr Probabilities kFast{0.02, 0.03, 0.05, 0.05, 0.15, 0.5, 0.15, 0.05};
+        constexpr const Probabilities& kSlow = kSlowOutcomes;
+        constexpr const Probabilities& kFast = kFastOutcomes;
         std::mt19937_64 rng(5);
         std::vector<RecalibrationOutcome> steady;
         for (int i = 0; i < 40; ++i)
