@@ -491,8 +491,9 @@ void add_search_command(CLI::App& app, Context& ctx) {
         ->check(CLI::IsMember({"auto", "all", "measured"}))
         ->capture_default_str();
     cmd->add_flag("--no-recalibrate", args->no_recalibrate,
-                  "leave forecasts as the surrogate gives them (default: once 8 forecasts came true, each forecast's "
-                  "bins are recalibrated against the run's measured outcomes, the surrogate's kept beside them)");
+                  "leave forecasts as the surrogate gives them (default: once 16 forecasts came true, each forecast's "
+                  "bins are recalibrated against the run's measured outcomes where a recalibration fitted without "
+                  "the newest quarter of them scores those better, the surrogate's kept beside them)");
     cmd->add_option("--measure-per-parent", args->measure_per_parent,
                     "selective: most children of one parent measured per batch (0: 4)")
         ->check(CLI::Range(0, 100000))

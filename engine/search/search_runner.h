@@ -95,8 +95,8 @@ struct SearchConfig {
     // without it resumes with "all").
     std::string static_reports = "auto";
     // Every forecast's bins recalibrated against the outcomes the run has measured (core/recalibration.h), once
-    // BinRecalibration::kMinOutcomes forecasts came true; what the surrogate said is kept with it. A run stored
-    // without it resumes with false.
+    // 2 * BinRecalibration::kMinOutcomes forecasts came true and where that held up on the newest of them
+    // (choose_recalibration); what the surrogate said is kept with it. A run stored without it resumes with false.
     bool recalibrate = true;
     static constexpr double kRecalibrationHalfLife = 32;  // measured outcomes after which an outcome weighs half
     int initial_family = 2;   // random family configurations measured with the reference and the seeds
