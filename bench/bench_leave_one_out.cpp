@@ -452,9 +452,8 @@ int main(int argc, char** argv) {
             all.insert(all.end(), set.begin(), set.end());
             all_expected.insert(all_expected.end(), expected.begin(), expected.end());
             if (!json) {
-                std::printf("| %s | %zu | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %s | "
-                            "%s | %s | "
-                            "%s |\n",
+                std::printf("| %s | %zu | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f "
+                            "| %s | %s | %s | %s | %s |\n",
                             held_out.problem.c_str(), set.size(), pp.searches, f3(mine.kendall).c_str(),
                             f3(mine.m.brier_skill).c_str(), f3(mine.m.crps_skill).c_str(), f3(mine.m.ece).c_str(),
                             f3(mine.m.accuracy).c_str(), f3(mine.m.majority_accuracy).c_str(),
