@@ -275,6 +275,7 @@ InSearch in_search_forecasts(const ProblemPairs& pp, const Problem& problem, con
                 sf.pack = problem.name;
                 out.set.push_back(sf);
                 out.expected.push_back(fc.log_mean ? *fc.log_mean : fc.expectedLogSpeedup(options.scheme));
+                outcomes.push_back({fc.probabilities, options.scheme.binOf(sf.true_speedup)});  // for later batches
                 if (recalibration)
                     sf.probabilities = Forecast::fromRaw(recalibration->apply(fc.probabilities)).probabilities;
                 out.recalibrated.push_back(sf);
@@ -284,9 +285,6 @@ InSearch in_search_forecasts(const ProblemPairs& pp, const Problem& problem, con
                                  child.candidate.label.c_str(), fc.log_mean.value_or(NAN), fc.log_sigma.value_or(NAN),
                                  std::log(sf.true_speedup), fc.predicted_bin, options.scheme.binOf(sf.true_speedup));
             }
-            for (size_t r = 0; r < results.size(); ++r)
-                outcomes.push_back({results[r].forecast->probabilities,
-                                    options.scheme.binOf(out.set[out.set.size() - results.size() + r].true_speedup)});
             for (size_t k = i; k < j; ++k)
                 if (steps[k].ok)
                     done[steps[k].candidate.id] = &steps[k];
